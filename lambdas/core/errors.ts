@@ -1,0 +1,99 @@
+import { ERROR_DETAIL_MAX_CHARS } from "./limits";
+
+/**
+ * Typed errors of the sync. Each `name` is stable: the state machine matches
+ * it in `ErrorEquals`, the onboarding API maps it to an HTTP status, and the
+ * run summary shows it. Never rename one without changing statemachine/.
+ */
+
+/** Cuts a failure detail to the spec's 300 characters without splitting a character. */
+export function cutDetail(text: string): string {
+  if (text.length <= ERROR_DETAIL_MAX_CHARS) return text;
+  let out = "";
+  let count = 0;
+  for (const ch of text) {
+    if (count === ERROR_DETAIL_MAX_CHARS) break;
+    out += ch;
+    count += 1;
+  }
+  return out;
+}
+
+export abstract class SyncError extends Error {
+  abstract override readonly name: string;
+  /** Whether the state machine retries this error with backoff. */
+  abstract readonly retryable: boolean;
+  /** At most 300 characters; never contains the source token. */
+  readonly detail: string;
+
+  constructor(detail: string, options?: { cause?: unknown }) {
+    const cut = cutDetail(detail);
+    super(cut, options);
+    this.detail = cut;
+  }
+}
+
+/** 401 from the source: the token is wrong or revoked. Stops the whole run. */
+export class SourceAuthError extends SyncError {
+  override readonly name = "SourceAuthError";
+  readonly retryable = false;
+}
+
+/** 404 from the source: the endpoint is not implemented (fine for optional entities). */
+export class SourceNotImplementedError extends SyncError {
+  override readonly name = "SourceNotImplementedError";
+  readonly retryable = false;
+}
+
+/** 429 from the source; carries Retry-After in whole seconds (at least 1). */
+export class SourceThrottledError extends SyncError {
+  override readonly name = "SourceThrottledError";
+  readonly retryable = true;
+  constructor(
+    detail: string,
+    readonly retryAfterSeconds: number,
+    options?: { cause?: unknown },
+  ) {
+    super(detail, options);
+  }
+}
+
+/** 5xx, a timeout or a broken connection: retried with backoff. */
+export class SourceTransientError extends SyncError {
+  override readonly name = "SourceTransientError";
+  readonly retryable = true;
+}
+
+/** Any other 4xx, a body that is not JSON or has no envelope, or a body over the size cap. */
+export class SourceHardError extends SyncError {
+  override readonly name = "SourceHardError";
+  readonly retryable = false;
+}
+
+/** A record of the page breaks a rule of the spec; the page writes nothing. */
+export class PageValidationError extends SyncError {
+  override readonly name = "PageValidationError";
+  readonly retryable = false;
+  constructor(
+    /** The record's id, or `#<index>` when it has no usable id. */
+    readonly recordId: string,
+    /** Path of the field inside the record, e.g. `stages[2].kind`. */
+    readonly field: string,
+    /** The rule that was broken, in words. */
+    readonly rule: string,
+  ) {
+    super(`record ${recordId}: field ${field}: ${rule}`);
+  }
+}
+
+/** A record that cannot be stored within one DynamoDB transaction (see README, page transactions). */
+export class RecordTooLargeError extends SyncError {
+  override readonly name = "RecordTooLargeError";
+  readonly retryable = false;
+}
+
+/** The source broke a paging rule: a repeated page, a backwards step, too many pages. */
+export class PaginationError extends SyncError {
+  override readonly name = "PaginationError";
+  readonly retryable = false;
+}

@@ -1,0 +1,46 @@
+/**
+ * Every number the spec fixes, named once. Field length limits live in
+ * TEXT_LIMITS so that the schemas and the tests read the same table.
+ */
+
+/** `limit` sent on every source request; the source's echo is ignored. */
+export const PAGE_SIZE = 100;
+/** Pages per entity per run; the 5001st page fails the entity. */
+export const MAX_PAGES_PER_ENTITY = 5000;
+/** Characters of a failure detail that are kept (source error bodies, entity errors). */
+export const ERROR_DETAIL_MAX_CHARS = 300;
+/** Waits before retry 1..5 on 429, 5xx, timeouts and connection errors. */
+export const RETRY_BACKOFF_SECONDS = [1, 2, 4, 8, 16] as const;
+export const MAX_RETRIES = RETRY_BACKOFF_SECONDS.length;
+/** Retry-After is whole seconds, floored to this. */
+export const MIN_RETRY_AFTER_SECONDS = 1;
+/** Requests per second when a connection does not declare one. */
+export const DEFAULT_RATE_LIMIT = 5;
+
+/** Maximum length in characters (Unicode code points) of each text field of the spec. */
+export const TEXT_LIMITS = {
+  /** any `id`; over-length fails the page */
+  id: 255,
+  /** lead_id / contact_id on calls, tasks and events: truncated */
+  reference: 255,
+  name: 255,
+  email: 255,
+  leadSource: 255,
+  utmShort: 255,
+  utmLong: 500,
+  userRole: 100,
+  eventType: 100,
+  contactPhone: 50,
+  callPhone: 32,
+  stageColor: 20,
+  lossReason: 500,
+} as const;
+
+/*
+ * Numbers the spec leaves open and the service chooses (documented in the README).
+ */
+
+/** Whole request budget, headers and body, for one source page. Well under the page task's Lambda timeout. */
+export const SOURCE_REQUEST_TIMEOUT_MS = 20_000;
+/** Largest source response body read; a bigger one fails the page instead of exhausting Lambda memory. */
+export const SOURCE_MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
