@@ -1,0 +1,48 @@
+import * as v from "valibot";
+
+// Date, then optionally: T/space, time, fraction of any length, and Z or ±HH:MM / ±HHMM.
+const TIMESTAMP =
+  /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(?:([Zz])|([+-])(\d{2}):?(\d{2}))?)?$/;
+
+const MS_PER_MINUTE = 60_000;
+// The Gregorian calendar repeats every 400 years (146097 days exactly).
+const MS_PER_400_YEARS = 146_097 * 86_400_000;
+
+function isLeapYear(year: number): boolean {
+  return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+}
+
+function daysInMonth(year: number, month: number): number {
+  if (month === 2) return isLeapYear(year) ? 29 : 28;
+  return [4, 6, 9, 11].includes(month) ? 30 : 31;
+}
+
+function utcMillis(year: number, month: number, day: number, hour: number, minute: number, second: number, ms: number) {
+  // Date.UTC reads years 0-99 as 1900-1999; compute them 400 years later instead.
+  const shift = year < 100 ? 400 : 0;
+  return Date.UTC(year + shift, month - 1, day, hour, minute, second, ms) - (shift / 400) * MS_PER_400_YEARS;
+}
+
+/**
+ * Reads one of the spec's timestamp forms into `toISOString()` form (UTC,
+ * milliseconds). Anything else, including impossible dates, is null: a bad
+ * timestamp never fails a record.
+ */
+export function parseTimestamp(value: unknown): string | null {
+  if (typeof value !== "string") return null;
+  const match = TIMESTAMP.exec(value);
+  if (!match) return null;
+  const [year, month, day, hour, minute, second, offsetHours, offsetMinutes] = [1, 2, 3, 4, 5, 6, 10, 11].map((group) =>
+    Number(match[group] ?? 0),
+  ) as [number, number, number, number, number, number, number, number];
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return null;
+  if (hour > 23 || minute > 59 || second > 59 || offsetHours > 23 || offsetMinutes > 59) return null;
+
+  // Digits beyond milliseconds are cut, never rounded (rounding could move the date).
+  const ms = Number((match[7] ?? "").slice(0, 3).padEnd(3, "0"));
+  const offset = (match[9] === "-" ? -1 : 1) * (offsetHours * 60 + offsetMinutes);
+  return new Date(utcMillis(year, month, day, hour, minute, second, ms) - offset * MS_PER_MINUTE).toISOString();
+}
+
+/** A timestamp field: optional, nullable, and null when unparseable. */
+export const timestamp = v.pipe(v.optional(v.unknown(), null), v.transform(parseTimestamp));

@@ -1,0 +1,31 @@
+import * as v from "valibot";
+import { PageValidationError } from "../core/errors";
+import { isPlainObject } from "./fields/object";
+
+/** The record's own id when it has a usable one, else its 0-based place in the page. */
+function recordIdOf(raw: unknown, index: number): string {
+  const id = isPlainObject(raw) ? raw["id"] : undefined;
+  return typeof id === "string" && id.length > 0 ? id : `#${index}`;
+}
+
+/** `stages[2].kind`, `price`; a problem with the record as a whole is `(record)`. */
+function fieldOf(issue: v.BaseIssue<unknown>): string {
+  const keys = issue.path?.map((item) => item.key) ?? [];
+  if (keys.length === 0) return "(record)";
+  return keys.map((key, i) => (typeof key === "number" ? `[${key}]` : i === 0 ? String(key) : `.${String(key)}`)).join("");
+}
+
+/**
+ * Validates and normalises one source record; the first broken rule throws a
+ * PageValidationError, which fails the whole page.
+ */
+export function parseRecord<TSchema extends v.GenericSchema>(
+  schema: TSchema,
+  raw: unknown,
+  index: number,
+): v.InferOutput<TSchema> {
+  const result = v.safeParse(schema, raw, { abortEarly: true });
+  if (result.success) return result.output;
+  const issue = result.issues[0];
+  throw new PageValidationError(recordIdOf(raw, index), fieldOf(issue), issue.message);
+}
