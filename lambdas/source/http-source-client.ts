@@ -1,0 +1,164 @@
+import ky, { type KyInstance } from "ky";
+import {
+  SourceAuthError,
+  SourceHardError,
+  SourceNotImplementedError,
+  SourceThrottledError,
+  SourceTransientError,
+  SyncError,
+} from "../core/errors";
+import { SOURCE_MAX_RESPONSE_BYTES, SOURCE_REQUEST_TIMEOUT_MS } from "../core/limits";
+import type { SourceClient, SourceConnection, SourcePage, SourcePageRequest } from "../core/ports";
+import { parseEnvelope } from "./envelope";
+import { readBodyCapped } from "./read-body";
+import { retryAfterSeconds } from "./retry-after";
+import { sourcePageUrl } from "./source-url";
+
+export interface HttpSourceClientOptions {
+  /** The transport; the seam for an SSRF-guarding fetch. A SyncError it throws passes through unchanged. */
+  readonly fetch?: typeof fetch;
+  /** Budget for the whole request, headers and body. */
+  readonly timeoutMs?: number;
+  /** Largest 200 body read; a bigger one is a SourceHardError. */
+  readonly maxResponseBytes?: number;
+}
+
+/** Error bodies are read only to find their `error` string; more than this is not worth holding. */
+const ERROR_BODY_MAX_BYTES = 64 * 1024;
+// RFC 6750 tokens are printable ASCII; anything else would make fetch throw an error that quotes the header.
+const HEADER_SAFE_TOKEN = /^[\x21-\x7e]+$/;
+const utf8 = new TextDecoder();
+
+/**
+ * The SourceClient over HTTP. One GET per page, no retries here (the state
+ * machine retries by error name), one timeout covering headers and body.
+ */
+export function createHttpSourceClient(options: HttpSourceClientOptions = {}): SourceClient {
+  const timeoutMs = options.timeoutMs ?? SOURCE_REQUEST_TIMEOUT_MS;
+  const maxResponseBytes = options.maxResponseBytes ?? SOURCE_MAX_RESPONSE_BYTES;
+  const http: KyInstance = ky.create({
+    retry: 0,
+    throwHttpErrors: false,
+    // ky's timeout only covers the headers; AbortSignal.timeout per call covers the body too.
+    timeout: false,
+    // A redirect is not followed: it could leave the customer's host with the token or dodge the SSRF guard.
+    redirect: "manual",
+    ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
+  });
+  const tooLarge = `response body exceeds ${formatBytes(maxResponseBytes)}`;
+
+  async function fetchPage(connection: SourceConnection, request: SourcePageRequest): Promise<SourcePage> {
+    const { token } = connection;
+    if (!HEADER_SAFE_TOKEN.test(token)) {
+      throw new SourceAuthError("token is empty or has characters that cannot be sent in an HTTP header");
+    }
+    const redact = (text: string): string => text.replaceAll(token, "[redacted]");
+    const url = sourcePageUrl(connection.baseUrl, request);
+    const signal = AbortSignal.timeout(timeoutMs);
+    try {
+      const response = await http.get(url, {
+        headers: { authorization: `Bearer ${token}`, accept: "application/json" },
+        signal,
+      });
+      if (response.status === 200) return await readPage(response, redact);
+      throw await statusError(response, redact);
+    } catch (error) {
+      // Ours (already redacted), or the injected fetch's own verdict.
+      if (error instanceof SyncError) throw error;
+      // No cause attached: fetch errors can reference the request and its headers.
+      const reason = signal.aborted ? `request timed out after ${timeoutMs} ms` : networkReason(error);
+      throw new SourceTransientError(redact(reason));
+    }
+  }
+
+  /** A 200: the capped body as an envelope. Network failures while reading propagate unchanged. */
+  async function readPage(response: Response, redact: (text: string) => string): Promise<SourcePage> {
+    const bytes = await readBodyCapped(response, maxResponseBytes);
+    if (bytes === null) throw new SourceHardError(tooLarge);
+    try {
+      return parseEnvelope(parseJson(bytes, response));
+    } catch (error) {
+      // The detail may quote the source (its content-type), so redact it like an error body.
+      if (error instanceof SourceHardError) throw new SourceHardError(redact(error.detail));
+      throw error;
+    }
+  }
+
+  return { fetchPage };
+}
+
+function parseJson(bytes: Uint8Array, response: Response): unknown {
+  try {
+    return JSON.parse(utf8.decode(bytes));
+  } catch {
+    const type = response.headers.get("content-type");
+    throw new SourceHardError(`response body is not JSON${type ? ` (content-type ${type})` : ""}`);
+  }
+}
+
+/** The Source*Error for a non-200 response, per the spec's status table. */
+async function statusError(response: Response, redact: (text: string) => string): Promise<SyncError> {
+  const { status } = response;
+  const detail = redact(await errorDetail(response));
+  if (status === 401) return new SourceAuthError(detail);
+  if (status === 404) return new SourceNotImplementedError(detail);
+  if (status === 429) return new SourceThrottledError(detail, retryAfterSeconds(response.headers.get("retry-after")));
+  if (status >= 500 && status <= 599) return new SourceTransientError(detail);
+  return new SourceHardError(detail);
+}
+
+/** The body's `error` string when there is one, else `HTTP <status>`. */
+async function errorDetail(response: Response): Promise<string> {
+  const fallback = `HTTP ${response.status}`;
+  let body: unknown;
+  try {
+    const bytes = await readBodyCapped(response, ERROR_BODY_MAX_BYTES);
+    if (bytes === null) return fallback;
+    body = JSON.parse(utf8.decode(bytes));
+  } catch {
+    // A broken error body does not change what the status already says.
+    return fallback;
+  }
+  if (typeof body === "object" && body !== null && "error" in body) {
+    const { error } = body;
+    if (typeof error === "string" && error.trim() !== "") return error;
+  }
+  return fallback;
+}
+
+const NETWORK_REASONS: Readonly<Record<string, string>> = {
+  ECONNREFUSED: "connection refused",
+  ECONNRESET: "connection reset",
+  EPIPE: "connection reset",
+  UND_ERR_SOCKET: "connection closed before the response was complete",
+  ENOTFOUND: "DNS lookup failed",
+  EAI_AGAIN: "DNS lookup failed",
+  EAI_FAIL: "DNS lookup failed",
+  EAI_NONAME: "DNS lookup failed",
+  EAI_NODATA: "DNS lookup failed",
+  ETIMEDOUT: "connection timed out",
+  UND_ERR_CONNECT_TIMEOUT: "connection timed out",
+  UND_ERR_HEADERS_TIMEOUT: "request timed out",
+  UND_ERR_BODY_TIMEOUT: "request timed out",
+  EHOSTUNREACH: "host unreachable",
+  ENETUNREACH: "network unreachable",
+};
+
+/** A short reason for a failed request, from the first `code` in the error's cause chain. */
+function networkReason(error: unknown): string {
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && typeof current === "object" && current !== null; depth += 1) {
+    const code: unknown = (current as { code?: unknown }).code;
+    if (typeof code === "string") {
+      return NETWORK_REASONS[code] ?? (/TLS|CERT|SSL/i.test(code) ? `TLS failure (${code})` : `network error (${code})`);
+    }
+    current = (current as { cause?: unknown }).cause;
+  }
+  return "network error";
+}
+
+function formatBytes(bytes: number): string {
+  if (bytes % (1024 * 1024) === 0) return `${bytes / (1024 * 1024)} MiB`;
+  if (bytes % 1024 === 0) return `${bytes / 1024} KiB`;
+  return `${bytes} bytes`;
+}

@@ -1,0 +1,426 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { performance } from "node:perf_hooks";
+import { afterEach, describe, expect, test } from "vitest";
+import {
+  SourceAuthError,
+  SourceHardError,
+  SourceNotImplementedError,
+  SourceThrottledError,
+  SourceTransientError,
+  SyncError,
+} from "../../lambdas/core/errors";
+import { createHttpSourceClient } from "../../lambdas/source/http-source-client";
+import { envelope, startSourceServer, type SourceHandler, type SourceServer } from "../support/source-server";
+
+const TOKEN = "tok_live_9f8e7d6c5b4a3210";
+const client = createHttpSourceClient();
+const fastClient = createHttpSourceClient({ timeoutMs: 300 });
+
+const open: { close(): Promise<void> }[] = [];
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((server) => server.close()));
+});
+
+async function serve(handler: SourceHandler): Promise<SourceServer> {
+  const server = await startSourceServer(handler);
+  open.push(server);
+  return server;
+}
+
+/** A raw server for what the helper cannot do (a body that stalls or never ends, a socket cut mid-body). */
+async function serveRaw(listener: Parameters<typeof createServer>[1]): Promise<string> {
+  const server: Server = createServer(listener);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  open.push({
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  });
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+function connection(baseUrl: string, token = TOKEN) {
+  return { baseUrl, token };
+}
+
+async function failure(promise: Promise<unknown>): Promise<SyncError> {
+  try {
+    await promise;
+  } catch (error) {
+    expect(error).toBeInstanceOf(SyncError);
+    return error as SyncError;
+  }
+  throw new Error("expected the request to fail");
+}
+
+/** Status, headers and body of a one-shot reply. */
+async function fail(reply: Awaited<ReturnType<SourceHandler>>, path = "/leads"): Promise<SyncError> {
+  const server = await serve(() => reply);
+  return failure(client.fetchPage(connection(server.baseUrl), { path, page: 1 }));
+}
+
+describe("request", () => {
+  test("sends GET with Authorization: Bearer <token> and Accept: application/json", async () => {
+    const server = await serve(() => ({ json: envelope([]) }));
+    await client.fetchPage(connection(server.baseUrl), { path: "/pipelines", page: 1 });
+    expect(server.requests).toHaveLength(1);
+    const [request] = server.requests;
+    expect(request?.method).toBe("GET");
+    expect(request?.path).toBe("/pipelines");
+    expect(request?.headers.authorization).toBe(`Bearer ${TOKEN}`);
+    expect(request?.headers.accept).toBe("application/json");
+  });
+
+  test("query is exactly limit=100&page=N when there is no updatedSince", async () => {
+    const server = await serve(() => ({ json: envelope([]) }));
+    await client.fetchPage(connection(server.baseUrl), { path: "/users", page: 3 });
+    expect(server.requests[0]?.url).toBe("/users?limit=100&page=3");
+    expect(server.requests[0]?.query).toEqual({ limit: "100", page: "3" });
+  });
+
+  test("updated_since is percent-encoded: '+05:00' arrives as '+05:00', never as a space", async () => {
+    const server = await serve(() => ({ json: envelope([]) }));
+    await client.fetchPage(connection(server.baseUrl), {
+      path: "/leads",
+      page: 2,
+      updatedSince: "2024-03-01T10:00:00+05:00",
+    });
+    expect(server.requests[0]?.url).toBe("/leads?limit=100&page=2&updated_since=2024-03-01T10%3A00%3A00%2B05%3A00");
+    expect(server.requests[0]?.query).toEqual({ limit: "100", page: "2", updated_since: "2024-03-01T10:00:00+05:00" });
+  });
+
+  test("base URL path is kept and a trailing slash is not doubled", async () => {
+    const server = await serve(() => ({ json: envelope([]) }));
+    await client.fetchPage(connection(`${server.baseUrl}/api/v2/`), { path: "/contacts", page: 1 });
+    expect(server.requests[0]?.path).toBe("/api/v2/contacts");
+  });
+
+  test("uses the injected fetch (the SSRF-guard seam), and a SyncError it throws passes through", async () => {
+    const server = await serve(() => ({ json: envelope([1]) }));
+    const seen: string[] = [];
+    const counting = createHttpSourceClient({
+      fetch: (input, init) => {
+        seen.push(input instanceof Request ? input.url : String(input));
+        return fetch(input, init);
+      },
+    });
+    await counting.fetchPage(connection(server.baseUrl), { path: "/leads", page: 1 });
+    expect(seen).toEqual([`${server.baseUrl}/leads?limit=100&page=1`]);
+
+    const guard = new SourceHardError("address 10.0.0.1 is not allowed");
+    const guarded = createHttpSourceClient({ fetch: () => Promise.reject(guard) });
+    expect(await failure(guarded.fetchPage(connection(server.baseUrl), { path: "/leads", page: 1 }))).toBe(guard);
+  });
+
+  test("a token that cannot be sent in a header is an auth failure that never quotes it, and nothing is sent", async () => {
+    const server = await serve(() => ({ json: envelope([]) }));
+    const error = await failure(client.fetchPage(connection(server.baseUrl, `${TOKEN}\nX: y`), { path: "/leads", page: 1 }));
+    expect(error).toBeInstanceOf(SourceAuthError);
+    expect(error.message).not.toContain(TOKEN);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  test("a base URL that is not an http(s) URL is a hard failure", async () => {
+    const error = await failure(client.fetchPage(connection("not a url"), { path: "/leads", page: 1 }));
+    expect(error).toBeInstanceOf(SourceHardError);
+    expect((await failure(client.fetchPage(connection("ftp://example.com"), { path: "/leads", page: 1 }))).name).toBe(
+      "SourceHardError",
+    );
+  });
+});
+
+describe("200: success, the envelope is read", () => {
+  async function page(body: unknown) {
+    const server = await serve(() => ({ json: body }));
+    return client.fetchPage(connection(server.baseUrl), { path: "/leads", page: 1 });
+  }
+
+  test("data and has_more true", async () => {
+    expect(await page({ data: [{ id: "a" }, { id: "b" }], has_more: true, page: 1, limit: 100 })).toEqual({
+      data: [{ id: "a" }, { id: "b" }],
+      hasMore: true,
+    });
+  });
+
+  test("empty data with has_more true still continues paging", async () => {
+    expect(await page({ data: [], has_more: true })).toEqual({ data: [], hasMore: true });
+  });
+
+  test.each([
+    ["missing", {}],
+    ["null", { data: null }],
+  ])("data %s is read as an empty page", async (_name, body) => {
+    expect(await page({ ...body, has_more: false })).toEqual({ data: [], hasMore: false });
+  });
+
+  test.each([
+    ["missing", {}],
+    ["null", { has_more: null }],
+    ["false", { has_more: false }],
+    ["0", { has_more: 0 }],
+    ['""', { has_more: "" }],
+  ])("has_more %s ends paging", async (_name, body) => {
+    expect(await page({ data: [1], ...body })).toEqual({ data: [1], hasMore: false });
+  });
+
+  test.each([["true"], [1], [{}], [[]]])("has_more %j is a hard failure naming has_more", async (value) => {
+    const server = await serve(() => ({ json: { data: [], has_more: value } }));
+    const error = await failure(client.fetchPage(connection(server.baseUrl), { path: "/leads", page: 1 }));
+    expect(error).toBeInstanceOf(SourceHardError);
+    expect(error.detail).toContain("has_more");
+  });
+
+  test.each([["x"], [{ id: "a" }], [5]])("data %j that is not an array is a hard failure", async (value) => {
+    const error = await fail({ json: { data: value, has_more: false } });
+    expect(error).toBeInstanceOf(SourceHardError);
+    expect(error.detail).toContain("data");
+  });
+
+  test.each([[[]], [null], ["envelope"], [42]])("JSON %j that is not an object is a hard failure", async (value) => {
+    const error = await fail({ json: value });
+    expect(error).toBeInstanceOf(SourceHardError);
+    expect(error.detail).toBe("response body is not a JSON object");
+  });
+
+  test("a body that is not JSON is a hard failure", async () => {
+    const error = await fail({ headers: { "content-type": "text/html" }, body: "<html>login</html>" });
+    expect(error).toBeInstanceOf(SourceHardError);
+    expect(error.detail).toBe("response body is not JSON (content-type text/html)");
+  });
+
+  test("an empty 200 body is a hard failure", async () => {
+    expect(await fail({ body: "" })).toBeInstanceOf(SourceHardError);
+  });
+});
+
+describe("body size cap", () => {
+  const capped = createHttpSourceClient({ maxResponseBytes: 1024 });
+  const big = JSON.stringify(envelope(["x".repeat(2000)]));
+
+  test("a body exactly at the cap is read", async () => {
+    const body = JSON.stringify(envelope(["y".repeat(1024 - JSON.stringify(envelope([""])).length)]));
+    expect(body).toHaveLength(1024);
+    const server = await serve(() => ({ body }));
+    expect((await capped.fetchPage(connection(server.baseUrl), { path: "/leads", page: 1 })).data).toHaveLength(1);
+  });
+
+  test("Content-Length over the cap is a hard failure", async () => {
+    const server = await serve(() => ({ body: big }));
+    const error = await failure(capped.fetchPage(connection(server.baseUrl), { path: "/leads", page: 1 }));
+    expect(error).toBeInstanceOf(SourceHardError);
+    expect(error.detail).toBe("response body exceeds 1 KiB");
+  });
+
+  test("a chunked body (no Content-Length) over the cap is a hard failure", async () => {
+    const server = await serve(() => ({ body: [big.slice(0, 600), big.slice(600, 1200), big.slice(1200)] }));
+    const error = await failure(capped.fetchPage(connection(server.baseUrl), { path: "/leads", page: 1 }));
+    expect(error).toBeInstanceOf(SourceHardError);
+    expect(error.detail).toBe("response body exceeds 1 KiB");
+  });
+
+  test("an endless body is cut off at the cap, not read until the timeout", async () => {
+    const baseUrl = await serveRaw((_req, res) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.write('{"data":[');
+      const timer = setInterval(() => res.write('"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",'), 5);
+      res.on("close", () => clearInterval(timer));
+    });
+    const slowCapped = createHttpSourceClient({ maxResponseBytes: 4096, timeoutMs: 10_000 });
+    const started = performance.now();
+    const error = await failure(slowCapped.fetchPage(connection(baseUrl), { path: "/leads", page: 1 }));
+    expect(error).toBeInstanceOf(SourceHardError);
+    expect(error.detail).toBe("response body exceeds 4 KiB");
+    expect(performance.now() - started).toBeLessThan(5_000);
+  });
+
+  test("the default cap is 16 MiB (refused on Content-Length, before any body is sent)", async () => {
+    const huge = await serveRaw((_req, res) => {
+      res.writeHead(200, { "content-length": String(17 * 1024 * 1024) });
+      res.write("{");
+    });
+    const tooBig = await failure(client.fetchPage(connection(huge), { path: "/leads", page: 1 }));
+    expect(tooBig).toBeInstanceOf(SourceHardError);
+    expect(tooBig.detail).toBe("response body exceeds 16 MiB");
+  });
+});
+
+describe("status codes", () => {
+  test("401: auth failure, no retry", async () => {
+    const error = await fail({ status: 401, json: { error: "token revoked" } });
+    expect(error).toBeInstanceOf(SourceAuthError);
+    expect(error.retryable).toBe(false);
+    expect(error.detail).toBe("token revoked");
+  });
+
+  test("404: endpoint not implemented", async () => {
+    const error = await fail({ status: 404, body: "Not Found" }, "/events");
+    expect(error).toBeInstanceOf(SourceNotImplementedError);
+    expect(error.detail).toBe("HTTP 404");
+  });
+
+  describe("429: carries Retry-After in whole seconds, floored to 1", () => {
+    test.each([
+      ["7", 7],
+      ["2.5", 3],
+      ["0", 1],
+      ["0.2", 1],
+      ["-3", 1],
+      ["soon", 1],
+      [undefined, 1],
+    ])("Retry-After %j -> %d s", async (header, seconds) => {
+      const error = await fail({ status: 429, headers: header === undefined ? {} : { "retry-after": header } });
+      expect(error).toBeInstanceOf(SourceThrottledError);
+      expect(error.retryable).toBe(true);
+      expect((error as SourceThrottledError).retryAfterSeconds).toBe(seconds);
+      expect(error.detail).toBe("HTTP 429");
+    });
+
+    test("Retry-After as an HTTP-date counts whole seconds from now", async () => {
+      const at = new Date(Math.ceil(Date.now() / 1000) * 1000 + 30_000).toUTCString();
+      const error = (await fail({ status: 429, headers: { "retry-after": at } })) as SourceThrottledError;
+      expect(error).toBeInstanceOf(SourceThrottledError);
+      expect(error.retryAfterSeconds).toBeGreaterThanOrEqual(29);
+      expect(error.retryAfterSeconds).toBeLessThanOrEqual(31);
+    });
+  });
+
+  test.each([500, 502, 503, 504, 599])("5xx: %d is transient, retried with backoff", async (status) => {
+    const error = await fail({ status });
+    expect(error).toBeInstanceOf(SourceTransientError);
+    expect(error.retryable).toBe(true);
+    expect(error.detail).toBe(`HTTP ${status}`);
+  });
+
+  test.each([400, 403, 405, 409, 410, 422])("other 4xx: %d is a hard failure, no retry", async (status) => {
+    const error = await fail({ status, json: { error: `nope ${status}` } });
+    expect(error).toBeInstanceOf(SourceHardError);
+    expect(error.retryable).toBe(false);
+    expect(error.detail).toBe(`nope ${status}`);
+  });
+
+  test.each([201, 204])("a 2xx other than 200 (%d) is a hard failure", async (status) => {
+    expect(await fail({ status })).toBeInstanceOf(SourceHardError);
+  });
+
+  test("3xx is not followed: hard failure, the token never goes to the redirect target", async () => {
+    const server = await serve(({ path }) =>
+      path === "/leads" ? { status: 302, headers: { location: "/elsewhere" } } : { json: envelope([]) },
+    );
+    const error = await failure(client.fetchPage(connection(server.baseUrl), { path: "/leads", page: 1 }));
+    expect(error).toBeInstanceOf(SourceHardError);
+    expect(error.detail).toBe("HTTP 302");
+    expect(server.requests.map((r) => r.path)).toEqual(["/leads"]);
+  });
+});
+
+describe("request timeout and network failures: retried like a 5xx", () => {
+  test("request timeout: a server that never answers fails within the timeout", async () => {
+    const server = await serve(() => ({ hang: true }));
+    const started = performance.now();
+    const error = await failure(fastClient.fetchPage(connection(server.baseUrl), { path: "/leads", page: 1 }));
+    const elapsed = performance.now() - started;
+    expect(error).toBeInstanceOf(SourceTransientError);
+    expect(error.detail).toBe("request timed out after 300 ms");
+    expect(elapsed).toBeGreaterThanOrEqual(250);
+    expect(elapsed).toBeLessThan(2_000);
+  });
+
+  test("request timeout: the same timeout covers a body that stalls after the headers", async () => {
+    const baseUrl = await serveRaw((_req, res) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.write('{"data":[');
+    });
+    const started = performance.now();
+    const error = await failure(fastClient.fetchPage(connection(baseUrl), { path: "/leads", page: 1 }));
+    expect(error).toBeInstanceOf(SourceTransientError);
+    expect(error.detail).toBe("request timed out after 300 ms");
+    expect(performance.now() - started).toBeLessThan(2_000);
+  });
+
+  test("a socket destroyed before the response is transient", async () => {
+    const error = await fail({ destroy: true });
+    expect(error).toBeInstanceOf(SourceTransientError);
+    expect(error.detail).toBe("connection closed before the response was complete");
+  });
+
+  test("a socket destroyed mid-body is transient", async () => {
+    const baseUrl = await serveRaw((req, res) => {
+      res.writeHead(200, { "content-type": "application/json", "content-length": "1000" });
+      res.write('{"data":[', () => setTimeout(() => req.socket.destroy(), 20));
+    });
+    const error = await failure(client.fetchPage(connection(baseUrl), { path: "/leads", page: 1 }));
+    expect(error).toBeInstanceOf(SourceTransientError);
+  });
+
+  test("connection refused is transient", async () => {
+    const server = await startSourceServer(() => ({ json: envelope([]) }));
+    await server.close();
+    const error = await failure(client.fetchPage(connection(server.baseUrl), { path: "/leads", page: 1 }));
+    expect(error).toBeInstanceOf(SourceTransientError);
+    expect(error.detail).toBe("connection refused");
+  });
+
+  test("a DNS failure is transient", async () => {
+    const dnsClient = createHttpSourceClient({ timeoutMs: 5_000 });
+    const error = await failure(dnsClient.fetchPage(connection("http://source.invalid"), { path: "/leads", page: 1 }));
+    expect(error).toBeInstanceOf(SourceTransientError);
+    // A resolver-less sandbox may time out instead of answering NXDOMAIN.
+    expect(error.detail).toMatch(/^(DNS lookup failed|request timed out after 5000 ms)$/);
+  });
+
+  test("network errors carry no cause (fetch errors can hold the request and its headers)", async () => {
+    const error = await fail({ destroy: true });
+    expect(error.cause).toBeUndefined();
+  });
+});
+
+describe("failure detail", () => {
+  test("is the body's error string", async () => {
+    expect((await fail({ status: 503, json: { error: "maintenance until 10:00" } })).detail).toBe(
+      "maintenance until 10:00",
+    );
+  });
+
+  test.each([
+    ["no body", { status: 503 }],
+    ["a body that is not JSON", { status: 503, body: "<h1>Service Unavailable</h1>" }],
+    ["JSON without error", { status: 503, json: { message: "x" } }],
+    ["an empty error", { status: 503, json: { error: "" } }],
+    ["a blank error", { status: 503, json: { error: "   " } }],
+    ["a non-string error", { status: 503, json: { error: { code: 1 } } }],
+    ["a JSON array", { status: 503, json: ["error"] }],
+    ["an error body over 64 KiB", { status: 503, json: { error: "x".repeat(70 * 1024) } }],
+  ])("falls back to HTTP <status> with %s", async (_name, reply) => {
+    expect((await fail(reply)).detail).toBe("HTTP 503");
+  });
+
+  test("is cut to 300 characters", async () => {
+    const error = await fail({ status: 400, json: { error: "e".repeat(1000) } });
+    expect(error.detail).toBe("e".repeat(300));
+    expect(error.message).toBe("e".repeat(300));
+  });
+
+  test("an error echoing the token shows [redacted], never the token", async () => {
+    const error = await fail({ status: 401, json: { error: `bad token ${TOKEN}; expected something else than ${TOKEN}` } });
+    expect(error.detail).toBe("bad token [redacted]; expected something else than [redacted]");
+    for (const text of [error.detail, error.message, String(error.stack), JSON.stringify(error)]) {
+      expect(text).not.toContain(TOKEN);
+    }
+    expect(error.cause).toBeUndefined();
+  });
+
+  test("the token is redacted before the cut, so no part of it survives at the 300th character", async () => {
+    const error = await fail({ status: 422, json: { error: `${"x".repeat(295)}${TOKEN}` } });
+    expect(error.detail).toBe(`${"x".repeat(295)}[reda`);
+    expect(error.detail).not.toContain(TOKEN.slice(0, 5));
+  });
+
+  test("a content-type echoing the token is redacted in a not-JSON failure", async () => {
+    const error = await fail({ headers: { "content-type": `text/plain; t=${TOKEN}` }, body: "nope" });
+    expect(error).toBeInstanceOf(SourceHardError);
+    expect(error.detail).toBe("response body is not JSON (content-type text/plain; t=[redacted])");
+  });
+});
