@@ -1,0 +1,107 @@
+import type { SyncEntity } from "../core/entities";
+import { PaginationError } from "../core/errors";
+import { MAX_PAGES_PER_ENTITY } from "../core/limits";
+import type { Logger, RecordStore, SourceClient, SourceConnection, StageKinds } from "../core/ports";
+import { entityDefinition } from "./entity-catalog";
+import { preparePage, type PageFingerprint } from "./prepare-page";
+
+export interface IngestPageDeps {
+  readonly source: SourceClient;
+  readonly store: RecordStore;
+  readonly logger: Logger;
+}
+
+export interface IngestPageInput {
+  readonly connectionId: string;
+  readonly entity: SyncEntity;
+  /** 1-based. */
+  readonly page: number;
+  /** Sent to incremental endpoints; ignored for /pipelines and /users. */
+  readonly updatedSince: string | null;
+  /** The entity's committed watermark when this page was fetched. */
+  readonly watermark: string | null;
+  /** The previous page of this entity in this run; null for page 1. */
+  readonly previous: PageFingerprint | null;
+}
+
+export interface IngestPageResult {
+  readonly records: number;
+  readonly stages: number;
+  readonly unresolvedWonLost: number;
+  readonly hasMore: boolean;
+  /** The watermark after this page (unchanged when the page did not move it). */
+  readonly watermark: string | null;
+  readonly fingerprint: PageFingerprint;
+}
+
+/**
+ * One page of one entity: fetch, validate, normalise, and write it together
+ * with its watermark. Every Step Functions page task, the local runtime and
+ * the tests call this one function.
+ */
+export async function ingestPage(
+  deps: IngestPageDeps,
+  connection: SourceConnection,
+  input: IngestPageInput,
+): Promise<IngestPageResult> {
+  if (input.page > MAX_PAGES_PER_ENTITY) {
+    throw new PaginationError(`more than ${MAX_PAGES_PER_ENTITY} pages of ${input.entity}; the source's has_more never ended`);
+  }
+  const definition = entityDefinition(input.entity);
+  const sourcePage = await deps.source.fetchPage(connection, {
+    path: definition.path,
+    page: input.page,
+    ...(definition.incremental && input.updatedSince !== null ? { updatedSince: input.updatedSince } : {}),
+  });
+
+  const stageKinds: StageKinds =
+    input.entity === "leads" && sourcePage.data.length > 0
+      ? await deps.store.getStageKinds(input.connectionId)
+      : new Map();
+  const prepared = preparePage({
+    entity: input.entity,
+    page: input.page,
+    data: sourcePage.data,
+    previous: input.previous,
+    stageKinds,
+  });
+
+  const advances =
+    definition.incremental &&
+    prepared.maxCompared !== null &&
+    (input.watermark === null || prepared.maxCompared > input.watermark);
+  const watermark = advances ? prepared.maxCompared : input.watermark;
+  if (prepared.writes.length > 0 || advances) {
+    await deps.store.commitPage({
+      connectionId: input.connectionId,
+      records: prepared.writes,
+      ...(advances && watermark !== null ? { watermark: { entity: input.entity, value: watermark } } : {}),
+    });
+  }
+
+  if (prepared.unresolvedLeadIds.length > 0) {
+    deps.logger.warn("leads neither won nor lost: stage or pipeline not synced, or pipeline has no stages", {
+      connection_id: input.connectionId,
+      page: input.page,
+      count: prepared.unresolvedLeadIds.length,
+      lead_ids: prepared.unresolvedLeadIds.slice(0, 10),
+    });
+  }
+  deps.logger.info("page committed", {
+    connection_id: input.connectionId,
+    entity: input.entity,
+    page: input.page,
+    records: prepared.records,
+    has_more: sourcePage.hasMore,
+    watermark,
+  });
+
+  return {
+    records: prepared.records,
+    stages: prepared.stages,
+    unresolvedWonLost: prepared.unresolvedLeadIds.length,
+    hasMore: sourcePage.hasMore,
+    watermark,
+    fingerprint: prepared.fingerprint,
+  };
+}
