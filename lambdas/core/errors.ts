@@ -1,3 +1,4 @@
+import { truncateText } from "./characters";
 import { ERROR_DETAIL_MAX_CHARS } from "./limits";
 
 /**
@@ -8,15 +9,7 @@ import { ERROR_DETAIL_MAX_CHARS } from "./limits";
 
 /** Cuts a failure detail to the spec's 300 characters without splitting a character. */
 export function cutDetail(text: string): string {
-  if (text.length <= ERROR_DETAIL_MAX_CHARS) return text;
-  let out = "";
-  let count = 0;
-  for (const ch of text) {
-    if (count === ERROR_DETAIL_MAX_CHARS) break;
-    out += ch;
-    count += 1;
-  }
-  return out;
+  return truncateText(text, ERROR_DETAIL_MAX_CHARS);
 }
 
 export abstract class SyncError extends Error {

@@ -2,7 +2,8 @@ import * as v from "valibot";
 import { TEXT_LIMITS } from "../core/limits";
 import { wrapValue } from "./fields/json-value";
 import { recordObject } from "./fields/object";
-import { recordId, TEXT_RULE, truncateText } from "./fields/text";
+import { truncateText } from "../core/characters";
+import { recordId, TEXT_RULE } from "./fields/text";
 import { parseTimestamp } from "./fields/timestamp";
 
 const LEAD_ID_RULE = "is required: a non-empty string";

@@ -1,26 +1,6 @@
 import * as v from "valibot";
+import { codePointLength, truncateText } from "../../core/characters";
 import { TEXT_LIMITS } from "../../core/limits";
-
-/** Length in Unicode code points, which is what the spec's "characters" means. */
-export function codePointLength(text: string): number {
-  let count = 0;
-  for (const _ of text) count += 1;
-  return count;
-}
-
-/** Keeps the first `max` code points; a surrogate pair is kept or dropped whole. */
-export function truncateText(text: string, max: number): string {
-  // Fewer UTF-16 units than `max` means fewer code points too: nothing to cut.
-  if (text.length <= max) return text;
-  let end = 0;
-  let count = 0;
-  for (const char of text) {
-    if (count === max) break;
-    end += char.length;
-    count += 1;
-  }
-  return text.slice(0, end);
-}
 
 export const TEXT_RULE = "must be a string or null";
 export const ID_RULE = `must be a string of 1 to ${TEXT_LIMITS.id} characters`;

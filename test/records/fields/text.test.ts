@@ -1,14 +1,8 @@
 import * as v from "valibot";
 import { describe, expect, test } from "vitest";
 import { TEXT_LIMITS } from "../../../lambdas/core/limits";
-import {
-  codePointLength,
-  nullableText,
-  recordId,
-  referenceText,
-  truncatedText,
-  truncateText,
-} from "../../../lambdas/records/fields/text";
+import { codePointLength, truncateText } from "../../../lambdas/core/characters";
+import { nullableText, recordId, referenceText, truncatedText } from "../../../lambdas/records/fields/text";
 import { hasLoneSurrogate } from "../rejection";
 
 describe("truncateText", () => {
