@@ -1,0 +1,220 @@
+import {
+  GetItemCommand,
+  QueryCommand,
+  TransactGetItemsCommand,
+  TransactWriteItemsCommand,
+  type AttributeValue,
+  type DynamoDBClient,
+} from "@aws-sdk/client-dynamodb";
+import { STAGE_KINDS, type Collection, type StageKind, type SyncEntity } from "../core/entities";
+import type { PageWrite, RecordPage, RecordStore, StageKinds } from "../core/ports";
+import {
+  ATTR,
+  partPartitionKey,
+  partSortKey,
+  recordPartitionKey,
+  watermarkPartitionKey,
+  watermarkSortKey,
+} from "./keys";
+import { planPageTransactions } from "./page-transactions";
+
+/** listRecords accepts a limit of 1..LIST_MAX_LIMIT. */
+export const LIST_MAX_LIMIT = 1000;
+/** Re-reads of a split record whose part count changed under a concurrent write. */
+const ASSEMBLE_ATTEMPTS = 3;
+
+/** A listRecords cursor that this store did not issue. */
+export class InvalidCursorError extends Error {
+  override readonly name = "InvalidCursorError";
+}
+
+export interface DynamoDbRecordStoreOptions {
+  /** Injected: the store never builds a client (endpoint, credentials and retries are the caller's). */
+  readonly client: DynamoDBClient;
+  readonly tableName: string;
+}
+
+/**
+ * RecordStore on the single DynamoDB table (key layout: ./keys.ts; how a page
+ * becomes transactions: ./page-transactions.ts). DynamoDB errors, throttling
+ * and TransactionCanceledException included, propagate unchanged: the state
+ * machine retries the page, which is safe because commitPage is idempotent.
+ */
+export class DynamoDbRecordStore implements RecordStore {
+  private readonly client: DynamoDBClient;
+  private readonly tableName: string;
+
+  constructor(options: DynamoDbRecordStoreOptions) {
+    this.client = options.client;
+    this.tableName = options.tableName;
+  }
+
+  async getWatermark(connectionId: string, entity: SyncEntity): Promise<string | null> {
+    const out = await this.client.send(
+      new GetItemCommand({
+        TableName: this.tableName,
+        Key: { [ATTR.pk]: { S: watermarkPartitionKey(connectionId) }, [ATTR.sk]: { S: watermarkSortKey(entity) } },
+        ConsistentRead: true,
+      }),
+    );
+    return out.Item?.[ATTR.value]?.S ?? null;
+  }
+
+  async getStageKinds(connectionId: string): Promise<StageKinds> {
+    const kinds = new Map<string, Map<string, StageKind>>();
+    let startKey: Record<string, AttributeValue> | undefined;
+    do {
+      const out = await this.client.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          KeyConditionExpression: "#pk = :pk",
+          ProjectionExpression: "#key, #kind",
+          ExpressionAttributeNames: { "#pk": ATTR.pk, "#key": ATTR.key, "#kind": ATTR.kind },
+          ExpressionAttributeValues: { ":pk": { S: recordPartitionKey(connectionId, "stages") } },
+          ExclusiveStartKey: startKey,
+          ConsistentRead: true,
+        }),
+      );
+      for (const item of out.Items ?? []) {
+        const kind = item[ATTR.kind]?.S;
+        const key = parseKey(item[ATTR.key]?.S);
+        if (key === undefined || key.length !== 2 || !isStageKind(kind)) continue;
+        const [pipelineId, stageId] = key as [string, string];
+        let stages = kinds.get(pipelineId);
+        if (stages === undefined) kinds.set(pipelineId, (stages = new Map()));
+        stages.set(stageId, kind);
+      }
+      startKey = out.LastEvaluatedKey;
+    } while (startKey !== undefined);
+    return kinds;
+  }
+
+  /**
+   * Plans the whole page first (a record that cannot be stored throws before
+   * any write), then sends the transactions in order; the watermark is in the
+   * last one. The SDK's own ClientRequestToken makes its internal retries of a
+   * transaction idempotent; a deterministic token would add nothing, since a
+   * replayed page rewrites the same items anyway.
+   */
+  async commitPage(write: PageWrite): Promise<void> {
+    const transactions = planPageTransactions(this.tableName, write);
+    for (const input of transactions) {
+      await this.client.send(new TransactWriteItemsCommand(input));
+    }
+  }
+
+  async listRecords(
+    connectionId: string,
+    collection: Collection,
+    options: { limit: number; cursor?: string | null },
+  ): Promise<RecordPage> {
+    const { limit } = options;
+    if (!Number.isInteger(limit) || limit < 1 || limit > LIST_MAX_LIMIT) {
+      throw new RangeError(`limit must be an integer from 1 to ${LIST_MAX_LIMIT}; got ${limit}`);
+    }
+    const pk = recordPartitionKey(connectionId, collection);
+    const startSk = options.cursor === undefined || options.cursor === null ? undefined : decodeCursor(options.cursor);
+
+    // One item more than asked: when it comes back, there is a next page.
+    const out = await this.client.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        KeyConditionExpression: "#pk = :pk",
+        ExpressionAttributeNames: { "#pk": ATTR.pk },
+        ExpressionAttributeValues: { ":pk": { S: pk } },
+        ExclusiveStartKey: startSk === undefined ? undefined : { [ATTR.pk]: { S: pk }, [ATTR.sk]: { S: startSk } },
+        Limit: limit + 1,
+        ConsistentRead: true,
+      }),
+    );
+    const items = out.Items ?? [];
+    const heads = items.slice(0, limit);
+    let nextSk: string | undefined;
+    if (items.length > limit) nextSk = heads.at(-1)?.[ATTR.sk]?.S;
+    // Fewer items but a LastEvaluatedKey: the 1 MB response cap cut the page short.
+    else if (out.LastEvaluatedKey !== undefined) nextSk = out.LastEvaluatedKey[ATTR.sk]?.S;
+
+    const docs = await Promise.all(heads.map((head) => this.readDoc(connectionId, collection, head)));
+    const records: Record<string, unknown>[] = [];
+    for (const doc of docs) if (doc !== null) records.push(JSON.parse(doc) as Record<string, unknown>);
+    return { records, nextCursor: nextSk === undefined ? null : encodeCursor(nextSk) };
+  }
+
+  /** The document JSON of a head, with its parts when it was split; null when the record vanished. */
+  private async readDoc(
+    connectionId: string,
+    collection: Collection,
+    listedHead: Record<string, AttributeValue>,
+  ): Promise<string | null> {
+    let head = listedHead;
+    for (let attempt = 1; ; attempt += 1) {
+      const parts = partCount(head);
+      if (parts === 0) return head[ATTR.doc]?.S ?? "";
+      if (attempt > ASSEMBLE_ATTEMPTS) {
+        throw new Error(`${collection} record ${head[ATTR.key]?.S}: its parts kept changing while being read`);
+      }
+      const sk = head[ATTR.sk]?.S ?? "";
+      const partPk = partPartitionKey(connectionId, collection, sk);
+      // One atomic snapshot of head and parts: they all come from the same committed write.
+      const out = await this.client.send(
+        new TransactGetItemsCommand({
+          TransactItems: [
+            { Get: { TableName: this.tableName, Key: { [ATTR.pk]: head[ATTR.pk]!, [ATTR.sk]: head[ATTR.sk]! } } },
+            ...Array.from({ length: parts }, (_, index) => ({
+              Get: {
+                TableName: this.tableName,
+                Key: { [ATTR.pk]: { S: partPk }, [ATTR.sk]: { S: partSortKey(index + 1) } },
+              },
+            })),
+          ],
+        }),
+      );
+      const responses = out.Responses ?? [];
+      const current = responses[0]?.Item;
+      if (current === undefined) return null;
+      if (partCount(current) !== parts) {
+        head = current; // rewritten in between with another part count: read again
+        continue;
+      }
+      let doc = current[ATTR.doc]?.S ?? "";
+      for (let index = 1; index <= parts; index += 1) {
+        const chunk = responses[index]?.Item?.[ATTR.doc]?.S;
+        if (chunk === undefined) throw new Error(`${collection} record ${current[ATTR.key]?.S}: part ${index} is missing`);
+        doc += chunk;
+      }
+      return doc;
+    }
+  }
+}
+
+function partCount(head: Record<string, AttributeValue>): number {
+  const raw = head[ATTR.parts]?.N;
+  return raw === undefined ? 0 : Number(raw);
+}
+
+function parseKey(raw: string | undefined): string[] | undefined {
+  if (raw === undefined) return undefined;
+  const key: unknown = JSON.parse(raw);
+  return Array.isArray(key) && key.every((part) => typeof part === "string") ? key : undefined;
+}
+
+function isStageKind(kind: string | undefined): kind is StageKind {
+  return kind !== undefined && (STAGE_KINDS as readonly string[]).includes(kind);
+}
+
+/** Opaque to callers: base64url of the last returned sort key. */
+function encodeCursor(sk: string): string {
+  return Buffer.from(JSON.stringify({ sk }), "utf8").toString("base64url");
+}
+
+function decodeCursor(cursor: string): string {
+  try {
+    if (!/^[A-Za-z0-9_-]+$/.test(cursor)) throw new Error("not base64url");
+    const parsed: unknown = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
+    const sk = (parsed as { sk?: unknown } | null)?.sk;
+    if (typeof sk !== "string" || sk.length === 0) throw new Error("no sort key");
+    return sk;
+  } catch (error) {
+    throw new InvalidCursorError("cursor is not one this store issued", { cause: error });
+  }
+}

@@ -1,0 +1,122 @@
+import { createHash } from "node:crypto";
+import type { Collection, SyncEntity } from "../core/entities";
+import type { RecordWrite } from "../core/ports";
+
+/**
+ * Key layout of the single record table (pk S, sk S; see ./table-definition.ts).
+ * Every key string of the store is built here and nowhere else.
+ *
+ *   record head     pk = REC#<connectionId>#<collection>    sk = <id>
+ *   stage head      pk = REC#<connectionId>#stages          sk = JSON.stringify([pipelineId, stageId])
+ *   record part     pk = PART#<connectionId>#<collection>#<sha256(record sk), base64url>
+ *                   sk = <part number, 4 digits: 0001, 0002, ...>
+ *   watermark       pk = WM#<connectionId>                  sk = <entity>
+ *
+ * - Upsert by (connection, collection, id): one head per key, replaced by every Put.
+ * - Stages are keyed by (connection, pipeline, stage): the JSON array cannot
+ *   collide for different pairs (ids may contain any character). A pair whose
+ *   JSON form is over DynamoDB's 1024-byte sort key limit (only possible with
+ *   very long, heavily escaped ids) uses `#sha256:<hex of that JSON>` instead;
+ *   a JSON form always starts with `[`, so the two forms never meet.
+ *   The head also keeps the key tuple (`key`) and the stage's `kind`, which is
+ *   what getStageKinds reads.
+ * - The collection is the last `#` segment of a REC pk and never contains `#`,
+ *   so `REC#a#b#leads` is unambiguous even when a connection id contains `#`.
+ *   The three prefixes differ at their start, so heads, parts and watermarks
+ *   never share a partition: querying a collection's partition sees heads only.
+ * - A document over DOC_PART_MAX_BYTES (./page-transactions.ts) is cut into
+ *   chunks: the head keeps chunk 0 in `doc` and the count of further chunks in
+ *   `parts`; chunk i (i >= 1) is the part item with sk = pad4(i), in the
+ *   record's own part partition. Head and parts are written in one transaction.
+ *   A later, smaller version leaves stale parts beyond its count behind; they
+ *   are never read (the head's `parts` is authoritative) and are overwritten
+ *   when the record grows again.
+ */
+
+/** Attribute names of the items. */
+export const ATTR = {
+  pk: "pk",
+  sk: "sk",
+  /** The canonical document as a JSON string (a head's first chunk, or a part's chunk). */
+  doc: "doc",
+  /** On a head: number of part items (absent = 0). */
+  parts: "parts",
+  /** On a head: JSON.stringify(RecordWrite.key). */
+  key: "key",
+  /** On a stage head: the stage kind. */
+  kind: "kind",
+  /** On a watermark: the ISO-8601 value. */
+  value: "value",
+} as const;
+
+/** DynamoDB's limit on a sort key value, in UTF-8 bytes. */
+export const SORT_KEY_MAX_BYTES = 1024;
+/** DynamoDB's limit on a partition key value, in UTF-8 bytes. */
+export const PARTITION_KEY_MAX_BYTES = 2048;
+
+const RECORD_PREFIX = "REC#";
+const PART_PREFIX = "PART#";
+const WATERMARK_PREFIX = "WM#";
+const HASHED_STAGE_PREFIX = "#sha256:";
+const PART_NUMBER_DIGITS = 4;
+
+export function utf8Bytes(text: string): number {
+  return Buffer.byteLength(text, "utf8");
+}
+
+export function recordPartitionKey(connectionId: string, collection: Collection): string {
+  return checkedPartitionKey(`${RECORD_PREFIX}${requireConnectionId(connectionId)}#${collection}`);
+}
+
+/** The sort key of a record head; throws for a key DynamoDB cannot store (validation should have caught it). */
+export function recordSortKey(write: Pick<RecordWrite, "collection" | "key">): string {
+  const { collection, key } = write;
+  if (collection === "stages") {
+    const [pipelineId, stageId] = key;
+    if (key.length !== 2 || !pipelineId || !stageId) {
+      throw new TypeError(`a stage is keyed by [pipelineId, stageId]; got ${JSON.stringify(key)}`);
+    }
+    const json = JSON.stringify([pipelineId, stageId]);
+    return utf8Bytes(json) <= SORT_KEY_MAX_BYTES
+      ? json
+      : `${HASHED_STAGE_PREFIX}${createHash("sha256").update(json, "utf8").digest("hex")}`;
+  }
+  const [id] = key;
+  if (key.length !== 1 || !id) {
+    throw new TypeError(`a ${collection} record is keyed by [id]; got ${JSON.stringify(key)}`);
+  }
+  if (utf8Bytes(id) > SORT_KEY_MAX_BYTES) {
+    throw new TypeError(`${collection} id is over ${SORT_KEY_MAX_BYTES} UTF-8 bytes: ${id.slice(0, 40)}...`);
+  }
+  return id;
+}
+
+export function partPartitionKey(connectionId: string, collection: Collection, recordSk: string): string {
+  const digest = createHash("sha256").update(recordSk, "utf8").digest("base64url");
+  return checkedPartitionKey(`${PART_PREFIX}${requireConnectionId(connectionId)}#${collection}#${digest}`);
+}
+
+/** Part numbers start at 1 (chunk 0 is on the head). */
+export function partSortKey(partNumber: number): string {
+  return String(partNumber).padStart(PART_NUMBER_DIGITS, "0");
+}
+
+export function watermarkPartitionKey(connectionId: string): string {
+  return checkedPartitionKey(`${WATERMARK_PREFIX}${requireConnectionId(connectionId)}`);
+}
+
+export function watermarkSortKey(entity: SyncEntity): string {
+  return entity;
+}
+
+function requireConnectionId(connectionId: string): string {
+  if (connectionId.length === 0) throw new TypeError("connectionId must not be empty");
+  return connectionId;
+}
+
+function checkedPartitionKey(pk: string): string {
+  if (utf8Bytes(pk) > PARTITION_KEY_MAX_BYTES) {
+    throw new TypeError(`partition key over ${PARTITION_KEY_MAX_BYTES} UTF-8 bytes (connection id too long)`);
+  }
+  return pk;
+}

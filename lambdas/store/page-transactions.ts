@@ -1,0 +1,188 @@
+import type { AttributeValue, TransactWriteItem, TransactWriteItemsCommandInput } from "@aws-sdk/client-dynamodb";
+import { STAGE_KINDS, type StageKind } from "../core/entities";
+import { RecordTooLargeError } from "../core/errors";
+import type { PageWrite, RecordWrite } from "../core/ports";
+import {
+  ATTR,
+  partPartitionKey,
+  partSortKey,
+  recordPartitionKey,
+  recordSortKey,
+  utf8Bytes,
+  watermarkPartitionKey,
+  watermarkSortKey,
+} from "./keys";
+
+/**
+ * How one validated page becomes DynamoDB transactions. Pure: no I/O.
+ *
+ * The spec wants a page written "as one transaction" with its watermark.
+ * DynamoDB caps a transaction at 100 actions and 4 MB, so a page of 100
+ * leads plus its watermark (plus the loss reasons they derive, or a
+ * /pipelines page with hundreds of stages) cannot be one transaction. The
+ * guarantees the spec's rule exists for are kept this way:
+ *
+ * 1. Validation happens before commitPage: a malformed record fails the page
+ *    before anything is written (preparePage), and so does a record too large
+ *    to store (planPageTransactions throws RecordTooLargeError before the
+ *    first transaction is sent).
+ * 2. Records are written by idempotent Puts, in the page's order (loss reasons
+ *    before the leads that point at them). A record and all its parts are
+ *    always in the same transaction, so a record is never half written.
+ * 3. The watermark Put is in the LAST transaction, after every record of the
+ *    page; it is never ahead of committed records.
+ * 4. A crash between transactions leaves some of the page's records written
+ *    and the watermark unmoved. The next attempt (state machine retry or next
+ *    run) re-fetches the page from the old watermark and replays it: the Puts
+ *    rewrite the same items, so the replay is harmless and ends with the page
+ *    complete and the watermark moved.
+ */
+
+/** DynamoDB: at most 100 actions in one TransactWriteItems. */
+export const TRANSACTION_MAX_ACTIONS = 100;
+/** DynamoDB: at most 4 MB of items in one transaction (read as 4,000,000 bytes to be safe). */
+export const TRANSACTION_MAX_BYTES = 4_000_000;
+/** What the planner packs into one transaction: the cap minus a margin for estimation error. */
+export const TRANSACTION_BYTE_BUDGET = TRANSACTION_MAX_BYTES - 200_000;
+/** DynamoDB: at most 400 KB per item. */
+export const ITEM_MAX_BYTES = 400 * 1024;
+/** A document over this many UTF-8 bytes is cut into chunks of at most this size (head + parts). */
+export const DOC_PART_MAX_BYTES = 350_000;
+/** Added to every item's estimate for what the estimate does not see. */
+export const ITEM_OVERHEAD_BYTES = 100;
+
+/** The items one record is stored as: its head, then its parts. */
+export interface RecordItems {
+  readonly write: RecordWrite;
+  readonly items: readonly Record<string, AttributeValue>[];
+  /** Estimated bytes of all items. */
+  readonly bytes: number;
+}
+
+/**
+ * Plans a page into the TransactWriteItems inputs to send, in order. Throws
+ * (RecordTooLargeError, or TypeError for an unusable key) before returning
+ * anything, so a page that cannot be stored writes nothing.
+ */
+export function planPageTransactions(tableName: string, write: PageWrite): TransactWriteItemsCommandInput[] {
+  const records = distinctRecords(write.records).map((record) => recordItems(write.connectionId, record));
+
+  const transactions: TransactWriteItem[][] = [];
+  let current: TransactWriteItem[] = [];
+  let currentBytes = 0;
+  const add = (items: readonly Record<string, AttributeValue>[], bytes: number) => {
+    if (current.length + items.length > TRANSACTION_MAX_ACTIONS || currentBytes + bytes > TRANSACTION_BYTE_BUDGET) {
+      transactions.push(current);
+      current = [];
+      currentBytes = 0;
+    }
+    for (const item of items) current.push({ Put: { TableName: tableName, Item: item } });
+    currentBytes += bytes;
+  };
+
+  for (const record of records) add(record.items, record.bytes);
+  if (write.watermark !== undefined) {
+    const item = {
+      [ATTR.pk]: { S: watermarkPartitionKey(write.connectionId) },
+      [ATTR.sk]: { S: watermarkSortKey(write.watermark.entity) },
+      [ATTR.value]: { S: write.watermark.value },
+    };
+    // Last action of the last transaction: after every record of the page.
+    add([item], estimateItemBytes(item));
+  }
+  if (current.length > 0) transactions.push(current);
+
+  return transactions.map((items) => ({ TransactItems: items }));
+}
+
+/**
+ * One Put per key: DynamoDB rejects a transaction that touches an item twice.
+ * A key repeated in the page keeps its first position and its last document.
+ */
+function distinctRecords(records: readonly RecordWrite[]): RecordWrite[] {
+  const byKey = new Map<string, RecordWrite>();
+  for (const record of records) byKey.set(JSON.stringify([record.collection, ...record.key]), record);
+  return [...byKey.values()];
+}
+
+/** The head (and parts) of one record; throws RecordTooLargeError when they cannot share one transaction. */
+export function recordItems(connectionId: string, write: RecordWrite): RecordItems {
+  const pk = recordPartitionKey(connectionId, write.collection);
+  const sk = recordSortKey(write);
+  const chunks = splitUtf8(JSON.stringify(write.doc), DOC_PART_MAX_BYTES);
+
+  const head: Record<string, AttributeValue> = {
+    [ATTR.pk]: { S: pk },
+    [ATTR.sk]: { S: sk },
+    [ATTR.key]: { S: JSON.stringify(write.key) },
+    [ATTR.doc]: { S: chunks[0] ?? "" },
+  };
+  if (chunks.length > 1) head[ATTR.parts] = { N: String(chunks.length - 1) };
+  const kind = write.collection === "stages" ? stageKind(write.doc) : undefined;
+  if (kind !== undefined) head[ATTR.kind] = { S: kind };
+
+  const items = [head];
+  if (chunks.length > 1) {
+    const partPk = partPartitionKey(connectionId, write.collection, sk);
+    for (let part = 1; part < chunks.length; part += 1) {
+      items.push({
+        [ATTR.pk]: { S: partPk },
+        [ATTR.sk]: { S: partSortKey(part) },
+        [ATTR.doc]: { S: chunks[part] ?? "" },
+      });
+    }
+  }
+
+  const sizes = items.map(estimateItemBytes);
+  const bytes = sizes.reduce((sum, size) => sum + size, 0);
+  if (items.length > TRANSACTION_MAX_ACTIONS || bytes > TRANSACTION_BYTE_BUDGET || sizes.some((s) => s > ITEM_MAX_BYTES)) {
+    throw new RecordTooLargeError(
+      `${write.collection} record is ${bytes} bytes stored as ${items.length} items; one DynamoDB transaction holds at most ${TRANSACTION_BYTE_BUDGET} bytes; id ${write.key.join(" / ")}`,
+    );
+  }
+  return { write, items, bytes };
+}
+
+/**
+ * Size of an item as DynamoDB counts it, estimated from above: UTF-8 bytes of
+ * attribute names and string values, number strings plus one, and a fixed
+ * overhead per item.
+ */
+export function estimateItemBytes(item: Record<string, AttributeValue>): number {
+  let bytes = ITEM_OVERHEAD_BYTES;
+  for (const [name, value] of Object.entries(item)) {
+    bytes += utf8Bytes(name);
+    if (value.S !== undefined) bytes += utf8Bytes(value.S);
+    else if (value.N !== undefined) bytes += value.N.length + 1;
+    else throw new TypeError(`estimateItemBytes: unexpected attribute type of ${name}`);
+  }
+  return bytes;
+}
+
+/**
+ * Cuts text into chunks of at most maxBytes UTF-8 bytes, only between code
+ * points (a chunk never ends inside a multi-byte character), so that joining
+ * the chunks gives the text back exactly. Expects well-formed text, as
+ * JSON.stringify produces.
+ */
+export function splitUtf8(text: string, maxBytes: number): string[] {
+  // A chunk must hold the longest UTF-8 character (4 bytes).
+  if (!Number.isInteger(maxBytes) || maxBytes < 4) throw new RangeError(`splitUtf8: maxBytes must be an integer >= 4`);
+  const bytes = Buffer.from(text, "utf8");
+  if (bytes.length <= maxBytes) return [text];
+  const chunks: string[] = [];
+  let start = 0;
+  while (start < bytes.length) {
+    let end = Math.min(start + maxBytes, bytes.length);
+    // Step back over continuation bytes (10xxxxxx) to the start of a character.
+    while (end < bytes.length && end > start && ((bytes[end] ?? 0) & 0xc0) === 0x80) end -= 1;
+    chunks.push(bytes.toString("utf8", start, end));
+    start = end;
+  }
+  return chunks;
+}
+
+function stageKind(doc: Readonly<Record<string, unknown>>): StageKind | undefined {
+  const kind = doc["kind"];
+  return typeof kind === "string" && (STAGE_KINDS as readonly string[]).includes(kind) ? (kind as StageKind) : undefined;
+}

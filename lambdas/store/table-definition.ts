@@ -1,0 +1,58 @@
+import {
+  CreateTableCommand,
+  DescribeTableCommand,
+  ResourceInUseException,
+  ResourceNotFoundException,
+  waitUntilTableExists,
+  type CreateTableCommandInput,
+  type DynamoDBClient,
+} from "@aws-sdk/client-dynamodb";
+
+/**
+ * The one table of canonical records, as data: CDK (lib/) builds the deployed
+ * table from it, and ensureTable() creates the same table for the tests and
+ * the local runtime. The key layout inside it is in ./keys.ts.
+ */
+export const RECORD_TABLE = {
+  partitionKey: { name: "pk", type: "S" },
+  sortKey: { name: "sk", type: "S" },
+  billingMode: "PAY_PER_REQUEST",
+} as const;
+
+/** Longest wait for a new table to become ACTIVE (DynamoDB Local: immediate; AWS: seconds). */
+const TABLE_ACTIVE_TIMEOUT_SECONDS = 300;
+
+export function createTableInput(tableName: string): CreateTableCommandInput {
+  return {
+    TableName: tableName,
+    AttributeDefinitions: [
+      { AttributeName: RECORD_TABLE.partitionKey.name, AttributeType: RECORD_TABLE.partitionKey.type },
+      { AttributeName: RECORD_TABLE.sortKey.name, AttributeType: RECORD_TABLE.sortKey.type },
+    ],
+    KeySchema: [
+      { AttributeName: RECORD_TABLE.partitionKey.name, KeyType: "HASH" },
+      { AttributeName: RECORD_TABLE.sortKey.name, KeyType: "RANGE" },
+    ],
+    BillingMode: RECORD_TABLE.billingMode,
+  };
+}
+
+/** Creates the table when it does not exist, then waits until it is ACTIVE. */
+export async function ensureTable(client: DynamoDBClient, tableName: string): Promise<void> {
+  try {
+    const described = await client.send(new DescribeTableCommand({ TableName: tableName }));
+    if (described.Table?.TableStatus === "ACTIVE") return;
+  } catch (error) {
+    if (!(error instanceof ResourceNotFoundException)) throw error;
+    try {
+      await client.send(new CreateTableCommand(createTableInput(tableName)));
+    } catch (createError) {
+      // Someone else created it in between: just wait for it.
+      if (!(createError instanceof ResourceInUseException)) throw createError;
+    }
+  }
+  await waitUntilTableExists(
+    { client, minDelay: 1, maxDelay: 5, maxWaitTime: TABLE_ACTIVE_TIMEOUT_SECONDS },
+    { TableName: tableName },
+  );
+}

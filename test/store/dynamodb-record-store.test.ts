@@ -1,0 +1,360 @@
+import { randomUUID } from "node:crypto";
+import {
+  GetItemCommand,
+  QueryCommand,
+  TransactWriteItemsCommand,
+  type DynamoDBClient,
+} from "@aws-sdk/client-dynamodb";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import type { Collection } from "../../lambdas/core/entities";
+import { RecordTooLargeError } from "../../lambdas/core/errors";
+import type { PageWrite, RecordWrite } from "../../lambdas/core/ports";
+import { DynamoDbRecordStore, InvalidCursorError } from "../../lambdas/store/dynamodb-record-store";
+import { recordPartitionKey, watermarkPartitionKey } from "../../lambdas/store/keys";
+import { createTestTable, testDynamoDbClient } from "../support/dynamodb";
+
+let client: DynamoDBClient;
+let tableName: string;
+let store: DynamoDbRecordStore;
+
+beforeAll(async () => {
+  client = testDynamoDbClient();
+  tableName = await createTestTable(client);
+  store = new DynamoDbRecordStore({ client, tableName });
+});
+
+afterAll(() => {
+  client?.destroy();
+});
+
+const newConnection = () => `conn-${randomUUID()}`;
+const range = (n: number) => Array.from({ length: n }, (_, i) => i);
+const pad = (i: number) => String(i).padStart(4, "0");
+
+const lead = (id: string, extra: Record<string, unknown> = {}): RecordWrite => ({
+  collection: "leads",
+  key: [id],
+  doc: { id, name: `Lead ${id}`, price: 100, is_deleted: false, ...extra },
+});
+const lossReason = (id: string): RecordWrite => ({ collection: "loss_reasons", key: [id], doc: { id, text: `reason ${id}` } });
+const stage = (pipelineId: string, stageId: string, kind: "open" | "won" | "lost"): RecordWrite => ({
+  collection: "stages",
+  key: [pipelineId, stageId],
+  doc: { id: stageId, pipeline_id: pipelineId, name: `Stage ${stageId}`, kind, sort: 0, color: null },
+});
+const pipeline = (id: string): RecordWrite => ({
+  collection: "pipelines",
+  key: [id],
+  doc: { id, name: `Pipeline ${id}`, is_archived: false, sort: 0 },
+});
+const task = (id: string, text: string): RecordWrite => ({
+  collection: "tasks",
+  key: [id],
+  doc: { id, text, lead_id: null, contact_id: null, is_completed: false },
+});
+
+/** Every record of a collection, through listRecords. */
+async function listAll(connectionId: string, collection: Collection): Promise<Record<string, unknown>[]> {
+  const all: Record<string, unknown>[] = [];
+  let cursor: string | null = null;
+  do {
+    const page = await store.listRecords(connectionId, collection, { limit: 1000, cursor });
+    all.push(...page.records);
+    cursor = page.nextCursor;
+  } while (cursor !== null);
+  return all;
+}
+
+/** Items stored in a collection's partition, counted by DynamoDB itself. */
+async function storedCount(connectionId: string, collection: Collection): Promise<number> {
+  let count = 0;
+  let startKey: Record<string, never> | undefined;
+  do {
+    const out = await client.send(
+      new QueryCommand({
+        TableName: tableName,
+        KeyConditionExpression: "pk = :pk",
+        ExpressionAttributeValues: { ":pk": { S: recordPartitionKey(connectionId, collection) } },
+        Select: "COUNT",
+        ExclusiveStartKey: startKey,
+        ConsistentRead: true,
+      }),
+    );
+    count += out.Count ?? 0;
+    startKey = out.LastEvaluatedKey as Record<string, never> | undefined;
+  } while (startKey !== undefined);
+  return count;
+}
+
+/** A client whose n-th TransactWriteItems call fails before it reaches DynamoDB. */
+function clientFailingTransaction(n: number): DynamoDBClient {
+  const failing = testDynamoDbClient();
+  let calls = 0;
+  failing.middlewareStack.add(
+    (next, context) => async (args) => {
+      if (context.commandName === "TransactWriteItemsCommand") {
+        calls += 1;
+        if (calls === n) throw new Error(`injected failure of transaction ${n}`);
+      }
+      return next(args);
+    },
+    { step: "initialize", name: "failNthTransaction" },
+  );
+  return failing;
+}
+
+const leadsPage = (connectionId: string, watermark: string): PageWrite => ({
+  connectionId,
+  records: [...range(50).map((i) => lossReason(`r${pad(i)}`)), ...range(100).map((i) => lead(`l${pad(i)}`, { loss_reason_id: `r${pad(i % 50)}` }))],
+  watermark: { entity: "leads", value: watermark },
+});
+
+describe("DynamoDbRecordStore on DynamoDB Local", () => {
+  test("upsert by (connection, id) is idempotent: replaying a page leaves the same items, no duplicates", async () => {
+    const connectionId = newConnection();
+    const page = leadsPage(connectionId, "2024-03-01T00:00:00.000Z");
+    await store.commitPage(page);
+    const first = await listAll(connectionId, "leads");
+    await store.commitPage(page);
+    await store.commitPage(page);
+
+    expect(await storedCount(connectionId, "leads")).toBe(100);
+    expect(await storedCount(connectionId, "loss_reasons")).toBe(50);
+    expect(await listAll(connectionId, "leads")).toEqual(first);
+    expect(await store.getWatermark(connectionId, "leads")).toBe("2024-03-01T00:00:00.000Z");
+  });
+
+  test("a page of 100 leads + 50 loss reasons + watermark commits (more than DynamoDB's 100 actions per transaction)", async () => {
+    const connectionId = newConnection();
+    expect(await store.getWatermark(connectionId, "leads")).toBeNull();
+    await store.commitPage(leadsPage(connectionId, "2024-04-02T10:00:00.000Z"));
+
+    const leads = await listAll(connectionId, "leads");
+    expect(leads.map((doc) => doc["id"])).toEqual(range(100).map((i) => `l${pad(i)}`));
+    expect(await listAll(connectionId, "loss_reasons")).toHaveLength(50);
+    expect(await store.getWatermark(connectionId, "leads")).toBe("2024-04-02T10:00:00.000Z");
+    expect(await store.getWatermark(connectionId, "contacts")).toBeNull();
+  });
+
+  test("the engine itself refuses one transaction of 101 actions (why a page is split into several)", async () => {
+    const connectionId = newConnection();
+    const items = range(101).map((i) => ({
+      Put: { TableName: tableName, Item: { pk: { S: recordPartitionKey(connectionId, "leads") }, sk: { S: `x${i}` }, doc: { S: "{}" } } },
+    }));
+    await expect(client.send(new TransactWriteItemsCommand({ TransactItems: items }))).rejects.toThrow(/less than or equal to 100/);
+    expect(await storedCount(connectionId, "leads")).toBe(0);
+  });
+
+  test("watermark is never ahead of committed records: a failure between transactions leaves it unmoved", async () => {
+    const connectionId = newConnection();
+    await store.commitPage({ connectionId, records: [lead("l-old")], watermark: { entity: "leads", value: "2024-01-01T00:00:00.000Z" } });
+
+    const failing = clientFailingTransaction(2);
+    const failingStore = new DynamoDbRecordStore({ client: failing, tableName });
+    const page = leadsPage(connectionId, "2024-06-01T00:00:00.000Z");
+    await expect(failingStore.commitPage(page)).rejects.toThrow("injected failure of transaction 2");
+    failing.destroy();
+
+    // The first transaction (50 loss reasons, 50 leads) is there; the watermark is not moved.
+    expect(await storedCount(connectionId, "loss_reasons")).toBe(50);
+    expect(await storedCount(connectionId, "leads")).toBe(51);
+    expect(await store.getWatermark(connectionId, "leads")).toBe("2024-01-01T00:00:00.000Z");
+
+    // The next attempt replays the page from the old watermark: complete, no duplicates.
+    await store.commitPage(page);
+    expect(await storedCount(connectionId, "loss_reasons")).toBe(50);
+    expect(await storedCount(connectionId, "leads")).toBe(101);
+    expect(await store.getWatermark(connectionId, "leads")).toBe("2024-06-01T00:00:00.000Z");
+  });
+
+  test("stages are keyed by (connection, pipeline, stage): the same stage id in two pipelines is two rows", async () => {
+    const connectionId = newConnection();
+    await store.commitPage({
+      connectionId,
+      records: [pipeline("p1"), pipeline("p2"), stage("p1", "s1", "open"), stage("p2", "s1", "lost"), stage("p1", "s2", "won")],
+    });
+    expect(await storedCount(connectionId, "stages")).toBe(3);
+    const stages = await listAll(connectionId, "stages");
+    expect(stages.map((doc) => [doc["pipeline_id"], doc["id"], doc["kind"]]).sort()).toEqual([
+      ["p1", "s1", "open"],
+      ["p1", "s2", "won"],
+      ["p2", "s1", "lost"],
+    ]);
+  });
+
+  test("getStageKinds maps pipeline id -> stage id -> kind for the stages synced so far", async () => {
+    const connectionId = newConnection();
+    expect((await store.getStageKinds(connectionId)).size).toBe(0);
+    await store.commitPage({
+      connectionId,
+      records: [stage("p1", "s1", "open"), stage("p1", "s2", "won"), stage("p2", "s1", "lost"), stage("p#3", "s\"4", "won")],
+    });
+    await store.commitPage({ connectionId, records: [stage("p1", "s1", "lost")] }); // a later sync reclassifies s1
+
+    const kinds = await store.getStageKinds(connectionId);
+    expect(
+      Object.fromEntries([...kinds].map(([pipelineId, stages]) => [pipelineId, Object.fromEntries(stages)])),
+    ).toEqual({ p1: { s1: "lost", s2: "won" }, p2: { s1: "lost" }, "p#3": { 's"4': "won" } });
+    expect((await store.getStageKinds(newConnection())).size).toBe(0);
+  });
+
+  test("a /pipelines page with 100 pipelines and 600 stages commits", async () => {
+    const connectionId = newConnection();
+    const records = [
+      ...range(100).map((p) => pipeline(`p${p}`)),
+      ...range(600).map((i) => stage(`p${i % 100}`, `s${Math.floor(i / 100)}`, i % 3 === 0 ? "won" : "open")),
+    ];
+    await store.commitPage({ connectionId, records });
+    expect(await storedCount(connectionId, "pipelines")).toBe(100);
+    expect(await storedCount(connectionId, "stages")).toBe(600);
+    const kinds = await store.getStageKinds(connectionId);
+    expect(kinds.size).toBe(100);
+    expect([...kinds.values()].every((stages) => stages.size === 6)).toBe(true);
+  });
+
+  test("a later write replaces a record (upsert), and a soft-deleted lead stays stored with is_deleted true", async () => {
+    const connectionId = newConnection();
+    await store.commitPage({ connectionId, records: [lead("l1", { price: 1 }), lead("l2")] });
+    await store.commitPage({ connectionId, records: [lead("l1", { price: 2, is_deleted: true })] });
+    // Omission from a later page never deletes: l2 is still there.
+    await store.commitPage({ connectionId, records: [lead("l3")] });
+
+    const leads = await listAll(connectionId, "leads");
+    expect(leads).toEqual([lead("l1", { price: 2, is_deleted: true }).doc, lead("l2").doc, lead("l3").doc]);
+  });
+
+  test("different connections are isolated: same ids, separate records and watermarks", async () => {
+    const a = newConnection();
+    const b = newConnection();
+    await store.commitPage({ connectionId: a, records: [lead("l1", { name: "from a" })], watermark: { entity: "leads", value: "2024-01-01T00:00:00.000Z" } });
+    await store.commitPage({ connectionId: b, records: [lead("l1", { name: "from b" })], watermark: { entity: "leads", value: "2025-01-01T00:00:00.000Z" } });
+
+    expect((await listAll(a, "leads")).map((doc) => doc["name"])).toEqual(["from a"]);
+    expect((await listAll(b, "leads")).map((doc) => doc["name"])).toEqual(["from b"]);
+    expect(await store.getWatermark(a, "leads")).toBe("2024-01-01T00:00:00.000Z");
+    expect(await store.getWatermark(b, "leads")).toBe("2025-01-01T00:00:00.000Z");
+  });
+
+  test("arbitrary source JSON (any depth, any key) round-trips exactly", async () => {
+    const connectionId = newConnection();
+    const custom = {
+      "": "empty key",
+      pk: "not a key",
+      "a.b": { "#x": [1, 2.5, -0.001, 1e21, null, true, "", { deep: { deeper: { deepest: ["é", "漢", "😀", "\u0000\n\t\"\\"] } } }] },
+      __proto__x: "fine",
+      nested: Array.from({ length: 30 }).reduce<unknown>((inner) => ({ inner }), "bottom"),
+    };
+    const write: RecordWrite = { collection: "contacts", key: ["c-1"], doc: { id: "c-1", custom_fields: custom } };
+    await store.commitPage({ connectionId, records: [write] });
+    expect(await listAll(connectionId, "contacts")).toEqual([write.doc]);
+  });
+
+  test("a task whose text is 1 MB is split into parts in one transaction and round-trips byte-exact", async () => {
+    const connectionId = newConnection();
+    const text = Array.from({ length: 1024 * 1024 }, (_, i) => String.fromCharCode(32 + (i % 95))).join("");
+    await store.commitPage({ connectionId, records: [task("t-big", text), task("t-small", "hello")] });
+
+    const head = await client.send(
+      new GetItemCommand({ TableName: tableName, Key: { pk: { S: recordPartitionKey(connectionId, "tasks") }, sk: { S: "t-big" } } }),
+    );
+    expect(Number(head.Item?.["parts"]?.N)).toBeGreaterThanOrEqual(2);
+
+    const tasks = await listAll(connectionId, "tasks");
+    expect(tasks.map((doc) => doc["id"])).toEqual(["t-big", "t-small"]);
+    expect(tasks[0]!["text"] === text).toBe(true);
+    expect(Buffer.from(tasks[0]!["text"] as string, "utf8").equals(Buffer.from(text, "utf8"))).toBe(true);
+  });
+
+  test("a task of 1 MB of 4-byte emoji round-trips exactly: parts are cut on code-point boundaries", async () => {
+    const connectionId = newConnection();
+    const emoji = ["😀", "🚀", "𝄞", "🧪"];
+    const text = Array.from({ length: 256 * 1024 }, (_, i) => emoji[i % 4]).join("");
+    expect(Buffer.byteLength(text, "utf8")).toBe(1024 * 1024);
+    await store.commitPage({ connectionId, records: [task("t-emoji", text)] });
+
+    const [doc] = await listAll(connectionId, "tasks");
+    expect(doc!["text"] === text).toBe(true);
+  });
+
+  test("a split record that shrinks, grows or stops being split reads back as its latest version", async () => {
+    const connectionId = newConnection();
+    const versions = ["a".repeat(1_200_000), "b".repeat(400_000), "c".repeat(10), "d".repeat(900_000)];
+    for (const text of versions) {
+      await store.commitPage({ connectionId, records: [task("t1", text)] });
+      const [doc] = await listAll(connectionId, "tasks");
+      expect(doc!["text"] === text).toBe(true);
+    }
+    expect(await storedCount(connectionId, "tasks")).toBe(1);
+  });
+
+  test("a record close to the transaction byte budget commits on the real engine", async () => {
+    const connectionId = newConnection();
+    const text = "q".repeat(3_500_000);
+    await store.commitPage({ connectionId, records: [task("t-max", text)], watermark: { entity: "tasks", value: "2024-01-01T00:00:00.000Z" } });
+    const [doc] = await listAll(connectionId, "tasks");
+    expect(doc!["text"] === text).toBe(true);
+    expect(await store.getWatermark(connectionId, "tasks")).toBe("2024-01-01T00:00:00.000Z");
+  });
+
+  test("a record too large for one transaction fails the page with RecordTooLargeError before any write", async () => {
+    const connectionId = newConnection();
+    const page: PageWrite = {
+      connectionId,
+      records: [task("t-before", "ok"), task("t-huge", "z".repeat(5_000_000)), task("t-after", "ok")],
+      watermark: { entity: "tasks", value: "2024-07-01T00:00:00.000Z" },
+    };
+    await expect(store.commitPage(page)).rejects.toBeInstanceOf(RecordTooLargeError);
+    expect(await storedCount(connectionId, "tasks")).toBe(0);
+    expect(await store.getWatermark(connectionId, "tasks")).toBeNull();
+  });
+
+  test("listRecords pages by limit and cursor and returns nextCursor null at the end", async () => {
+    const connectionId = newConnection();
+    await store.commitPage({ connectionId, records: range(25).map((i) => lead(`l${pad(i)}`)) });
+
+    const seen: unknown[] = [];
+    const sizes: number[] = [];
+    let cursor: string | null = null;
+    do {
+      const page = await store.listRecords(connectionId, "leads", { limit: 10, cursor });
+      sizes.push(page.records.length);
+      seen.push(...page.records.map((doc) => doc["id"]));
+      cursor = page.nextCursor;
+    } while (cursor !== null);
+    expect(sizes).toEqual([10, 10, 5]);
+    expect(seen).toEqual(range(25).map((i) => `l${pad(i)}`));
+
+    // An exact multiple of the limit: the last full page already says there is no more.
+    const first = await store.listRecords(connectionId, "leads", { limit: 5, cursor: null });
+    expect(first.nextCursor).not.toBeNull();
+    const whole = await store.listRecords(connectionId, "leads", { limit: 25 });
+    expect(whole.records).toHaveLength(25);
+    expect(whole.nextCursor).toBeNull();
+
+    const empty = await store.listRecords(newConnection(), "leads", { limit: 10 });
+    expect(empty).toEqual({ records: [], nextCursor: null });
+  });
+
+  test("listRecords refuses a limit outside 1..1000 and a cursor it did not issue", async () => {
+    const connectionId = newConnection();
+    await expect(store.listRecords(connectionId, "leads", { limit: 0 })).rejects.toBeInstanceOf(RangeError);
+    await expect(store.listRecords(connectionId, "leads", { limit: 1001 })).rejects.toBeInstanceOf(RangeError);
+    await expect(store.listRecords(connectionId, "leads", { limit: 1.5 })).rejects.toBeInstanceOf(RangeError);
+    await expect(store.listRecords(connectionId, "leads", { limit: 10, cursor: "not a cursor!" })).rejects.toBeInstanceOf(InvalidCursorError);
+    await expect(store.listRecords(connectionId, "leads", { limit: 10, cursor: "e30" })).rejects.toBeInstanceOf(InvalidCursorError);
+  });
+
+  test("watermarks live apart from records: listing a collection never returns them or record parts", async () => {
+    const connectionId = newConnection();
+    await store.commitPage({
+      connectionId,
+      records: [task("t1", "x".repeat(800_000))],
+      watermark: { entity: "tasks", value: "2024-01-01T00:00:00.000Z" },
+    });
+    expect(await storedCount(connectionId, "tasks")).toBe(1);
+    const wm = await client.send(
+      new GetItemCommand({ TableName: tableName, Key: { pk: { S: watermarkPartitionKey(connectionId) }, sk: { S: "tasks" } } }),
+    );
+    expect(wm.Item?.["value"]?.S).toBe("2024-01-01T00:00:00.000Z");
+  });
+});
