@@ -21,3 +21,7 @@ export type Collection = (typeof COLLECTIONS)[number];
 
 export const STAGE_KINDS = ["open", "won", "lost"] as const;
 export type StageKind = (typeof STAGE_KINDS)[number];
+
+/** Rows of a run summary, in sync order: stages come from /pipelines but are reported on their own. */
+export const SUMMARY_ENTITIES = ["pipelines", "stages", "users", "contacts", "leads", "tasks", "calls", "events"] as const;
+export type SummaryEntity = (typeof SUMMARY_ENTITIES)[number];

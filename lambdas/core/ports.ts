@@ -1,4 +1,4 @@
-import type { Collection, StageKind, SyncEntity } from "./entities";
+import type { Collection, StageKind, SummaryEntity, SyncEntity } from "./entities";
 
 /**
  * The domain's ports. Adapters (DynamoDB, KMS, SFN, HTTP) and their local
@@ -87,4 +87,102 @@ export interface Logger {
   info(message: string, fields?: Record<string, unknown>): void;
   warn(message: string, fields?: Record<string, unknown>): void;
   error(message: string, fields?: Record<string, unknown>): void;
+}
+
+/* ----- Connections (owned by the onboarding API, read by the sync) ----- */
+
+/** A connection as the onboarding API returns it: never the token. */
+export interface Connection {
+  readonly id: string;
+  readonly business_account_id: string;
+  readonly crm_type: "custom";
+  /** Trailing slash stripped. */
+  readonly base_url: string;
+  /** Requests per second, integer >= 1. */
+  readonly rate_limit: number;
+  /** ISO-8601 UTC; where the first sync of each incremental entity starts. */
+  readonly sync_since: string;
+  readonly created_at: string;
+  readonly updated_at: string;
+}
+
+/** What is stored: the connection plus its encrypted source token. */
+export interface StoredConnection extends Connection {
+  /** Base64 ciphertext from the TokenCipher, bound to (business_account_id, id). */
+  readonly token_ciphertext: string;
+}
+
+export interface ConnectionStore {
+  /** Creates or replaces. */
+  put(connection: StoredConnection): Promise<void>;
+  /** Tenant-scoped: another workspace's id is null, exactly like an unknown id. */
+  get(businessAccountId: string, connectionId: string): Promise<StoredConnection | null>;
+  listByAccount(businessAccountId: string): Promise<StoredConnection[]>;
+  /** Every connection of every workspace: the scheduled dispatcher's list. */
+  listAll(): Promise<StoredConnection[]>;
+  delete(businessAccountId: string, connectionId: string): Promise<void>;
+}
+
+/** Binds a ciphertext to its workspace and connection: copied to another connection, it does not decrypt. */
+export interface TokenContext {
+  readonly businessAccountId: string;
+  readonly connectionId: string;
+}
+
+export interface TokenCipher {
+  encrypt(plaintext: string, context: TokenContext): Promise<string>;
+  decrypt(ciphertext: string, context: TokenContext): Promise<string>;
+}
+
+/* ----- Rate limit (per connection, across every caller of its source) ----- */
+
+export interface RateLimiter {
+  /**
+   * Resolves when one more request to the connection's source may start, so
+   * that no one-second window ever holds more than `requestsPerSecond` starts.
+   */
+  acquire(connectionId: string, requestsPerSecond: number): Promise<void>;
+}
+
+/* ----- Sync runs ----- */
+
+export type RunStatus = "running" | "succeeded" | "failed";
+/** pending: not reached yet; running: in progress; the final summary holds only succeeded and failed. */
+export type EntityRunStatus = "pending" | "running" | "succeeded" | "failed";
+
+export interface EntityProgress {
+  readonly entity: SummaryEntity;
+  readonly status: EntityRunStatus;
+  readonly pages: number;
+  readonly records: number;
+  /** At most 300 characters; never the token. */
+  readonly error: string | null;
+}
+
+export interface RunSummary {
+  readonly id: string;
+  readonly connection_id: string;
+  readonly status: RunStatus;
+  readonly started_at: string;
+  readonly finished_at: string | null;
+  readonly unresolved_won_lost: number;
+  /** In sync order. */
+  readonly entities: readonly EntityProgress[];
+}
+
+/** Starts state machine executions (Step Functions in AWS, aws-local-stepfunctions locally). */
+export interface RunStarter {
+  /** Returns an opaque execution reference (the execution ARN in AWS). */
+  start(input: SyncExecutionInput): Promise<string>;
+  /** False once the execution has ended in any way (succeeded, failed, aborted, timed out) or is unknown. */
+  isRunning(executionRef: string): Promise<boolean>;
+}
+
+/** The state machine's input. Small: cursors, never pages. */
+export interface SyncExecutionInput {
+  readonly business_account_id: string;
+  readonly connection_id: string;
+  readonly run_id: string;
+  /** Set when an execution continues a run in a fresh execution (history bound). */
+  readonly continuation?: unknown;
 }
