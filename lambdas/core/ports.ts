@@ -186,3 +186,53 @@ export interface SyncExecutionInput {
   /** Set when an execution continues a run in a fresh execution (history bound). */
   readonly continuation?: unknown;
 }
+
+/** Who holds a connection's run lock. */
+export interface RunLock {
+  readonly runId: string;
+  /** Null until the execution has been started. */
+  readonly executionRef: string | null;
+  /** ISO-8601; a lock whose lease has passed belongs to a run that died. */
+  readonly leaseUntil: string;
+}
+
+export interface NewRun {
+  readonly connectionId: string;
+  readonly runId: string;
+  readonly startedAt: string;
+  readonly leaseUntil: string;
+}
+
+export type BeginResult = { readonly started: true } | { readonly started: false; readonly holder: RunLock };
+
+/** Run summaries and the one-run-per-connection lock. */
+export interface RunStore {
+  /**
+   * Atomically takes the connection's run lock and creates the run summary
+   * (status running, every entity pending). When the lock is held by another
+   * run, nothing is written and the holder is returned, unless `replacing`
+   * names that holder's run id (a run known to be dead), which is then replaced.
+   */
+  begin(run: NewRun, options?: { readonly replacing?: string }): Promise<BeginResult>;
+  setExecution(connectionId: string, runId: string, executionRef: string): Promise<void>;
+  /** Extends the lease while the run makes progress; a no-op when runId no longer holds the lock. */
+  heartbeat(connectionId: string, runId: string, leaseUntil: string): Promise<void>;
+  get(connectionId: string, runId: string): Promise<RunSummary | null>;
+  /** Newest first. */
+  list(connectionId: string, options?: { readonly limit?: number }): Promise<RunSummary[]>;
+  entityStarted(connectionId: string, runId: string, entity: SummaryEntity): Promise<void>;
+  /** Adds one page and its records (pipelines pages also add their stages) and unresolved leads. */
+  pageCommitted(
+    connectionId: string,
+    runId: string,
+    progress: { readonly entity: SyncEntity; readonly records: number; readonly stages: number; readonly unresolvedWonLost: number },
+  ): Promise<void>;
+  entityFinished(
+    connectionId: string,
+    runId: string,
+    entity: SummaryEntity,
+    outcome: { readonly status: "succeeded" | "failed"; readonly error: string | null },
+  ): Promise<void>;
+  /** Sets the final status and finished_at, and releases the lock if this run still holds it. */
+  finish(connectionId: string, runId: string, outcome: { readonly status: "succeeded" | "failed"; readonly finishedAt: string }): Promise<void>;
+}
