@@ -90,3 +90,15 @@ export class PaginationError extends SyncError {
   override readonly name = "PaginationError";
   readonly retryable = false;
 }
+
+/** The record, run or connection store is briefly unavailable (throttled, conflicting transaction): retried. */
+export class StoreUnavailableError extends SyncError {
+  override readonly name = "StoreUnavailableError";
+  readonly retryable = true;
+}
+
+/** The run's connection no longer exists (deleted while the run was under way): the run stops. */
+export class ConnectionNotFoundError extends SyncError {
+  override readonly name = "ConnectionNotFoundError";
+  readonly retryable = false;
+}

@@ -44,3 +44,19 @@ export const TEXT_LIMITS = {
 export const SOURCE_REQUEST_TIMEOUT_MS = 20_000;
 /** Largest source response body read; a bigger one fails the page instead of exhausting Lambda memory. */
 export const SOURCE_MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
+
+/**
+ * Incremental entities restart from their watermark minus this margin: a
+ * source that commits a record a little after stamping its updated_at would
+ * otherwise hide it behind a watermark already past it. Re-sent records are
+ * harmless (upsert).
+ */
+export const WATERMARK_SAFETY_MARGIN_SECONDS = 120;
+/**
+ * Page tasks per Standard execution before the run continues in a fresh one.
+ * Bounds the history under Step Functions' 25,000 events even if every page
+ * takes all its retries (see test/statemachine/history-bound.test.ts).
+ */
+export const PAGE_TASKS_PER_EXECUTION = 500;
+/** A run's lock lease; extended by every page. A run that died frees its connection after this. */
+export const RUN_LEASE_SECONDS = 15 * 60;

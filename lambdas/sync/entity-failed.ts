@@ -1,0 +1,24 @@
+import { ConnectionNotFoundError } from "../core/errors";
+import { caughtErrorDetail } from "./caught-error-detail";
+import { finishEntityAndAdvance, loadConnection } from "./entity-steps";
+import { stopRun } from "./stop-run";
+import type { SyncDeps } from "./sync-deps";
+import type { CaughtError, SyncState } from "./sync-state";
+
+/**
+ * The entity failed (retries exhausted, a hard error, a bad page): report it
+ * and go on with the next entity. Committed pages stay; the next run resumes
+ * the entity from its watermark.
+ */
+export async function entityFailed(deps: SyncDeps, state: SyncState & { readonly error: CaughtError }): Promise<SyncState> {
+  if (state.cursor === null) throw new TypeError("entityFailed was called without a cursor");
+  const detail = caughtErrorDetail(state.error);
+  let connection;
+  try {
+    connection = await loadConnection(deps, state.run);
+  } catch (error) {
+    if (!(error instanceof ConnectionNotFoundError)) throw error;
+    return stopRun(deps, { ...state, error: { Error: error.name, Cause: error.detail } });
+  }
+  return finishEntityAndAdvance(deps, state.run, state.cursor, { status: "failed", error: detail }, connection);
+}

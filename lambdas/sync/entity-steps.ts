@@ -1,0 +1,76 @@
+import { SYNC_ENTITIES, type SummaryEntity, type SyncEntity } from "../core/entities";
+import { ConnectionNotFoundError } from "../core/errors";
+import { PAGE_TASKS_PER_EXECUTION, RUN_LEASE_SECONDS } from "../core/limits";
+import type { StoredConnection } from "../core/ports";
+import { entityDefinition } from "../ingestion/entity-catalog";
+import type { SyncDeps } from "./sync-deps";
+import type { RunRef, SyncCursor, SyncState } from "./sync-state";
+import { updatedSince } from "./updated-since";
+
+/** The summary rows an entity's outcome lands on: /pipelines also carries the stages. */
+export function summaryRowsOf(entity: SyncEntity): SummaryEntity[] {
+  return entity === "pipelines" ? ["pipelines", "stages"] : [entity];
+}
+
+export async function loadConnection(deps: Pick<SyncDeps, "connections">, run: RunRef): Promise<StoredConnection> {
+  const connection = await deps.connections.get(run.business_account_id, run.connection_id);
+  if (connection === null) throw new ConnectionNotFoundError(`connection ${run.connection_id} no longer exists`);
+  return connection;
+}
+
+export function leaseUntil(now: Date): string {
+  return new Date(now.getTime() + RUN_LEASE_SECONDS * 1000).toISOString();
+}
+
+/** After a page task: fetch on, or first continue in a fresh execution when this one has run enough page tasks. */
+export function nextPageStep(cursor: SyncCursor): SyncState["step"] {
+  return cursor.steps >= PAGE_TASKS_PER_EXECUTION ? { outcome: "continue_as_new" } : { outcome: "next_page" };
+}
+
+/** Marks the entity running and builds its first cursor (incremental entities start from their watermark). */
+export async function startEntity(
+  deps: SyncDeps,
+  run: RunRef,
+  connection: StoredConnection,
+  entity: SyncEntity,
+  steps: number,
+): Promise<SyncCursor> {
+  for (const row of summaryRowsOf(entity)) await deps.runs.entityStarted(run.connection_id, run.run_id, row);
+  const incremental = entityDefinition(entity).incremental;
+  const watermark = incremental ? await deps.records.getWatermark(run.connection_id, entity) : null;
+  return {
+    entity,
+    page: 1,
+    updated_since: incremental ? updatedSince(watermark, connection.sync_since) : null,
+    watermark,
+    previous: null,
+    throttle_attempts: 0,
+    steps,
+  };
+}
+
+/** Settles an entity and moves to the next one in sync order, or to the end of the run. */
+export async function finishEntityAndAdvance(
+  deps: SyncDeps,
+  run: RunRef,
+  cursor: SyncCursor,
+  outcome: { readonly status: "succeeded" | "failed"; readonly error: string | null },
+  connection: StoredConnection,
+): Promise<SyncState> {
+  for (const row of summaryRowsOf(cursor.entity)) {
+    await deps.runs.entityFinished(run.connection_id, run.run_id, row, outcome);
+  }
+  const log = outcome.status === "succeeded" ? deps.logger.info : deps.logger.warn;
+  log("entity finished", {
+    connection_id: run.connection_id,
+    run_id: run.run_id,
+    entity: cursor.entity,
+    status: outcome.status,
+    error: outcome.error,
+  });
+
+  const next = SYNC_ENTITIES[SYNC_ENTITIES.indexOf(cursor.entity) + 1];
+  if (next === undefined) return { run, cursor: null, step: { outcome: "done" } };
+  const nextCursor = await startEntity(deps, run, connection, next, cursor.steps);
+  return { run, cursor: nextCursor, step: nextPageStep(nextCursor) };
+}

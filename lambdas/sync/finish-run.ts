@@ -1,0 +1,47 @@
+import type { SummaryEntity } from "../core/entities";
+import { ENTITY_CATALOG } from "../ingestion/entity-catalog";
+import type { SyncDeps } from "./sync-deps";
+import { summaryRowsOf } from "./entity-steps";
+import type { SyncState } from "./sync-state";
+
+/** Summary rows whose failure fails the run: the required entities, and stages with their pipelines. */
+export const REQUIRED_SUMMARY_ENTITIES: ReadonlySet<SummaryEntity> = new Set(
+  Object.values(ENTITY_CATALOG)
+    .filter((definition) => definition.required)
+    .flatMap((definition) => summaryRowsOf(definition.entity)),
+);
+
+export interface FinishRunResult {
+  readonly run_id: string;
+  readonly status: "succeeded" | "failed";
+}
+
+/** The run fails exactly when a required entity failed. Releases the connection's run lock. */
+export async function finishRun(deps: SyncDeps, state: SyncState): Promise<FinishRunResult> {
+  const { run } = state;
+  const summary = await deps.runs.get(run.connection_id, run.run_id);
+  const entities = summary?.entities ?? [];
+  // Defensive: a row never reached (cannot happen in the definition's paths) must not read as a success.
+  for (const row of entities) {
+    if (row.status === "pending" || row.status === "running") {
+      await deps.runs.entityFinished(run.connection_id, run.run_id, row.entity, {
+        status: "failed",
+        error: "the run ended before this entity finished",
+      });
+    }
+  }
+  const failed = entities.some(
+    (row) => REQUIRED_SUMMARY_ENTITIES.has(row.entity) && row.status !== "succeeded",
+  );
+  const status = failed ? "failed" : "succeeded";
+  const finishedAt = deps.clock.now().toISOString();
+  await deps.runs.finish(run.connection_id, run.run_id, { status, finishedAt });
+  deps.logger.info("run finished", {
+    connection_id: run.connection_id,
+    run_id: run.run_id,
+    status,
+    entities: entities.map((row) => ({ entity: row.entity, status: row.status, pages: row.pages, records: row.records })),
+    unresolved_won_lost: summary?.unresolved_won_lost ?? 0,
+  });
+  return { run_id: run.run_id, status };
+}

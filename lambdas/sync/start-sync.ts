@@ -1,0 +1,76 @@
+import { SyncError } from "../core/errors";
+import type { RunLock } from "../core/ports";
+import { leaseUntil } from "./entity-steps";
+import { newRunId } from "./run-id";
+import type { StartSyncDeps } from "./sync-deps";
+
+/** Step Functions (or the local engine) refused to start the execution. */
+export class SyncQueueUnavailableError extends SyncError {
+  override readonly name = "SyncQueueUnavailableError";
+  readonly retryable = true;
+}
+
+export interface StartSyncResult {
+  /** The new run, or the run already in progress. */
+  readonly runId: string;
+  /** False when a run was already in progress and nothing new started. */
+  readonly started: boolean;
+}
+
+/**
+ * Starts a sync unless one is in progress for the connection. A lock whose run
+ * died (its execution ended, or its lease passed) is taken over, and the dead
+ * run is reported failed, so a dead run never blocks its connection.
+ */
+export async function startSync(
+  deps: StartSyncDeps,
+  connection: { readonly business_account_id: string; readonly id: string },
+): Promise<StartSyncResult> {
+  const now = deps.clock.now();
+  const run = { connectionId: connection.id, runId: newRunId(now), startedAt: now.toISOString(), leaseUntil: leaseUntil(now) };
+
+  let begun = await deps.runs.begin(run);
+  if (!begun.started) {
+    const holder = begun.holder;
+    if (!(await isDead(deps, holder, now))) return { runId: holder.runId, started: false };
+    begun = await deps.runs.begin(run, { replacing: holder.runId });
+    if (!begun.started) return { runId: begun.holder.runId, started: false };
+    await reportDead(deps, connection.id, holder.runId, now);
+  }
+
+  try {
+    const executionRef = await deps.starter.start({
+      business_account_id: connection.business_account_id,
+      connection_id: connection.id,
+      run_id: run.runId,
+    });
+    await deps.runs.setExecution(connection.id, run.runId, executionRef);
+  } catch (error) {
+    await deps.runs.finish(connection.id, run.runId, { status: "failed", finishedAt: deps.clock.now().toISOString() });
+    deps.logger.error("sync could not be started", { connection_id: connection.id, run_id: run.runId, error: String(error) });
+    throw new SyncQueueUnavailableError("the sync could not be queued; try again shortly", { cause: error });
+  }
+  deps.logger.info("sync started", { connection_id: connection.id, run_id: run.runId });
+  return { runId: run.runId, started: true };
+}
+
+async function isDead(deps: StartSyncDeps, holder: RunLock, now: Date): Promise<boolean> {
+  if (Date.parse(holder.leaseUntil) <= now.getTime()) return true;
+  // No execution yet: another starter is between begin and start; give it its lease.
+  if (holder.executionRef === null) return false;
+  return !(await deps.starter.isRunning(holder.executionRef));
+}
+
+async function reportDead(deps: StartSyncDeps, connectionId: string, runId: string, now: Date): Promise<void> {
+  const dead = await deps.runs.get(connectionId, runId);
+  for (const row of dead?.entities ?? []) {
+    if (row.status === "pending" || row.status === "running") {
+      await deps.runs.entityFinished(connectionId, runId, row.entity, {
+        status: "failed",
+        error: "the run stopped without finishing (its execution ended or its lease expired)",
+      });
+    }
+  }
+  await deps.runs.finish(connectionId, runId, { status: "failed", finishedAt: now.toISOString() });
+  deps.logger.warn("dead run taken over", { connection_id: connectionId, run_id: runId });
+}

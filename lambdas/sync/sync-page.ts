@@ -1,0 +1,97 @@
+import { SourceNotImplementedError, SourceThrottledError } from "../core/errors";
+import { entityDefinition } from "../ingestion/entity-catalog";
+import { ingestPage } from "../ingestion/ingest-page";
+import { rateLimited } from "../rate-limit/rate-limited-source-client";
+import { finishEntityAndAdvance, leaseUntil, loadConnection, nextPageStep } from "./entity-steps";
+import type { SyncDeps } from "./sync-deps";
+import type { SyncCursor, SyncState } from "./sync-state";
+
+/**
+ * The page task: one page of the current entity, under the connection's rate
+ * limit. A 429 comes back as data (the state machine chooses the wait); a
+ * 404 from an optional endpoint is the entity's success with 0 records; any
+ * other failure is thrown by name for the state machine's Retry and Catch.
+ */
+export async function syncPage(deps: SyncDeps, state: SyncState): Promise<SyncState> {
+  const { run } = state;
+  const cursor = requireCursor(state);
+  const steps = cursor.steps + 1;
+  await deps.runs.heartbeat(run.connection_id, run.run_id, leaseUntil(deps.clock.now()));
+  const connection = await loadConnection(deps, run);
+  const token = await deps.cipher.decrypt(connection.token_ciphertext, {
+    businessAccountId: run.business_account_id,
+    connectionId: run.connection_id,
+  });
+  const source = rateLimited(deps.source, deps.limiter, { connectionId: run.connection_id, rateLimit: connection.rate_limit });
+
+  let page;
+  try {
+    page = await ingestPage(
+      { source, store: deps.records, logger: deps.logger },
+      { baseUrl: connection.base_url, token },
+      {
+        connectionId: run.connection_id,
+        entity: cursor.entity,
+        page: cursor.page,
+        updatedSince: cursor.updated_since,
+        watermark: cursor.watermark,
+        previous: cursor.previous,
+      },
+    );
+  } catch (error) {
+    if (error instanceof SourceThrottledError) {
+      deps.logger.warn("page throttled", {
+        connection_id: run.connection_id,
+        run_id: run.run_id,
+        entity: cursor.entity,
+        page: cursor.page,
+        retry_after_seconds: error.retryAfterSeconds,
+        attempt: cursor.throttle_attempts + 1,
+      });
+      return {
+        run,
+        cursor: { ...cursor, throttle_attempts: cursor.throttle_attempts + 1, steps },
+        step: { outcome: "throttled", retry_after_seconds: error.retryAfterSeconds, detail: error.detail },
+      };
+    }
+    if (error instanceof SourceNotImplementedError && !entityDefinition(cursor.entity).required) {
+      deps.logger.info("optional endpoint not implemented (404): 0 records", {
+        connection_id: run.connection_id,
+        run_id: run.run_id,
+        entity: cursor.entity,
+      });
+      return finishEntityAndAdvance(deps, run, { ...cursor, steps }, { status: "succeeded", error: null }, connection);
+    }
+    throw error;
+  }
+
+  await deps.runs.pageCommitted(run.connection_id, run.run_id, {
+    entity: cursor.entity,
+    records: page.records,
+    stages: page.stages,
+    unresolvedWonLost: page.unresolvedWonLost,
+  });
+  if (page.hasMore) {
+    const next: SyncCursor = {
+      ...cursor,
+      page: cursor.page + 1,
+      watermark: page.watermark,
+      previous: page.fingerprint,
+      throttle_attempts: 0,
+      steps,
+    };
+    return { run, cursor: next, step: nextPageStep(next) };
+  }
+  return finishEntityAndAdvance(
+    deps,
+    run,
+    { ...cursor, page: cursor.page + 1, steps },
+    { status: "succeeded", error: null },
+    connection,
+  );
+}
+
+function requireCursor(state: SyncState): SyncCursor {
+  if (state.cursor === null) throw new TypeError("the page task was called without a cursor");
+  return state.cursor;
+}
