@@ -1,0 +1,472 @@
+import {
+  ConditionalCheckFailedException,
+  GetItemCommand,
+  QueryCommand,
+  TransactWriteItemsCommand,
+  TransactionCanceledException,
+  UpdateItemCommand,
+  type AttributeValue,
+  type DynamoDBClient,
+  type TransactWriteItemsCommandInput,
+  type UpdateItemCommandInput,
+} from "@aws-sdk/client-dynamodb";
+import { SUMMARY_ENTITIES, type SummaryEntity, type SyncEntity } from "../core/entities";
+import { cutDetail } from "../core/errors";
+import type {
+  BeginResult,
+  EntityProgress,
+  EntityRunStatus,
+  NewRun,
+  RunLock,
+  RunStatus,
+  RunStore,
+  RunSummary,
+} from "../core/ports";
+import {
+  LOCK_SORT_KEY,
+  RUN_ATTR,
+  entityMapKey,
+  runLockPartitionKey,
+  runPartitionKey,
+  runSortKey,
+} from "./run-keys";
+
+export interface DynamoDbRunStoreOptions {
+  /** Injected: the store never builds a client (endpoint, credentials and retries are the caller's). */
+  readonly client: DynamoDBClient;
+  readonly tableName: string;
+}
+
+/** An update (progress, finish) for a run whose summary does not exist. */
+export class RunNotFoundError extends Error {
+  override readonly name = "RunNotFoundError";
+}
+
+/** begin() with a run id that already has a summary: run ids are never reused. */
+export class RunAlreadyExistsError extends Error {
+  override readonly name = "RunAlreadyExistsError";
+}
+
+/** list() accepts a limit of 1..RUN_LIST_MAX_LIMIT. */
+export const RUN_LIST_MAX_LIMIT = 1000;
+/** Tries of begin's transaction when the lock changes under it (released between the failed condition and the read, or a transaction conflict). */
+const BEGIN_ATTEMPTS = 5;
+/** Upper bound of the random wait before retrying a transaction that conflicted with another one on the lock. */
+const CONFLICT_BACKOFF_MS = 50;
+
+const RUN_STATUSES: readonly RunStatus[] = ["running", "succeeded", "failed"];
+const ENTITY_STATUSES: readonly EntityRunStatus[] = ["pending", "running", "succeeded", "failed"];
+
+type Item = Record<string, AttributeValue>;
+
+/**
+ * RunStore on the single DynamoDB table (key layout: ./run-keys.ts).
+ *
+ * The lock rule, kept simple on purpose: begin() takes the lock only when no
+ * lock item exists, or when `replacing` names the run id that holds it. A lock
+ * whose lease has passed is NOT taken by begin on its own: the caller decides
+ * that its run is dead (e.g. its execution is no longer running) and passes
+ * that run id as `replacing`. The replaced run's summary is left as it is
+ * (still `running`); closing it is the caller's (finish() on it updates the
+ * summary and, the lock now being another run's, leaves the lock alone).
+ *
+ * Progress updates (entityStarted, pageCommitted, entityFinished, finish)
+ * require the run summary to exist and throw RunNotFoundError otherwise.
+ * pageCommitted ADDs, so it is not idempotent: the caller calls it once per
+ * committed page. Other DynamoDB errors propagate unchanged.
+ */
+export class DynamoDbRunStore implements RunStore {
+  private readonly client: DynamoDBClient;
+  private readonly tableName: string;
+
+  constructor(options: DynamoDbRunStoreOptions) {
+    this.client = options.client;
+    this.tableName = options.tableName;
+  }
+
+  /**
+   * One TransactWriteItems: Put of the lock (condition: no lock, or, with
+   * `replacing`, no lock or a lock held by that run id) and Put of the new
+   * summary (condition: the run id is new). When the lock condition fails,
+   * nothing is written and the current holder is returned.
+   */
+  async begin(run: NewRun, options?: { readonly replacing?: string }): Promise<BeginResult> {
+    const replacing = options?.replacing;
+    const lockCondition =
+      replacing === undefined ? "attribute_not_exists(#pk)" : "attribute_not_exists(#pk) OR #runId = :replacing";
+    const lockNames: Record<string, string> = { "#pk": RUN_ATTR.pk };
+    if (replacing !== undefined) lockNames["#runId"] = RUN_ATTR.lockRunId;
+    const input: TransactWriteItemsCommandInput = {
+      TransactItems: [
+        {
+          Put: {
+            TableName: this.tableName,
+            Item: {
+              [RUN_ATTR.pk]: { S: runLockPartitionKey(run.connectionId) },
+              [RUN_ATTR.sk]: { S: LOCK_SORT_KEY },
+              [RUN_ATTR.lockRunId]: { S: run.runId },
+              [RUN_ATTR.lockExecutionRef]: { NULL: true },
+              [RUN_ATTR.lockLeaseUntil]: { S: run.leaseUntil },
+            },
+            ConditionExpression: lockCondition,
+            ExpressionAttributeNames: lockNames,
+            ExpressionAttributeValues: replacing === undefined ? undefined : { ":replacing": { S: replacing } },
+          },
+        },
+        {
+          Put: {
+            TableName: this.tableName,
+            Item: newRunItem(run),
+            ConditionExpression: "attribute_not_exists(#pk)",
+            ExpressionAttributeNames: { "#pk": RUN_ATTR.pk },
+          },
+        },
+      ],
+    };
+
+    for (let attempt = 1; attempt <= BEGIN_ATTEMPTS; attempt += 1) {
+      try {
+        await this.client.send(new TransactWriteItemsCommand(input));
+        return { started: true };
+      } catch (error) {
+        if (!(error instanceof TransactionCanceledException)) throw error;
+        const [lockReason, runReason] = error.CancellationReasons ?? [];
+        if (lockReason?.Code === "ConditionalCheckFailed") {
+          const holder = await this.readLock(run.connectionId);
+          if (holder !== null) return { started: false, holder };
+          continue; // released between the transaction and the read: try again
+        }
+        if (runReason?.Code === "ConditionalCheckFailed") {
+          throw new RunAlreadyExistsError(`run ${run.runId} of connection ${run.connectionId} already exists`, {
+            cause: error,
+          });
+        }
+        if (lockReason?.Code === "TransactionConflict" || runReason?.Code === "TransactionConflict") {
+          await sleep(Math.random() * CONFLICT_BACKOFF_MS * attempt);
+          continue;
+        }
+        throw error;
+      }
+    }
+    throw new Error(`run lock of connection ${run.connectionId} kept changing; begin gave up after ${BEGIN_ATTEMPTS} tries`);
+  }
+
+  /** Records the execution on the lock; a no-op when runId no longer holds the lock (as heartbeat). */
+  async setExecution(connectionId: string, runId: string, executionRef: string): Promise<void> {
+    await this.updateOwnLock(connectionId, runId, {
+      UpdateExpression: "SET #executionRef = :executionRef",
+      ExpressionAttributeNames: { "#executionRef": RUN_ATTR.lockExecutionRef },
+      ExpressionAttributeValues: { ":executionRef": { S: executionRef } },
+    });
+  }
+
+  async heartbeat(connectionId: string, runId: string, leaseUntil: string): Promise<void> {
+    await this.updateOwnLock(connectionId, runId, {
+      UpdateExpression: "SET #leaseUntil = :leaseUntil",
+      ExpressionAttributeNames: { "#leaseUntil": RUN_ATTR.lockLeaseUntil },
+      ExpressionAttributeValues: { ":leaseUntil": { S: leaseUntil } },
+    });
+  }
+
+  async get(connectionId: string, runId: string): Promise<RunSummary | null> {
+    const out = await this.client.send(
+      new GetItemCommand({ TableName: this.tableName, Key: runKey(connectionId, runId), ConsistentRead: true }),
+    );
+    return out.Item === undefined ? null : fromRunItem(out.Item);
+  }
+
+  /** Newest first (run ids sort by time); every run when no limit is given. */
+  async list(connectionId: string, options?: { readonly limit?: number }): Promise<RunSummary[]> {
+    const limit = options?.limit;
+    if (limit !== undefined && (!Number.isInteger(limit) || limit < 1 || limit > RUN_LIST_MAX_LIMIT)) {
+      throw new RangeError(`limit must be an integer from 1 to ${RUN_LIST_MAX_LIMIT}; got ${limit}`);
+    }
+    const runs: RunSummary[] = [];
+    let startKey: Item | undefined;
+    do {
+      const out = await this.client.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          KeyConditionExpression: "#pk = :pk",
+          ExpressionAttributeNames: { "#pk": RUN_ATTR.pk },
+          ExpressionAttributeValues: { ":pk": { S: runPartitionKey(connectionId) } },
+          ScanIndexForward: false,
+          Limit: limit === undefined ? undefined : limit - runs.length,
+          ExclusiveStartKey: startKey,
+          ConsistentRead: true,
+        }),
+      );
+      for (const item of out.Items ?? []) runs.push(fromRunItem(item));
+      startKey = out.LastEvaluatedKey;
+    } while (startKey !== undefined && (limit === undefined || runs.length < limit));
+    return runs;
+  }
+
+  async entityStarted(connectionId: string, runId: string, entity: SummaryEntity): Promise<void> {
+    await this.updateRun(connectionId, runId, {
+      UpdateExpression: "SET #entities.#entity.#status = :running",
+      ExpressionAttributeNames: { "#entities": RUN_ATTR.entities, "#entity": entityMapKey(entity), "#status": RUN_ATTR.entityStatus },
+      ExpressionAttributeValues: { ":running": { S: "running" } },
+    });
+  }
+
+  /** One UpdateItem of ADDs; a pipelines page also adds one page and its stages to "stages". */
+  async pageCommitted(
+    connectionId: string,
+    runId: string,
+    progress: { readonly entity: SyncEntity; readonly records: number; readonly stages: number; readonly unresolvedWonLost: number },
+  ): Promise<void> {
+    const records = requireCount("records", progress.records);
+    const stages = requireCount("stages", progress.stages);
+    const unresolved = requireCount("unresolvedWonLost", progress.unresolvedWonLost);
+    const adds = [
+      "#entities.#entity.#pages :one",
+      "#entities.#entity.#records :records",
+      "#unresolved :unresolved",
+    ];
+    const names: Record<string, string> = {
+      "#entities": RUN_ATTR.entities,
+      "#entity": entityMapKey(progress.entity),
+      "#pages": RUN_ATTR.entityPages,
+      "#records": RUN_ATTR.entityRecords,
+      "#unresolved": RUN_ATTR.unresolvedWonLost,
+    };
+    const values: Item = {
+      ":one": { N: "1" },
+      ":records": { N: String(records) },
+      ":unresolved": { N: String(unresolved) },
+    };
+    if (progress.entity === "pipelines") {
+      adds.push("#entities.#stages.#pages :one", "#entities.#stages.#records :stages");
+      names["#stages"] = entityMapKey("stages");
+      values[":stages"] = { N: String(stages) };
+    }
+    await this.updateRun(connectionId, runId, {
+      UpdateExpression: `ADD ${adds.join(", ")}`,
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+    });
+  }
+
+  /** Sets the entity's final status; the error is cut to 300 characters. */
+  async entityFinished(
+    connectionId: string,
+    runId: string,
+    entity: SummaryEntity,
+    outcome: { readonly status: "succeeded" | "failed"; readonly error: string | null },
+  ): Promise<void> {
+    await this.updateRun(connectionId, runId, {
+      UpdateExpression: "SET #entities.#entity.#status = :status, #entities.#entity.#error = :error",
+      ExpressionAttributeNames: {
+        "#entities": RUN_ATTR.entities,
+        "#entity": entityMapKey(entity),
+        "#status": RUN_ATTR.entityStatus,
+        "#error": RUN_ATTR.entityError,
+      },
+      ExpressionAttributeValues: {
+        ":status": { S: outcome.status },
+        ":error": outcome.error === null ? { NULL: true } : { S: cutDetail(outcome.error) },
+      },
+    });
+  }
+
+  /**
+   * One transaction: Update of the summary (status, finished_at) and Delete of
+   * the lock conditioned on its runId. When only the lock's condition fails
+   * (the lock is another run's, or gone), the transaction wrote nothing, so
+   * the summary is then updated on its own: the run is always finished, and
+   * another run's lock is never released.
+   */
+  async finish(
+    connectionId: string,
+    runId: string,
+    outcome: { readonly status: "succeeded" | "failed"; readonly finishedAt: string },
+  ): Promise<void> {
+    const update = this.finishUpdate(connectionId, runId, outcome);
+    try {
+      await this.client.send(
+        new TransactWriteItemsCommand({
+          TransactItems: [
+            { Update: update },
+            {
+              Delete: {
+                TableName: this.tableName,
+                Key: lockKey(connectionId),
+                ConditionExpression: "#runId = :runId",
+                ExpressionAttributeNames: { "#runId": RUN_ATTR.lockRunId },
+                ExpressionAttributeValues: { ":runId": { S: runId } },
+              },
+            },
+          ],
+        }),
+      );
+    } catch (error) {
+      if (!(error instanceof TransactionCanceledException)) throw error;
+      const [runReason, lockReason] = error.CancellationReasons ?? [];
+      if (runReason?.Code === "ConditionalCheckFailed") throw notFound(connectionId, runId, error);
+      if (lockReason?.Code !== "ConditionalCheckFailed") throw error;
+      await this.updateRun(connectionId, runId, update);
+    }
+  }
+
+  private finishUpdate(
+    connectionId: string,
+    runId: string,
+    outcome: { readonly status: "succeeded" | "failed"; readonly finishedAt: string },
+  ) {
+    return {
+      TableName: this.tableName,
+      Key: runKey(connectionId, runId),
+      UpdateExpression: "SET #status = :status, #finishedAt = :finishedAt",
+      ConditionExpression: "attribute_exists(#pk)",
+      ExpressionAttributeNames: { "#pk": RUN_ATTR.pk, "#status": RUN_ATTR.status, "#finishedAt": RUN_ATTR.finishedAt },
+      ExpressionAttributeValues: { ":status": { S: outcome.status }, ":finishedAt": { S: outcome.finishedAt } },
+    };
+  }
+
+  private async readLock(connectionId: string): Promise<RunLock | null> {
+    const out = await this.client.send(
+      new GetItemCommand({ TableName: this.tableName, Key: lockKey(connectionId), ConsistentRead: true }),
+    );
+    const item = out.Item;
+    if (item === undefined) return null;
+    const runId = item[RUN_ATTR.lockRunId]?.S;
+    const leaseUntil = item[RUN_ATTR.lockLeaseUntil]?.S;
+    if (runId === undefined || leaseUntil === undefined) {
+      throw new Error(`run lock of connection ${connectionId} is damaged (no runId or leaseUntil)`);
+    }
+    return { runId, executionRef: item[RUN_ATTR.lockExecutionRef]?.S ?? null, leaseUntil };
+  }
+
+  /** An update of the lock that applies only while runId holds it; otherwise a no-op. */
+  private async updateOwnLock(
+    connectionId: string,
+    runId: string,
+    update: Required<Pick<UpdateItemCommandInput, "UpdateExpression" | "ExpressionAttributeNames" | "ExpressionAttributeValues">>,
+  ): Promise<void> {
+    try {
+      await this.client.send(
+        new UpdateItemCommand({
+          TableName: this.tableName,
+          Key: lockKey(connectionId),
+          UpdateExpression: update.UpdateExpression,
+          ConditionExpression: "#runId = :runId",
+          ExpressionAttributeNames: { ...update.ExpressionAttributeNames, "#runId": RUN_ATTR.lockRunId },
+          ExpressionAttributeValues: { ...update.ExpressionAttributeValues, ":runId": { S: runId } },
+        }),
+      );
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return; // another run's lock, or none
+      throw error;
+    }
+  }
+
+  /** An update of an existing run summary; RunNotFoundError when there is none. */
+  private async updateRun(
+    connectionId: string,
+    runId: string,
+    update: Pick<UpdateItemCommandInput, "UpdateExpression" | "ExpressionAttributeNames" | "ExpressionAttributeValues">,
+  ): Promise<void> {
+    try {
+      await this.client.send(
+        new UpdateItemCommand({
+          TableName: this.tableName,
+          Key: runKey(connectionId, runId),
+          UpdateExpression: update.UpdateExpression,
+          ConditionExpression: "attribute_exists(#pk)",
+          ExpressionAttributeNames: { ...update.ExpressionAttributeNames, "#pk": RUN_ATTR.pk },
+          ExpressionAttributeValues: update.ExpressionAttributeValues,
+        }),
+      );
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) throw notFound(connectionId, runId, error);
+      throw error;
+    }
+  }
+}
+
+function runKey(connectionId: string, runId: string): Item {
+  return { [RUN_ATTR.pk]: { S: runPartitionKey(connectionId) }, [RUN_ATTR.sk]: { S: runSortKey(runId) } };
+}
+
+function lockKey(connectionId: string): Item {
+  return { [RUN_ATTR.pk]: { S: runLockPartitionKey(connectionId) }, [RUN_ATTR.sk]: { S: LOCK_SORT_KEY } };
+}
+
+function notFound(connectionId: string, runId: string, cause: unknown): RunNotFoundError {
+  return new RunNotFoundError(`run ${runId} of connection ${connectionId} does not exist`, { cause });
+}
+
+function newRunItem(run: NewRun): Item {
+  const entities: Item = {};
+  for (const entity of SUMMARY_ENTITIES) {
+    entities[entityMapKey(entity)] = {
+      M: {
+        [RUN_ATTR.entityStatus]: { S: "pending" },
+        [RUN_ATTR.entityPages]: { N: "0" },
+        [RUN_ATTR.entityRecords]: { N: "0" },
+        [RUN_ATTR.entityError]: { NULL: true },
+      },
+    };
+  }
+  return {
+    ...runKey(run.connectionId, run.runId),
+    [RUN_ATTR.id]: { S: run.runId },
+    [RUN_ATTR.connectionId]: { S: run.connectionId },
+    [RUN_ATTR.status]: { S: "running" },
+    [RUN_ATTR.startedAt]: { S: run.startedAt },
+    [RUN_ATTR.finishedAt]: { NULL: true },
+    [RUN_ATTR.unresolvedWonLost]: { N: "0" },
+    [RUN_ATTR.entities]: { M: entities },
+  };
+}
+
+function fromRunItem(item: Item): RunSummary {
+  const where = `run item ${item[RUN_ATTR.pk]?.S ?? "?"} / ${item[RUN_ATTR.sk]?.S ?? "?"}`;
+  const text = (name: string): string => {
+    const value = item[name]?.S;
+    if (value === undefined) throw new Error(`${where}: ${name} is missing or not a string`);
+    return value;
+  };
+  const status = text(RUN_ATTR.status);
+  if (!isOneOf(RUN_STATUSES, status)) throw new Error(`${where}: unknown status ${status}`);
+  const stored = item[RUN_ATTR.entities]?.M ?? {};
+  const entities = SUMMARY_ENTITIES.map((entity): EntityProgress => {
+    const progress = stored[entityMapKey(entity)]?.M ?? {};
+    const entityStatus = progress[RUN_ATTR.entityStatus]?.S ?? "pending";
+    if (!isOneOf(ENTITY_STATUSES, entityStatus)) throw new Error(`${where}: ${entity} has unknown status ${entityStatus}`);
+    return {
+      entity,
+      status: entityStatus,
+      pages: toCount(progress[RUN_ATTR.entityPages]),
+      records: toCount(progress[RUN_ATTR.entityRecords]),
+      error: progress[RUN_ATTR.entityError]?.S ?? null,
+    };
+  });
+  return {
+    id: text(RUN_ATTR.id),
+    connection_id: text(RUN_ATTR.connectionId),
+    status,
+    started_at: text(RUN_ATTR.startedAt),
+    finished_at: item[RUN_ATTR.finishedAt]?.S ?? null,
+    unresolved_won_lost: toCount(item[RUN_ATTR.unresolvedWonLost]),
+    entities,
+  };
+}
+
+function toCount(value: AttributeValue | undefined): number {
+  return value?.N === undefined ? 0 : Number(value.N);
+}
+
+function requireCount(what: string, value: number): number {
+  if (!Number.isSafeInteger(value) || value < 0) throw new RangeError(`${what} must be an integer >= 0; got ${value}`);
+  return value;
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+function isOneOf<T extends string>(allowed: readonly T[], value: string): value is T {
+  return (allowed as readonly string[]).includes(value);
+}

@@ -1,0 +1,84 @@
+import type { SummaryEntity } from "../core/entities";
+
+/**
+ * Key layout of sync runs in the single table (pk S, sk S).
+ * Every key string of the run store is built here and nowhere else.
+ *
+ *   run summary   pk = RUN#<connectionId>       sk = <runId>
+ *   run lock      pk = RUNLOCK#<connectionId>   sk = LOCK
+ *
+ * - Run ids are made by the caller and sort by time
+ *   (e.g. `20261121T161800123Z-ab12cd`), so a Query of the run partition in
+ *   descending sort key order is newest first.
+ * - `RUN#` and `RUNLOCK#` differ at their fourth character (`#` vs `L`), and
+ *   neither starts like the record store's `REC#`/`PART#`/`WM#` or the
+ *   connection store's `CONNECTION`, so no two kinds of item share a
+ *   partition, whatever characters a connection id holds (everything after
+ *   the prefix is the connection id).
+ * - One lock item per connection: taking it is a conditional Put, releasing it
+ *   a conditional Delete; both are conditioned on the lock's `runId`.
+ *
+ * A run summary item holds `entities`, a map keyed by entity name, each value
+ * a map { status, pages, records, error }, so that one page's progress is a
+ * single UpdateItem with ADDs on `entities.<entity>.pages` / `.records`.
+ * Reading it back orders the entities by SUMMARY_ENTITIES.
+ */
+
+/** Attribute names of the items. */
+export const RUN_ATTR = {
+  pk: "pk",
+  sk: "sk",
+  /* run summary */
+  id: "id",
+  connectionId: "connection_id",
+  status: "status",
+  startedAt: "started_at",
+  finishedAt: "finished_at",
+  unresolvedWonLost: "unresolved_won_lost",
+  entities: "entities",
+  /* inside entities.<entity> */
+  entityStatus: "status",
+  entityPages: "pages",
+  entityRecords: "records",
+  entityError: "error",
+  /* run lock */
+  lockRunId: "runId",
+  lockExecutionRef: "executionRef",
+  lockLeaseUntil: "leaseUntil",
+} as const;
+
+export const LOCK_SORT_KEY = "LOCK";
+
+const RUN_PREFIX = "RUN#";
+const RUN_LOCK_PREFIX = "RUNLOCK#";
+const SORT_KEY_MAX_BYTES = 1024;
+const PARTITION_KEY_MAX_BYTES = 2048;
+
+export function runPartitionKey(connectionId: string): string {
+  return checked(`${RUN_PREFIX}${requireNonEmpty("connectionId", connectionId)}`, PARTITION_KEY_MAX_BYTES, "partition");
+}
+
+export function runSortKey(runId: string): string {
+  return checked(requireNonEmpty("runId", runId), SORT_KEY_MAX_BYTES, "sort");
+}
+
+export function runLockPartitionKey(connectionId: string): string {
+  return checked(`${RUN_LOCK_PREFIX}${requireNonEmpty("connectionId", connectionId)}`, PARTITION_KEY_MAX_BYTES, "partition");
+}
+
+/** The entity's name, used as a map key under `entities` (always through an expression attribute name). */
+export function entityMapKey(entity: SummaryEntity): string {
+  return entity;
+}
+
+function requireNonEmpty(what: string, value: string): string {
+  if (value.length === 0) throw new TypeError(`${what} must not be empty`);
+  return value;
+}
+
+function checked(value: string, maxBytes: number, kind: string): string {
+  if (Buffer.byteLength(value, "utf8") > maxBytes) {
+    throw new TypeError(`${kind} key over ${maxBytes} UTF-8 bytes (id too long)`);
+  }
+  return value;
+}

@@ -1,0 +1,361 @@
+import { randomUUID } from "node:crypto";
+import { GetItemCommand, QueryCommand, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { SUMMARY_ENTITIES } from "../../lambdas/core/entities";
+import type { NewRun } from "../../lambdas/core/ports";
+import { DynamoDbRunStore, RunAlreadyExistsError, RunNotFoundError } from "../../lambdas/runs/dynamodb-run-store";
+import { LOCK_SORT_KEY, runLockPartitionKey, runPartitionKey } from "../../lambdas/runs/run-keys";
+import { createTestTable, testDynamoDbClient } from "../support/dynamodb";
+
+let client: DynamoDBClient;
+let tableName: string;
+let store: DynamoDbRunStore;
+
+beforeAll(async () => {
+  client = testDynamoDbClient();
+  tableName = await createTestTable(client);
+  store = new DynamoDbRunStore({ client, tableName });
+});
+
+afterAll(() => {
+  client?.destroy();
+});
+
+const newConnection = () => `conn-${randomUUID()}`;
+
+function newRun(connectionId: string, runId: string, extra: Partial<NewRun> = {}): NewRun {
+  return {
+    connectionId,
+    runId,
+    startedAt: "2026-11-21T16:18:00.123Z",
+    leaseUntil: "2026-11-21T16:23:00.123Z",
+    ...extra,
+  };
+}
+
+async function lockItem(connectionId: string) {
+  const out = await client.send(
+    new GetItemCommand({
+      TableName: tableName,
+      Key: { pk: { S: runLockPartitionKey(connectionId) }, sk: { S: LOCK_SORT_KEY } },
+      ConsistentRead: true,
+    }),
+  );
+  return out.Item;
+}
+
+async function runItemCount(connectionId: string): Promise<number> {
+  const out = await client.send(
+    new QueryCommand({
+      TableName: tableName,
+      KeyConditionExpression: "pk = :pk",
+      ExpressionAttributeValues: { ":pk": { S: runPartitionKey(connectionId) } },
+      ConsistentRead: true,
+    }),
+  );
+  return out.Count ?? 0;
+}
+
+const RUN_A = "20261121T161800123Z-aaaaaa";
+const RUN_B = "20261121T162000456Z-bbbbbb";
+const RUN_C = "20261121T162500789Z-cccccc";
+
+describe("begin", () => {
+  test("begin creates a running run with every summary entity pending, in order", async () => {
+    const connectionId = newConnection();
+    expect(await store.begin(newRun(connectionId, RUN_A))).toEqual({ started: true });
+    expect(await store.get(connectionId, RUN_A)).toEqual({
+      id: RUN_A,
+      connection_id: connectionId,
+      status: "running",
+      started_at: "2026-11-21T16:18:00.123Z",
+      finished_at: null,
+      unresolved_won_lost: 0,
+      entities: SUMMARY_ENTITIES.map((entity) => ({ entity, status: "pending", pages: 0, records: 0, error: null })),
+    });
+    expect((await store.get(connectionId, RUN_A))?.entities).toHaveLength(8);
+  });
+
+  test("begin takes the lock with the run id, no execution and the lease", async () => {
+    const connectionId = newConnection();
+    await store.begin(newRun(connectionId, RUN_A));
+    expect(await lockItem(connectionId)).toMatchObject({
+      runId: { S: RUN_A },
+      executionRef: { NULL: true },
+      leaseUntil: { S: "2026-11-21T16:23:00.123Z" },
+    });
+  });
+
+  test("a second begin while the lock is held returns the holder and writes nothing", async () => {
+    const connectionId = newConnection();
+    await store.begin(newRun(connectionId, RUN_A));
+    await store.setExecution(connectionId, RUN_A, "arn:execution:a");
+
+    const second = await store.begin(newRun(connectionId, RUN_B, { leaseUntil: "2026-11-21T17:00:00.000Z" }));
+
+    expect(second).toEqual({
+      started: false,
+      holder: { runId: RUN_A, executionRef: "arn:execution:a", leaseUntil: "2026-11-21T16:23:00.123Z" },
+    });
+    expect(await store.get(connectionId, RUN_B)).toBeNull();
+    expect(await runItemCount(connectionId)).toBe(1);
+    expect((await lockItem(connectionId))?.["runId"]).toEqual({ S: RUN_A });
+  });
+
+  test("an expired lease is not taken by begin on its own", async () => {
+    const connectionId = newConnection();
+    await store.begin(newRun(connectionId, RUN_A, { leaseUntil: "2000-01-01T00:00:00.000Z" }));
+    const second = await store.begin(newRun(connectionId, RUN_B));
+    expect(second).toMatchObject({ started: false, holder: { runId: RUN_A } });
+    expect(await store.get(connectionId, RUN_B)).toBeNull();
+  });
+
+  test("begin replacing the dead holder's run id takes the lock and creates the run", async () => {
+    const connectionId = newConnection();
+    await store.begin(newRun(connectionId, RUN_A, { leaseUntil: "2000-01-01T00:00:00.000Z" }));
+
+    const replaced = await store.begin(newRun(connectionId, RUN_B), { replacing: RUN_A });
+
+    expect(replaced).toEqual({ started: true });
+    expect(await lockItem(connectionId)).toMatchObject({ runId: { S: RUN_B }, executionRef: { NULL: true } });
+    expect((await store.get(connectionId, RUN_B))?.status).toBe("running");
+    // The replaced run's summary is left to the caller.
+    expect((await store.get(connectionId, RUN_A))?.status).toBe("running");
+  });
+
+  test("begin replacing a run id that is not the holder returns the real holder and writes nothing", async () => {
+    const connectionId = newConnection();
+    await store.begin(newRun(connectionId, RUN_A));
+    const attempt = await store.begin(newRun(connectionId, RUN_C), { replacing: RUN_B });
+    expect(attempt).toMatchObject({ started: false, holder: { runId: RUN_A } });
+    expect(await store.get(connectionId, RUN_C)).toBeNull();
+  });
+
+  test("begin replacing a holder that has already released the lock takes the free lock", async () => {
+    const connectionId = newConnection();
+    await store.begin(newRun(connectionId, RUN_A));
+    await store.finish(connectionId, RUN_A, { status: "failed", finishedAt: "2026-11-21T16:19:00.000Z" });
+    expect(await store.begin(newRun(connectionId, RUN_B), { replacing: RUN_A })).toEqual({ started: true });
+  });
+
+  test("begin with a run id that already exists throws and does not take the free lock", async () => {
+    const connectionId = newConnection();
+    await store.begin(newRun(connectionId, RUN_A));
+    await store.finish(connectionId, RUN_A, { status: "succeeded", finishedAt: "2026-11-21T16:19:00.000Z" });
+    await expect(store.begin(newRun(connectionId, RUN_A))).rejects.toThrow(RunAlreadyExistsError);
+    expect(await lockItem(connectionId)).toBeUndefined();
+    expect((await store.get(connectionId, RUN_A))?.status).toBe("succeeded");
+  });
+
+  test("locks of different connections are independent", async () => {
+    const [one, two] = [newConnection(), newConnection()];
+    expect(await store.begin(newRun(one, RUN_A))).toEqual({ started: true });
+    expect(await store.begin(newRun(two, RUN_A))).toEqual({ started: true });
+  });
+
+  test("concurrent begins: exactly one starts, the others see it as holder", async () => {
+    const connectionId = newConnection();
+    const runIds = Array.from({ length: 5 }, (_, index) => `20261121T16180000${index}Z-race${index}`);
+    const results = await Promise.all(runIds.map((runId) => store.begin(newRun(connectionId, runId))));
+    const winners = results.filter((result) => result.started);
+    expect(winners).toHaveLength(1);
+    const winner = runIds[results.findIndex((result) => result.started)];
+    for (const result of results) if (!result.started) expect(result.holder.runId).toBe(winner);
+    expect(await runItemCount(connectionId)).toBe(1);
+  });
+});
+
+describe("progress", () => {
+  test("pageCommitted accumulates pages, records and unresolved won/lost leads", async () => {
+    const connectionId = newConnection();
+    await store.begin(newRun(connectionId, RUN_A));
+    await store.pageCommitted(connectionId, RUN_A, { entity: "leads", records: 100, stages: 0, unresolvedWonLost: 2 });
+    await store.pageCommitted(connectionId, RUN_A, { entity: "leads", records: 37, stages: 0, unresolvedWonLost: 1 });
+    await store.pageCommitted(connectionId, RUN_A, { entity: "users", records: 4, stages: 0, unresolvedWonLost: 0 });
+
+    const run = await store.get(connectionId, RUN_A);
+    const byEntity = Object.fromEntries(run!.entities.map((e) => [e.entity, e]));
+    expect(byEntity["leads"]).toMatchObject({ pages: 2, records: 137 });
+    expect(byEntity["users"]).toMatchObject({ pages: 1, records: 4 });
+    expect(byEntity["contacts"]).toMatchObject({ pages: 0, records: 0 });
+    expect(byEntity["stages"]).toMatchObject({ pages: 0, records: 0 });
+    expect(run!.unresolved_won_lost).toBe(3);
+  });
+
+  test("a pipelines page also counts one page and its stages on stages", async () => {
+    const connectionId = newConnection();
+    await store.begin(newRun(connectionId, RUN_A));
+    await store.pageCommitted(connectionId, RUN_A, { entity: "pipelines", records: 3, stages: 14, unresolvedWonLost: 0 });
+    await store.pageCommitted(connectionId, RUN_A, { entity: "pipelines", records: 1, stages: 5, unresolvedWonLost: 0 });
+
+    const run = await store.get(connectionId, RUN_A);
+    expect(run!.entities[0]).toMatchObject({ entity: "pipelines", pages: 2, records: 4 });
+    expect(run!.entities[1]).toMatchObject({ entity: "stages", pages: 2, records: 19 });
+  });
+
+  test("concurrent pageCommitted calls lose no page (atomic ADDs)", async () => {
+    const connectionId = newConnection();
+    await store.begin(newRun(connectionId, RUN_A));
+    await Promise.all(
+      Array.from({ length: 10 }, () =>
+        store.pageCommitted(connectionId, RUN_A, { entity: "contacts", records: 10, stages: 0, unresolvedWonLost: 1 }),
+      ),
+    );
+    const run = await store.get(connectionId, RUN_A);
+    expect(run!.entities.find((e) => e.entity === "contacts")).toMatchObject({ pages: 10, records: 100 });
+    expect(run!.unresolved_won_lost).toBe(10);
+  });
+
+  test("pageCommitted refuses negative or fractional counts", async () => {
+    const connectionId = newConnection();
+    await store.begin(newRun(connectionId, RUN_A));
+    await expect(
+      store.pageCommitted(connectionId, RUN_A, { entity: "leads", records: -1, stages: 0, unresolvedWonLost: 0 }),
+    ).rejects.toThrow(RangeError);
+    await expect(
+      store.pageCommitted(connectionId, RUN_A, { entity: "leads", records: 1.5, stages: 0, unresolvedWonLost: 0 }),
+    ).rejects.toThrow(RangeError);
+  });
+
+  test("entityStarted marks the entity running and leaves the others pending", async () => {
+    const connectionId = newConnection();
+    await store.begin(newRun(connectionId, RUN_A));
+    await store.entityStarted(connectionId, RUN_A, "contacts");
+    const statuses = (await store.get(connectionId, RUN_A))!.entities.map((e) => [e.entity, e.status]);
+    expect(statuses).toEqual(SUMMARY_ENTITIES.map((entity) => [entity, entity === "contacts" ? "running" : "pending"]));
+  });
+
+  test("entityFinished sets the status and keeps pages and records", async () => {
+    const connectionId = newConnection();
+    await store.begin(newRun(connectionId, RUN_A));
+    await store.entityStarted(connectionId, RUN_A, "tasks");
+    await store.pageCommitted(connectionId, RUN_A, { entity: "tasks", records: 9, stages: 0, unresolvedWonLost: 0 });
+    await store.entityFinished(connectionId, RUN_A, "tasks", { status: "succeeded", error: null });
+    expect((await store.get(connectionId, RUN_A))!.entities.find((e) => e.entity === "tasks")).toEqual({
+      entity: "tasks",
+      status: "succeeded",
+      pages: 1,
+      records: 9,
+      error: null,
+    });
+  });
+
+  test("entityFinished cuts the error to 300 characters", async () => {
+    const connectionId = newConnection();
+    await store.begin(newRun(connectionId, RUN_A));
+    await store.entityFinished(connectionId, RUN_A, "calls", { status: "failed", error: "é".repeat(250) + "😀".repeat(200) });
+    const calls = (await store.get(connectionId, RUN_A))!.entities.find((e) => e.entity === "calls")!;
+    expect(calls.status).toBe("failed");
+    expect([...calls.error!]).toHaveLength(300);
+    expect(calls.error).toBe("é".repeat(250) + "😀".repeat(50));
+  });
+
+  test("progress on a run that does not exist throws RunNotFoundError and creates nothing", async () => {
+    const connectionId = newConnection();
+    await expect(store.entityStarted(connectionId, RUN_A, "leads")).rejects.toThrow(RunNotFoundError);
+    await expect(
+      store.pageCommitted(connectionId, RUN_A, { entity: "leads", records: 1, stages: 0, unresolvedWonLost: 0 }),
+    ).rejects.toThrow(RunNotFoundError);
+    await expect(store.entityFinished(connectionId, RUN_A, "leads", { status: "failed", error: "x" })).rejects.toThrow(
+      RunNotFoundError,
+    );
+    await expect(store.finish(connectionId, RUN_A, { status: "failed", finishedAt: "2026-11-21T16:19:00.000Z" })).rejects.toThrow(
+      RunNotFoundError,
+    );
+    expect(await runItemCount(connectionId)).toBe(0);
+  });
+});
+
+describe("lock upkeep", () => {
+  test("heartbeat extends the lease of its own lock", async () => {
+    const connectionId = newConnection();
+    await store.begin(newRun(connectionId, RUN_A));
+    await store.heartbeat(connectionId, RUN_A, "2026-11-21T16:30:00.000Z");
+    expect((await lockItem(connectionId))?.["leaseUntil"]).toEqual({ S: "2026-11-21T16:30:00.000Z" });
+  });
+
+  test("heartbeat of a run that no longer holds the lock changes nothing", async () => {
+    const connectionId = newConnection();
+    await store.begin(newRun(connectionId, RUN_A));
+    await store.begin(newRun(connectionId, RUN_B, { leaseUntil: "2026-11-21T16:40:00.000Z" }), { replacing: RUN_A });
+    await store.heartbeat(connectionId, RUN_A, "2099-01-01T00:00:00.000Z");
+    expect(await lockItem(connectionId)).toMatchObject({ runId: { S: RUN_B }, leaseUntil: { S: "2026-11-21T16:40:00.000Z" } });
+  });
+
+  test("heartbeat without a lock is a no-op and creates no lock", async () => {
+    const connectionId = newConnection();
+    await expect(store.heartbeat(connectionId, RUN_A, "2099-01-01T00:00:00.000Z")).resolves.toBeUndefined();
+    expect(await lockItem(connectionId)).toBeUndefined();
+  });
+
+  test("setExecution records the execution on its own lock only", async () => {
+    const connectionId = newConnection();
+    await store.begin(newRun(connectionId, RUN_A));
+    await store.setExecution(connectionId, RUN_A, "arn:execution:a");
+    await store.setExecution(connectionId, RUN_B, "arn:execution:b");
+    expect((await lockItem(connectionId))?.["executionRef"]).toEqual({ S: "arn:execution:a" });
+  });
+});
+
+describe("finish", () => {
+  test("finish sets the status and finished_at and releases the lock, so a new begin succeeds", async () => {
+    const connectionId = newConnection();
+    await store.begin(newRun(connectionId, RUN_A));
+    await store.finish(connectionId, RUN_A, { status: "succeeded", finishedAt: "2026-11-21T16:19:30.000Z" });
+
+    expect(await store.get(connectionId, RUN_A)).toMatchObject({ status: "succeeded", finished_at: "2026-11-21T16:19:30.000Z" });
+    expect(await lockItem(connectionId)).toBeUndefined();
+    expect(await store.begin(newRun(connectionId, RUN_B))).toEqual({ started: true });
+  });
+
+  test("finish of a replaced run updates that run but does not release the other run's lock", async () => {
+    const connectionId = newConnection();
+    await store.begin(newRun(connectionId, RUN_A));
+    await store.begin(newRun(connectionId, RUN_B), { replacing: RUN_A });
+
+    await store.finish(connectionId, RUN_A, { status: "failed", finishedAt: "2026-11-21T16:21:00.000Z" });
+
+    expect(await store.get(connectionId, RUN_A)).toMatchObject({ status: "failed", finished_at: "2026-11-21T16:21:00.000Z" });
+    expect((await lockItem(connectionId))?.["runId"]).toEqual({ S: RUN_B });
+    expect((await store.get(connectionId, RUN_B))?.status).toBe("running");
+    expect(await store.begin(newRun(connectionId, RUN_C))).toMatchObject({ started: false, holder: { runId: RUN_B } });
+  });
+
+  test("finish when the lock is gone still finishes the run", async () => {
+    const connectionId = newConnection();
+    await store.begin(newRun(connectionId, RUN_A));
+    await store.finish(connectionId, RUN_A, { status: "failed", finishedAt: "2026-11-21T16:19:00.000Z" });
+    await store.finish(connectionId, RUN_A, { status: "succeeded", finishedAt: "2026-11-21T16:20:00.000Z" });
+    expect(await store.get(connectionId, RUN_A)).toMatchObject({ status: "succeeded", finished_at: "2026-11-21T16:20:00.000Z" });
+  });
+});
+
+describe("get and list", () => {
+  test("get of an unknown run is null", async () => {
+    expect(await store.get(newConnection(), RUN_A)).toBeNull();
+  });
+
+  test("list is newest first and honours the limit", async () => {
+    const connectionId = newConnection();
+    for (const runId of [RUN_B, RUN_A, RUN_C]) {
+      await store.begin(newRun(connectionId, runId));
+      await store.finish(connectionId, runId, { status: "succeeded", finishedAt: "2026-11-21T17:00:00.000Z" });
+    }
+    expect((await store.list(connectionId)).map((run) => run.id)).toEqual([RUN_C, RUN_B, RUN_A]);
+    expect((await store.list(connectionId, { limit: 2 })).map((run) => run.id)).toEqual([RUN_C, RUN_B]);
+  });
+
+  test("list returns only the connection's runs, and no lock", async () => {
+    const [one, two] = [newConnection(), newConnection()];
+    await store.begin(newRun(one, RUN_A));
+    await store.begin(newRun(two, RUN_B));
+    const runs = await store.list(one);
+    expect(runs.map((run) => [run.connection_id, run.id])).toEqual([[one, RUN_A]]);
+    expect(runs[0]!.entities.map((e) => e.entity)).toEqual([...SUMMARY_ENTITIES]);
+  });
+
+  test("list refuses a limit outside 1..1000", async () => {
+    await expect(store.list(newConnection(), { limit: 0 })).rejects.toThrow(RangeError);
+    await expect(store.list(newConnection(), { limit: 1001 })).rejects.toThrow(RangeError);
+  });
+});
