@@ -1,0 +1,414 @@
+import { performance } from "node:perf_hooks";
+import { setTimeout as sleep } from "node:timers/promises";
+import { isMainThread } from "node:worker_threads";
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  LocalStepFunctions,
+  timeScaleFromEnv,
+  type LocalStepFunctionsOptions,
+  type TaskHandler,
+} from "../../../lambdas/local/step-functions/local-step-functions";
+import { validateDefinition } from "../../../lambdas/local/step-functions/validate-definition";
+
+/** Sample definitions only: the real statemachine/sync.asl.json is tested elsewhere. */
+
+const lambdaArn = (name: string) => `arn:aws:lambda:us-east-1:123456789012:function:${name}`;
+
+function namedError(name: string, message: string): Error {
+  const error = new Error(message);
+  error.name = name;
+  return error;
+}
+
+const machines: LocalStepFunctions[] = [];
+function machine(options: LocalStepFunctionsOptions): LocalStepFunctions {
+  const created = new LocalStepFunctions(options);
+  machines.push(created);
+  return created;
+}
+
+afterEach(async () => {
+  await Promise.all(machines.splice(0).map((created) => created.stop()));
+});
+
+describe("LocalStepFunctions", () => {
+  it("runs a Task -> Choice -> Task loop with the handlers on the main thread", async () => {
+    const threads: boolean[] = [];
+    const sfn = machine({
+      definition: {
+        StartAt: "Count",
+        States: {
+          Count: { Type: "Task", Resource: "${CountArn}", Next: "More" },
+          More: {
+            Type: "Choice",
+            Choices: [{ Variable: "$.count", NumericLessThan: 3, Next: "Count" }],
+            Default: "Done",
+          },
+          Done: { Type: "Task", Resource: "${DoneArn}", End: true },
+        },
+      },
+      handlers: {
+        Count: async (input) => {
+          threads.push(isMainThread);
+          const { count = 0 } = input as { count?: number };
+          return { count: count + 1 };
+        },
+        Done: async (input) => ({ total: (input as { count: number }).count }),
+      },
+    });
+
+    const id = await sfn.start({});
+    expect(id).toMatch(/^local:[0-9a-f-]{36}$/);
+    await expect(sfn.result(id)).resolves.toEqual({ status: "SUCCEEDED", output: { total: 3 } });
+    expect(threads).toEqual([true, true, true]);
+    expect(await sfn.isRunning(id)).toBe(false);
+  });
+
+  it("scales Retry backoff and matches ErrorEquals by the error's name", async () => {
+    const attempts: number[] = [];
+    const sfn = machine({
+      timeScale: 0.01,
+      definition: {
+        StartAt: "Fetch",
+        States: {
+          Fetch: {
+            Type: "Task",
+            Resource: lambdaArn("Fetch"),
+            Retry: [
+              // Must not match: it would wait 0.5 s even when scaled.
+              { ErrorEquals: ["SourceAuthError"], IntervalSeconds: 50, MaxAttempts: 3 },
+              { ErrorEquals: ["SourceTransientError"], IntervalSeconds: 1, BackoffRate: 2, MaxAttempts: 3, JitterStrategy: "NONE" },
+            ],
+            End: true,
+          },
+        },
+      },
+      handlers: {
+        Fetch: async () => {
+          attempts.push(performance.now());
+          if (attempts.length <= 3) throw namedError("SourceTransientError", `attempt ${attempts.length}`);
+          return { ok: true };
+        },
+      },
+    });
+
+    const id = await sfn.start({});
+    await expect(sfn.result(id)).resolves.toEqual({ status: "SUCCEEDED", output: { ok: true } });
+    expect(attempts).toHaveLength(4);
+    const gaps = attempts.slice(1).map((at, index) => at - attempts[index]!);
+    // 1 s, 2 s, 4 s at TIME_SCALE 0.01: 10, 20, 40 ms (lower bounds only: a loaded machine only adds delay).
+    [10, 20, 40].forEach((expected, index) => expect(gaps[index]!).toBeGreaterThanOrEqual(0.8 * expected));
+    // Unscaled, the three pauses would take 7 s.
+    expect(attempts[3]! - attempts[0]!).toBeLessThan(1_000);
+
+    const retried = sfn.events(id).filter((event) => event.type === "StateRetried");
+    expect(retried.map((event) => (event.type === "StateRetried" ? event.retry.attempt : 0))).toEqual([1, 2, 3]);
+  });
+
+  it("fails with the handler's error once the retries are exhausted", async () => {
+    const sfn = machine({
+      timeScale: 0.01,
+      definition: {
+        StartAt: "Fetch",
+        States: {
+          Fetch: {
+            Type: "Task",
+            Resource: lambdaArn("Fetch"),
+            Retry: [{ ErrorEquals: ["SourceTransientError"], IntervalSeconds: 1, MaxAttempts: 2 }],
+            End: true,
+          },
+        },
+      },
+      handlers: {
+        Fetch: async () => {
+          throw namedError("SourceTransientError", "503 from the source");
+        },
+      },
+    });
+
+    const result = await sfn.result(await sfn.start({}));
+    expect(result.status).toBe("FAILED");
+    expect(result.error).toBe("SourceTransientError");
+    expect(JSON.parse(result.cause!)).toEqual({ errorType: "SourceTransientError", errorMessage: "503 from the source", trace: [] });
+  });
+
+  it("scales a Wait state's SecondsPath", async () => {
+    const sfn = machine({
+      timeScale: 0.01,
+      definition: {
+        StartAt: "Pause",
+        States: { Pause: { Type: "Wait", SecondsPath: "$.seconds", End: true } },
+      },
+      handlers: {},
+    });
+
+    const started = performance.now();
+    const id = await sfn.start({ seconds: 2 });
+    await expect(sfn.result(id)).resolves.toEqual({ status: "SUCCEEDED", output: { seconds: 2 } });
+    const events = sfn.events(id);
+    const entered = events.find((event) => event.type === "StateEntered")!;
+    const exited = events.find((event) => event.type === "StateExited")!;
+    const waited = exited.timestamp - entered.timestamp;
+    expect(waited).toBeGreaterThanOrEqual(16);
+    expect(waited).toBeLessThan(500);
+    expect(performance.now() - started).toBeLessThan(2_000);
+  });
+
+  it("gives a Catch the Lambda-style { Error, Cause } at its ResultPath", async () => {
+    let recovered: unknown;
+    const sfn = machine({
+      definition: {
+        StartAt: "Fetch",
+        States: {
+          Fetch: {
+            Type: "Task",
+            Resource: lambdaArn("Fetch"),
+            Catch: [{ ErrorEquals: ["SourceAuthError"], ResultPath: "$.error", Next: "Stop" }],
+            End: true,
+          },
+          Stop: { Type: "Task", Resource: lambdaArn("Stop"), End: true },
+        },
+      },
+      handlers: {
+        Fetch: async () => {
+          throw namedError("SourceAuthError", "401 from the source");
+        },
+        Stop: async (input) => {
+          recovered = input;
+          return "stopped";
+        },
+      },
+    });
+
+    await expect(sfn.result(await sfn.start({ entity: "leads" }))).resolves.toEqual({ status: "SUCCEEDED", output: "stopped" });
+    const { entity, error } = recovered as { entity: string; error: { Error: string; Cause: string } };
+    expect(entity).toBe("leads");
+    expect(error.Error).toBe("SourceAuthError");
+    expect(JSON.parse(error.Cause)).toEqual({ errorType: "SourceAuthError", errorMessage: "401 from the source", trace: [] });
+  });
+
+  it("never scales the main thread's timers, nor a Task's TimeoutSeconds", async () => {
+    let handlerMs = 0;
+    const sfn = machine({
+      timeScale: 0.01,
+      definition: {
+        StartAt: "Slow",
+        // Scaled, TimeoutSeconds 1 would be 10 ms and time the 50 ms handler out.
+        States: { Slow: { Type: "Task", Resource: lambdaArn("Slow"), TimeoutSeconds: 1, End: true } },
+      },
+      handlers: {
+        Slow: async () => {
+          const started = performance.now();
+          await sleep(50);
+          handlerMs = performance.now() - started;
+          return "slow";
+        },
+      },
+    });
+
+    const id = await sfn.start({});
+    await expect(sfn.result(id)).resolves.toEqual({ status: "SUCCEEDED", output: "slow" });
+    expect(handlerMs).toBeGreaterThanOrEqual(49);
+    const events = sfn.events(id);
+    const entered = events.find((event) => event.type === "StateEntered")!;
+    const exited = events.find((event) => event.type === "StateExited")!;
+    expect(exited.timestamp - entered.timestamp).toBeGreaterThanOrEqual(49);
+  });
+
+  it("aborts an execution between two tasks", async () => {
+    let releaseFirst!: () => void;
+    const firstReleased = new Promise<void>((resolve) => (releaseFirst = resolve));
+    let firstCalled!: () => void;
+    const firstStarted = new Promise<void>((resolve) => (firstCalled = resolve));
+    let secondCalls = 0;
+    const sfn = machine({
+      definition: {
+        StartAt: "First",
+        States: {
+          First: { Type: "Task", Resource: lambdaArn("First"), Next: "Second" },
+          Second: { Type: "Task", Resource: lambdaArn("Second"), End: true },
+        },
+      },
+      handlers: {
+        First: async () => {
+          firstCalled();
+          await firstReleased;
+          return {};
+        },
+        Second: async () => {
+          secondCalls++;
+          return {};
+        },
+      },
+    });
+
+    const id = await sfn.start({});
+    await firstStarted;
+    expect(await sfn.isRunning(id)).toBe(true);
+    await sfn.abort(id);
+    expect(await sfn.isRunning(id)).toBe(false);
+    await expect(sfn.result(id)).resolves.toEqual({ status: "ABORTED" });
+    releaseFirst();
+    await sleep(100);
+    expect(secondCalls).toBe(0);
+    expect(sfn.events(id).at(-1)?.type).toBe("ExecutionAborted");
+  });
+
+  it("lets a handler start executions re-entrantly (ContinueAsNew)", async () => {
+    const seen: { generation: number; executionId: string; fromContext: string }[] = [];
+    const children: string[] = [];
+    let sfn!: LocalStepFunctions;
+    const work: TaskHandler = async (input, context) => {
+      const { generation, execution_id } = input as { generation: number; execution_id: string };
+      seen.push({ generation, executionId: execution_id, fromContext: context.executionId });
+      return { generation };
+    };
+    const continueAsNew: TaskHandler = async (input) => {
+      const { generation } = input as { generation: number };
+      if (generation >= 2) return { continued: null };
+      const child = await sfn.start({ generation: generation + 1 });
+      children.push(child);
+      return { continued: child };
+    };
+    sfn = machine({
+      substitutions: { WorkArn: lambdaArn("Work") },
+      definition: {
+        StartAt: "Work",
+        States: {
+          Work: {
+            Type: "Task",
+            Resource: "${WorkArn}",
+            Parameters: { "generation.$": "$.generation", "execution_id.$": "$$.Execution.Id" },
+            Next: "ContinueAsNew",
+          },
+          ContinueAsNew: { Type: "Task", Resource: "arn:aws:states:::states:startExecution", End: true },
+        },
+      },
+      handlers: { Work: work, ContinueAsNew: continueAsNew },
+    });
+
+    const first = await sfn.start({ generation: 0 });
+    const firstResult = await sfn.result(first);
+    expect(firstResult).toEqual({ status: "SUCCEEDED", output: { continued: children[0] } });
+    const secondResult = await sfn.result(children[0]!);
+    expect(secondResult).toEqual({ status: "SUCCEEDED", output: { continued: children[1] } });
+    await expect(sfn.result(children[1]!)).resolves.toEqual({ status: "SUCCEEDED", output: { continued: null } });
+    expect(children).toHaveLength(2);
+    expect(seen.map(({ generation }) => generation)).toEqual([0, 1, 2]);
+    expect(seen.map(({ executionId }) => executionId)).toEqual([first, ...children]);
+    expect(seen.every(({ executionId, fromContext }) => executionId === fromContext)).toBe(true);
+  });
+
+  it("keeps the event log after completion", async () => {
+    const sfn = machine({
+      definition: {
+        StartAt: "Prepare",
+        States: {
+          Prepare: { Type: "Pass", Result: { n: 1 }, Next: "Run" },
+          Run: { Type: "Task", Resource: lambdaArn("Run"), End: true },
+        },
+      },
+      handlers: { Run: async () => "ran" },
+    });
+
+    const id = await sfn.start({});
+    await sfn.result(id);
+    const events = sfn.events(id);
+    expect(events.map((event) => event.type)).toEqual([
+      "ExecutionStarted",
+      "StateEntered",
+      "StateExited",
+      "StateEntered",
+      "StateExited",
+      "ExecutionSucceeded",
+    ]);
+    expect(events.map((event) => event.id)).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(events.every((event) => event.executionId === id && typeof event.timestamp === "number")).toBe(true);
+    const ranExit = events[4]!;
+    expect(ranExit.type === "StateExited" && ranExit.state).toEqual({ name: "Run", type: "Task", input: { n: 1 }, output: "ran" });
+  });
+
+  it("reports a Fail state's Error and Cause", async () => {
+    const sfn = machine({
+      definition: { StartAt: "Boom", States: { Boom: { Type: "Fail", Error: "SyncRunFailed", Cause: "a required entity failed" } } },
+      handlers: {},
+    });
+    await expect(sfn.result(await sfn.start({}))).resolves.toEqual({
+      status: "FAILED",
+      error: "SyncRunFailed",
+      cause: "a required entity failed",
+    });
+  });
+
+  it("applies substitutions, and gives unresolved placeholders a dummy Lambda ARN", () => {
+    const sfn = machine({
+      substitutions: { AArn: lambdaArn("A") },
+      definition: {
+        StartAt: "A",
+        States: {
+          A: { Type: "Task", Resource: "${AArn}", Next: "B" },
+          B: { Type: "Task", Resource: "${PageTaskArn}", End: true },
+        },
+      },
+      handlers: { A: async () => null, B: async () => null },
+    });
+    const states = (sfn.definition as { States: Record<string, { Resource: string }> }).States;
+    expect(states["A"]!.Resource).toBe(lambdaArn("A"));
+    expect(states["B"]!.Resource).toBe("arn:aws:lambda:us-east-1:000000000000:function:PageTaskArn");
+  });
+
+  it("refuses a Task state without a handler, and an invalid definition", () => {
+    const definition = { StartAt: "A", States: { A: { Type: "Task", Resource: lambdaArn("A"), End: true } } };
+    expect(() => new LocalStepFunctions({ definition, handlers: {} })).toThrow(/No local handler for Task state\(s\): A/);
+    expect(
+      () => new LocalStepFunctions({ definition: { StartAt: "A", States: { A: { Type: "Pass", Next: "Nowhere" } } }, handlers: {} }),
+    ).toThrow(/Invalid state machine definition/);
+  });
+
+  it("stop() aborts what runs and refuses new executions", async () => {
+    const sfn = machine({
+      definition: { StartAt: "Pause", States: { Pause: { Type: "Wait", Seconds: 60, End: true } } },
+      handlers: {},
+    });
+    const id = await sfn.start({});
+    await sfn.stop();
+    await expect(sfn.result(id)).resolves.toEqual({ status: "ABORTED" });
+    await expect(sfn.start({})).rejects.toThrow(/stopped/);
+  });
+});
+
+describe("timeScaleFromEnv", () => {
+  it("defaults to 1 and refuses negative or non-numeric values", () => {
+    expect(timeScaleFromEnv({})).toBe(1);
+    expect(timeScaleFromEnv({ TIME_SCALE: "0.01" })).toBe(0.01);
+    expect(() => timeScaleFromEnv({ TIME_SCALE: "-1" })).toThrow(RangeError);
+    expect(() => timeScaleFromEnv({ TIME_SCALE: "fast" })).toThrow(RangeError);
+  });
+});
+
+describe("validateDefinition", () => {
+  it("accepts a valid definition, ${...} Resource placeholders included", () => {
+    const definition = {
+      StartAt: "Fetch",
+      States: {
+        Fetch: { Type: "Task", Resource: "${PageTaskArn}", Next: "Wait" },
+        Wait: { Type: "Wait", SecondsPath: "$.seconds", Next: "Done" },
+        Done: { Type: "Succeed" },
+      },
+    };
+    expect(validateDefinition(definition)).toEqual({ valid: true, errors: [] });
+    // The validator adds QueryLanguage to every state: only to its own copy.
+    expect(definition.States.Fetch).not.toHaveProperty("QueryLanguage");
+  });
+
+  it("rejects an invalid definition with its errors", () => {
+    const result = validateDefinition({
+      StartAt: "A",
+      States: { A: { Type: "Pass", Next: "Nowhere" }, B: { Type: "Task", Resource: "not-an-arn", End: true } },
+    });
+    expect(result.valid).toBe(false);
+    expect(result.errors.length).toBeGreaterThan(0);
+    expect(result.errors.join("\n")).toMatch(/Resource|Nowhere/);
+    expect(validateDefinition(null)).toEqual({ valid: false, errors: ["The definition must be a JSON object"] });
+  });
+});
