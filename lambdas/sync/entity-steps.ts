@@ -23,8 +23,9 @@ export function leaseUntil(now: Date): string {
 }
 
 /** After a page task: fetch on, or first continue in a fresh execution when this one has run enough page tasks. */
-export function nextPageStep(cursor: SyncCursor): SyncState["step"] {
-  return cursor.steps >= PAGE_TASKS_PER_EXECUTION ? { outcome: "continue_as_new" } : { outcome: "next_page" };
+export function nextPageStep(deps: Pick<SyncDeps, "pageTasksPerExecution">, cursor: SyncCursor): SyncState["step"] {
+  const budget = deps.pageTasksPerExecution ?? PAGE_TASKS_PER_EXECUTION;
+  return cursor.steps >= budget ? { outcome: "continue_as_new" } : { outcome: "next_page" };
 }
 
 /** Marks the entity running and builds its first cursor (incremental entities start from their watermark). */
@@ -72,5 +73,5 @@ export async function finishEntityAndAdvance(
   const next = SYNC_ENTITIES[SYNC_ENTITIES.indexOf(cursor.entity) + 1];
   if (next === undefined) return { run, cursor: null, step: { outcome: "done" } };
   const nextCursor = await startEntity(deps, run, connection, next, cursor.steps);
-  return { run, cursor: nextCursor, step: nextPageStep(nextCursor) };
+  return { run, cursor: nextCursor, step: nextPageStep(deps, nextCursor) };
 }

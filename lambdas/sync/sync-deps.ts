@@ -20,6 +20,8 @@ export interface SyncDeps {
   readonly limiter: RateLimiter;
   readonly clock: Clock;
   readonly logger: Logger;
+  /** Page tasks per execution before continuing in a fresh one; defaults to PAGE_TASKS_PER_EXECUTION (tests lower it). */
+  readonly pageTasksPerExecution?: number;
 }
 
 /** What starting a run needs (the scheduled dispatcher and the onboarding API). */

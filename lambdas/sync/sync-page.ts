@@ -80,7 +80,7 @@ export async function syncPage(deps: SyncDeps, state: SyncState): Promise<SyncSt
       throttle_attempts: 0,
       steps,
     };
-    return { run, cursor: next, step: nextPageStep(next) };
+    return { run, cursor: next, step: nextPageStep(deps, next) };
   }
   return finishEntityAndAdvance(
     deps,

@@ -1,0 +1,63 @@
+import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { DynamoDbConnectionStore } from "../connections/dynamodb-connection-store";
+import type { Clock, Logger, SourceClient, TokenCipher } from "../core/ports";
+import { DynamoDbRateLimiter } from "../rate-limit/dynamodb-rate-limiter";
+import { DynamoDbRunStore } from "../runs/dynamodb-run-store";
+import { DynamoDbRecordStore } from "../store/dynamodb-record-store";
+import { makeSyncHandlers } from "../sync/handlers/sync-handlers";
+import type { StartSyncDeps, SyncDeps } from "../sync/sync-deps";
+import { LocalStepFunctions } from "./step-functions/local-step-functions";
+import { loadSyncDefinition } from "./sync-definition";
+
+export const LOCAL_STATE_MACHINE_ARN = "arn:aws:states:us-east-1:000000000000:stateMachine:crm-sync";
+
+export interface LocalSyncOptions {
+  readonly client: DynamoDBClient;
+  readonly tableName: string;
+  readonly cipher: TokenCipher;
+  readonly source: SourceClient;
+  readonly logger: Logger;
+  /** Multiplies every wait of the state machine (never the rate limit). */
+  readonly timeScale: number;
+  readonly clock?: Clock;
+  readonly pageTasksPerExecution?: number;
+}
+
+/**
+ * The sync, whole, on one machine: the DynamoDB adapters on DynamoDB Local and
+ * the one ASL definition on aws-local-stepfunctions, with the same Task
+ * handlers the Lambdas run. Used by the local runtime and the tests.
+ */
+export function createLocalSync(options: LocalSyncOptions) {
+  const { client, tableName } = options;
+  const clock = options.clock ?? { now: () => new Date() };
+  const records = new DynamoDbRecordStore({ client, tableName });
+  const runs = new DynamoDbRunStore({ client, tableName });
+  const connections = new DynamoDbConnectionStore({ client, tableName });
+  const limiter = new DynamoDbRateLimiter({ client, tableName });
+  const deps: SyncDeps = {
+    connections,
+    cipher: options.cipher,
+    runs,
+    records,
+    source: options.source,
+    limiter,
+    clock,
+    logger: options.logger,
+    ...(options.pageTasksPerExecution === undefined ? {} : { pageTasksPerExecution: options.pageTasksPerExecution }),
+  };
+
+  // The ContinueAsNew state starts the next execution of the same definition, as states:startExecution does in AWS.
+  const engine: LocalStepFunctions = new LocalStepFunctions({
+    definition: loadSyncDefinition(),
+    handlers: {
+      ...makeSyncHandlers(deps),
+      ContinueAsNew: async (input) => ({ ExecutionArn: await engine.start((input as { Input: unknown }).Input) }),
+    },
+    timeScale: options.timeScale,
+    stateMachineArn: LOCAL_STATE_MACHINE_ARN,
+  });
+  const startDeps: StartSyncDeps = { connections, runs, starter: engine, clock, logger: options.logger };
+  return { deps, startDeps, engine, records, runs, connections, limiter, stop: () => engine.stop() };
+}
+export type LocalSync = ReturnType<typeof createLocalSync>;

@@ -1,0 +1,100 @@
+import { randomBytes, randomUUID } from "node:crypto";
+import type { RunSummary, StoredConnection } from "../../lambdas/core/ports";
+import { AesGcmTokenCipher } from "../../lambdas/local/aes-token-cipher";
+import { createLocalSync } from "../../lambdas/local/local-sync";
+import { createMemoryLogger } from "../../lambdas/observability/json-logger";
+import { createHttpSourceClient } from "../../lambdas/source/http-source-client";
+import { startSync } from "../../lambdas/sync/start-sync";
+import { createTestTable, testDynamoDbClient } from "./dynamodb";
+
+/**
+ * The whole sync on real engines: DynamoDB Local, the one ASL definition on
+ * aws-local-stepfunctions, the real HTTP source client. Waits are scaled
+ * (TIME_SCALE) so a retry ladder of 31 s takes a fraction of a second.
+ */
+export async function createSyncHarness(options: { timeScale?: number; pageTasksPerExecution?: number } = {}) {
+  const client = testDynamoDbClient();
+  const tableName = await createTestTable(client);
+  const cipher = new AesGcmTokenCipher(randomBytes(32));
+  const logger = createMemoryLogger();
+  const local = createLocalSync({
+    client,
+    tableName,
+    cipher,
+    logger,
+    source: createHttpSourceClient({ timeoutMs: 2_000 }),
+    timeScale: options.timeScale ?? 0.01,
+    ...(options.pageTasksPerExecution === undefined ? {} : { pageTasksPerExecution: options.pageTasksPerExecution }),
+  });
+
+  async function addConnection(input: {
+    baseUrl: string;
+    token: string;
+    rateLimit?: number;
+    syncSince?: string;
+    accountId?: string;
+  }): Promise<StoredConnection> {
+    const id = `conn-${randomUUID()}`;
+    const businessAccountId = input.accountId ?? "acct-1";
+    const now = new Date().toISOString();
+    const connection: StoredConnection = {
+      id,
+      business_account_id: businessAccountId,
+      crm_type: "custom",
+      base_url: input.baseUrl,
+      rate_limit: input.rateLimit ?? 1000,
+      sync_since: input.syncSince ?? "2026-01-01T00:00:00.000Z",
+      created_at: now,
+      updated_at: now,
+      token_ciphertext: await cipher.encrypt(input.token, { businessAccountId, connectionId: id }),
+    };
+    await local.connections.put(connection);
+    return connection;
+  }
+
+  async function waitForRun(connectionId: string, runId: string, timeoutMs = 25_000): Promise<RunSummary> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const summary = await local.runs.get(connectionId, runId);
+      if (summary && summary.status !== "running") return summary;
+      if (Date.now() > deadline) throw new Error(`run ${runId} still running after ${timeoutMs} ms: ${JSON.stringify(summary)}`);
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+  }
+
+  /** Starts a sync and waits for its run summary to settle. */
+  async function sync(connection: StoredConnection): Promise<RunSummary> {
+    const { runId, started } = await startSync(local.startDeps, connection);
+    if (!started) throw new Error(`a run was already in progress: ${runId}`);
+    return waitForRun(connection.id, runId);
+  }
+
+  async function listAll(connectionId: string, collection: Parameters<typeof local.records.listRecords>[1]) {
+    const out: Record<string, unknown>[] = [];
+    let cursor: string | null = null;
+    do {
+      const page = await local.records.listRecords(connectionId, collection, { limit: 1000, cursor });
+      out.push(...page.records);
+      cursor = page.nextCursor;
+    } while (cursor !== null);
+    return out;
+  }
+
+  return {
+    ...local,
+    logger,
+    addConnection,
+    waitForRun,
+    sync,
+    listAll,
+    close: async () => {
+      await local.stop();
+      client.destroy();
+    },
+  };
+}
+export type SyncHarness = Awaited<ReturnType<typeof createSyncHarness>>;
+
+export function entityRow(summary: RunSummary, entity: string) {
+  return summary.entities.find((row) => row.entity === entity);
+}
