@@ -57,6 +57,6 @@ export const WATERMARK_SAFETY_MARGIN_SECONDS = 120;
  * Bounds the history under Step Functions' 25,000 events even if every page
  * takes all its retries (see test/statemachine/history-bound.test.ts).
  */
-export const PAGE_TASKS_PER_EXECUTION = 500;
+export const PAGE_TASKS_PER_EXECUTION = 400;
 /** A run's lock lease; extended by every page. A run that died frees its connection after this. */
 export const RUN_LEASE_SECONDS = 15 * 60;

@@ -1,0 +1,105 @@
+import { afterAll, beforeAll, expect, test } from "vitest";
+import { SYNC_ENTITIES } from "../../lambdas/core/entities";
+import { PAGE_TASKS_PER_EXECUTION } from "../../lambdas/core/limits";
+import type { LocalHistoryEvent } from "../../lambdas/local/step-functions/local-step-functions";
+import { pipelineRecord } from "../builders/source-records";
+import { crmSource } from "../support/crm-source";
+import { startSourceServer, type SourceServer } from "../support/source-server";
+import { createSyncHarness, type SyncHarness } from "../support/sync-harness";
+
+/** Step Functions' cap on the events of one Standard execution. */
+const HISTORY_EVENT_LIMIT = 25_000;
+
+/**
+ * How many AWS history events a local engine event stands for, for a Lambda
+ * Task with a function-ARN Resource: AWS writes TaskStateEntered,
+ * LambdaFunctionScheduled and LambdaFunctionStarted on entry; LambdaFunctionSucceeded
+ * and TaskStateExited on success; LambdaFunctionFailed then Scheduled and Started
+ * again per retry; LambdaFunctionFailed and TaskStateExited on a caught failure.
+ * Every other state writes one event on entry and one on exit. Rounded up
+ * wherever the two logs differ, so the count is an upper bound.
+ */
+function awsHistoryEvents(event: LocalHistoryEvent): number {
+  if (!("state" in event)) return 1; // ExecutionStarted / Succeeded / Failed / Aborted
+  const task = event.state.type === "Task";
+  switch (event.type) {
+    case "StateEntered":
+      return task ? 3 : 1;
+    case "StateExited":
+      return task ? 2 : 1;
+    case "StateRetried":
+      return task ? 3 : 1;
+    case "StateFailed":
+      return task ? 2 : 1;
+    case "StateCaught":
+      return 0;
+    default:
+      return 1;
+  }
+}
+
+const TOKEN = "history-token-0c2d";
+let harness: SyncHarness;
+let server: SourceServer;
+const executions: string[] = [];
+let pipelinesRequests = 0;
+
+beforeAll(async () => {
+  harness = await createSyncHarness({ timeScale: 0.001 });
+  const start = harness.engine.start.bind(harness.engine);
+  harness.engine.start = async (input) => {
+    const ref = await start(input);
+    executions.push(ref);
+    return ref;
+  };
+  // The worst page: five 429s, each after five 5xx retries, then five more 5xx before the 200.
+  server = await startSourceServer(
+    crmSource(() => ({ pipelines: [pipelineRecord({ id: "p1" })], users: [], contacts: [], leads: [] }), {
+      token: TOKEN,
+      fault: (request) => {
+        if (request.path !== "/pipelines") return undefined;
+        const attempt = pipelinesRequests++;
+        if (attempt % 6 < 5) return { status: 503, json: { error: "busy" } };
+        if (attempt < 35) return { status: 429, headers: { "retry-after": "1" }, json: { error: "slow down" } };
+        return undefined;
+      },
+    }),
+  );
+});
+afterAll(async () => {
+  await server.close();
+  await harness.close();
+});
+
+test("history bound: a run with 5000 pages of leads stays under 25,000 events per execution, even if every page takes every retry", async () => {
+  const connection = await harness.addConnection({ baseUrl: server.baseUrl, token: TOKEN });
+  const summary = await harness.sync(connection);
+  expect(summary.status).toBe("succeeded");
+  expect(pipelinesRequests).toBe(36);
+  expect(executions).toHaveLength(1);
+
+  const events = harness.engine.events(executions[0]!);
+  // Cut the log at every entry into FetchPage: each segment is one page task and what follows it.
+  const segments: number[] = [];
+  let head = 0;
+  for (const event of events) {
+    const entersFetch = event.type === "StateEntered" && "state" in event && event.state.name === "FetchPage";
+    if (entersFetch) segments.push(0);
+    if (segments.length === 0) head += awsHistoryEvents(event);
+    else segments[segments.length - 1]! += awsHistoryEvents(event);
+  }
+  const worstPageTask = Math.max(...segments);
+  // The throttled tasks of the worst page each went through the full 5xx ladder.
+  expect(worstPageTask).toBeGreaterThanOrEqual(3 + 5 * 3 + 2 + 2 * 5);
+
+  // Per execution: at most PAGE_TASKS_PER_EXECUTION counted page tasks, plus up to 5 throttled
+  // retries past the budget, plus one failing page task per entity (those never count as steps).
+  const pageTaskEntries = PAGE_TASKS_PER_EXECUTION + 5 + SYNC_ENTITIES.length;
+  const bound = head + pageTaskEntries * worstPageTask;
+  console.info(
+    `history bound: ${pageTaskEntries} page tasks × ${worstPageTask} events (worst page task) + ${head} = ${bound} of ${HISTORY_EVENT_LIMIT}`,
+  );
+  expect(bound).toBeLessThan(HISTORY_EVENT_LIMIT);
+  // 5000 pages of leads therefore need ceil(5000 / budget) executions, each under the cap.
+  expect(Math.ceil(5000 / PAGE_TASKS_PER_EXECUTION)).toBeGreaterThan(1);
+});
