@@ -1,0 +1,166 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";
+import { WATERMARK_SAFETY_MARGIN_SECONDS } from "../../lambdas/core/limits";
+import type { RunStarter } from "../../lambdas/core/ports";
+import { dispatchSyncs } from "../../lambdas/sync/dispatch-syncs";
+import { newRunId } from "../../lambdas/sync/run-id";
+import { startSync, SyncQueueUnavailableError } from "../../lambdas/sync/start-sync";
+import { leadRecord, pipelineRecord, userRecord } from "../builders/source-records";
+import { crmSource, type CrmData } from "../support/crm-source";
+import { startSourceServer, type SourceReply, type SourceRequest, type SourceServer } from "../support/source-server";
+import { createSyncHarness, type SyncHarness } from "../support/sync-harness";
+
+const TOKEN = "lifecycle-token-93aa";
+let harness: SyncHarness;
+let server: SourceServer;
+let data: CrmData;
+let fault: (request: SourceRequest) => SourceReply | undefined | Promise<SourceReply | undefined>;
+
+const stamp = (minute: number) => new Date(Date.UTC(2026, 3, 1, 0, minute)).toISOString();
+const leads = (count: number) => Array.from({ length: count }, (_, i) => leadRecord({ id: `l${i}`, updated_at: stamp(i) }));
+const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+beforeAll(async () => {
+  harness = await createSyncHarness();
+  const serve = crmSource(() => data, { token: TOKEN });
+  server = await startSourceServer(async (request) => (await fault(request)) ?? serve(request));
+});
+afterAll(async () => {
+  await server.close();
+  await harness.close();
+});
+beforeEach(() => {
+  data = { pipelines: [pipelineRecord()], users: [userRecord()], contacts: [], leads: leads(30) };
+  fault = () => undefined;
+  server.requests.length = 0;
+});
+
+describe("one run at a time per connection", () => {
+  test("a start while a run is in progress starts nothing new and returns the run in progress", async () => {
+    fault = async (request) => {
+      if (request.path === "/users") await delay(400);
+      return undefined;
+    };
+    const connection = await harness.addConnection({ baseUrl: server.baseUrl, token: TOKEN });
+    const first = await startSync(harness.startDeps, connection);
+    const second = await startSync(harness.startDeps, connection);
+    expect(first.started).toBe(true);
+    expect(second).toEqual({ runId: first.runId, started: false });
+    const summary = await harness.waitForRun(connection.id, first.runId);
+    expect(summary.status).toBe("succeeded");
+    expect(await harness.runs.list(connection.id)).toHaveLength(1);
+    // Once it has finished, the connection takes a new run.
+    expect((await startSync(harness.startDeps, connection)).started).toBe(true);
+  });
+
+  test("the scheduled dispatcher starts a sync for every connection and skips those with a run in progress", async () => {
+    fault = async (request) => {
+      if (request.path === "/users") await delay(300);
+      return undefined;
+    };
+    const a = await harness.addConnection({ baseUrl: server.baseUrl, token: TOKEN, accountId: "dispatch-a" });
+    const b = await harness.addConnection({ baseUrl: server.baseUrl, token: TOKEN, accountId: "dispatch-b" });
+    const before = (await harness.connections.listAll()).length;
+    const first = await dispatchSyncs(harness.startDeps);
+    const second = await dispatchSyncs(harness.startDeps);
+    expect(first.started + first.alreadyRunning).toBe(before);
+    expect(second.started).toBe(0);
+    for (const connection of [a, b]) {
+      const [run] = await harness.runs.list(connection.id);
+      expect((await harness.waitForRun(connection.id, run!.id)).status).toBe("succeeded");
+    }
+  });
+});
+
+describe("a run that dies", () => {
+  test("a run killed between two pages resumes on the next run with nothing lost or duplicated", async () => {
+    data = { ...data, leads: leads(450) };
+    const connection = await harness.addConnection({ baseUrl: server.baseUrl, token: TOKEN });
+    let killed = false;
+    fault = async (request) => {
+      // Kill the execution while page 3 of /leads is being fetched: pages 1-2 are committed.
+      if (request.path === "/leads" && request.query.get("page") === "3" && !killed) {
+        killed = true;
+        const [run] = await harness.runs.list(connection.id);
+        await harness.engine.abort(executionOf(run!.id));
+        return { destroy: true };
+      }
+      return undefined;
+    };
+    const first = await startSync(harness.startDeps, connection);
+    await waitUntil(() => killed);
+    await delay(100);
+    expect((await harness.runs.get(connection.id, first.runId))?.status).toBe("running");
+    const watermark = await harness.records.getWatermark(connection.id, "leads");
+    expect(watermark).toBe(new Date(Date.parse(stamp(199))).toISOString());
+
+    server.requests.length = 0;
+    const second = await startSync(harness.startDeps, connection);
+    expect(second.started).toBe(true);
+    const summary = await harness.waitForRun(connection.id, second.runId);
+    expect(summary.status).toBe("succeeded");
+
+    const resumedFrom = server.requests.find((request) => request.path === "/leads")?.query["updated_since"];
+    expect(resumedFrom).toBe(
+      `${new Date(Date.parse(watermark!) - WATERMARK_SAFETY_MARGIN_SECONDS * 1000).toISOString().slice(0, 19)}+00:00`,
+    );
+    const stored = await harness.listAll(connection.id, "leads");
+    expect(stored).toHaveLength(450);
+    expect(new Set(stored.map((lead) => lead["id"])).size).toBe(450);
+    const dead = await harness.runs.get(connection.id, first.runId);
+    expect(dead?.status).toBe("failed");
+    expect(dead?.entities.find((row) => row.entity === "leads")?.error).toMatch(/stopped without finishing/);
+  });
+
+  test("a run that died never blocks its connection: an expired lease is taken over", async () => {
+    const connection = await harness.addConnection({ baseUrl: server.baseUrl, token: TOKEN });
+    const deadRunId = newRunId(new Date(Date.now() - 3_600_000));
+    await harness.runs.begin({
+      connectionId: connection.id,
+      runId: deadRunId,
+      startedAt: new Date(Date.now() - 3_600_000).toISOString(),
+      leaseUntil: new Date(Date.now() - 1_000).toISOString(),
+    });
+    const next = await startSync(harness.startDeps, connection);
+    expect(next.started).toBe(true);
+    expect((await harness.waitForRun(connection.id, next.runId)).status).toBe("succeeded");
+    expect((await harness.runs.get(connection.id, deadRunId))?.status).toBe("failed");
+  });
+
+  test("a sync that cannot be queued fails cleanly: the run is reported failed and the connection is free again", async () => {
+    const connection = await harness.addConnection({ baseUrl: server.baseUrl, token: TOKEN });
+    const down: RunStarter = {
+      start: async () => {
+        throw new Error("ServiceUnavailable");
+      },
+      isRunning: async () => false,
+    };
+    await expect(startSync({ ...harness.startDeps, starter: down }, connection)).rejects.toBeInstanceOf(SyncQueueUnavailableError);
+    const [failed] = await harness.runs.list(connection.id);
+    expect(failed?.status).toBe("failed");
+    expect((await startSync(harness.startDeps, connection)).started).toBe(true);
+  });
+});
+
+/** The execution started for a run (recorded by wrapping the engine's start). */
+function executionOf(runId: string): string {
+  const ref = executionsByRun.get(runId);
+  if (ref === undefined) throw new Error(`no execution seen for ${runId}`);
+  return ref;
+}
+const executionsByRun = new Map<string, string>();
+beforeAll(() => {
+  const start = harness.engine.start.bind(harness.engine);
+  harness.engine.start = async (input) => {
+    const ref = await start(input);
+    executionsByRun.set((input as { run_id: string }).run_id, ref);
+    return ref;
+  };
+});
+
+async function waitUntil(condition: () => boolean, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error("condition not met in time");
+    await delay(20);
+  }
+}
