@@ -1,0 +1,40 @@
+import {
+  DescribeExecutionCommand,
+  ExecutionDoesNotExist,
+  StartExecutionCommand,
+  type SFNClient,
+} from "@aws-sdk/client-sfn";
+import type { RunStarter, SyncExecutionInput } from "../core/ports";
+
+/**
+ * RunStarter on AWS Step Functions. The execution is named after the run id,
+ * so a retried start of the same run is the same execution (StartExecution is
+ * idempotent for an equal name and input) and the console shows the run id.
+ */
+export class SfnRunStarter implements RunStarter {
+  private readonly client: SFNClient;
+  private readonly stateMachineArn: string;
+
+  constructor(options: { readonly client: SFNClient; readonly stateMachineArn: string }) {
+    this.client = options.client;
+    this.stateMachineArn = options.stateMachineArn;
+  }
+
+  async start(input: SyncExecutionInput): Promise<string> {
+    const out = await this.client.send(
+      new StartExecutionCommand({ stateMachineArn: this.stateMachineArn, name: input.run_id, input: JSON.stringify(input) }),
+    );
+    if (out.executionArn === undefined) throw new Error("StartExecution returned no executionArn");
+    return out.executionArn;
+  }
+
+  async isRunning(executionRef: string): Promise<boolean> {
+    try {
+      const out = await this.client.send(new DescribeExecutionCommand({ executionArn: executionRef }));
+      return out.status === "RUNNING";
+    } catch (error) {
+      if (error instanceof ExecutionDoesNotExist) return false;
+      throw error;
+    }
+  }
+}

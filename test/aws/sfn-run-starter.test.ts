@@ -1,0 +1,46 @@
+import { DescribeExecutionCommand, ExecutionDoesNotExist, SFNClient, StartExecutionCommand } from "@aws-sdk/client-sfn";
+import { describe, expect, test } from "vitest";
+import { SfnRunStarter } from "../../lambdas/aws/sfn-run-starter";
+
+const STATE_MACHINE = "arn:aws:states:eu-west-1:123456789012:stateMachine:crm-sync";
+
+/** The Step Functions API has no local engine: record the adapter's requests and answer them. */
+function recordingClient(answer: (command: unknown) => unknown) {
+  const sent: unknown[] = [];
+  const client = new SFNClient({ region: "eu-west-1", credentials: { accessKeyId: "x", secretAccessKey: "y" } });
+  client.send = (async (command: unknown) => {
+    sent.push(command);
+    return answer(command);
+  }) as SFNClient["send"];
+  return { client, sent };
+}
+
+describe("SfnRunStarter", () => {
+  test("start: one StartExecution named after the run id, with the run as input", async () => {
+    const { client, sent } = recordingClient(() => ({ executionArn: `${STATE_MACHINE}:run-1` }));
+    const starter = new SfnRunStarter({ client, stateMachineArn: STATE_MACHINE });
+    const input = { business_account_id: "acct", connection_id: "conn", run_id: "20261121T000000000Z-abcdef" };
+    await expect(starter.start(input)).resolves.toBe(`${STATE_MACHINE}:run-1`);
+    expect(sent).toHaveLength(1);
+    expect(sent[0]).toBeInstanceOf(StartExecutionCommand);
+    expect((sent[0] as StartExecutionCommand).input).toEqual({
+      stateMachineArn: STATE_MACHINE,
+      name: input.run_id,
+      input: JSON.stringify(input),
+    });
+  });
+
+  test("isRunning: DescribeExecution status RUNNING is running; any final status or a missing execution is not", async () => {
+    const statuses = ["RUNNING", "SUCCEEDED", "FAILED", "ABORTED", "TIMED_OUT"];
+    for (const status of statuses) {
+      const { client, sent } = recordingClient(() => ({ status }));
+      const starter = new SfnRunStarter({ client, stateMachineArn: STATE_MACHINE });
+      await expect(starter.isRunning("arn:exec")).resolves.toBe(status === "RUNNING");
+      expect((sent[0] as DescribeExecutionCommand).input).toEqual({ executionArn: "arn:exec" });
+    }
+    const { client } = recordingClient(() => {
+      throw new ExecutionDoesNotExist({ message: "gone", $metadata: {} });
+    });
+    await expect(new SfnRunStarter({ client, stateMachineArn: STATE_MACHINE }).isRunning("arn:exec")).resolves.toBe(false);
+  });
+});
