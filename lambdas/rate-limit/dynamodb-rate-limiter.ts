@@ -1,0 +1,259 @@
+import { setTimeout as timerSleep } from "node:timers/promises";
+import {
+  ConditionalCheckFailedException,
+  GetItemCommand,
+  PutItemCommand,
+  type AttributeValue,
+  type DynamoDBClient,
+} from "@aws-sdk/client-dynamodb";
+import type { RateLimiter } from "../core/ports";
+import { RATE_ATTR, rateLimitPartitionKey, rateLimitSortKey } from "./rate-limit-keys";
+
+/**
+ * Margin added to the one-second window. A request reaches the source a little
+ * after its slot is recorded (the conditional write has to come back, then the
+ * HTTP request is sent, maybe on a new connection), and timers fire late, so
+ * two requests N slots apart can be closer together at the source than their
+ * recorded starts. Holding each slot for 1000 + 50 ms keeps every one-second
+ * window at or under the rate as the SOURCE sees it as long as a request
+ * reaches the source within 50 ms of its recorded start: at most SLOT_LATE_MS
+ * for the write, the rest for sending. It costs ~5% of throughput
+ * (1000/1050), inside the 90%-of-the-declared-rate target. (25 ms was not
+ * enough: on a loaded machine a request on a fresh loopback connection took
+ * ~30 ms from slot to server.)
+ */
+export const RATE_WINDOW_MARGIN_MS = 50;
+/** How long an admitted request holds its slot. */
+export const RATE_WINDOW_MS = 1000 + RATE_WINDOW_MARGIN_MS;
+/**
+ * When the conditional write comes back more than this after the slot's
+ * recorded start (a slow or cold DynamoDB call), the slot is not used as is:
+ * it is re-stamped with a fresh time (see planAcquire's `restamp`) before the
+ * request may start, so no request starts long after its recorded start.
+ */
+export const SLOT_LATE_MS = 20;
+/** Upper bound of the random pause before retrying after losing a write race. */
+export const CONFLICT_JITTER_MAX_MS = 5;
+
+export interface DynamoDbRateLimiterOptions {
+  /** Injected: the limiter never builds a client. */
+  readonly client: DynamoDBClient;
+  readonly tableName: string;
+  /** Epoch ms. Real time (Date.now): the rate is the source's, never scaled by TIME_SCALE. */
+  readonly now?: () => number;
+  /** Real-time sleep (node:timers/promises setTimeout). */
+  readonly sleep?: (ms: number) => Promise<void>;
+}
+
+/** Slots this process recorded at `at` and has not used (their write came back late). */
+export interface StaleSlots {
+  readonly at: number;
+  readonly count: number;
+}
+
+/** What one look at the log decides: admit `count` requests with this new log, or wait this long and look again. */
+export type AcquirePlan =
+  | { readonly admit: true; readonly count: number; readonly starts: readonly number[] }
+  | { readonly admit: false; readonly waitMs: number };
+
+/**
+ * The sliding-window rule on a log of start times (pure; exported for tests).
+ * Only the newest `limit` entries count (a lowered rate drops the oldest).
+ * With k < `limit` of them inside (now - windowMs, now], up to `limit - k` of
+ * the `wanted` requests are admitted and `now` is appended once for each;
+ * otherwise the wait lasts until the oldest one leaves the window.
+ *
+ * `restamp`: this caller's unused slots, taken out of the log before the rule
+ * is applied, so that they are replaced by the new ones. Safe because every
+ * other start was admitted against a log that held them (or more) and no
+ * request ever started on them.
+ */
+export function planAcquire(
+  stored: readonly number[],
+  limit: number,
+  now: number,
+  wanted = 1,
+  windowMs: number = RATE_WINDOW_MS,
+  restamp: StaleSlots | null = null,
+): AcquirePlan {
+  const kept = withoutStale(stored, restamp)
+    .sort((a, b) => a - b)
+    .slice(-limit);
+  const inWindow = kept.filter((start) => start > now - windowMs).length;
+  const count = Math.min(wanted, limit - inWindow);
+  if (count > 0) {
+    const added: number[] = Array.from({ length: count }, () => now);
+    return { admit: true, count, starts: [...kept, ...added].sort((a, b) => a - b).slice(-limit) };
+  }
+  // kept is full and all of it is in the window, so kept[0] > now - windowMs and the wait is > 0.
+  // Capped at one window: an entry from a clock that ran ahead cannot park a caller for longer than that.
+  const oldest = kept[0] ?? now;
+  return { admit: false, waitMs: Math.min(oldest + windowMs - now, windowMs) };
+}
+
+/** `stored` without up to `stale.count` entries equal to `stale.at` (entries are plain times: any equal one will do). */
+function withoutStale(stored: readonly number[], stale: StaleSlots | null): number[] {
+  const rest = [...stored];
+  if (stale === null) return rest;
+  for (let removed = 0; removed < stale.count; removed += 1) {
+    const index = rest.indexOf(stale.at);
+    if (index < 0) break;
+    rest.splice(index, 1);
+  }
+  return rest;
+}
+
+interface Waiter {
+  readonly requestsPerSecond: number;
+  readonly resolve: () => void;
+  readonly reject: (error: unknown) => void;
+}
+
+/**
+ * RateLimiter shared by every process calling a connection's source (sync page
+ * Lambdas, the onboarding test call): a sliding-window log in one DynamoDB item
+ * per connection (pk RATE#<connectionId>, sk RATE) holding the start times of
+ * the last N = requestsPerSecond admitted requests and a version.
+ *
+ * Taking slots: consistent read; if the window has room, append now with a
+ * write conditioned on the version read (optimistic concurrency); if it is
+ * full, sleep until the oldest start leaves the window and try again; a lost
+ * race is retried at once (fresh read), after a small random jitter. A write
+ * that comes back late re-stamps its slots before they are used.
+ *
+ * Inside one process the callers of a connection queue up (FIFO) behind one
+ * loop that takes as many slots per write as are free and waiting, so only
+ * processes, not every waiting call, race for the item: no thundering herd
+ * when a slot frees, and a process is not held to one slot per round trip.
+ *
+ * Times are epoch ms from every caller's own clock (NTP-synced on Lambda); the
+ * window margin also absorbs small skew. DynamoDB errors other than a lost race
+ * propagate unchanged (to every call queued at that moment).
+ */
+export class DynamoDbRateLimiter implements RateLimiter {
+  private readonly client: DynamoDBClient;
+  private readonly tableName: string;
+  private readonly now: () => number;
+  private readonly sleep: (ms: number) => Promise<void>;
+  /** connection id -> calls of this process waiting for a slot, oldest first; present while its loop runs. */
+  private readonly queues = new Map<string, Waiter[]>();
+
+  constructor(options: DynamoDbRateLimiterOptions) {
+    this.client = options.client;
+    this.tableName = options.tableName;
+    this.now = options.now ?? Date.now;
+    this.sleep = options.sleep ?? ((ms) => timerSleep(ms).then(() => undefined));
+  }
+
+  async acquire(connectionId: string, requestsPerSecond: number): Promise<void> {
+    if (!Number.isInteger(requestsPerSecond) || requestsPerSecond < 1) {
+      throw new RangeError(`requestsPerSecond must be an integer >= 1; got ${requestsPerSecond}`);
+    }
+    const key: Record<string, AttributeValue> = {
+      [RATE_ATTR.pk]: { S: rateLimitPartitionKey(connectionId) },
+      [RATE_ATTR.sk]: { S: rateLimitSortKey() },
+    };
+    return new Promise<void>((resolve, reject) => {
+      const waiter: Waiter = { requestsPerSecond, resolve, reject };
+      const queue = this.queues.get(connectionId);
+      if (queue !== undefined) {
+        queue.push(waiter);
+        return;
+      }
+      const fresh = [waiter];
+      this.queues.set(connectionId, fresh);
+      void this.drain(connectionId, key, fresh);
+    });
+  }
+
+  /** Admits the queue's calls in order until it is empty. */
+  private async drain(connectionId: string, key: Record<string, AttributeValue>, queue: Waiter[]): Promise<void> {
+    let stale: StaleSlots | null = null;
+    try {
+      while (queue.length > 0) {
+        // Calls made before and after a rate change may wait together: the lower rate holds for both.
+        const limit = Math.min(...queue.map((waiter) => waiter.requestsPerSecond));
+        // The count is read at each attempt: calls that join while a read is in flight share its write.
+        const taken = await this.takeSlots(key, limit, () => queue.length, stale);
+        if (taken.late) {
+          stale = { at: taken.at, count: taken.count };
+          continue;
+        }
+        stale = null;
+        for (const waiter of queue.splice(0, taken.count)) waiter.resolve();
+      }
+    } catch (error) {
+      for (const waiter of queue.splice(0)) waiter.reject(error);
+    } finally {
+      // No await since the queue was last seen empty: nobody can have joined it in between.
+      this.queues.delete(connectionId);
+    }
+  }
+
+  /**
+   * Takes between 1 and `wanted()` slots (replacing `stale` ones), waiting as
+   * long as the window is full. `late`: the write came back too long after `at`
+   * for the slots to be used; they are re-stamped on the next call.
+   */
+  private async takeSlots(
+    key: Record<string, AttributeValue>,
+    limit: number,
+    wanted: () => number,
+    stale: StaleSlots | null,
+  ): Promise<{ count: number; at: number; late: boolean }> {
+    for (;;) {
+      const out = await this.client.send(new GetItemCommand({ TableName: this.tableName, Key: key, ConsistentRead: true }));
+      const version = readVersion(out.Item);
+      const stored = readStarts(out.Item);
+      // Waiting for the oldest start to leave the window needs no fresh read: the write is conditioned
+      // on the version, so a log that changed meanwhile just loses the race and is read again. The slot
+      // time is taken right before the write, so the drift per window is only the timer's lateness.
+      for (;;) {
+        const at = this.now();
+        const plan = planAcquire(stored, limit, at, wanted(), RATE_WINDOW_MS, stale);
+        if (!plan.admit) {
+          await this.sleep(plan.waitMs);
+          continue;
+        }
+        if (!(await this.tryWrite(key, version, plan.starts))) break;
+        return { count: plan.count, at, late: this.now() - at > SLOT_LATE_MS };
+      }
+      await this.sleep(Math.random() * CONFLICT_JITTER_MAX_MS);
+    }
+  }
+
+  /** Writes the new log if nobody wrote since `version` was read; false when someone did. */
+  private async tryWrite(key: Record<string, AttributeValue>, version: number | null, starts: readonly number[]): Promise<boolean> {
+    try {
+      await this.client.send(
+        new PutItemCommand({
+          TableName: this.tableName,
+          Item: {
+            ...key,
+            [RATE_ATTR.starts]: { L: starts.map((start) => ({ N: String(start) })) },
+            [RATE_ATTR.version]: { N: String((version ?? 0) + 1) },
+          },
+          ExpressionAttributeNames: { "#version": RATE_ATTR.version },
+          // No version read (no item yet): only if still none, so two first writers cannot both win.
+          ...(version === null
+            ? { ConditionExpression: "attribute_not_exists(#version)" }
+            : { ConditionExpression: "#version = :version", ExpressionAttributeValues: { ":version": { N: String(version) } } }),
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return false;
+      throw error;
+    }
+  }
+}
+
+function readVersion(item: Record<string, AttributeValue> | undefined): number | null {
+  const raw = item?.[RATE_ATTR.version]?.N;
+  return raw === undefined ? null : Number(raw);
+}
+
+function readStarts(item: Record<string, AttributeValue> | undefined): number[] {
+  const list = item?.[RATE_ATTR.starts]?.L ?? [];
+  return list.map((value) => Number(value.N)).filter((start) => Number.isFinite(start));
+}
