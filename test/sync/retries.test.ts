@@ -1,0 +1,353 @@
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { SUMMARY_ENTITIES } from "../../lambdas/core/entities";
+import type { RunSummary, StoredConnection } from "../../lambdas/core/ports";
+import { PRICE_RULE } from "../../lambdas/records/fields/price";
+import {
+  callRecord,
+  contactRecord,
+  eventRecord,
+  leadRecord,
+  pipelineRecord,
+  stageRecord,
+  taskRecord,
+  userRecord,
+} from "../builders/source-records";
+import { crmSource, entityOrder, type CrmData } from "../support/crm-source";
+import {
+  startSourceServer,
+  type RecordedRequest,
+  type SourceHandler,
+  type SourceReply,
+  type SourceRequest,
+  type SourceServer,
+} from "../support/source-server";
+import { createSyncHarness, entityRow, type SyncHarness } from "../support/sync-harness";
+
+/**
+ * The status codes the service reacts to, and the other ways an entity fails,
+ * on the real definition, a real loopback source and DynamoDB Local.
+ *
+ * Two engines. Most tests run at TIME_SCALE 0.01 (a 1 s wait takes 10 ms).
+ * The tests that measure waits use a second engine at TIME_SCALE 0.05: every
+ * page task makes 30-80 ms of DynamoDB Local round trips (heartbeat,
+ * connection, rate limiter) before its request leaves, so at 0.01 a 10 ms and
+ * a 20 ms wait cannot be told apart, nor a 10 ms backoff from a 50 ms
+ * Retry-After. The ladder, whose gaps must each be larger than the one
+ * before, runs alone; every other test has its own source and connection and
+ * runs concurrently (their wait checks are lower bounds, which load cannot break).
+ */
+
+const TOKEN = "retries-token-5d2f9a";
+const TIMED_SCALE = 0.05;
+/** A wait of `seconds` on the timed engine, in ms. */
+const timedMs = (seconds: number) => seconds * 1000 * TIMED_SCALE;
+/** Fraction of a scheduled wait that a measured gap must reach (timers and clocks are not exact). */
+const AT_LEAST = 0.8;
+
+let harness: SyncHarness;
+let timed: SyncHarness;
+const servers: SourceServer[] = [];
+
+beforeAll(async () => {
+  [harness, timed] = await Promise.all([createSyncHarness({ timeScale: 0.01 }), createSyncHarness({ timeScale: TIMED_SCALE })]);
+});
+afterAll(async () => {
+  await Promise.all(servers.map((server) => server.close()));
+  await Promise.all([harness.close(), timed.close()]);
+});
+
+const stamp = (minute: number) => new Date(Date.UTC(2026, 2, 1, 0, minute)).toISOString();
+
+/** A small, valid CRM: every endpoint implemented, one page each. */
+function smallCrm(): CrmData {
+  return {
+    pipelines: [pipelineRecord({ id: "p1", stages: [stageRecord({ id: "open", kind: "open" }), stageRecord({ id: "won", kind: "won" })] })],
+    users: [userRecord({ id: "u1" }), userRecord({ id: "u2" })],
+    contacts: [contactRecord({ id: "c1", updated_at: stamp(1) }), contactRecord({ id: "c2", updated_at: stamp(2) })],
+    leads: [
+      leadRecord({ id: "l1", pipeline_id: "p1", stage_id: "won", updated_at: stamp(1) }),
+      leadRecord({ id: "l2", pipeline_id: "p1", stage_id: "open", updated_at: stamp(2) }),
+    ],
+    tasks: [taskRecord({ id: "t1", lead_id: "l1", updated_at: stamp(1) })],
+    calls: [callRecord({ id: "k1", lead_id: "l1", updated_at: stamp(1) })],
+    events: [eventRecord({ id: "e1", lead_id: "l1", created_at: stamp(1), updated_at: stamp(1) })],
+  };
+}
+
+interface SyncResult {
+  readonly summary: RunSummary;
+  readonly server: SourceServer;
+  readonly connection: StoredConnection;
+}
+
+/** One run against a fresh loopback source and a fresh connection. */
+async function syncAgainst(handler: SourceHandler, options: { token?: string; on?: SyncHarness } = {}): Promise<SyncResult> {
+  const on = options.on ?? harness;
+  const server = await startSourceServer(handler);
+  servers.push(server);
+  const connection = await on.addConnection({ baseUrl: server.baseUrl, token: options.token ?? TOKEN });
+  const summary = await on.sync(connection);
+  return { summary, server, connection };
+}
+
+/** The spec-correct source over `data`, with `fault` answering first when it returns a reply. */
+function faulty(data: CrmData, fault: (request: SourceRequest) => SourceReply | undefined): SourceHandler {
+  return crmSource(() => data, { token: TOKEN, fault });
+}
+
+/** Answers `reply` to the first `times` requests to `path` (every one when times is Infinity). */
+function failFirst(path: string, times: number, reply: SourceReply): (request: SourceRequest) => SourceReply | undefined {
+  let seen = 0;
+  return (request) => {
+    if (request.path !== path) return undefined;
+    seen += 1;
+    return seen <= times ? reply : undefined;
+  };
+}
+
+const to = (server: SourceServer, path: string): RecordedRequest[] => server.requests.filter((request) => request.path === path);
+
+/** Milliseconds between consecutive requests, by the server's clock. */
+function gaps(requests: readonly RecordedRequest[]): number[] {
+  return requests.slice(1).map((request, i) => request.receivedAt - requests[i]!.receivedAt);
+}
+
+function statuses(summary: RunSummary): Record<string, string> {
+  return Object.fromEntries(summary.entities.map((row) => [row.entity, row.status]));
+}
+
+describe("the retry ladder, measured at the source (alone: nothing else runs meanwhile)", () => {
+  test("5xx: retried up to 5 times after 1, 2, 4, 8, 16 s, then the entity fails", async () => {
+    const { summary, server } = await syncAgainst(
+      faulty(smallCrm(), failFirst("/contacts", Infinity, { status: 503, json: { error: "maintenance window in progress" } })),
+      { on: timed },
+    );
+
+    const contacts = to(server, "/contacts");
+    expect(contacts).toHaveLength(6);
+    expect(contacts.every((request) => request.query["page"] === "1")).toBe(true);
+    const waited = gaps(contacts);
+    [1, 2, 4, 8, 16].forEach((seconds, i) => expect(waited[i], `gap ${i + 1}`).toBeGreaterThanOrEqual(AT_LEAST * timedMs(seconds)));
+    for (let i = 1; i < waited.length; i += 1) expect(waited[i], `gap ${i + 1}`).toBeGreaterThan(waited[i - 1]!);
+
+    const row = entityRow(summary, "contacts");
+    expect(row?.status).toBe("failed");
+    expect(row?.error).toContain("SourceTransientError");
+    expect(row?.error).toContain("maintenance window in progress");
+    expect(summary.status).toBe("failed");
+    // A failed entity never stops the ones after it.
+    expect(entityOrder(server.requests)).toEqual(["/pipelines", "/users", "/contacts", "/leads", "/tasks", "/calls", "/events"]);
+    for (const entity of ["pipelines", "stages", "users", "leads", "tasks", "calls", "events"]) {
+      expect(entityRow(summary, entity)?.status, entity).toBe("succeeded");
+    }
+  });
+});
+
+// Each test has its own source and connection: they all run at once.
+describe.concurrent("statuses and failures", () => {
+  test("429: waits the larger of Retry-After and the backoff step (Retry-After wins)", async ({ expect }) => {
+    const { summary, server } = await syncAgainst(
+      faulty(smallCrm(), failFirst("/users", 1, { status: 429, headers: { "retry-after": "5" }, json: { error: "slow down" } })),
+      { on: timed },
+    );
+
+    const users = to(server, "/users");
+    expect(users).toHaveLength(2);
+    // Retry-After 5 s against backoff step 1 (1 s): the wait is 5 s.
+    expect(gaps(users)[0]).toBeGreaterThanOrEqual(AT_LEAST * timedMs(5));
+    expect(entityRow(summary, "users")).toMatchObject({ status: "succeeded", records: 2 });
+    expect(summary.status).toBe("succeeded");
+  });
+
+  test("429: waits the larger of Retry-After and the backoff step (backoff wins)", async ({ expect }) => {
+    const { summary, server } = await syncAgainst(
+      faulty(smallCrm(), failFirst("/users", 4, { status: 429, headers: { "retry-after": "1" }, json: { error: "slow down" } })),
+      { on: timed },
+    );
+
+    const users = to(server, "/users");
+    expect(users).toHaveLength(5);
+    const waited = gaps(users);
+    // Retry-After stays 1 s; the waits follow the backoff: 1, 2, 4, 8 s.
+    [1, 2, 4, 8].forEach((seconds, i) => expect(waited[i], `gap ${i + 1}`).toBeGreaterThanOrEqual(AT_LEAST * timedMs(seconds)));
+    expect(entityRow(summary, "users")).toMatchObject({ status: "succeeded", records: 2 });
+    expect(summary.status).toBe("succeeded");
+  });
+
+  test("5xx: a page that succeeds on a retry is ingested once", async ({ expect }) => {
+    const { summary, server, connection } = await syncAgainst(faulty(smallCrm(), failFirst("/leads", 2, { status: 503, json: { error: "busy" } })));
+
+    expect(to(server, "/leads")).toHaveLength(3);
+    expect(summary.status).toBe("succeeded");
+    expect(entityRow(summary, "leads")).toMatchObject({ status: "succeeded", pages: 1, records: 2, error: null });
+    const leads = await harness.listAll(connection.id, "leads");
+    expect(leads.map((lead) => lead["id"]).sort()).toEqual(["l1", "l2"]);
+  });
+
+  test("request timeout: retried like a 5xx", async ({ expect }) => {
+    // The harness's client gives a request 2 s (in real time: TIME_SCALE never scales it).
+    const { summary, server } = await syncAgainst(faulty(smallCrm(), failFirst("/pipelines", 1, { hang: true })));
+
+    const pipelines = to(server, "/pipelines");
+    expect(pipelines).toHaveLength(2);
+    // The client's clock starts a little before the source sees the request: allow for that, not for an early retry.
+    expect(gaps(pipelines)[0]).toBeGreaterThanOrEqual(1_900);
+    expect(entityRow(summary, "pipelines")).toMatchObject({ status: "succeeded", pages: 1, records: 1 });
+    expect(summary.status).toBe("succeeded");
+  });
+
+  test("a broken connection: retried like a 5xx", async ({ expect }) => {
+    const { summary, server, connection } = await syncAgainst(faulty(smallCrm(), failFirst("/users", 2, { destroy: true })));
+
+    expect(to(server, "/users")).toHaveLength(3);
+    expect(entityRow(summary, "users")).toMatchObject({ status: "succeeded", pages: 1, records: 2 });
+    expect(summary.status).toBe("succeeded");
+    expect(await harness.listAll(connection.id, "users")).toHaveLength(2);
+  });
+
+  test("a broken connection on every try: the entity fails after 5 retries", async ({ expect }) => {
+    const { summary, server } = await syncAgainst(faulty(smallCrm(), failFirst("/calls", Infinity, { destroy: true })));
+
+    expect(to(server, "/calls")).toHaveLength(6);
+    const row = entityRow(summary, "calls");
+    expect(row?.status).toBe("failed");
+    expect(row?.error).toMatch(/^SourceTransientError: /);
+    // calls is optional: the run still succeeds, and events still ran.
+    expect(summary.status).toBe("succeeded");
+    expect(entityRow(summary, "events")?.status).toBe("succeeded");
+  });
+
+  test("429: up to 5 retries, then the entity fails", async ({ expect }) => {
+    const { summary, server } = await syncAgainst(faulty(smallCrm(), failFirst("/users", Infinity, { status: 429 })));
+
+    expect(to(server, "/users")).toHaveLength(6);
+    const row = entityRow(summary, "users");
+    expect(row?.status).toBe("failed");
+    expect(row?.error).toMatch(/429|throttl/i);
+    expect(summary.status).toBe("failed");
+    expect(entityRow(summary, "contacts")?.status).toBe("succeeded");
+  });
+
+  test("401: the run stops after exactly one request and every entity fails with the auth error", async ({ expect }) => {
+    const { summary, server } = await syncAgainst(crmSource(smallCrm, { token: TOKEN }), { token: `${TOKEN}x` });
+
+    expect(server.requests).toHaveLength(1);
+    expect(summary.status).toBe("failed");
+    expect(summary.entities.map((row) => row.entity)).toEqual([...SUMMARY_ENTITIES]);
+    expect(summary.entities.every((row) => row.status === "failed")).toBe(true);
+    const errors = [...new Set(summary.entities.map((row) => row.error))];
+    expect(errors).toEqual(["SourceAuthError: invalid token"]);
+  });
+
+  test("401 mid-run: no further request; entities already finished keep their outcome", async ({ expect }) => {
+    const { summary, server } = await syncAgainst(
+      faulty(smallCrm(), failFirst("/contacts", Infinity, { status: 401, json: { error: "token revoked" } })),
+    );
+
+    expect(to(server, "/contacts")).toHaveLength(1);
+    expect(server.requests.at(-1)?.path).toBe("/contacts");
+    expect(entityOrder(server.requests)).toEqual(["/pipelines", "/users", "/contacts"]);
+    expect(statuses(summary)).toEqual({
+      pipelines: "succeeded",
+      stages: "succeeded",
+      users: "succeeded",
+      contacts: "failed",
+      leads: "failed",
+      tasks: "failed",
+      calls: "failed",
+      events: "failed",
+    });
+    for (const entity of ["pipelines", "stages", "users"]) expect(entityRow(summary, entity)?.error, entity).toBeNull();
+    for (const entity of ["contacts", "leads", "tasks", "calls", "events"]) {
+      expect(entityRow(summary, entity)?.error, entity).toBe("SourceAuthError: token revoked");
+    }
+    expect(summary.status).toBe("failed");
+  });
+
+  test("404 on an optional endpoint: success with 0 records", async ({ expect }) => {
+    const { tasks: _tasks, calls: _calls, events: _events, ...required } = smallCrm();
+    const { summary, server } = await syncAgainst(crmSource(() => required, { token: TOKEN }));
+
+    for (const path of ["/tasks", "/calls", "/events"]) expect(to(server, path), path).toHaveLength(1);
+    for (const entity of ["tasks", "calls", "events"]) {
+      expect(entityRow(summary, entity), entity).toMatchObject({ status: "succeeded", records: 0, error: null });
+    }
+    expect(summary.status).toBe("succeeded");
+  });
+
+  test("404 on a required endpoint fails its entity; /pipelines fails pipelines and stages", async ({ expect }) => {
+    const { pipelines: _pipelines, ...rest } = smallCrm();
+    const { summary, server } = await syncAgainst(crmSource(() => rest, { token: TOKEN }));
+
+    expect(to(server, "/pipelines")).toHaveLength(1);
+    for (const entity of ["pipelines", "stages"]) {
+      expect(entityRow(summary, entity), entity).toMatchObject({ status: "failed", error: "SourceNotImplementedError: not implemented" });
+    }
+    for (const entity of ["users", "contacts", "leads", "tasks", "calls", "events"]) {
+      expect(entityRow(summary, entity)?.status, entity).toBe("succeeded");
+    }
+    expect(summary.status).toBe("failed");
+  });
+
+  test.for([400, 422])("other 4xx: no retry, the entity fails (%i)", async (status, { expect }) => {
+    const { summary, server } = await syncAgainst(
+      faulty(smallCrm(), failFirst("/leads", Infinity, { status, json: { error: `rejected with ${status}` } })),
+    );
+
+    expect(to(server, "/leads")).toHaveLength(1);
+    expect(entityRow(summary, "leads")).toMatchObject({ status: "failed", error: `SourceHardError: rejected with ${status}` });
+    expect(summary.status).toBe("failed");
+    expect(entityRow(summary, "tasks")?.status).toBe("succeeded");
+  });
+
+  test("a body that is not JSON: no retry, the entity fails", async ({ expect }) => {
+    const { summary, server } = await syncAgainst(
+      faulty(smallCrm(), failFirst("/users", Infinity, { headers: { "content-type": "text/html" }, body: "<html>oops</html>" })),
+    );
+
+    expect(to(server, "/users")).toHaveLength(1);
+    const row = entityRow(summary, "users");
+    expect(row?.status).toBe("failed");
+    expect(row?.error).toContain("SourceHardError");
+    expect(row?.error).toContain("not JSON");
+    expect(summary.status).toBe("failed");
+    expect(entityRow(summary, "contacts")?.status).toBe("succeeded");
+  });
+
+  test("validation error: no retry, the entity fails, and the error names the record, field and rule", async ({ expect }) => {
+    const data = smallCrm();
+    data.leads = Array.from({ length: 150 }, (_, i) =>
+      leadRecord({ id: `lead-${i}`, pipeline_id: "p1", stage_id: "open", updated_at: stamp(i), ...(i === 120 ? { price: "abc" } : {}) }),
+    );
+    const { summary, server, connection } = await syncAgainst(crmSource(() => data, { token: TOKEN }));
+
+    expect(to(server, "/leads").map((request) => request.query["page"])).toEqual(["1", "2"]);
+    const row = entityRow(summary, "leads");
+    expect(row).toMatchObject({ status: "failed", pages: 1, records: 100 });
+    expect(row?.error).toContain("PageValidationError");
+    expect(row?.error).toContain("lead-120");
+    expect(row?.error).toContain("price");
+    expect(row?.error).toContain(PRICE_RULE);
+    // Page 1 is committed and kept, with its watermark; page 2 wrote nothing.
+    const stored = (await harness.listAll(connection.id, "leads")).map((lead) => String(lead["id"]));
+    expect(stored.sort()).toEqual(Array.from({ length: 100 }, (_, i) => `lead-${i}`).sort());
+    expect(await harness.records.getWatermark(connection.id, "leads")).toBe(stamp(99));
+    expect(summary.status).toBe("failed");
+    expect(entityRow(summary, "tasks")?.status).toBe("succeeded");
+  });
+
+  test("a failed optional entity does not fail the run", async ({ expect }) => {
+    const data = smallCrm();
+    data.calls = [callRecord({ id: "k1", lead_id: undefined, contact_id: undefined, updated_at: stamp(1) })];
+    const { summary, server } = await syncAgainst(crmSource(() => data, { token: TOKEN }));
+
+    expect(to(server, "/calls")).toHaveLength(1);
+    const row = entityRow(summary, "calls");
+    expect(row?.status).toBe("failed");
+    expect(row?.error).toContain("k1");
+    expect(row?.error).toContain("lead_id");
+    expect(entityRow(summary, "events")).toMatchObject({ status: "succeeded", records: 1 });
+    expect(to(server, "/events")).toHaveLength(1);
+    expect(summary.status).toBe("succeeded");
+  });
+});
