@@ -75,4 +75,13 @@ describe("a full run", () => {
     expect(leads.filter((lead) => lead["is_won"])).toHaveLength(40);
     expect(leads.filter((lead) => lead["is_lost"])).toHaveLength(40);
   });
+
+  test("structured log lines per page and per entity, and never the source token", async () => {
+    const pageLines = harness.logger.lines.filter((line) => line["message"] === "page committed");
+    const entityLines = harness.logger.lines.filter((line) => line["message"] === "entity finished");
+    expect(pageLines.length).toBeGreaterThanOrEqual(10);
+    expect(pageLines[0]).toMatchObject({ level: "info", entity: "pipelines", page: 1 });
+    expect(entityLines.map((line) => line["entity"])).toEqual(["pipelines", "users", "contacts", "leads", "tasks", "calls", "events"]);
+    expect(JSON.stringify(harness.logger.lines)).not.toContain(TOKEN);
+  });
 });
