@@ -18,11 +18,14 @@ export abstract class SyncError extends Error {
   abstract readonly retryable: boolean;
   /** At most 300 characters; never contains the source token. */
   readonly detail: string;
+  /** The source's HTTP status when the error comes from a response; null for network failures and our own checks. */
+  readonly httpStatus: number | null;
 
-  constructor(detail: string, options?: { cause?: unknown }) {
+  constructor(detail: string, options?: { cause?: unknown; httpStatus?: number }) {
     const cut = cutDetail(detail);
-    super(cut, options);
+    super(cut, options?.cause === undefined ? undefined : { cause: options.cause });
     this.detail = cut;
+    this.httpStatus = options?.httpStatus ?? null;
   }
 }
 
@@ -45,9 +48,9 @@ export class SourceThrottledError extends SyncError {
   constructor(
     detail: string,
     readonly retryAfterSeconds: number,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; httpStatus?: number },
   ) {
-    super(detail, options);
+    super(detail, { httpStatus: 429, ...options });
   }
 }
 
@@ -100,5 +103,16 @@ export class StoreUnavailableError extends SyncError {
 /** The run's connection no longer exists (deleted while the run was under way): the run stops. */
 export class ConnectionNotFoundError extends SyncError {
   override readonly name = "ConnectionNotFoundError";
+  readonly retryable = false;
+}
+
+/**
+ * A token ciphertext that does not decrypt under this key and context: altered,
+ * or copied from another connection or workspace. Thrown by every TokenCipher
+ * (KMS in AWS, AES-256-GCM locally). The message never holds the plaintext, the
+ * key or the ciphertext. Not retried: decrypting again gives the same answer.
+ */
+export class TokenDecryptionError extends SyncError {
+  override readonly name = "TokenDecryptionError";
   readonly retryable = false;
 }

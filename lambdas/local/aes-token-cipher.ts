@@ -1,6 +1,7 @@
 import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
 import { link, mkdir, readFile, unlink, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
+import { TokenDecryptionError } from "../core/errors";
 import type { TokenCipher, TokenContext } from "../core/ports";
 
 /**
@@ -23,14 +24,6 @@ const TAG_BYTES = 16;
 const HEADER_BYTES = 1 + IV_BYTES + TAG_BYTES;
 const ALGORITHM = "aes-256-gcm";
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
-
-/**
- * A ciphertext that does not decrypt under this key and context. The message
- * never holds plaintext, key or ciphertext; `name` is stable.
- */
-export class TokenDecryptionError extends Error {
-  override readonly name = "TokenDecryptionError";
-}
 
 /** The additional authenticated data of a context: canonical JSON, fixed key order. */
 export function tokenContextAad(context: TokenContext): Buffer {

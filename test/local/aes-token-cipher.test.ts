@@ -3,8 +3,9 @@ import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { SyncError, TokenDecryptionError } from "../../lambdas/core/errors";
 import type { TokenContext } from "../../lambdas/core/ports";
-import { AesGcmTokenCipher, TokenDecryptionError, loadOrCreateKeyFile } from "../../lambdas/local/aes-token-cipher";
+import { AesGcmTokenCipher, loadOrCreateKeyFile } from "../../lambdas/local/aes-token-cipher";
 
 const context: TokenContext = { businessAccountId: "acct-1", connectionId: "conn-1" };
 const TOKEN = "sk_live_4f3c2b1a-the-source-token";
@@ -16,7 +17,9 @@ async function expectDecryptionError(promise: Promise<string>): Promise<void> {
     (caught: unknown) => caught,
   );
   expect(error).toBeInstanceOf(TokenDecryptionError);
+  expect(error).toBeInstanceOf(SyncError);
   expect((error as Error).name).toBe("TokenDecryptionError");
+  expect((error as TokenDecryptionError).retryable).toBe(false);
   expect((error as Error).message).not.toContain(TOKEN);
 }
 
