@@ -1,0 +1,61 @@
+import * as v from "valibot";
+import { TEXT_LIMITS } from "../../core/limits";
+
+/**
+ * The owner session token's claims, named here and nowhere else.
+ *
+ * In AWS the HTTP API's JWT authorizer verifies the token (signature, issuer,
+ * audience, expiry) and hands the handler the payload as
+ * `event.requestContext.authorizer.jwt.claims`, every value coerced to a
+ * string. Locally the runtime verifies the token the same way and puts the
+ * same object in the same field. Handlers never verify signatures: they parse
+ * that object with SessionClaimsSchema.
+ */
+export const SESSION_CLAIM = {
+  /** custom claim: the workspace the session belongs to */
+  businessAccountId: "business_account_id",
+  /** registered claim: the user */
+  userId: "sub",
+  /** custom claim: one of SESSION_ROLES */
+  role: "role",
+} as const;
+
+/** Every role a session can carry; only the owner may use the onboarding API. */
+export const SESSION_ROLES = ["owner", "ROP", "MOP"] as const;
+export type SessionRole = (typeof SESSION_ROLES)[number];
+export const OWNER_ROLE = "owner" satisfies SessionRole;
+
+const claimText = (claim: string) =>
+  v.pipe(
+    v.string(`claim ${claim} must be a string`),
+    v.nonEmpty(`claim ${claim} must not be empty`),
+    v.maxLength(TEXT_LIMITS.id, `claim ${claim} must be at most ${TEXT_LIMITS.id} characters`),
+  );
+
+/**
+ * Parses the authorizer's claims object (values as strings, as API Gateway
+ * passes them) into a Session. Other claims (iss, aud, exp, ...) are ignored:
+ * the authorizer has already checked them. Roles are matched exactly.
+ */
+export const SessionClaimsSchema = v.pipe(
+  v.object({
+    [SESSION_CLAIM.businessAccountId]: claimText(SESSION_CLAIM.businessAccountId),
+    [SESSION_CLAIM.userId]: claimText(SESSION_CLAIM.userId),
+    [SESSION_CLAIM.role]: v.picklist(SESSION_ROLES, `claim ${SESSION_CLAIM.role} must be one of ${SESSION_ROLES.join(", ")}`),
+  }),
+  v.transform(
+    (claims): Session => ({
+      businessAccountId: claims[SESSION_CLAIM.businessAccountId],
+      userId: claims[SESSION_CLAIM.userId],
+      role: claims[SESSION_CLAIM.role],
+    }),
+  ),
+);
+
+export interface Session {
+  readonly businessAccountId: string;
+  readonly userId: string;
+  readonly role: SessionRole;
+}
+
+export type SessionClaimsInput = v.InferInput<typeof SessionClaimsSchema>;

@@ -1,0 +1,99 @@
+import { execFile } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import {
+  LOCAL_AUDIENCE,
+  LOCAL_ISSUER,
+  loadOrCreateSigningKey,
+  verifySessionToken,
+} from "../../../lambdas/onboarding/auth/local-token-issuer";
+
+const exec = promisify(execFile);
+const REPO = resolve(import.meta.dirname, "../../..");
+const JWT = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
+
+interface Run {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+async function token(args: string[], env: Record<string, string> = {}): Promise<Run> {
+  try {
+    const { stdout, stderr } = await exec("npx", ["tsx", "bin/token.ts", ...args], {
+      cwd: REPO,
+      env: { ...process.env, ...env },
+    });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code?: number; stdout?: string; stderr?: string };
+    return { code: failed.code ?? -1, stdout: failed.stdout ?? "", stderr: failed.stderr ?? "" };
+  }
+}
+
+let root: string;
+
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), "token-script-"));
+});
+
+afterAll(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+describe("npm run token", () => {
+  test("prints exactly one JWT line and nothing else; the local runtime's key verifies it", async () => {
+    const dataDir = join(root, "data");
+    const run = await token(["--account", "acme", "--role", "owner", "--data-dir", dataDir]);
+    expect(run.code).toBe(0);
+    expect(run.stdout.endsWith("\n")).toBe(true);
+    const lines = run.stdout.split("\n");
+    expect(lines).toHaveLength(2);
+    expect(lines[1]).toBe("");
+    expect(lines[0]).toMatch(JWT);
+
+    const key = await loadOrCreateSigningKey(dataDir);
+    const claims = await verifySessionToken(lines[0], { issuer: LOCAL_ISSUER, audience: LOCAL_AUDIENCE, key: key.publicKey });
+    expect(claims).toMatchObject({ business_account_id: "acme", role: "owner", sub: "local-owner" });
+    expect(claims.exp! - claims.iat!).toBe(12 * 60 * 60);
+  });
+
+  test("--user, --ttl and the DATA_DIR environment variable are honoured", async () => {
+    const dataDir = join(root, "from-env");
+    const run = await token(["--account", "acme", "--role", "ROP", "--user", "rop-1", "--ttl", "600"], { DATA_DIR: dataDir });
+    expect(run.code).toBe(0);
+    const key = await loadOrCreateSigningKey(dataDir);
+    const claims = await verifySessionToken(run.stdout.trim(), { issuer: LOCAL_ISSUER, audience: LOCAL_AUDIENCE, key: key.publicKey });
+    expect(claims).toMatchObject({ business_account_id: "acme", role: "ROP", sub: "rop-1" });
+    expect(claims.exp! - claims.iat!).toBe(600);
+  });
+
+  test("bad arguments: exit 2, nothing on stdout, a message and a one-line usage on stderr", async () => {
+    const dataDir = join(root, "bad");
+    const cases = [
+      [],
+      ["--role", "owner"],
+      ["--account", "acme"],
+      ["--account", "acme", "--role", "admin"],
+      ["--account", "acme", "--role", "Owner"],
+      ["--account", "", "--role", "owner"],
+      ["--account", "acme", "--role", "owner", "--ttl", "0"],
+      ["--account", "acme", "--role", "owner", "--ttl", "12h"],
+      ["--account", "acme", "--role", "owner", "--bogus"],
+      ["--account", "acme", "--role", "owner", "extra"],
+      ["--account"],
+    ];
+    const runs = await Promise.all(cases.map((args) => token([...args, "--data-dir", dataDir])));
+    runs.forEach((run, index) => {
+      expect({ args: cases[index], code: run.code }).toEqual({ args: cases[index], code: 2 });
+      expect(run.stdout).toBe("");
+      const usage = run.stderr.split("\n").filter((line) => line.startsWith("usage: "));
+      expect(usage).toEqual([
+        "usage: npm run --silent token -- --account ACC --role owner|ROP|MOP [--user U] [--ttl SECONDS] [--data-dir DIR]",
+      ]);
+    });
+  });
+});
