@@ -65,6 +65,8 @@ export interface RecordPage {
 
 export interface RecordStore {
   getWatermark(connectionId: string, entity: SyncEntity): Promise<string | null>;
+  /** Forgets every watermark of the connection: the next run reads each entity from sync_since. */
+  resetWatermarks(connectionId: string): Promise<void>;
   getStageKinds(connectionId: string): Promise<StageKinds>;
   /**
    * Upserts the page's records and then its watermark. Safe to replay: every

@@ -100,11 +100,12 @@ function parseJson(bytes: Uint8Array, response: Response): unknown {
 async function statusError(response: Response, redact: (text: string) => string): Promise<SyncError> {
   const { status } = response;
   const detail = redact(await errorDetail(response));
-  if (status === 401) return new SourceAuthError(detail);
-  if (status === 404) return new SourceNotImplementedError(detail);
-  if (status === 429) return new SourceThrottledError(detail, retryAfterSeconds(response.headers.get("retry-after")));
-  if (status >= 500 && status <= 599) return new SourceTransientError(detail);
-  return new SourceHardError(detail);
+  const options = { httpStatus: status };
+  if (status === 401) return new SourceAuthError(detail, options);
+  if (status === 404) return new SourceNotImplementedError(detail, options);
+  if (status === 429) return new SourceThrottledError(detail, retryAfterSeconds(response.headers.get("retry-after")), options);
+  if (status >= 500 && status <= 599) return new SourceTransientError(detail, options);
+  return new SourceHardError(detail, options);
 }
 
 /** The body's `error` string when there is one, else `HTTP <status>`. */

@@ -1,4 +1,5 @@
 import {
+  BatchWriteItemCommand,
   GetItemCommand,
   QueryCommand,
   TransactGetItemsCommand,
@@ -6,7 +7,7 @@ import {
   type AttributeValue,
   type DynamoDBClient,
 } from "@aws-sdk/client-dynamodb";
-import { STAGE_KINDS, type Collection, type StageKind, type SyncEntity } from "../core/entities";
+import { STAGE_KINDS, SYNC_ENTITIES, type Collection, type StageKind, type SyncEntity } from "../core/entities";
 import type { PageWrite, RecordPage, RecordStore, StageKinds } from "../core/ports";
 import {
   ATTR,
@@ -58,6 +59,19 @@ export class DynamoDbRecordStore implements RecordStore {
       }),
     );
     return out.Item?.[ATTR.value]?.S ?? null;
+  }
+
+  async resetWatermarks(connectionId: string): Promise<void> {
+    // Seven keys at most: one BatchWriteItem; unprocessed deletes are retried until none are left.
+    let requests = SYNC_ENTITIES.map((entity) => ({
+      DeleteRequest: {
+        Key: { [ATTR.pk]: { S: watermarkPartitionKey(connectionId) }, [ATTR.sk]: { S: watermarkSortKey(entity) } },
+      },
+    }));
+    while (requests.length > 0) {
+      const out = await this.client.send(new BatchWriteItemCommand({ RequestItems: { [this.tableName]: requests } }));
+      requests = (out.UnprocessedItems?.[this.tableName] ?? []) as typeof requests;
+    }
   }
 
   async getStageKinds(connectionId: string): Promise<StageKinds> {

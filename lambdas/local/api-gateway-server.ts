@@ -1,0 +1,165 @@
+import { randomUUID } from "node:crypto";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Context } from "aws-lambda";
+import {
+  bearerToken,
+  LOCAL_AUDIENCE,
+  LOCAL_ISSUER,
+  toAuthorizerClaims,
+  verifySessionToken,
+  type LocalSigningKey,
+} from "../onboarding/auth/local-token-issuer";
+import type { ApiEvent, ApiResult } from "../onboarding/http/api-handler";
+import { OPENAPI_ROUTE_KEY, ROUTES } from "../onboarding/http/routes";
+
+/** Request bodies above this are refused with 413, as API Gateway refuses payloads over its limit. */
+export const MAX_REQUEST_BODY_BYTES = 1024 * 1024;
+
+type LambdaHandler = (event: ApiEvent, context: Context) => Promise<ApiResult>;
+
+interface CompiledRoute {
+  readonly routeKey: string;
+  readonly method: string;
+  readonly pattern: RegExp;
+  readonly params: readonly string[];
+  /** Public routes skip the JWT check (the OpenAPI document). */
+  readonly public: boolean;
+}
+
+function compile(routeKey: string, isPublic: boolean): CompiledRoute {
+  const [method = "", path = ""] = routeKey.split(" ");
+  const params: string[] = [];
+  // Route keys hold only literal segments and {param} segments, as API Gateway's do.
+  const pattern = new RegExp(
+    `^${path.replace(/\{(\w+)\}/g, (_, name: string) => {
+      params.push(name);
+      return "([^/]+)";
+    })}$`,
+  );
+  return { routeKey, method, pattern, params, public: isPublic };
+}
+
+const ROUTE_TABLE: readonly CompiledRoute[] = [
+  compile(OPENAPI_ROUTE_KEY, true),
+  ...ROUTES.map((route) => compile(route.routeKey, false)),
+];
+
+/**
+ * API Gateway (HTTP API, payload 2.0, JWT authorizer) on one machine: matches
+ * the same route keys, verifies the owner session token as the authorizer
+ * would (ES256 pinned, issuer, audience, expiry), and hands the Lambda handler
+ * the same event, claims in requestContext.authorizer.jwt.claims.
+ */
+export async function startApiGatewayServer(options: {
+  readonly port: number;
+  readonly host?: string;
+  readonly handler: LambdaHandler;
+  readonly signingKey: LocalSigningKey;
+}): Promise<{ readonly url: string; readonly server: Server; close(): Promise<void> }> {
+  const server = createServer((request, response) => {
+    serve(request, response, options).catch(() => {
+      if (!response.headersSent) send(response, 500, { message: "Internal Server Error" });
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port, options.host ?? "127.0.0.1", () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://${options.host ?? "127.0.0.1"}:${port}`,
+    server,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+async function serve(
+  request: IncomingMessage,
+  response: ServerResponse,
+  options: { readonly handler: LambdaHandler; readonly signingKey: LocalSigningKey },
+): Promise<void> {
+  const url = new URL(request.url ?? "/", "http://localhost");
+  const method = request.method ?? "GET";
+  let match: { route: CompiledRoute; values: string[] } | undefined;
+  for (const route of ROUTE_TABLE) {
+    const found = route.method === method ? route.pattern.exec(url.pathname) : null;
+    if (found) {
+      match = { route, values: found.slice(1) };
+      break;
+    }
+  }
+  // API Gateway's own answers, before any Lambda runs.
+  if (!match) return send(response, 404, { message: "Not Found" });
+  const body = await readBody(request);
+  if (body === null) return send(response, 413, { message: "Request Entity Too Large" });
+
+  let claims: Record<string, string> | undefined;
+  if (!match.route.public) {
+    try {
+      const payload = await verifySessionToken(bearerToken(request.headers.authorization), {
+        issuer: LOCAL_ISSUER,
+        audience: LOCAL_AUDIENCE,
+        key: options.signingKey.publicKey,
+      });
+      claims = toAuthorizerClaims(payload);
+    } catch {
+      return send(response, 401, { message: "Unauthorized" });
+    }
+  }
+
+  const headers = Object.fromEntries(
+    Object.entries(request.headers).map(([name, value]) => [name, Array.isArray(value) ? value.join(",") : (value ?? "")]),
+  );
+  const query = Object.fromEntries(url.searchParams.entries());
+  const event = {
+    version: "2.0",
+    routeKey: match.route.routeKey,
+    rawPath: url.pathname,
+    rawQueryString: url.search.slice(1),
+    headers,
+    ...(Object.keys(query).length > 0 ? { queryStringParameters: query } : {}),
+    ...(match.route.params.length > 0
+      ? { pathParameters: Object.fromEntries(match.route.params.map((name, i) => [name, decodeURIComponent(match.values[i] ?? "")])) }
+      : {}),
+    requestContext: {
+      accountId: "000000000000",
+      apiId: "local",
+      domainName: headers["host"] ?? "localhost",
+      domainPrefix: "local",
+      http: { method, path: url.pathname, protocol: "HTTP/1.1", sourceIp: request.socket.remoteAddress ?? "", userAgent: headers["user-agent"] ?? "" },
+      requestId: randomUUID(),
+      routeKey: match.route.routeKey,
+      stage: "$default",
+      time: new Date().toUTCString(),
+      timeEpoch: Date.now(),
+      authorizer: claims ? { principalId: "", integrationLatency: 0, jwt: { claims, scopes: [] } } : undefined,
+    },
+    ...(body.length > 0 ? { body: body.toString("utf8") } : {}),
+    isBase64Encoded: false,
+  } as unknown as ApiEvent;
+
+  const result = await options.handler(event, { awsRequestId: event.requestContext.requestId } as Context);
+  response.writeHead(result.statusCode ?? 200, (result.headers ?? {}) as Record<string, string>);
+  response.end(result.body ?? "");
+}
+
+async function readBody(request: IncomingMessage): Promise<Buffer | null> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_REQUEST_BODY_BYTES) return null;
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+function send(response: ServerResponse, status: number, body: unknown): void {
+  response.writeHead(status, { "content-type": "application/json" });
+  response.end(JSON.stringify(body));
+}

@@ -1,0 +1,61 @@
+import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import type { Logger, TokenCipher } from "../core/ports";
+import { loadOrCreateSigningKey } from "../onboarding/auth/local-token-issuer";
+import { makeApiHandler } from "../onboarding/http/api-handler";
+import type { OnboardingDeps } from "../onboarding/onboarding-deps";
+import { createHttpSourceClient } from "../source/http-source-client";
+import { createGuardedFetch } from "../source/ssrf/guarded-fetch";
+import { startApiGatewayServer } from "./api-gateway-server";
+import { createLocalSync } from "./local-sync";
+
+export interface LocalServiceOptions {
+  readonly client: DynamoDBClient;
+  readonly tableName: string;
+  readonly cipher: TokenCipher;
+  readonly logger: Logger;
+  /** Where the session signing key lives (created on first run). */
+  readonly dataDir: string;
+  readonly timeScale: number;
+  /** Loopback sources are allowed locally by default (demo, tests); private and metadata addresses never are. */
+  readonly allowLoopbackSources: boolean;
+  /** The source request timeout; defaults to the service's SOURCE_REQUEST_TIMEOUT_MS. */
+  readonly sourceTimeoutMs?: number;
+}
+
+/**
+ * The whole service on one machine: the sync on the local engine and the
+ * onboarding API handler, sharing the same stores and the same SSRF-guarded
+ * source client. The composition root of the local runtime and the API tests.
+ */
+export async function createLocalService(options: LocalServiceOptions) {
+  const source = createHttpSourceClient({
+    fetch: createGuardedFetch({ allowLoopback: options.allowLoopbackSources }),
+    ...(options.sourceTimeoutMs === undefined ? {} : { timeoutMs: options.sourceTimeoutMs }),
+  });
+  const sync = createLocalSync({ ...options, source });
+  const onboarding: OnboardingDeps = {
+    connections: sync.connections,
+    cipher: options.cipher,
+    runs: sync.runs,
+    records: sync.records,
+    source,
+    limiter: sync.limiter,
+    starter: sync.engine,
+    clock: sync.deps.clock,
+    logger: options.logger,
+    allowLoopbackSources: options.allowLoopbackSources,
+  };
+  const signingKey = await loadOrCreateSigningKey(options.dataDir);
+  const apiHandler = makeApiHandler(onboarding);
+
+  return {
+    sync,
+    onboarding,
+    signingKey,
+    apiHandler,
+    /** Serves the onboarding API like API Gateway would. */
+    listen: (port: number, host?: string) =>
+      startApiGatewayServer({ port, ...(host === undefined ? {} : { host }), handler: apiHandler, signingKey }),
+  };
+}
+export type LocalService = Awaited<ReturnType<typeof createLocalService>>;

@@ -1,0 +1,83 @@
+import * as v from "valibot";
+import { parseTimestamp } from "../records/fields/timestamp";
+import { InvalidFieldError, MalformedBodyError } from "./onboarding-errors";
+
+/** A rate_limit above this is refused: one limiter item keeps one start time per request per second. */
+export const MAX_RATE_LIMIT = 1000;
+/** Longest accepted source token; anything longer is not a Bearer token anyone issues. */
+export const MAX_TOKEN_LENGTH = 4096;
+
+const RATE_RULE = `must be an integer from 1 to ${MAX_RATE_LIMIT}`;
+const TIMESTAMP_RULE = "must be an ISO-8601 timestamp, e.g. 2026-01-01T00:00:00Z";
+
+const baseUrl = v.pipe(v.string("must be a string"), v.trim(), v.nonEmpty("must not be empty"));
+// Sent as `Authorization: Bearer <token>`: printable ASCII only, or the header cannot carry it.
+const token = v.pipe(
+  v.string("must be a string"),
+  v.nonEmpty("must not be empty"),
+  v.maxLength(MAX_TOKEN_LENGTH, `must be at most ${MAX_TOKEN_LENGTH} characters`),
+  v.regex(/^[\x21-\x7e]+$/, "must be printable ASCII without spaces"),
+);
+const rateLimit = v.pipe(
+  v.number(RATE_RULE),
+  v.integer(RATE_RULE),
+  v.minValue(1, RATE_RULE),
+  v.maxValue(MAX_RATE_LIMIT, RATE_RULE),
+);
+/** Normalised to `toISOString()` (UTC). */
+const syncSince = v.pipe(
+  v.string(TIMESTAMP_RULE),
+  v.transform((text: string) => parseTimestamp(text)),
+  v.string(TIMESTAMP_RULE),
+);
+
+/** POST body. Unknown fields are ignored (v.object drops them). */
+export const CreateConnectionSchema = v.object({
+  base_url: baseUrl,
+  token,
+  rate_limit: v.optional(rateLimit),
+  sync_since: v.optional(syncSince),
+  trigger_sync: v.optional(v.boolean("must be a boolean")),
+});
+export type CreateConnectionInput = v.InferInput<typeof CreateConnectionSchema>;
+export type CreateConnectionOutput = v.InferOutput<typeof CreateConnectionSchema>;
+
+/** PATCH body: any of the four, at least one. */
+export const UpdateConnectionSchema = v.pipe(
+  v.object({
+    base_url: v.optional(baseUrl),
+    token: v.optional(token),
+    rate_limit: v.optional(rateLimit),
+    sync_since: v.optional(syncSince),
+  }),
+  v.check(
+    (body) => Object.values(body).some((value) => value !== undefined),
+    "must contain at least one of base_url, token, rate_limit, sync_since",
+  ),
+);
+export type UpdateConnectionOutput = v.InferOutput<typeof UpdateConnectionSchema>;
+
+/** The raw request body as JSON: a JSON object, or MalformedBodyError. */
+export function parseJsonBody(body: string | undefined | null): Record<string, unknown> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body ?? "");
+  } catch {
+    throw new MalformedBodyError("the request body must be valid JSON");
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+    throw new MalformedBodyError("the request body must be a JSON object");
+  }
+  return parsed as Record<string, unknown>;
+}
+
+/** Validates a body; the first broken rule becomes InvalidFieldError(field, rule). */
+export function parseFields<S extends v.GenericSchema>(schema: S, body: Record<string, unknown>): v.InferOutput<S> {
+  const result = v.safeParse(schema, body, { abortEarly: true });
+  if (result.success) return result.output;
+  const issue = result.issues[0];
+  const field = issue.path?.map((item) => String(item.key)).join(".") || "(body)";
+  // valibot reports a missing required key as "Invalid key: ..."; say it plainly.
+  const rule = issue.input === undefined && issue.path?.length ? "is required" : issue.message;
+  throw new InvalidFieldError(field, rule);
+}

@@ -1,0 +1,119 @@
+import { randomUUID } from "node:crypto";
+import { DEFAULT_RATE_LIMIT } from "../core/limits";
+import type { Connection, StoredConnection } from "../core/ports";
+import { checkBaseUrl } from "../source/ssrf/base-url-policy";
+import { startSync } from "../sync/start-sync";
+import {
+  CreateConnectionSchema,
+  parseFields,
+  UpdateConnectionSchema,
+} from "./connection-input";
+import { toConnectionResource } from "./connection-resource";
+import type { OnboardingDeps } from "./onboarding-deps";
+import { InvalidFieldError, NotFoundError } from "./onboarding-errors";
+
+/** sync_since when none is given: 1 January of the current year, 00:00 UTC. */
+export function defaultSyncSince(now: Date): string {
+  return new Date(Date.UTC(now.getUTCFullYear(), 0, 1)).toISOString();
+}
+
+/** base_url rules beyond its type: absolute http(s), trailing slash stripped, no refused address literal. */
+function sourceBaseUrl(deps: OnboardingDeps, raw: string): string {
+  const checked = checkBaseUrl(raw, { allowLoopback: deps.allowLoopbackSources });
+  if (!checked.ok) throw new InvalidFieldError("base_url", checked.rule);
+  return checked.url;
+}
+
+/** Tenant-scoped lookup: another workspace's id is NotFound, exactly like an unknown one. */
+export async function findConnection(deps: OnboardingDeps, account: string, id: string): Promise<StoredConnection> {
+  const stored = await deps.connections.get(account, id);
+  if (stored === null) throw new NotFoundError(`no connection ${id}`);
+  return stored;
+}
+
+export async function createConnection(
+  deps: OnboardingDeps,
+  account: string,
+  body: Record<string, unknown>,
+): Promise<Connection> {
+  const input = parseFields(CreateConnectionSchema, body);
+  const baseUrl = sourceBaseUrl(deps, input.base_url);
+  const now = deps.clock.now();
+  const id = randomUUID();
+  const stored: StoredConnection = {
+    id,
+    business_account_id: account,
+    crm_type: "custom",
+    base_url: baseUrl,
+    rate_limit: input.rate_limit ?? DEFAULT_RATE_LIMIT,
+    sync_since: input.sync_since ?? defaultSyncSince(now),
+    created_at: now.toISOString(),
+    updated_at: now.toISOString(),
+    token_ciphertext: await deps.cipher.encrypt(input.token, { businessAccountId: account, connectionId: id }),
+  };
+  await deps.connections.put(stored);
+  deps.logger.info("connection created", { business_account_id: account, connection_id: id, base_url: baseUrl });
+
+  if (input.trigger_sync === true) {
+    // The connection exists whatever happens next: a queue that is down only means no sync yet.
+    try {
+      await startSync(deps, stored);
+    } catch (error) {
+      deps.logger.warn("connection created but its first sync could not be queued", {
+        connection_id: id,
+        error: error instanceof Error ? error.name : String(error),
+      });
+    }
+  }
+  return toConnectionResource(stored);
+}
+
+export async function listConnections(deps: OnboardingDeps, account: string): Promise<Connection[]> {
+  return (await deps.connections.listByAccount(account)).map(toConnectionResource);
+}
+
+export async function getConnection(deps: OnboardingDeps, account: string, id: string): Promise<Connection> {
+  return toConnectionResource(await findConnection(deps, account, id));
+}
+
+/**
+ * Changes any of base_url, token, rate_limit, sync_since. A changed sync_since
+ * clears the incremental watermarks, so the next run re-reads every entity from
+ * the new date (upserts make the overlap harmless).
+ */
+export async function updateConnection(
+  deps: OnboardingDeps,
+  account: string,
+  id: string,
+  body: Record<string, unknown>,
+): Promise<Connection> {
+  const input = parseFields(UpdateConnectionSchema, body);
+  const current = await findConnection(deps, account, id);
+  const next: StoredConnection = {
+    ...current,
+    ...(input.base_url === undefined ? {} : { base_url: sourceBaseUrl(deps, input.base_url) }),
+    ...(input.rate_limit === undefined ? {} : { rate_limit: input.rate_limit }),
+    ...(input.sync_since === undefined ? {} : { sync_since: input.sync_since }),
+    ...(input.token === undefined
+      ? {}
+      : { token_ciphertext: await deps.cipher.encrypt(input.token, { businessAccountId: account, connectionId: id }) }),
+    updated_at: deps.clock.now().toISOString(),
+  };
+  await deps.connections.put(next);
+  if (input.sync_since !== undefined && input.sync_since !== current.sync_since) {
+    await deps.records.resetWatermarks(id);
+  }
+  deps.logger.info("connection updated", {
+    business_account_id: account,
+    connection_id: id,
+    fields: Object.keys(input).filter((key) => input[key as keyof typeof input] !== undefined),
+  });
+  return toConnectionResource(next);
+}
+
+/** Stops syncing: the connection and its encrypted token are deleted; see the README for its data. */
+export async function deleteConnection(deps: OnboardingDeps, account: string, id: string): Promise<void> {
+  await findConnection(deps, account, id);
+  await deps.connections.delete(account, id);
+  deps.logger.info("connection deleted", { business_account_id: account, connection_id: id });
+}

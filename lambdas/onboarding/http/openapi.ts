@@ -1,0 +1,180 @@
+import { toJsonSchema } from "@valibot/to-json-schema";
+import { SUMMARY_ENTITIES, COLLECTIONS } from "../../core/entities";
+import { CreateConnectionSchema, MAX_RATE_LIMIT, UpdateConnectionSchema } from "../connection-input";
+import { RECORDS_DEFAULT_LIMIT, RECORDS_MAX_LIMIT } from "../record-operations";
+import { ERROR_STATUS } from "./error-status";
+import { API_PREFIX, ROUTES, type Route } from "./routes";
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const content = (schema: object) => ({ "application/json": { schema } });
+
+/** Request bodies come from the valibot schemas the handlers validate with: one description of each. */
+const bodySchema = (schema: Parameters<typeof toJsonSchema>[0]) => {
+  const { $schema: _dialect, ...rest } = toJsonSchema(schema, { errorMode: "ignore" }) as Record<string, unknown>;
+  return rest;
+};
+
+const ERROR_RESPONSES: Record<string, { description: string }> = {
+  "400": { description: "The body is not a JSON object" },
+  "401": { description: "No valid owner session token" },
+  "403": { description: "The caller is not the workspace owner (ROP, MOP)" },
+  "404": { description: "Unknown id, or another workspace's" },
+  "422": { description: "A field breaks a rule: the body names the field and the rule" },
+  "503": { description: "Briefly unavailable (sync queue or store); try again" },
+};
+
+function responsesOf(route: Route): Record<string, unknown> {
+  const success: Record<string, unknown> = {
+    createConnection: { description: "Created", content: content(ref("Connection")) },
+    listConnections: { description: "This workspace's connections", content: content({ type: "object", required: ["data"], properties: { data: { type: "array", items: ref("Connection") } } }) },
+    getConnection: { description: "The connection", content: content(ref("Connection")) },
+    updateConnection: { description: "The updated connection", content: content(ref("Connection")) },
+    deleteConnection: { description: "Deleted; the connection stops syncing" },
+    testConnection: { description: "What the live request found", content: content(ref("ConnectionTest")) },
+    triggerSync: { description: "The run started, or the one in progress", content: content(ref("RunStarted")) },
+    listSyncRuns: { description: "Run summaries, newest first", content: content({ type: "object", required: ["data"], properties: { data: { type: "array", items: ref("RunSummary") } } }) },
+    getSyncRun: { description: "The run summary", content: content(ref("RunSummary")) },
+    listRecords: { description: "A page of canonical records", content: content(ref("RecordsPage")) },
+  };
+  const errors = Object.fromEntries(
+    Object.entries(ERROR_RESPONSES).map(([status, { description }]) => [status, { description, content: content(ref("Error")) }]),
+  );
+  return { [String(route.successStatus)]: success[route.operationId], ...errors };
+}
+
+function operationOf(route: Route): Record<string, unknown> {
+  const [, path = ""] = route.routeKey.split(" ");
+  const parameters = [...path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({
+    name,
+    in: "path",
+    required: true,
+    schema: name === "entity" ? { type: "string", enum: [...COLLECTIONS] } : { type: "string" },
+  }));
+  if (route.operationId === "listRecords") {
+    parameters.push(
+      { name: "limit", in: "query", required: false, schema: { type: "integer", minimum: 1, maximum: RECORDS_MAX_LIMIT, default: RECORDS_DEFAULT_LIMIT } as never },
+      { name: "cursor", in: "query", required: false, schema: { type: "string" } },
+    );
+  }
+  const body =
+    route.operationId === "createConnection"
+      ? bodySchema(CreateConnectionSchema)
+      : route.operationId === "updateConnection"
+        ? bodySchema(UpdateConnectionSchema)
+        : undefined;
+  return {
+    operationId: route.operationId,
+    summary: route.summary,
+    security: [{ ownerSession: [] }],
+    ...(parameters.length > 0 ? { parameters } : {}),
+    ...(body ? { requestBody: { required: true, content: content(body) } } : {}),
+    responses: responsesOf(route),
+  };
+}
+
+/** OpenAPI 3.1 for the onboarding API, built from the route table the handler serves. */
+export function openApiDocument(): Record<string, unknown> {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const route of ROUTES) {
+    const [method = "", path = ""] = route.routeKey.split(" ");
+    (paths[path] ??= {})[method.toLowerCase()] = operationOf(route);
+  }
+  const timestamp = { type: ["string", "null"], format: "date-time" };
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "Custom CRM integration: onboarding API",
+      version: "1.0.0",
+      description: `Register and operate connections to a customer's custom CRM source API. Base path ${API_PREFIX}. Only the workspace owner may call it.`,
+    },
+    paths,
+    components: {
+      securitySchemes: {
+        ownerSession: { type: "http", scheme: "bearer", bearerFormat: "JWT", description: "The workspace owner's session token (claims business_account_id, sub, role)" },
+      },
+      schemas: {
+        Connection: {
+          type: "object",
+          required: ["id", "business_account_id", "crm_type", "base_url", "rate_limit", "sync_since", "created_at", "updated_at"],
+          properties: {
+            id: { type: "string" },
+            business_account_id: { type: "string" },
+            crm_type: { const: "custom" },
+            base_url: { type: "string", format: "uri" },
+            rate_limit: { type: "integer", minimum: 1, maximum: MAX_RATE_LIMIT },
+            sync_since: { type: "string", format: "date-time" },
+            created_at: { type: "string", format: "date-time" },
+            updated_at: { type: "string", format: "date-time" },
+          },
+          additionalProperties: false,
+        },
+        ConnectionTest: {
+          type: "object",
+          required: ["reachable", "authenticated", "detail"],
+          properties: {
+            reachable: { type: "boolean" },
+            authenticated: { type: "boolean" },
+            detail: { type: "string" },
+            pipelines_found: { type: "integer", minimum: 0 },
+          },
+        },
+        RunStarted: {
+          type: "object",
+          required: ["id", "status"],
+          properties: { id: { type: "string" }, status: { const: "running" } },
+        },
+        RunSummary: {
+          type: "object",
+          required: ["id", "connection_id", "status", "started_at", "finished_at", "unresolved_won_lost", "entities"],
+          properties: {
+            id: { type: "string" },
+            connection_id: { type: "string" },
+            status: { enum: ["running", "succeeded", "failed"] },
+            started_at: { type: "string", format: "date-time" },
+            finished_at: timestamp,
+            unresolved_won_lost: { type: "integer", minimum: 0 },
+            entities: {
+              type: "array",
+              items: {
+                type: "object",
+                required: ["entity", "status", "pages", "records", "error"],
+                properties: {
+                  entity: { enum: [...SUMMARY_ENTITIES] },
+                  status: { enum: ["pending", "running", "succeeded", "failed"] },
+                  pages: { type: "integer", minimum: 0 },
+                  records: { type: "integer", minimum: 0 },
+                  error: { type: ["string", "null"], maxLength: 300 },
+                },
+              },
+            },
+          },
+        },
+        RecordsPage: {
+          type: "object",
+          required: ["data", "next_cursor"],
+          properties: {
+            data: { type: "array", items: { type: "object" } },
+            next_cursor: { type: ["string", "null"] },
+          },
+        },
+        Error: {
+          type: "object",
+          required: ["error"],
+          properties: {
+            error: {
+              type: "object",
+              required: ["code", "message"],
+              properties: {
+                code: { type: "string" },
+                message: { type: "string" },
+                field: { type: "string" },
+                rule: { type: "string" },
+              },
+            },
+          },
+        },
+      },
+    },
+    "x-error-statuses": ERROR_STATUS,
+  };
+}

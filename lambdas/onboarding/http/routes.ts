@@ -1,0 +1,109 @@
+import { createConnection, deleteConnection, getConnection, listConnections, updateConnection } from "../connection-operations";
+import { parseJsonBody } from "../connection-input";
+import type { OnboardingDeps } from "../onboarding-deps";
+import { listRecords } from "../record-operations";
+import { getRun, listRuns, triggerSync } from "../run-operations";
+import { testConnection } from "../test-connection";
+
+export const API_PREFIX = "/api/v1";
+const CONNECTIONS = `${API_PREFIX}/crm/custom/connections`;
+
+/** What a route's operation gets: the caller's workspace and the request's parts. */
+export interface RouteRequest {
+  readonly account: string;
+  readonly path: Readonly<Record<string, string>>;
+  readonly query: Readonly<Record<string, string | undefined>>;
+  readonly body: string | undefined;
+}
+
+export interface Route {
+  /** API Gateway's route key, `METHOD /path/{param}`: CDK, the local server and OpenAPI all read it from here. */
+  readonly routeKey: string;
+  readonly operationId: string;
+  readonly summary: string;
+  readonly successStatus: number;
+  /** True for the one route whose function calls the source (and so may decrypt tokens). */
+  readonly callsSource?: boolean;
+  readonly handle: (deps: OnboardingDeps, request: RouteRequest) => Promise<unknown>;
+}
+
+const param = (request: RouteRequest, name: string): string => request.path[name] ?? "";
+
+/** Every authenticated route of the onboarding API; all of them are the workspace owner's only. */
+export const ROUTES: readonly Route[] = [
+  {
+    routeKey: `POST ${CONNECTIONS}`,
+    operationId: "createConnection",
+    summary: "Register a connection to a custom CRM source API",
+    successStatus: 201,
+    handle: (deps, request) => createConnection(deps, request.account, parseJsonBody(request.body)),
+  },
+  {
+    routeKey: `GET ${CONNECTIONS}`,
+    operationId: "listConnections",
+    summary: "List this workspace's custom connections",
+    successStatus: 200,
+    handle: async (deps, request) => ({ data: await listConnections(deps, request.account) }),
+  },
+  {
+    routeKey: `GET ${CONNECTIONS}/{id}`,
+    operationId: "getConnection",
+    summary: "Get one connection",
+    successStatus: 200,
+    handle: (deps, request) => getConnection(deps, request.account, param(request, "id")),
+  },
+  {
+    routeKey: `PATCH ${CONNECTIONS}/{id}`,
+    operationId: "updateConnection",
+    summary: "Change base_url, token, rate_limit or sync_since (token rotation)",
+    successStatus: 200,
+    handle: (deps, request) => updateConnection(deps, request.account, param(request, "id"), parseJsonBody(request.body)),
+  },
+  {
+    routeKey: `DELETE ${CONNECTIONS}/{id}`,
+    operationId: "deleteConnection",
+    summary: "Delete a connection: it stops syncing",
+    successStatus: 204,
+    handle: (deps, request) => deleteConnection(deps, request.account, param(request, "id")),
+  },
+  {
+    routeKey: `POST ${CONNECTIONS}/{id}/test`,
+    operationId: "testConnection",
+    summary: "Live request for the first page of /pipelines",
+    successStatus: 200,
+    callsSource: true,
+    handle: (deps, request) => testConnection(deps, request.account, param(request, "id")),
+  },
+  {
+    routeKey: `POST ${CONNECTIONS}/{id}/syncs`,
+    operationId: "triggerSync",
+    summary: "Start a sync now (or get the run already in progress)",
+    successStatus: 202,
+    handle: (deps, request) => triggerSync(deps, request.account, param(request, "id")),
+  },
+  {
+    routeKey: `GET ${CONNECTIONS}/{id}/syncs`,
+    operationId: "listSyncRuns",
+    summary: "Run summaries, newest first",
+    successStatus: 200,
+    handle: async (deps, request) => ({ data: await listRuns(deps, request.account, param(request, "id")) }),
+  },
+  {
+    routeKey: `GET ${CONNECTIONS}/{id}/syncs/{runId}`,
+    operationId: "getSyncRun",
+    summary: "One run summary",
+    successStatus: 200,
+    handle: (deps, request) => getRun(deps, request.account, param(request, "id"), param(request, "runId")),
+  },
+  {
+    routeKey: `GET ${CONNECTIONS}/{id}/records/{entity}`,
+    operationId: "listRecords",
+    summary: "What was ingested, in the canonical shape",
+    successStatus: 200,
+    handle: (deps, request) =>
+      listRecords(deps, request.account, param(request, "id"), param(request, "entity"), request.query),
+  },
+];
+
+/** The OpenAPI document: public, like any API description. */
+export const OPENAPI_ROUTE_KEY = `GET ${API_PREFIX}/openapi.json`;

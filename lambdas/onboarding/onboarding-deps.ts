@@ -1,0 +1,27 @@
+import type {
+  Clock,
+  ConnectionStore,
+  Logger,
+  RateLimiter,
+  RecordStore,
+  RunStarter,
+  RunStore,
+  SourceClient,
+  TokenCipher,
+} from "../core/ports";
+
+/** Every port the onboarding API uses; the composition roots (AWS, local, tests) fill it. */
+export interface OnboardingDeps {
+  readonly connections: ConnectionStore;
+  readonly cipher: TokenCipher;
+  readonly runs: RunStore;
+  readonly records: RecordStore;
+  /** The SSRF-guarded source client: the test call goes through it, under the connection's rate limit. */
+  readonly source: SourceClient;
+  readonly limiter: RateLimiter;
+  readonly starter: RunStarter;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  /** Local runtime only: lets base_url point at loopback (demo, tests). Off in the CDK deployment. */
+  readonly allowLoopbackSources: boolean;
+}

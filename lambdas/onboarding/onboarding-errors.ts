@@ -1,0 +1,48 @@
+/**
+ * Errors of the onboarding API. Each has a stable `name`; http/error-status.ts
+ * maps names (these and the sync's) to HTTP statuses in one place.
+ */
+export abstract class OnboardingError extends Error {
+  abstract override readonly name: string;
+  /** Stable, machine-readable code in the error body. */
+  abstract readonly code: string;
+}
+
+/** The body is not JSON, or not a JSON object. */
+export class MalformedBodyError extends OnboardingError {
+  override readonly name = "MalformedBodyError";
+  readonly code = "malformed_body";
+}
+
+/** A field breaks a rule; nothing was created or changed. */
+export class InvalidFieldError extends OnboardingError {
+  override readonly name = "InvalidFieldError";
+  readonly code = "invalid_field";
+  constructor(
+    readonly field: string,
+    readonly rule: string,
+  ) {
+    super(`${field}: ${rule}`);
+  }
+}
+
+/** No valid owner session (missing, expired, forged). In AWS the JWT authorizer answers this before the handler runs. */
+export class UnauthenticatedError extends OnboardingError {
+  override readonly name = "UnauthenticatedError";
+  readonly code = "unauthenticated";
+}
+
+/** Only the workspace owner may use the onboarding API. */
+export class NotOwnerError extends OnboardingError {
+  override readonly name = "NotOwnerError";
+  readonly code = "forbidden";
+  constructor() {
+    super("only the workspace owner may manage CRM connections");
+  }
+}
+
+/** Unknown id, or another workspace's: the same answer for both. */
+export class NotFoundError extends OnboardingError {
+  override readonly name = "NotFoundError";
+  readonly code = "not_found";
+}

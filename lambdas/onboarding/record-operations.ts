@@ -1,0 +1,48 @@
+import * as v from "valibot";
+import { COLLECTIONS, type Collection } from "../core/entities";
+import { findConnection } from "./connection-operations";
+import { parseFields } from "./connection-input";
+import type { OnboardingDeps } from "./onboarding-deps";
+import { NotFoundError } from "./onboarding-errors";
+
+export const RECORDS_DEFAULT_LIMIT = 100;
+export const RECORDS_MAX_LIMIT = 1000;
+const LIMIT_RULE = `must be an integer from 1 to ${RECORDS_MAX_LIMIT}`;
+
+/** Query string of the records endpoint (API Gateway passes every value as a string). */
+const RecordsQuerySchema = v.object({
+  limit: v.optional(
+    v.pipe(
+      v.string(LIMIT_RULE),
+      v.regex(/^\d+$/, LIMIT_RULE),
+      v.transform(Number),
+      v.minValue(1, LIMIT_RULE),
+      v.maxValue(RECORDS_MAX_LIMIT, LIMIT_RULE),
+    ),
+    String(RECORDS_DEFAULT_LIMIT),
+  ),
+  cursor: v.optional(v.pipe(v.string(), v.nonEmpty("must not be empty"))),
+});
+
+export interface RecordsPage {
+  readonly data: readonly Record<string, unknown>[];
+  /** Pass back as `cursor` for the next page; null on the last page. */
+  readonly next_cursor: string | null;
+}
+
+/** Exactly what was ingested for one collection, in the canonical shape. */
+export async function listRecords(
+  deps: OnboardingDeps,
+  account: string,
+  id: string,
+  entity: string,
+  query: Record<string, string | undefined>,
+): Promise<RecordsPage> {
+  await findConnection(deps, account, id);
+  if (!(COLLECTIONS as readonly string[]).includes(entity)) {
+    throw new NotFoundError(`no record collection ${entity}; one of ${COLLECTIONS.join(", ")}`);
+  }
+  const { limit, cursor } = parseFields(RecordsQuerySchema, query);
+  const page = await deps.records.listRecords(id, entity as Collection, { limit, cursor: cursor ?? null });
+  return { data: page.records, next_cursor: page.nextCursor };
+}

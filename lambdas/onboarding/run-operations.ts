@@ -1,0 +1,31 @@
+import type { RunSummary } from "../core/ports";
+import { startSync } from "../sync/start-sync";
+import { findConnection } from "./connection-operations";
+import type { OnboardingDeps } from "./onboarding-deps";
+import { NotFoundError } from "./onboarding-errors";
+
+/** Runs listed per connection, newest first. */
+export const RUN_LIST_LIMIT = 50;
+
+/** Starts a sync now, or returns the run already in progress. */
+export async function triggerSync(
+  deps: OnboardingDeps,
+  account: string,
+  id: string,
+): Promise<{ readonly id: string; readonly status: "running" }> {
+  const connection = await findConnection(deps, account, id);
+  const { runId } = await startSync(deps, connection);
+  return { id: runId, status: "running" };
+}
+
+export async function listRuns(deps: OnboardingDeps, account: string, id: string): Promise<RunSummary[]> {
+  await findConnection(deps, account, id);
+  return deps.runs.list(id, { limit: RUN_LIST_LIMIT });
+}
+
+export async function getRun(deps: OnboardingDeps, account: string, id: string, runId: string): Promise<RunSummary> {
+  await findConnection(deps, account, id);
+  const run = await deps.runs.get(id, runId);
+  if (run === null) throw new NotFoundError(`no run ${runId}`);
+  return run;
+}

@@ -1,0 +1,74 @@
+import { SourceAuthError, SourceTransientError, SyncError, TokenDecryptionError } from "../core/errors";
+import { rateLimited } from "../rate-limit/rate-limited-source-client";
+import { findConnection } from "./connection-operations";
+import type { OnboardingDeps } from "./onboarding-deps";
+
+/** The spec's test call result. pipelines_found only on success. */
+export interface ConnectionTestResult {
+  readonly reachable: boolean;
+  readonly authenticated: boolean;
+  readonly detail: string;
+  readonly pipelines_found?: number;
+}
+
+/**
+ * A live request for the first page of /pipelines, as the sync would make it:
+ * the same guarded client, under the connection's rate limit. Never throws for
+ * a source failure: the answer says what happened.
+ */
+export async function testConnection(deps: OnboardingDeps, account: string, id: string): Promise<ConnectionTestResult> {
+  const connection = await findConnection(deps, account, id);
+  let token: string;
+  try {
+    token = await deps.cipher.decrypt(connection.token_ciphertext, { businessAccountId: account, connectionId: id });
+  } catch (error) {
+    if (!(error instanceof TokenDecryptionError)) throw error;
+    return {
+      reachable: false,
+      authenticated: false,
+      detail: "the stored source token cannot be decrypted for this connection; set it again with PATCH",
+    };
+  }
+  const source = rateLimited(deps.source, deps.limiter, { connectionId: id, rateLimit: connection.rate_limit });
+  try {
+    const page = await source.fetchPage({ baseUrl: connection.base_url, token }, { path: "/pipelines", page: 1 });
+    return {
+      reachable: true,
+      authenticated: true,
+      detail: `GET /pipelines answered 200 with ${page.data.length} pipeline(s) on the first page${page.hasMore ? " (more pages follow)" : ""}`,
+      pipelines_found: page.data.length,
+    };
+  } catch (error) {
+    if (!(error instanceof SyncError)) throw error;
+    return failedTest(error);
+  }
+}
+
+/** reachable: the source answered over HTTP at all; authenticated: it did not reject the token. */
+function failedTest(error: SyncError): ConnectionTestResult {
+  if (error instanceof SourceAuthError) {
+    return { reachable: true, authenticated: false, detail: `the source rejected the token (401): ${error.detail}` };
+  }
+  const reachable = error.httpStatus !== null || !(error instanceof SourceTransientError || error.name === "SourceAddressRefusedError");
+  return {
+    reachable,
+    // 403 means the token is known but not allowed to read /pipelines: not an accepted token either.
+    authenticated: reachable && error.httpStatus !== 403,
+    detail: `${describe(error)}: ${error.detail}`,
+  };
+}
+
+function describe(error: SyncError): string {
+  switch (error.name) {
+    case "SourceNotImplementedError":
+      return "GET /pipelines answered 404 (a required endpoint is not implemented)";
+    case "SourceThrottledError":
+      return "the source is throttling (429)";
+    case "SourceTransientError":
+      return error.httpStatus === null ? "the source could not be reached" : `the source failed (${error.httpStatus})`;
+    case "SourceAddressRefusedError":
+      return "the base URL points to an address the service may not call";
+    default:
+      return "the source answered something that is not a valid page";
+  }
+}

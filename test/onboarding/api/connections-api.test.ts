@@ -1,0 +1,162 @@
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { pipelineRecord } from "../../builders/source-records";
+import { crmSource } from "../../support/crm-source";
+import { createApiHarness, CONNECTIONS_PATH, type ApiHarness } from "../../support/api-harness";
+import { startSourceServer, type SourceServer } from "../../support/source-server";
+
+const SOURCE_TOKEN = "src-connections-api-4c1f9e";
+let api: ApiHarness;
+let source: SourceServer;
+let owner: string;
+let acceptedToken = SOURCE_TOKEN;
+
+beforeAll(async () => {
+  api = await createApiHarness();
+  source = await startSourceServer((request) =>
+    crmSource(() => ({ pipelines: [pipelineRecord({ id: "p1" }), pipelineRecord({ id: "p2" })], users: [], contacts: [], leads: [] }), {
+      token: acceptedToken,
+    })(request),
+  );
+  owner = await api.token("acct-connections");
+});
+afterAll(async () => {
+  await source.close();
+  await api.close();
+});
+
+const CONNECTION_FIELDS = ["base_url", "business_account_id", "created_at", "crm_type", "id", "rate_limit", "sync_since", "updated_at"];
+
+describe("POST /connections", () => {
+  test("creates the connection: 201 with exactly the Connection fields, never the token", async () => {
+    const created = await api.request("POST", CONNECTIONS_PATH, {
+      token: owner,
+      body: { base_url: `${source.baseUrl}/api/v2///`, token: SOURCE_TOKEN, rate_limit: 7, sync_since: "2025-06-01" },
+    });
+    expect(created.status).toBe(201);
+    expect(Object.keys(created.body).sort()).toEqual(CONNECTION_FIELDS);
+    expect(created.body).toMatchObject({
+      business_account_id: "acct-connections",
+      crm_type: "custom",
+      base_url: `${source.baseUrl}/api/v2`,
+      rate_limit: 7,
+      sync_since: "2025-06-01T00:00:00.000Z",
+    });
+    expect(created.text).not.toContain(SOURCE_TOKEN);
+  });
+
+  test("defaults: rate_limit 5 and sync_since 1 January of the current year, 00:00 UTC", async () => {
+    const created = await api.request("POST", CONNECTIONS_PATH, { token: owner, body: { base_url: source.baseUrl, token: SOURCE_TOKEN } });
+    expect(created.status).toBe(201);
+    expect(created.body.rate_limit).toBe(5);
+    expect(created.body.sync_since).toBe(`${new Date().getUTCFullYear()}-01-01T00:00:00.000Z`);
+  });
+
+  test("trigger_sync: true queues a full sync", async () => {
+    const created = await api.request("POST", CONNECTIONS_PATH, {
+      token: owner,
+      body: { base_url: source.baseUrl, token: SOURCE_TOKEN, trigger_sync: true },
+    });
+    const runs = await api.request("GET", `${CONNECTIONS_PATH}/${created.body.id}/syncs`, { token: owner });
+    expect(runs.body.data).toHaveLength(1);
+  });
+});
+
+describe("GET /connections and /connections/{id}", () => {
+  test("the list is { data: [...] } of this workspace's connections only", async () => {
+    const other = await api.token("acct-someone-else");
+    await api.request("POST", CONNECTIONS_PATH, { token: other, body: { base_url: source.baseUrl, token: "other-token" } });
+    const mine = await api.request("GET", CONNECTIONS_PATH, { token: owner });
+    expect(mine.status).toBe(200);
+    expect(mine.body.data.length).toBeGreaterThan(0);
+    expect(mine.body.data.every((connection: { business_account_id: string }) => connection.business_account_id === "acct-connections")).toBe(true);
+    const theirs = await api.request("GET", CONNECTIONS_PATH, { token: other });
+    expect(theirs.body.data).toHaveLength(1);
+  });
+
+  test("GET one returns the Connection", async () => {
+    const created = await api.request("POST", CONNECTIONS_PATH, { token: owner, body: { base_url: source.baseUrl, token: SOURCE_TOKEN } });
+    const fetched = await api.request("GET", `${CONNECTIONS_PATH}/${created.body.id}`, { token: owner });
+    expect(fetched.status).toBe(200);
+    expect(fetched.body).toEqual(created.body);
+  });
+});
+
+describe("PATCH /connections/{id}", () => {
+  test("changes any of base_url, token, rate_limit, sync_since: 200 with the Connection", async () => {
+    const created = await api.request("POST", CONNECTIONS_PATH, { token: owner, body: { base_url: source.baseUrl, token: SOURCE_TOKEN } });
+    const patched = await api.request("PATCH", `${CONNECTIONS_PATH}/${created.body.id}`, {
+      token: owner,
+      body: { rate_limit: 12, base_url: `${source.baseUrl}/`, sync_since: "2024-02-29T12:00:00+02:00" },
+    });
+    expect(patched.status).toBe(200);
+    expect(patched.body).toMatchObject({ id: created.body.id, rate_limit: 12, base_url: source.baseUrl, sync_since: "2024-02-29T10:00:00.000Z" });
+    expect(patched.body.created_at).toBe(created.body.created_at);
+    expect(Object.keys(patched.body).sort()).toEqual(CONNECTION_FIELDS);
+  });
+
+  test("token rotation: after PATCH token, the test call uses the new token", async () => {
+    const created = await api.request("POST", CONNECTIONS_PATH, { token: owner, body: { base_url: source.baseUrl, token: SOURCE_TOKEN } });
+    acceptedToken = "src-rotated-token-77aa";
+    try {
+      const before = await api.request("POST", `${CONNECTIONS_PATH}/${created.body.id}/test`, { token: owner });
+      expect(before.body.authenticated).toBe(false);
+      await api.request("PATCH", `${CONNECTIONS_PATH}/${created.body.id}`, { token: owner, body: { token: acceptedToken } });
+      const after = await api.request("POST", `${CONNECTIONS_PATH}/${created.body.id}/test`, { token: owner });
+      expect(after.body).toMatchObject({ reachable: true, authenticated: true, pipelines_found: 2 });
+      expect(api.responses.join("\n")).not.toContain(acceptedToken);
+    } finally {
+      acceptedToken = SOURCE_TOKEN;
+    }
+  });
+
+  test("a changed sync_since clears the watermarks: the next run reads every entity from the new date", async () => {
+    const created = await api.request("POST", CONNECTIONS_PATH, { token: owner, body: { base_url: source.baseUrl, token: SOURCE_TOKEN } });
+    const id = created.body.id as string;
+    await api.sync.records.commitPage({ connectionId: id, records: [], watermark: { entity: "leads", value: "2026-05-01T00:00:00.000Z" } });
+    await api.request("PATCH", `${CONNECTIONS_PATH}/${id}`, { token: owner, body: { rate_limit: 3 } });
+    expect(await api.sync.records.getWatermark(id, "leads")).toBe("2026-05-01T00:00:00.000Z");
+    await api.request("PATCH", `${CONNECTIONS_PATH}/${id}`, { token: owner, body: { sync_since: "2025-01-01T00:00:00Z" } });
+    expect(await api.sync.records.getWatermark(id, "leads")).toBeNull();
+  });
+});
+
+describe("DELETE /connections/{id}", () => {
+  test("204; the connection is gone and stops syncing", async () => {
+    const created = await api.request("POST", CONNECTIONS_PATH, { token: owner, body: { base_url: source.baseUrl, token: SOURCE_TOKEN } });
+    const deleted = await api.request("DELETE", `${CONNECTIONS_PATH}/${created.body.id}`, { token: owner });
+    expect(deleted.status).toBe(204);
+    expect(deleted.text).toBe("");
+    expect((await api.request("GET", `${CONNECTIONS_PATH}/${created.body.id}`, { token: owner })).status).toBe(404);
+    const scheduled = (await api.sync.connections.listAll()).map((connection) => connection.id);
+    expect(scheduled).not.toContain(created.body.id);
+  });
+});
+
+describe("POST /connections/{id}/test", () => {
+  test("success: reachable, authenticated, a detail, and pipelines_found from a live request for the first page of /pipelines", async () => {
+    const created = await api.request("POST", CONNECTIONS_PATH, { token: owner, body: { base_url: source.baseUrl, token: SOURCE_TOKEN } });
+    source.requests.length = 0;
+    const tested = await api.request("POST", `${CONNECTIONS_PATH}/${created.body.id}/test`, { token: owner });
+    expect(tested.status).toBe(200);
+    expect(tested.body).toEqual({ reachable: true, authenticated: true, detail: expect.stringContaining("200"), pipelines_found: 2 });
+    expect(source.requests).toHaveLength(1);
+    expect(source.requests[0]).toMatchObject({ path: "/pipelines", query: { limit: "100", page: "1" } });
+    expect(source.requests[0]?.headers.authorization).toBe(`Bearer ${SOURCE_TOKEN}`);
+  });
+
+  test("a 401 from the source: reachable, not authenticated, and no pipelines_found", async () => {
+    const created = await api.request("POST", CONNECTIONS_PATH, { token: owner, body: { base_url: source.baseUrl, token: "wrong-token" } });
+    const tested = await api.request("POST", `${CONNECTIONS_PATH}/${created.body.id}/test`, { token: owner });
+    expect(tested.status).toBe(200);
+    expect(tested.body).toEqual({ reachable: true, authenticated: false, detail: expect.stringContaining("401") });
+  });
+
+  test("a source that cannot be reached: not reachable, not authenticated", async () => {
+    const closed = await startSourceServer(() => ({ status: 200 }));
+    const baseUrl = closed.baseUrl;
+    await closed.close();
+    const created = await api.request("POST", CONNECTIONS_PATH, { token: owner, body: { base_url: baseUrl, token: SOURCE_TOKEN } });
+    const tested = await api.request("POST", `${CONNECTIONS_PATH}/${created.body.id}/test`, { token: owner });
+    expect(tested.body).toEqual({ reachable: false, authenticated: false, detail: expect.stringMatching(/could not be reached/) });
+  });
+});
