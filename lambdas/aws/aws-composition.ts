@@ -1,0 +1,81 @@
+import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { KMSClient } from "@aws-sdk/client-kms";
+import { SFNClient } from "@aws-sdk/client-sfn";
+import { DynamoDbConnectionStore } from "../connections/dynamodb-connection-store";
+import { createJsonLogger } from "../observability/json-logger";
+import type { OnboardingDeps } from "../onboarding/onboarding-deps";
+import { DynamoDbRateLimiter } from "../rate-limit/dynamodb-rate-limiter";
+import { DynamoDbRunStore } from "../runs/dynamodb-run-store";
+import { createHttpSourceClient } from "../source/http-source-client";
+import { createGuardedFetch } from "../source/ssrf/guarded-fetch";
+import { DynamoDbRecordStore } from "../store/dynamodb-record-store";
+import type { StartSyncDeps, SyncDeps } from "../sync/sync-deps";
+import {
+  ApiConfigSchema,
+  readConfig,
+  StarterConfigSchema,
+  SyncTaskConfigSchema,
+} from "./aws-config";
+import { KmsTokenCipher } from "./kms-token-cipher";
+import { SfnRunStarter } from "./sfn-run-starter";
+
+/**
+ * The composition root in AWS: clients are built once per Lambda process
+ * (module scope of the entry point calls these once), never per request and
+ * never inside the domain.
+ */
+const clock = { now: () => new Date() };
+const logger = createJsonLogger();
+
+function stores(client: DynamoDBClient, tableName: string) {
+  return {
+    records: new DynamoDbRecordStore({ client, tableName }),
+    runs: new DynamoDbRunStore({ client, tableName }),
+    connections: new DynamoDbConnectionStore({ client, tableName }),
+    limiter: new DynamoDbRateLimiter({ client, tableName }),
+  };
+}
+
+function sourceClient(allowLoopback: boolean) {
+  return createHttpSourceClient({ fetch: createGuardedFetch({ allowLoopback }) });
+}
+
+export function awsSyncDeps(env: Record<string, string | undefined> = process.env): SyncDeps {
+  const config = readConfig(SyncTaskConfigSchema, env);
+  return {
+    ...stores(new DynamoDBClient({}), config.TABLE_NAME),
+    cipher: new KmsTokenCipher({ client: new KMSClient({}), keyId: config.KMS_KEY_ID }),
+    source: sourceClient(config.ALLOW_LOOPBACK_SOURCES),
+    clock,
+    logger,
+  };
+}
+
+export function awsStartSyncDeps(env: Record<string, string | undefined> = process.env): StartSyncDeps {
+  const config = readConfig(StarterConfigSchema, env);
+  const { runs, connections } = stores(new DynamoDBClient({}), config.TABLE_NAME);
+  return {
+    runs,
+    connections,
+    starter: new SfnRunStarter({ client: new SFNClient({}), stateMachineArn: config.STATE_MACHINE_ARN }),
+    clock,
+    logger,
+  };
+}
+
+export function awsOnboardingDeps(env: Record<string, string | undefined> = process.env): OnboardingDeps {
+  const config = readConfig(ApiConfigSchema, env);
+  const { records, runs, connections, limiter } = stores(new DynamoDBClient({}), config.TABLE_NAME);
+  return {
+    records,
+    runs,
+    connections,
+    limiter,
+    cipher: new KmsTokenCipher({ client: new KMSClient({}), keyId: config.KMS_KEY_ID }),
+    source: sourceClient(config.ALLOW_LOOPBACK_SOURCES),
+    starter: new SfnRunStarter({ client: new SFNClient({}), stateMachineArn: config.STATE_MACHINE_ARN }),
+    clock,
+    logger,
+    allowLoopbackSources: config.ALLOW_LOOPBACK_SOURCES,
+  };
+}

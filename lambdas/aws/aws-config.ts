@@ -1,0 +1,44 @@
+import * as v from "valibot";
+
+/**
+ * Configuration of the Lambdas, parsed once per process from the environment
+ * that CDK sets (lib/). A missing value fails the cold start with a message
+ * naming it, instead of failing a request later.
+ */
+const required = (name: string) => v.pipe(v.optional(v.string(`${name} must be a string`), ""), v.nonEmpty(`${name} is required`));
+
+const flag = (name: string) =>
+  v.pipe(
+    v.optional(v.picklist(["true", "false"], `${name} must be true or false`), "false"),
+    v.transform((text) => text === "true"),
+  );
+
+export const SyncTaskConfigSchema = v.object({
+  TABLE_NAME: required("TABLE_NAME"),
+  KMS_KEY_ID: required("KMS_KEY_ID"),
+  ALLOW_LOOPBACK_SOURCES: flag("ALLOW_LOOPBACK_SOURCES"),
+});
+
+export const StarterConfigSchema = v.object({
+  TABLE_NAME: required("TABLE_NAME"),
+  STATE_MACHINE_ARN: required("STATE_MACHINE_ARN"),
+});
+
+export const ApiConfigSchema = v.object({
+  ...SyncTaskConfigSchema.entries,
+  STATE_MACHINE_ARN: required("STATE_MACHINE_ARN"),
+});
+
+export type SyncTaskConfig = v.InferOutput<typeof SyncTaskConfigSchema>;
+export type StarterConfig = v.InferOutput<typeof StarterConfigSchema>;
+export type ApiConfig = v.InferOutput<typeof ApiConfigSchema>;
+
+export class ConfigurationError extends Error {
+  override readonly name = "ConfigurationError";
+}
+
+export function readConfig<S extends v.GenericSchema>(schema: S, env: Record<string, string | undefined> = process.env): v.InferOutput<S> {
+  const result = v.safeParse(schema, env);
+  if (result.success) return result.output;
+  throw new ConfigurationError(`invalid Lambda configuration: ${result.issues.map((issue) => issue.message).join("; ")}`);
+}
