@@ -1,0 +1,159 @@
+import { describe, expect, test } from "vitest";
+import {
+  type AddressClass,
+  classifyAddress,
+  describeAddressClass,
+  isAllowedAddress,
+} from "../../../lambdas/source/ssrf/address-policy";
+
+const CLOUD = { allowLoopback: false };
+const LOCAL = { allowLoopback: true };
+
+const IPV4_CASES: readonly (readonly [string, AddressClass])[] = [
+  ["0.0.0.0", "unspecified"],
+  ["0.1.2.3", "unspecified"],
+  ["10.0.0.1", "private"],
+  ["10.255.255.255", "private"],
+  ["100.64.0.1", "cgnat"],
+  ["100.127.255.254", "cgnat"],
+  ["127.0.0.1", "loopback"],
+  ["127.255.255.254", "loopback"],
+  ["169.254.169.254", "metadata"],
+  ["169.254.0.1", "link-local"],
+  ["169.254.170.2", "link-local"],
+  ["172.16.0.1", "private"],
+  ["172.31.255.255", "private"],
+  ["192.0.0.8", "reserved"],
+  ["192.0.2.1", "documentation"],
+  ["192.168.1.1", "private"],
+  ["198.18.0.1", "benchmarking"],
+  ["198.19.255.255", "benchmarking"],
+  ["198.51.100.7", "documentation"],
+  ["203.0.113.9", "documentation"],
+  ["224.0.0.1", "multicast"],
+  ["239.255.255.250", "multicast"],
+  ["240.0.0.1", "reserved"],
+  ["255.255.255.255", "broadcast"],
+];
+
+const IPV4_PUBLIC = ["8.8.8.8", "1.1.1.1", "100.63.255.255", "100.128.0.0", "172.15.255.255", "172.32.0.0", "93.184.216.34"];
+
+const IPV6_CASES: readonly (readonly [string, AddressClass])[] = [
+  ["::", "unspecified"],
+  ["::1", "loopback"],
+  ["0:0:0:0:0:0:0:1", "loopback"],
+  ["::ffff:127.0.0.1", "ipv4-mapped"],
+  ["::ffff:7f00:1", "ipv4-mapped"],
+  ["::ffff:8.8.8.8", "ipv4-mapped"],
+  ["::ffff:a9fe:a9fe", "ipv4-mapped"],
+  ["::127.0.0.1", "ipv4-compatible"],
+  ["::7f00:1", "ipv4-compatible"],
+  ["::8.8.8.8", "ipv4-compatible"],
+  ["::ffff:0:127.0.0.1", "ipv4-translated"],
+  ["64:ff9b::127.0.0.1", "nat64"],
+  ["64:ff9b::a00:1", "nat64"],
+  ["64:ff9b::169.254.169.254", "nat64"],
+  ["64:ff9b:1::1", "nat64"],
+  ["fc00::1", "private"],
+  ["fd12:3456:789a::1", "private"],
+  ["fd00:ec2::254", "metadata"],
+  ["fd00:ec2::23", "private"],
+  ["fe80::1", "link-local"],
+  ["febf::1", "link-local"],
+  ["fec0::1", "private"],
+  ["ff02::1", "multicast"],
+  ["ff05::1:3", "multicast"],
+  ["2001:db8::1", "documentation"],
+  ["3fff::1", "documentation"],
+  ["2002:7f00:1::1", "6to4"],
+  ["2002:808:808::1", "6to4"],
+  ["2001:0:4136:e378::1", "teredo"],
+  ["2001:2::1", "benchmarking"],
+  ["2001:10::1", "reserved"],
+  ["100::1", "reserved"],
+  ["1::", "reserved"],
+  ["4000::1", "reserved"],
+];
+
+const IPV6_PUBLIC = ["2606:4700:4700::1111", "2a00:1450:4001:81c::200e", "2001:200::1", "64:ff9b::8.8.8.8", "64:ff9b::808:808"];
+
+describe("address classes: IPv4", () => {
+  test.each(IPV4_CASES)("%s is %s and refused", (ip, addressClass) => {
+    expect(classifyAddress(ip)).toBe(addressClass);
+    expect(isAllowedAddress(ip, CLOUD)).toBe(false);
+  });
+
+  test.each(IPV4_PUBLIC)("%s is public and allowed", (ip) => {
+    expect(classifyAddress(ip)).toBe("public");
+    expect(isAllowedAddress(ip, CLOUD)).toBe(true);
+  });
+});
+
+describe("address classes: IPv6", () => {
+  test.each(IPV6_CASES)("%s is %s and refused", (ip, addressClass) => {
+    expect(classifyAddress(ip)).toBe(addressClass);
+    expect(isAllowedAddress(ip, CLOUD)).toBe(false);
+  });
+
+  test.each(IPV6_PUBLIC)("%s is public and allowed", (ip) => {
+    expect(classifyAddress(ip)).toBe("public");
+    expect(isAllowedAddress(ip, CLOUD)).toBe(true);
+  });
+
+  test("brackets and a zone id do not change the class", () => {
+    expect(classifyAddress("[::1]")).toBe("loopback");
+    expect(classifyAddress("fe80::1%eth0")).toBe("link-local");
+    expect(classifyAddress("[fd00:ec2::254%25en0]")).toBe("metadata");
+  });
+
+  test("any spelling of an address has the same class", () => {
+    expect(classifyAddress("FD00:0EC2:0000:0000:0000:0000:0000:0254")).toBe("metadata");
+    expect(classifyAddress("0:0:0:0:0:ffff:127.0.0.1")).toBe("ipv4-mapped");
+  });
+});
+
+describe("odd IPv4 notations are not addresses here (the URL parser normalises them first)", () => {
+  test.each(["0177.0.0.1", "2130706433", "127.1", "0x7f000001", "0x7f.0.0.1", "127.0.1", "localhost", "", "1.2.3.4.5"])(
+    "%j is invalid and refused",
+    (text) => {
+      expect(classifyAddress(text)).toBe("invalid");
+      expect(isAllowedAddress(text, LOCAL)).toBe(false);
+    },
+  );
+});
+
+describe("allowLoopback", () => {
+  test.each(["127.0.0.1", "127.1.2.3", "::1", "[::1]"])("lets loopback %s through", (ip) => {
+    expect(isAllowedAddress(ip, CLOUD)).toBe(false);
+    expect(isAllowedAddress(ip, LOCAL)).toBe(true);
+  });
+
+  test.each([
+    "169.254.169.254",
+    "fd00:ec2::254",
+    "10.0.0.1",
+    "172.16.0.1",
+    "192.168.1.1",
+    "100.64.0.1",
+    "169.254.0.1",
+    "fe80::1",
+    "fc00::1",
+    "0.0.0.0",
+    "::",
+    "::ffff:127.0.0.1",
+    "::127.0.0.1",
+    "64:ff9b::127.0.0.1",
+    "2002:7f00:1::1",
+  ])("never lets %s through", (ip) => {
+    expect(isAllowedAddress(ip, LOCAL)).toBe(false);
+  });
+});
+
+describe("class descriptions", () => {
+  test("name the class with an article, for refusal messages", () => {
+    expect(describeAddressClass("loopback")).toBe("a loopback address");
+    expect(describeAddressClass("metadata")).toBe("a cloud metadata address");
+    expect(describeAddressClass("cgnat")).toBe("a carrier-grade NAT address");
+    expect(describeAddressClass("ipv4-mapped")).toBe("an IPv4-mapped IPv6 address");
+  });
+});

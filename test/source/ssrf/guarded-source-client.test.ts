@@ -1,0 +1,102 @@
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
+import { SourceHardError, SyncError } from "../../../lambdas/core/errors";
+import { createHttpSourceClient } from "../../../lambdas/source/http-source-client";
+import { createGuardedFetch } from "../../../lambdas/source/ssrf/guarded-fetch";
+import type { ResolveAll } from "../../../lambdas/source/ssrf/pinned-lookup";
+import { SourceAddressRefusedError } from "../../../lambdas/source/ssrf/source-address-refused-error";
+import { envelope, startSourceServer, type SourceHandler, type SourceServer } from "../../support/source-server";
+import { installLoopbackTripwire, trips } from "./loopback-tripwire";
+
+const TOKEN = "tok_live_9f8e7d6c5b4a3210";
+const PAGE = { path: "/leads", page: 1 } as const;
+
+// A safety net under the guard: no socket of this file may reach anything but loopback.
+let removeTripwire = (): void => undefined;
+beforeAll(() => {
+  removeTripwire = installLoopbackTripwire();
+});
+afterAll(() => {
+  removeTripwire();
+  expect(trips).toEqual([]);
+});
+
+const open: SourceServer[] = [];
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((server) => server.close()));
+});
+
+async function serve(handler: SourceHandler): Promise<SourceServer> {
+  const server = await startSourceServer(handler);
+  open.push(server);
+  return server;
+}
+
+/** Every name is a private address: the guard must refuse before any socket opens. */
+const privateDns: ResolveAll = async () => [{ address: "10.0.0.5", family: 4 }];
+
+function client(allowLoopback: boolean, lookup?: ResolveAll) {
+  return createHttpSourceClient({ fetch: createGuardedFetch({ allowLoopback, ...(lookup ? { lookup } : {}) }), timeoutMs: 5000 });
+}
+
+async function failure(promise: Promise<unknown>): Promise<SyncError> {
+  const error = await promise.then(
+    () => {
+      throw new Error("expected the page fetch to fail");
+    },
+    (caught: unknown) => caught,
+  );
+  expect(error).toBeInstanceOf(SyncError);
+  return error as SyncError;
+}
+
+describe("the source client over the guarded fetch", () => {
+  test.each(["http://169.254.169.254", "http://10.0.0.1/api", "http://[fd00:ec2::254]", "http://2130706433"])(
+    "a base_url of %s surfaces as SourceAddressRefusedError",
+    async (baseUrl) => {
+      const error = await failure(client(false, privateDns).fetchPage({ baseUrl, token: TOKEN }, PAGE));
+      expect(error).toBeInstanceOf(SourceAddressRefusedError);
+      expect(error.name).toBe("SourceAddressRefusedError");
+      expect(error.retryable).toBe(false);
+      expect(error.detail).not.toContain(TOKEN);
+      expect(error.detail).not.toContain("limit=");
+    },
+  );
+
+  test("a DNS name resolving to a private address surfaces as SourceAddressRefusedError", async () => {
+    const error = await failure(client(false, privateDns).fetchPage({ baseUrl: "https://crm.example.test", token: TOKEN }, PAGE));
+    expect(error).toBeInstanceOf(SourceAddressRefusedError);
+    expect(error.detail).toBe("host crm.example.test resolves to a private address (10.0.0.5)");
+  });
+
+  test("the loopback source is read with allowLoopback and refused without it", async () => {
+    const server = await serve(() => ({ json: envelope([{ id: "L1" }], false) }));
+    const page = await client(true).fetchPage({ baseUrl: server.baseUrl, token: TOKEN }, PAGE);
+    expect(page.data).toEqual([{ id: "L1" }]);
+    expect(server.requests[0]?.headers.authorization).toBe(`Bearer ${TOKEN}`);
+
+    const error = await failure(client(false).fetchPage({ baseUrl: server.baseUrl, token: TOKEN }, PAGE));
+    expect(error).toBeInstanceOf(SourceAddressRefusedError);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  test("a redirect to the metadata address surfaces as SourceAddressRefusedError", async () => {
+    const server = await serve(() => ({ status: 302, headers: { location: "http://169.254.169.254/latest/meta-data" } }));
+    const error = await failure(client(true).fetchPage({ baseUrl: server.baseUrl, token: TOKEN }, PAGE));
+    expect(error).toBeInstanceOf(SourceAddressRefusedError);
+    expect(error.detail).toBe("redirect to host 169.254.169.254 is a cloud metadata address");
+  });
+
+  test("a redirect loop surfaces as SourceHardError", async () => {
+    const server = await serve(() => ({ status: 302, headers: { location: "/leads" } }));
+    const error = await failure(client(true).fetchPage({ baseUrl: server.baseUrl, token: TOKEN }, PAGE));
+    expect(error).toBeInstanceOf(SourceHardError);
+    expect(error.detail).toBe("more than 5 redirects");
+  });
+
+  test("status errors still map as before (401 from the source)", async () => {
+    const server = await serve(() => ({ status: 401, json: { error: `bad token ${TOKEN}` } }));
+    const error = await failure(client(true).fetchPage({ baseUrl: server.baseUrl, token: TOKEN }, PAGE));
+    expect(error.name).toBe("SourceAuthError");
+    expect(error.detail).toBe("bad token [redacted]");
+  });
+});
