@@ -1,0 +1,33 @@
+import { createJsonLogger } from "../lambdas/observability/json-logger";
+import { readLocalRuntimeConfig, StartupError } from "../lambdas/local/local-runtime-config";
+import { startLocalRuntime } from "../lambdas/local/local-runtime";
+
+/** `npm start`: the whole service on this machine. Settings: README, "Running locally". */
+async function main(): Promise<void> {
+  const config = readLocalRuntimeConfig();
+  const logger = createJsonLogger();
+  const runtime = await startLocalRuntime(config, logger);
+  const schedule = config.SCHEDULE === null ? "off" : process.env["SCHEDULE"] ?? "1h";
+  console.log(
+    `CRM integration service: API on ${runtime.url}/api/v1 · get an owner token: npm run --silent token -- --account ACC --role owner · data in ${runtime.dataDir} · schedule ${schedule} · TIME_SCALE ${config.TIME_SCALE}`,
+  );
+
+  const shutdown = (signal: string) => {
+    console.log(`${signal}: stopping (finishing the page in flight, then DynamoDB Local)…`);
+    runtime.stop().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        console.error(`error while stopping: ${String(error)}`);
+        process.exit(1);
+      },
+    );
+  };
+  process.once("SIGINT", () => shutdown("SIGINT"));
+  process.once("SIGTERM", () => shutdown("SIGTERM"));
+}
+
+main().catch((error: unknown) => {
+  // One line that says what is wrong and what to do; no stack for the failures we expect.
+  console.error(error instanceof StartupError ? `cannot start: ${error.message}` : `cannot start: ${String(error)}`);
+  process.exit(1);
+});

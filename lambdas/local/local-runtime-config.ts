@@ -1,0 +1,44 @@
+import * as v from "valibot";
+import { DEFAULT_SCHEDULE, ScheduleSchema } from "./local-schedule";
+
+/**
+ * Every setting of the local runtime (`npm start`), read once from the
+ * environment. The README's settings table lists the same names and defaults.
+ */
+const port = (name: string, fallback: string) =>
+  v.pipe(
+    v.optional(v.string(), fallback),
+    v.regex(/^\d+$/, `${name} must be a port number`),
+    v.transform(Number),
+    v.maxValue(65535, `${name} must be a port number`),
+  );
+
+export const LocalRuntimeConfigSchema = v.object({
+  PORT: port("PORT", "3000"),
+  HOST: v.optional(v.pipe(v.string(), v.nonEmpty("HOST must not be empty")), "127.0.0.1"),
+  DATA_DIR: v.optional(v.pipe(v.string(), v.nonEmpty("DATA_DIR must not be empty")), "./.data"),
+  SCHEDULE: v.optional(ScheduleSchema, DEFAULT_SCHEDULE),
+  TIME_SCALE: v.pipe(
+    v.optional(v.string(), "1"),
+    v.regex(/^\d+(\.\d+)?$/, "TIME_SCALE must be a number >= 0, e.g. 0.01"),
+    v.transform(Number),
+  ),
+  ALLOW_LOOPBACK_SOURCES: v.pipe(
+    v.optional(v.picklist(["true", "false"], "ALLOW_LOOPBACK_SOURCES must be true or false"), "true"),
+    v.transform((text) => text === "true"),
+  ),
+  /** 0 picks a free port. */
+  DYNAMODB_PORT: port("DYNAMODB_PORT", "0"),
+});
+export type LocalRuntimeConfig = v.InferOutput<typeof LocalRuntimeConfigSchema>;
+
+/** A setting the runtime cannot start with: the message is the one line the user sees. */
+export class StartupError extends Error {
+  override readonly name = "StartupError";
+}
+
+export function readLocalRuntimeConfig(env: Record<string, string | undefined> = process.env): LocalRuntimeConfig {
+  const result = v.safeParse(LocalRuntimeConfigSchema, env);
+  if (result.success) return result.output;
+  throw new StartupError(`${result.issues[0].message} (see the settings table in README.md)`);
+}

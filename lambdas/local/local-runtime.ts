@@ -1,0 +1,101 @@
+import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { mkdirSync } from "node:fs";
+import { join, resolve } from "node:path";
+import type { Logger } from "../core/ports";
+import { dispatchSyncs } from "../sync/dispatch-syncs";
+import { startSync } from "../sync/start-sync";
+import { ensureTable } from "../store/table-definition";
+import { AesGcmTokenCipher, loadOrCreateKeyFile } from "./aes-token-cipher";
+import { startDynamoDbLocal } from "./dynamodb-local";
+import { createLocalService, type LocalService } from "./local-service";
+import { StartupError, type LocalRuntimeConfig } from "./local-runtime-config";
+import { startLocalSchedule } from "./local-schedule";
+import { checkDataDir, checkJava, checkPortFree } from "./startup-checks";
+
+/** The local table; DynamoDB Local keeps it in DATA_DIR/dynamodb. */
+export const LOCAL_TABLE_NAME = "crm-integration";
+
+export interface LocalRuntime {
+  readonly service: LocalService;
+  /** e.g. http://127.0.0.1:3000 */
+  readonly url: string;
+  readonly dataDir: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * `npm start`: the whole service on one machine. DynamoDB Local keeps its data
+ * in DATA_DIR, so connections, records, watermarks and run summaries survive a
+ * restart; a run cut short by the last stop is resumed from its watermarks.
+ */
+export async function startLocalRuntime(config: LocalRuntimeConfig, logger: Logger): Promise<LocalRuntime> {
+  const dataDir = resolve(config.DATA_DIR);
+  const dynamoDbDir = join(dataDir, "dynamodb");
+  checkDataDir(dataDir, dynamoDbDir);
+  await checkPortFree(config.PORT, config.HOST);
+  await checkJava();
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+
+  let key: Buffer;
+  try {
+    key = await loadOrCreateKeyFile(join(dataDir, "token-encryption.key"));
+  } catch (error) {
+    throw new StartupError(`the token key in ${dataDir} cannot be used (${(error as Error).message}): restore it, or move ${dataDir} away to start fresh`);
+  }
+
+  const dynamodb = await startDynamoDbLocal({ dataDir: dynamoDbDir, ...(config.DYNAMODB_PORT ? { port: config.DYNAMODB_PORT } : {}) });
+  const client = new DynamoDBClient({
+    endpoint: dynamodb.endpoint,
+    region: "local",
+    credentials: { accessKeyId: "local", secretAccessKey: "local" },
+  });
+  try {
+    await ensureTable(client, LOCAL_TABLE_NAME);
+    const service = await createLocalService({
+      client,
+      tableName: LOCAL_TABLE_NAME,
+      cipher: new AesGcmTokenCipher(key),
+      logger,
+      dataDir,
+      timeScale: config.TIME_SCALE,
+      allowLoopbackSources: config.ALLOW_LOOPBACK_SOURCES,
+    });
+    const api = await service.listen(config.PORT, config.HOST);
+    await resumeCutShortRuns(service, logger);
+    const stopSchedule = startLocalSchedule(
+      config.SCHEDULE,
+      () => dispatchSyncs(service.sync.startDeps),
+      (error) => logger.error("scheduled dispatch failed", { error: String(error) }),
+    );
+
+    let stopping: Promise<void> | undefined;
+    return {
+      service,
+      url: api.url,
+      dataDir,
+      stop: () =>
+        (stopping ??= (async () => {
+          stopSchedule();
+          await api.close();
+          // Aborts executions between states; a page task already running finishes its write first.
+          await service.sync.stop();
+          client.destroy();
+          await dynamodb.stop();
+        })()),
+    };
+  } catch (error) {
+    client.destroy();
+    await dynamodb.stop();
+    throw error;
+  }
+}
+
+/** Runs that were running when the runtime last stopped: their executions died with it, so start them again. */
+async function resumeCutShortRuns(service: LocalService, logger: Logger): Promise<void> {
+  for (const connection of await service.sync.connections.listAll()) {
+    const [latest] = await service.sync.runs.list(connection.id, { limit: 1 });
+    if (latest?.status !== "running") continue;
+    const { runId, started } = await startSync(service.sync.startDeps, connection);
+    logger.info("resumed a run cut short by the last stop", { connection_id: connection.id, interrupted_run_id: latest.id, run_id: runId, started });
+  }
+}
