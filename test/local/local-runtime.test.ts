@@ -1,0 +1,159 @@
+import { spawn } from "node:child_process";
+import { mkdtemp, mkdir, rm, symlink, writeFile } from "node:fs/promises";
+import { createServer, type Server } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { readLocalRuntimeConfig } from "../../lambdas/local/local-runtime-config";
+import { startLocalRuntime, type LocalRuntime } from "../../lambdas/local/local-runtime";
+import { issueSessionToken } from "../../lambdas/onboarding/auth/local-token-issuer";
+import { createMemoryLogger } from "../../lambdas/observability/json-logger";
+import { leadRecord, pipelineRecord, userRecord } from "../builders/source-records";
+import { crmSource } from "../support/crm-source";
+import { startSourceServer, type SourceServer } from "../support/source-server";
+
+const CONNECTIONS = "/api/v1/crm/custom/connections";
+const SOURCE_TOKEN = "runtime-src-token-31d0";
+let dataDir: string;
+let source: SourceServer;
+let slowLeads = false;
+
+beforeAll(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), "crm-runtime-"));
+  const leads = Array.from({ length: 600 }, (_, i) => leadRecord({ id: `l${i}`, updated_at: new Date(Date.UTC(2026, 5, 1, 0, i)).toISOString() }));
+  const serve = crmSource(() => ({ pipelines: [pipelineRecord()], users: [userRecord()], contacts: [], leads }), { token: SOURCE_TOKEN });
+  source = await startSourceServer(async (request) => {
+    if (slowLeads && request.path === "/leads") await new Promise((resolve) => setTimeout(resolve, 300));
+    return serve(request);
+  });
+});
+afterAll(async () => {
+  await source.close();
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+async function start(): Promise<LocalRuntime> {
+  return startLocalRuntime(readLocalRuntimeConfig({ DATA_DIR: dataDir, PORT: "0", SCHEDULE: "off", TIME_SCALE: "0.01" }), createMemoryLogger());
+}
+async function call(runtime: LocalRuntime, method: string, path: string, body?: unknown) {
+  const token = await issueSessionToken({ key: runtime.service.signingKey, account: "acct-runtime", role: "owner" });
+  const response = await fetch(`${runtime.url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await response.text();
+  return { status: response.status, body: text ? JSON.parse(text) : null };
+}
+async function until<T>(probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error("timed out");
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+describe("npm start", () => {
+  test("connections, records, watermarks and runs survive a restart; a run cut short resumes on the next start with nothing lost or duplicated", async () => {
+    let runtime = await start();
+    const created = await call(runtime, "POST", CONNECTIONS, { base_url: source.baseUrl, token: SOURCE_TOKEN, rate_limit: 50 });
+    expect(created.status).toBe(201);
+    const id = created.body.id as string;
+
+    slowLeads = true;
+    const run = await call(runtime, "POST", `${CONNECTIONS}/${id}/syncs`);
+    await until(async () => {
+      const summary = await call(runtime, "GET", `${CONNECTIONS}/${id}/syncs/${run.body.id}`);
+      const leads = summary.body.entities.find((row: { entity: string }) => row.entity === "leads");
+      return leads.pages >= 2 ? true : undefined;
+    });
+    await runtime.stop();
+
+    slowLeads = false;
+    runtime = await start();
+    try {
+      expect((await call(runtime, "GET", CONNECTIONS)).body.data.map((c: { id: string }) => c.id)).toContain(id);
+      const finished = await until(async () => {
+        const runs = (await call(runtime, "GET", `${CONNECTIONS}/${id}/syncs`)).body.data as Array<{ status: string }>;
+        return runs.length === 2 && runs.every((r) => r.status !== "running") ? runs : undefined;
+      });
+      expect(finished[0]?.status).toBe("succeeded");
+      let ids: string[] = [];
+      let cursor: string | null = null;
+      do {
+        const page = await call(runtime, "GET", `${CONNECTIONS}/${id}/records/leads?limit=1000${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`);
+        ids = ids.concat(page.body.data.map((lead: { id: string }) => lead.id));
+        cursor = page.body.next_cursor;
+      } while (cursor);
+      expect(ids).toHaveLength(600);
+      expect(new Set(ids).size).toBe(600);
+    } finally {
+      await runtime.stop();
+    }
+  }, 120_000);
+});
+
+/** Runs `npm start` as a user would (tsx on the entry), with a given environment. */
+function runStart(env: Record<string, string>): Promise<{ code: number | null; stderr: string; stdout: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ["--import", "tsx", "bin/start.ts"], {
+      env: { PATH: process.env["PATH"] ?? "", HOME: process.env["HOME"] ?? "", SCHEDULE: "off", ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk) => (stdout += chunk));
+    child.stderr.on("data", (chunk) => (stderr += chunk));
+    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
+    child.on("exit", (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+/** The line the user reads (Node's own warnings aside). */
+const cannotStart = (stderr: string) => stderr.split("\n").filter((line) => line.startsWith("cannot start:"));
+
+describe("friendly failure", () => {
+  let busy: Server;
+  let busyPort: number;
+  beforeAll(async () => {
+    busy = createServer();
+    await new Promise<void>((resolve) => busy.listen(0, "127.0.0.1", () => resolve()));
+    busyPort = (busy.address() as { port: number }).port;
+  });
+  afterAll(() => new Promise<void>((resolve) => busy.close(() => resolve())));
+
+  test("a port in use: one line that says so and what to do, exit non-zero", async () => {
+    const result = await runStart({ PORT: String(busyPort), DATA_DIR: join(dataDir, "busy") });
+    expect(result.code).not.toBe(0);
+    expect(cannotStart(result.stderr)).toEqual([expect.stringMatching(new RegExp(`port ${busyPort} .*in use.*set PORT`))]);
+  });
+
+  test("Java missing: one line that says so and what to do, exit non-zero", async () => {
+    // A PATH with node and nothing else (node and java may share /usr/bin).
+    const bin = join(dataDir, "node-only-bin");
+    await mkdir(bin, { recursive: true });
+    await symlink(process.execPath, join(bin, "node")).catch(() => {});
+    const result = await runStart({ PORT: "0", DATA_DIR: join(dataDir, "nojava"), PATH: bin });
+    expect(result.code).not.toBe(0);
+    expect(cannotStart(result.stderr)).toEqual([expect.stringMatching(/Java .*DynamoDB Local needs Java 17\+/)]);
+  });
+
+  test("a corrupt data directory: one line that says so and what to do, exit non-zero", async () => {
+    const corrupt = join(dataDir, "corrupt");
+    await mkdir(join(corrupt, "dynamodb"), { recursive: true });
+    await writeFile(join(corrupt, "dynamodb", "shared-local-instance.db"), "this is not a database");
+    const result = await runStart({ PORT: "0", DATA_DIR: corrupt });
+    expect(result.code).not.toBe(0);
+    expect(cannotStart(result.stderr)).toEqual([expect.stringMatching(/data directory is corrupt.*move .* away/)]);
+  });
+
+  test("a bad setting: one line naming it, exit non-zero", async () => {
+    const result = await runStart({ PORT: "0", DATA_DIR: join(dataDir, "bad"), TIME_SCALE: "fast" });
+    expect(result.code).not.toBe(0);
+    expect(cannotStart(result.stderr)).toEqual([expect.stringMatching(/TIME_SCALE must be a number/)]);
+  });
+});
