@@ -3,6 +3,9 @@ import { readLocalRuntimeConfig, StartupError } from "../lambdas/local/local-run
 import { startLocalRuntime } from "../lambdas/local/local-runtime";
 
 /** `npm start`: the whole service on this machine. Settings: README, "Running locally". */
+// The machines here run Node 20; Lambda runs nodejs22.x. The SDK's notice about Node 22 says nothing new locally.
+process.env["AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED"] ??= "true";
+
 async function main(): Promise<void> {
   const config = readLocalRuntimeConfig();
   const logger = createJsonLogger();

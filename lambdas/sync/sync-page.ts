@@ -1,4 +1,4 @@
-import { SourceNotImplementedError, SourceThrottledError } from "../core/errors";
+import { SourceNotImplementedError, SourceThrottledError, SyncError } from "../core/errors";
 import { entityDefinition } from "../ingestion/entity-catalog";
 import { ingestPage } from "../ingestion/ingest-page";
 import { rateLimited } from "../rate-limit/rate-limited-source-client";
@@ -53,6 +53,16 @@ export async function syncPage(deps: SyncDeps, state: SyncState): Promise<SyncSt
         cursor: { ...cursor, throttle_attempts: cursor.throttle_attempts + 1, steps },
         step: { outcome: "throttled", retry_after_seconds: error.retryAfterSeconds, detail: error.detail },
       };
+    }
+    if (error instanceof SyncError && error.retryable) {
+      // The state machine's Retry block re-runs this task after its backoff; say so, since nothing else will.
+      deps.logger.warn("page request failed; the state machine retries it", {
+        connection_id: run.connection_id,
+        run_id: run.run_id,
+        entity: cursor.entity,
+        page: cursor.page,
+        error: `${error.name}: ${error.detail}`,
+      });
     }
     if (error instanceof SourceNotImplementedError && !entityDefinition(cursor.entity).required) {
       deps.logger.info("optional endpoint not implemented (404): 0 records", {
