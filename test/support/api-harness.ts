@@ -2,6 +2,8 @@ import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import type { RunSummary, TokenCipher } from "../../lambdas/core/ports";
 import type { SessionRole } from "../../lambdas/onboarding/auth/session-claims";
 import { issueSessionToken } from "../../lambdas/onboarding/auth/local-token-issuer";
 import { AesGcmTokenCipher } from "../../lambdas/local/aes-token-cipher";
@@ -16,20 +18,35 @@ export interface ApiResponse {
   readonly text: string;
 }
 
+/** The stores of another harness: a second service on the same table, under the same token key. */
+export interface SharedStore {
+  readonly client: DynamoDBClient;
+  readonly tableName: string;
+  readonly cipher: TokenCipher;
+}
+
 /**
  * The onboarding API as a user reaches it: real HTTP requests to the local
  * API Gateway server, which verifies session tokens and calls the same Lambda
  * handler, on DynamoDB Local and the local state machine.
+ *
+ * `shareStore` builds a second service over another harness's table and
+ * cipher (its own signing key, engine and settings); closing it leaves the
+ * shared client to its owner.
  */
-export async function createApiHarness(options: { allowLoopbackSources?: boolean; timeScale?: number } = {}) {
-  const client = testDynamoDbClient();
-  const tableName = await createTestTable(client);
+export async function createApiHarness(
+  options: { allowLoopbackSources?: boolean; timeScale?: number; shareStore?: SharedStore } = {},
+) {
+  const shared = options.shareStore;
+  const client = shared?.client ?? testDynamoDbClient();
+  const tableName = shared?.tableName ?? (await createTestTable(client));
+  const cipher = shared?.cipher ?? new AesGcmTokenCipher(randomBytes(32));
   const dataDir = await mkdtemp(join(tmpdir(), "crm-api-"));
   const logger = createMemoryLogger();
   const service = await createLocalService({
     client,
     tableName,
-    cipher: new AesGcmTokenCipher(randomBytes(32)),
+    cipher,
     logger,
     dataDir,
     timeScale: options.timeScale ?? 0.01,
@@ -57,17 +74,34 @@ export async function createApiHarness(options: { allowLoopbackSources?: boolean
     return { status: response.status, body: text === "" ? null : JSON.parse(text), text };
   }
 
+  /** Polls the run store (no HTTP, so nothing is added to `responses`) until the run is no longer running. */
+  async function waitForRun(connectionId: string, runId: string, timeoutMs = 25_000): Promise<RunSummary> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const summary = await service.sync.runs.get(connectionId, runId);
+      if (summary && summary.status !== "running") return summary;
+      if (Date.now() > deadline) throw new Error(`run ${runId} still running after ${timeoutMs} ms: ${JSON.stringify(summary)}`);
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+  }
+
   return {
     ...service,
     url: api.url,
+    client,
+    tableName,
+    cipher,
+    /** What another harness needs to share this one's table and token key. */
+    store: { client, tableName, cipher } satisfies SharedStore,
     logger,
     token,
     request,
     responses,
+    waitForRun,
     close: async () => {
       await api.close();
       await service.sync.stop();
-      client.destroy();
+      if (shared === undefined) client.destroy();
       await rm(dataDir, { recursive: true, force: true });
     },
   };

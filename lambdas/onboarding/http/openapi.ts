@@ -8,10 +8,20 @@ import { API_PREFIX, ROUTES, type Route } from "./routes";
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const content = (schema: object) => ({ "application/json": { schema } });
 
-/** Request bodies come from the valibot schemas the handlers validate with: one description of each. */
-const bodySchema = (schema: Parameters<typeof toJsonSchema>[0]) => {
-  const { $schema: _dialect, ...rest } = toJsonSchema(schema, { errorMode: "ignore" }) as Record<string, unknown>;
-  return rest;
+/**
+ * Request bodies come from the valibot schemas the handlers validate with: one
+ * description of each. The converter drops what JSON Schema cannot say from a
+ * transform or a custom check; those few facts are added back here.
+ */
+const bodySchema = (schema: Parameters<typeof toJsonSchema>[0], options: { atLeastOneField?: boolean } = {}) => {
+  const { $schema: _dialect, ...rest } = toJsonSchema(schema, { errorMode: "ignore" }) as {
+    $schema?: string;
+    properties?: Record<string, Record<string, unknown>>;
+  };
+  const properties = rest.properties ?? {};
+  if (properties["base_url"]) properties["base_url"] = { ...properties["base_url"], format: "uri", description: "Absolute http(s) URL of the source API root; trailing slash stripped; loopback, private and metadata addresses refused" };
+  if (properties["sync_since"]) properties["sync_since"] = { ...properties["sync_since"], format: "date-time" };
+  return { ...rest, ...(options.atLeastOneField ? { minProperties: 1 } : {}) };
 };
 
 const ERROR_RESPONSES: Record<string, { description: string }> = {
@@ -60,7 +70,7 @@ function operationOf(route: Route): Record<string, unknown> {
     route.operationId === "createConnection"
       ? bodySchema(CreateConnectionSchema)
       : route.operationId === "updateConnection"
-        ? bodySchema(UpdateConnectionSchema)
+        ? bodySchema(UpdateConnectionSchema, { atLeastOneField: true })
         : undefined;
   return {
     operationId: route.operationId,
