@@ -1,0 +1,121 @@
+import { Duration } from "aws-cdk-lib";
+import { Schedule } from "aws-cdk-lib/aws-events";
+import { RetentionDays } from "aws-cdk-lib/aws-logs";
+import type { Node } from "constructs";
+import * as v from "valibot";
+import { DEFAULT_SCHEDULE, ScheduleSchema } from "../lambdas/local/local-schedule";
+
+/**
+ * The deployment's knobs, read from CDK context (cdk.json, then `-c key=value`
+ * on the command line, which wins). Every value has a default so that
+ * `cdk synth` works on a clean clone with no AWS account; the JWT issuer and
+ * audience defaults are placeholders that reject every token, and a deploy
+ * needs the real ones (README, "Operations (AWS)").
+ */
+
+/** Placeholder issuer: `.invalid` is reserved (RFC 2606), so it can never serve a JWKS. */
+export const PLACEHOLDER_JWT_ISSUER = "https://example.invalid/";
+export const PLACEHOLDER_JWT_AUDIENCE = "replace-with-the-identity-provider-client-id";
+
+/** The defaults, as cdk.json carries them (a test keeps the two equal). */
+export const CONTEXT_DEFAULTS = {
+  jwtIssuer: PLACEHOLDER_JWT_ISSUER,
+  jwtAudience: PLACEHOLDER_JWT_AUDIENCE,
+  syncSchedule: DEFAULT_SCHEDULE,
+  logRetentionDays: 30,
+} as const;
+
+export interface DeployConfig {
+  /** OIDC issuer URL of the workspace identity provider (the `iss` claim, exactly). */
+  readonly jwtIssuer: string;
+  /** Accepted `aud` values (the IdP client id(s)); context gives them comma-separated. */
+  readonly jwtAudience: readonly string[];
+  /** EventBridge schedule of the dispatcher. */
+  readonly syncSchedule: Schedule;
+  /** False when syncSchedule is `off`: the rule is deployed disabled. */
+  readonly syncScheduleEnabled: boolean;
+  readonly logRetention: RetentionDays;
+  /** Optional e-mail subscribed to the alarm topic. */
+  readonly alarmEmail: string | undefined;
+  /** True while the JWT issuer or audience is still a placeholder. */
+  readonly usesPlaceholderJwt: boolean;
+}
+
+export class DeployConfigError extends Error {
+  override readonly name = "DeployConfigError";
+}
+
+const RETENTION_VALUES = new Set<number>(Object.values(RetentionDays).filter((value): value is number => typeof value === "number"));
+
+const text = (key: string) => v.pipe(v.string(`context ${key} must be a string`), v.trim(), v.nonEmpty(`context ${key} must not be empty`));
+
+const IssuerSchema = v.pipe(
+  text("jwtIssuer"),
+  v.url("context jwtIssuer must be a URL (the identity provider's OIDC issuer)"),
+  v.startsWith("https://", "context jwtIssuer must be an https:// URL (API Gateway fetches its JWKS over HTTPS)"),
+);
+
+const AudienceSchema = v.pipe(
+  text("jwtAudience"),
+  v.transform((value) => value.split(",").map((part) => part.trim()).filter((part) => part.length > 0)),
+  v.minLength(1, "context jwtAudience must name at least one client id"),
+);
+
+const RetentionSchema = v.pipe(
+  v.union([v.number(), v.pipe(v.string(), v.trim(), v.regex(/^\d+$/), v.transform(Number))], "context logRetentionDays must be a number of days"),
+  v.check(
+    (days) => RETENTION_VALUES.has(days),
+    `context logRetentionDays must be one of CloudWatch Logs' retention values: ${[...RETENTION_VALUES].sort((a, b) => a - b).join(", ")}`,
+  ),
+  v.transform((days) => days as RetentionDays),
+);
+
+const EmailSchema = v.optional(v.pipe(text("alarmEmail"), v.email("context alarmEmail must be an e-mail address")));
+
+/**
+ * `syncSchedule`: the local runtime's SCHEDULE syntax (`off`, `15m`, `1h`,
+ * whole minutes: EventBridge's finest rate is one minute), or an EventBridge
+ * expression as is (`rate(2 hours)`, `cron(0 * * * ? *)`).
+ */
+export function parseSyncSchedule(raw: unknown): { schedule: Schedule; enabled: boolean } {
+  const value = parse(text("syncSchedule"), "syncSchedule", raw);
+  if (/^(rate|cron)\(.+\)$/.test(value)) return { schedule: Schedule.expression(value), enabled: true };
+  const parsed = v.safeParse(ScheduleSchema, value);
+  if (!parsed.success) {
+    throw new DeployConfigError(`context syncSchedule must be off, an interval like 15m or 1h, or rate(...)/cron(...); got ${JSON.stringify(value)}`);
+  }
+  // `off` keeps the rule (disabled), so turning the schedule back on is a context change, not a new resource.
+  if (parsed.output === null) return { schedule: Schedule.rate(Duration.hours(1)), enabled: false };
+  const minutes = parsed.output / 60_000;
+  if (!Number.isInteger(minutes)) {
+    throw new DeployConfigError(`context syncSchedule must be whole minutes on EventBridge (at least 1m); got ${JSON.stringify(value)}`);
+  }
+  return { schedule: Schedule.rate(Duration.minutes(minutes)), enabled: true };
+}
+
+function parse<S extends v.GenericSchema>(schema: S, key: string, raw: unknown): v.InferOutput<S> {
+  const result = v.safeParse(schema, raw);
+  if (result.success) return result.output;
+  throw new DeployConfigError(result.issues[0]?.message ?? `context ${key} is invalid`);
+}
+
+/** Reads and checks every context value; a bad value fails synth with a message naming the key. */
+export function readDeployConfig(node: Node): DeployConfig {
+  const get = (key: keyof typeof CONTEXT_DEFAULTS | "alarmEmail"): unknown => {
+    const value: unknown = node.tryGetContext(key);
+    if (value !== undefined && value !== null && value !== "") return value;
+    return key === "alarmEmail" ? undefined : CONTEXT_DEFAULTS[key];
+  };
+  const jwtIssuer = parse(IssuerSchema, "jwtIssuer", get("jwtIssuer"));
+  const jwtAudience = parse(AudienceSchema, "jwtAudience", get("jwtAudience"));
+  const { schedule, enabled } = parseSyncSchedule(get("syncSchedule"));
+  return {
+    jwtIssuer,
+    jwtAudience,
+    syncSchedule: schedule,
+    syncScheduleEnabled: enabled,
+    logRetention: parse(RetentionSchema, "logRetentionDays", get("logRetentionDays")),
+    alarmEmail: parse(EmailSchema, "alarmEmail", get("alarmEmail")),
+    usesPlaceholderJwt: jwtIssuer === PLACEHOLDER_JWT_ISSUER || jwtAudience.includes(PLACEHOLDER_JWT_AUDIENCE),
+  };
+}

@@ -1,0 +1,148 @@
+import { Validations } from "aws-cdk-lib";
+import { AccessLogFormat } from "aws-cdk-lib/aws-apigateway";
+import {
+  HttpApi,
+  HttpMethod,
+  HttpNoneAuthorizer,
+  HttpRoute,
+  HttpRouteKey,
+  HttpStage,
+  LogGroupLogDestination,
+  type IHttpRouteAuthorizer,
+} from "aws-cdk-lib/aws-apigatewayv2";
+import { HttpJwtAuthorizer } from "aws-cdk-lib/aws-apigatewayv2-authorizers";
+import { HttpLambdaIntegration } from "aws-cdk-lib/aws-apigatewayv2-integrations";
+import { LogGroup, type RetentionDays } from "aws-cdk-lib/aws-logs";
+import { Construct } from "constructs";
+import { OPENAPI_ROUTE_KEY, ROUTES } from "../lambdas/onboarding/http/routes";
+import type { RecordTable } from "./record-table";
+import { FUNCTION_SIZES, ServiceFunction } from "./service-function";
+import type { SourceTokenKey } from "./source-token-key";
+import type { SyncStateMachine } from "./sync-state-machine";
+
+export interface OnboardingApiProps {
+  readonly table: RecordTable;
+  readonly tokenKey: SourceTokenKey;
+  readonly syncStateMachine: SyncStateMachine;
+  readonly jwtIssuer: string;
+  readonly jwtAudience: readonly string[];
+  readonly logRetention: RetentionDays;
+}
+
+/** `METHOD /path` (ROUTES' routeKey) as CDK's route key. */
+export function parseRouteKey(routeKey: string): HttpRouteKey {
+  const match = /^([A-Z]+) (\/\S*)$/.exec(routeKey);
+  const method = match?.[1] as keyof typeof HttpMethod | undefined;
+  if (match === null || method === undefined || !(method in HttpMethod)) throw new Error(`not a route key: ${routeKey}`);
+  return HttpRouteKey.with(match[2] as string, HttpMethod[method]);
+}
+
+/**
+ * The onboarding HTTP API: every route of ROUTES behind the JWT authorizer
+ * (the workspace identity provider's session token), plus the public OpenAPI
+ * document. Two functions run the same entry point
+ * (lambdas/entrypoints/onboarding-api.ts) with different rights:
+ *
+ * - Api: every route but the connection test; stores tokens (kms:Encrypt),
+ *   starts and describes sync executions. Never decrypts.
+ * - TestConnectionApi: the one route with `callsSource` (the live test
+ *   call); decrypts a token (kms:Decrypt), never encrypts, starts nothing.
+ *
+ * So no single function of the API can both write a token and read one back.
+ */
+export class OnboardingApi extends Construct {
+  readonly httpApi: HttpApi;
+  readonly stage: HttpStage;
+  readonly apiFunction: ServiceFunction;
+  readonly testConnectionFunction: ServiceFunction;
+  readonly authorizer: HttpJwtAuthorizer;
+  readonly accessLogs: LogGroup;
+
+  constructor(scope: Construct, id: string, props: OnboardingApiProps) {
+    super(scope, id);
+    const environment = {
+      TABLE_NAME: props.table.table.tableName,
+      KMS_KEY_ID: props.tokenKey.key.keyArn,
+      STATE_MACHINE_ARN: props.syncStateMachine.stateMachine.stateMachineArn,
+      // The SSRF guard refuses loopback and private source addresses in AWS; only the local runtime turns this on.
+      ALLOW_LOOPBACK_SOURCES: "false",
+    };
+
+    this.apiFunction = new ServiceFunction(this, "Api", {
+      entry: "onboarding-api",
+      description: "Onboarding API: every route but the connection test",
+      ...FUNCTION_SIZES.api,
+      environment,
+      logRetention: props.logRetention,
+    });
+    props.table.grantRecordAccess(this.apiFunction.function);
+    props.tokenKey.grantEncryptToken(this.apiFunction.function);
+    props.syncStateMachine.grantStartRuns(this.apiFunction.role);
+
+    this.testConnectionFunction = new ServiceFunction(this, "TestConnectionApi", {
+      entry: "onboarding-api",
+      description: "Onboarding API: the connection test route (calls the source)",
+      ...FUNCTION_SIZES.api,
+      environment,
+      logRetention: props.logRetention,
+    });
+    // Read the connection; write the rate limiter's slot log.
+    props.table.grantRecordAccess(this.testConnectionFunction.function);
+    props.tokenKey.grantDecryptToken(this.testConnectionFunction.function);
+
+    this.authorizer = new HttpJwtAuthorizer("OwnerSession", props.jwtIssuer, {
+      jwtAudience: [...props.jwtAudience],
+      authorizerName: "workspace-session-jwt",
+    });
+
+    this.httpApi = new HttpApi(this, "HttpApi", {
+      description: "Custom CRM integration: onboarding API",
+      createDefaultStage: false,
+    });
+    this.accessLogs = new LogGroup(this, "AccessLogs", { retention: props.logRetention });
+    this.stage = new HttpStage(this, "DefaultStage", {
+      httpApi: this.httpApi,
+      stageName: "$default",
+      autoDeploy: true,
+      accessLogSettings: {
+        destination: new LogGroupLogDestination(this.accessLogs),
+        // Never headers or bodies: they carry session and source tokens.
+        format: AccessLogFormat.custom(
+          JSON.stringify({
+            requestId: "$context.requestId",
+            requestTime: "$context.requestTime",
+            ip: "$context.identity.sourceIp",
+            routeKey: "$context.routeKey",
+            status: "$context.status",
+            responseLength: "$context.responseLength",
+            latencyMs: "$context.responseLatency",
+            integrationLatencyMs: "$context.integrationLatency",
+            integrationError: "$context.integrationErrorMessage",
+            authorizerError: "$context.authorizer.error",
+            businessAccountId: "$context.authorizer.claims.business_account_id",
+            sub: "$context.authorizer.claims.sub",
+          }),
+        ),
+      },
+    });
+
+    const apiIntegration = new HttpLambdaIntegration("Api", this.apiFunction.function);
+    const testIntegration = new HttpLambdaIntegration("TestConnection", this.testConnectionFunction.function);
+    const route = (id: string, routeKey: string, integration: HttpLambdaIntegration, authorizer: IHttpRouteAuthorizer) =>
+      new HttpRoute(this, id, { httpApi: this.httpApi, routeKey: parseRouteKey(routeKey), integration, authorizer });
+    for (const r of ROUTES) {
+      route(`Route-${r.operationId}`, r.routeKey, r.callsSource === true ? testIntegration : apiIntegration, this.authorizer);
+    }
+    const openApi = route("Route-openApi", OPENAPI_ROUTE_KEY, apiIntegration, new HttpNoneAuthorizer());
+    Validations.of(openApi).acknowledge({
+      id: "AwsSolutions-APIG4",
+      reason:
+        "GET /api/v1/openapi.json is the API's description and is public on purpose (OPENAPI_ROUTE_KEY); it reads nothing of any workspace. Every other route has the JWT authorizer.",
+    });
+  }
+
+  /** The API's base URL ($default stage). */
+  get url(): string {
+    return this.stage.url;
+  }
+}

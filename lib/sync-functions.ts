@@ -1,0 +1,66 @@
+import type { RetentionDays } from "aws-cdk-lib/aws-logs";
+import { Construct } from "constructs";
+import type { RecordTable } from "./record-table";
+import { FUNCTION_SIZES, ServiceFunction, type EntryPoint } from "./service-function";
+import type { SourceTokenKey } from "./source-token-key";
+
+/**
+ * The state machine's Task states, each with its Lambda entry point and the
+ * DefinitionSubstitutions placeholder that names it in statemachine/sync.asl.json.
+ */
+export const SYNC_TASKS = {
+  BeginRun: { entry: "sync-begin-run", placeholder: "BeginRunFunctionArn", description: "Sync BeginRun task: start or continue a run" },
+  FetchPage: { entry: "sync-fetch-page", placeholder: "SyncPageFunctionArn", description: "Sync FetchPage task: one source page, validated and written" },
+  EntityFailed: { entry: "sync-entity-failed", placeholder: "EntityFailedFunctionArn", description: "Sync EntityFailed task: record a failed entity, go on" },
+  StopRun: { entry: "sync-stop-run", placeholder: "StopRunFunctionArn", description: "Sync StopRun task: fail the entities left after a 401 or a lost connection" },
+  FinishRun: { entry: "sync-finish-run", placeholder: "FinishRunFunctionArn", description: "Sync FinishRun task: close the run, release its lock" },
+} as const satisfies Record<string, { entry: EntryPoint; placeholder: string; description: string }>;
+
+export type SyncTaskName = keyof typeof SYNC_TASKS;
+
+export interface SyncFunctionsProps {
+  readonly table: RecordTable;
+  readonly tokenKey: SourceTokenKey;
+  readonly logRetention: RetentionDays;
+}
+
+/**
+ * The five Task functions. Every one reads and writes the table (runs,
+ * connections, records, the rate limiter); only FetchPage calls the source,
+ * so only FetchPage may decrypt a token. The others still get KMS_KEY_ID,
+ * because they share the sync composition root (lambdas/aws/aws-composition.ts),
+ * whose configuration requires it; without the grant it is only a name.
+ */
+export class SyncFunctions extends Construct {
+  readonly tasks: Readonly<Record<SyncTaskName, ServiceFunction>>;
+
+  constructor(scope: Construct, id: string, props: SyncFunctionsProps) {
+    super(scope, id);
+    const environment = {
+      TABLE_NAME: props.table.table.tableName,
+      KMS_KEY_ID: props.tokenKey.key.keyArn,
+      // The SSRF guard refuses loopback and private source addresses in AWS; only the local runtime turns this on.
+      ALLOW_LOOPBACK_SOURCES: "false",
+    };
+    const make = (name: SyncTaskName): ServiceFunction => {
+      const task = SYNC_TASKS[name];
+      const fn = new ServiceFunction(this, name, {
+        entry: task.entry,
+        description: task.description,
+        ...(name === "FetchPage" ? FUNCTION_SIZES.fetchPage : FUNCTION_SIZES.syncStep),
+        environment,
+        logRetention: props.logRetention,
+      });
+      props.table.grantRecordAccess(fn.function);
+      return fn;
+    };
+    this.tasks = {
+      BeginRun: make("BeginRun"),
+      FetchPage: make("FetchPage"),
+      EntityFailed: make("EntityFailed"),
+      StopRun: make("StopRun"),
+      FinishRun: make("FinishRun"),
+    };
+    props.tokenKey.grantDecryptToken(this.tasks.FetchPage.function);
+  }
+}

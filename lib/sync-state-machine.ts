@@ -1,0 +1,108 @@
+import { readFileSync } from "node:fs";
+import { ArnFormat, Stack, Validations } from "aws-cdk-lib";
+import { PolicyStatement, type Role } from "aws-cdk-lib/aws-iam";
+import { LogGroup, type RetentionDays } from "aws-cdk-lib/aws-logs";
+import { DefinitionBody, LogLevel, StateMachine, StateMachineType } from "aws-cdk-lib/aws-stepfunctions";
+import { Construct } from "constructs";
+import { SYNC_DEFINITION_PATH } from "../lambdas/local/sync-definition";
+import { SYNC_TASKS, type SyncFunctions, type SyncTaskName } from "./sync-functions";
+
+export interface SyncStateMachineProps {
+  readonly functions: SyncFunctions;
+  readonly logRetention: RetentionDays;
+}
+
+/**
+ * The sync state machine: statemachine/sync.asl.json, the same file the local
+ * runtime runs, with its five `${...FunctionArn}` placeholders filled by
+ * CloudFormation's DefinitionSubstitutions.
+ *
+ * The definition goes into the template as the file's text
+ * (DefinitionBody.fromString of the file, not fromFile): fromFile would upload
+ * it as an S3 asset, hiding it from the template and from the tests that
+ * compare the two.
+ */
+export class SyncStateMachine extends Construct {
+  readonly stateMachine: StateMachine;
+  /** Fixed, so the state machine's own ARN can be written before it exists (ContinueAsNew starts itself). */
+  readonly stateMachineName: string;
+  readonly logGroup: LogGroup;
+
+  constructor(scope: Construct, id: string, props: SyncStateMachineProps) {
+    super(scope, id);
+    const stack = Stack.of(this);
+    this.stateMachineName = `${stack.stackName}-Sync`;
+    this.logGroup = new LogGroup(this, "Logs", { retention: props.logRetention });
+
+    const functions = props.functions.tasks;
+    const names = Object.keys(SYNC_TASKS) as SyncTaskName[];
+    this.stateMachine = new StateMachine(this, "StateMachine", {
+      stateMachineName: this.stateMachineName,
+      stateMachineType: StateMachineType.STANDARD,
+      definitionBody: DefinitionBody.fromString(readFileSync(SYNC_DEFINITION_PATH, "utf8")),
+      definitionSubstitutions: Object.fromEntries(names.map((name) => [SYNC_TASKS[name].placeholder, functions[name].function.functionArn])),
+      // With execution data, an ERROR line says which run and why (error and cause); the state holds ids and
+      // cursors only, never a token or a page (README, "The sync state machine").
+      logs: { destination: this.logGroup, level: LogLevel.ERROR, includeExecutionData: true },
+      tracingEnabled: true,
+    });
+
+    // The Task states name the functions directly: InvokeFunction on exactly these five (unqualified) ARNs.
+    this.stateMachine.addToRolePolicy(
+      new PolicyStatement({ actions: ["lambda:InvokeFunction"], resources: names.map((name) => functions[name].function.functionArn) }),
+    );
+    // ContinueAsNew: states:startExecution on itself, by the constructed ARN (a Ref would be circular).
+    this.stateMachine.addToRolePolicy(new PolicyStatement({ actions: ["states:StartExecution"], resources: [this.ownArn()] }));
+
+    Validations.of(this.stateMachine.role).acknowledge({
+      id: "AwsSolutions-IAM5[Resource::*]",
+      reason:
+        "Added by CDK for logging and X-Ray tracing: logs:CreateLogDelivery, GetLogDelivery, UpdateLogDelivery, DeleteLogDelivery, ListLogDeliveries, PutResourcePolicy, DescribeResourcePolicies, DescribeLogGroups and xray:PutTraceSegments, PutTelemetryRecords, GetSamplingRules, GetSamplingTargets support no resource-level permission, so their only resource is '*'. Every other statement of this role names its resources.",
+    });
+    Validations.of(this.stateMachine).acknowledge({
+      id: "CloudFormation-Validate::E1029",
+      reason:
+        "The ${...FunctionArn} placeholders in DefinitionString are filled by the resource's DefinitionSubstitutions (a Step Functions feature), not by Fn::Sub; the template linter does not know that property. test/cdk/state-machine.test.ts checks that every placeholder has its substitution.",
+    });
+    Validations.of(this.stateMachine).acknowledge({
+      id: "AwsSolutions-SF1",
+      reason:
+        "Logs at ERROR level on purpose: every event of an execution is already in Step Functions' execution history (90 days), a sync takes ~7 events per page, and ALL would copy all of them to CloudWatch Logs for every page of every customer. Failed runs are caught by the ExecutionsFailed alarm.",
+    });
+  }
+
+  /** arn:<partition>:states:<region>:<account>:stateMachine:<name>, built from the fixed name. */
+  ownArn(): string {
+    return Stack.of(this).formatArn({
+      service: "states",
+      resource: "stateMachine",
+      resourceName: this.stateMachineName,
+      arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+    });
+  }
+
+  /** arn:...:execution:<name>:*, the executions of this state machine only. */
+  executionsArn(): string {
+    return Stack.of(this).formatArn({
+      service: "states",
+      resource: "execution",
+      resourceName: `${this.stateMachineName}:*`,
+      arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+    });
+  }
+
+  /**
+   * What a run starter needs (lambdas/aws/sfn-run-starter.ts): StartExecution
+   * on this state machine, DescribeExecution on its executions (to tell a dead
+   * run's lock from a live one).
+   */
+  grantStartRuns(role: Role): void {
+    role.addToPrincipalPolicy(new PolicyStatement({ actions: ["states:StartExecution"], resources: [this.stateMachine.stateMachineArn] }));
+    role.addToPrincipalPolicy(new PolicyStatement({ actions: ["states:DescribeExecution"], resources: [this.executionsArn()] }));
+    Validations.of(role).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:${this.stateMachineName}:*]`,
+      reason:
+        "states:DescribeExecution takes an execution ARN, and executions are named per run (the run id), so the resource is this state machine's executions, arn:...:execution:<its name>:*. No other state machine's executions match.",
+    });
+  }
+}

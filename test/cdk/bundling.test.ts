@@ -1,0 +1,53 @@
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { afterAll, describe, expect, test } from "vitest";
+import { ESM_REQUIRE_BANNER } from "../../lib/service-function";
+import { functionId, serviceFunctions, synthesize, TEST_CONTEXT } from "./stack-fixture";
+
+/**
+ * The one test that bundles for real, as `cdk synth` does: the locally
+ * installed esbuild (no Docker), ESM with the createRequire banner. Each
+ * bundle is then loaded by plain Node, as the Lambda runtime loads it.
+ */
+const outdir = mkdtempSync(join(tmpdir(), "crm-cdk-bundling-"));
+afterAll(() => rmSync(outdir, { recursive: true, force: true }));
+
+describe("CDK stack: Lambda bundles", () => {
+  test("every function's code is an ESM bundle built by local esbuild, and it loads in Node with its handler exported", () => {
+    const { app, stack } = synthesize(TEST_CONTEXT, { bundle: true, outdir });
+    const assembly = app.synth();
+    const template = assembly.getStackByName(stack.stackName).template as { Resources: Record<string, { Properties: { Code: { S3Key: string } } }> };
+    const functions = serviceFunctions(stack);
+    const assets = new Set<string>();
+    for (const [name, fn] of Object.entries(functions)) {
+      // The code's S3 key is `<asset hash>.zip`; the staged bundle is in asset.<asset hash>/ of the assembly.
+      const key = template.Resources[functionId(fn)]!.Properties.Code.S3Key;
+      expect(key, name).toMatch(/^[0-9a-f]{64}\.zip$/);
+      const dir = join(outdir, `asset.${key.replace(/\.zip$/, "")}`);
+      const bundle = join(dir, "index.mjs");
+      expect(existsSync(bundle), `${name}: ${bundle}`).toBe(true);
+      expect(existsSync(`${bundle}.map`), `${name}: source map`).toBe(true);
+      expect(readFileSync(bundle, "utf8").startsWith(ESM_REQUIRE_BANNER), `${name}: createRequire banner`).toBe(true);
+      assets.add(bundle);
+    }
+    // The two API functions share one entry point, hence one bundle.
+    expect(assets.size).toBeGreaterThanOrEqual(7);
+
+    const env = {
+      PATH: process.env.PATH,
+      TABLE_NAME: "records",
+      KMS_KEY_ID: "arn:aws:kms:us-east-1:111122223333:key/00000000-0000-0000-0000-000000000000",
+      STATE_MACHINE_ARN: "arn:aws:states:us-east-1:111122223333:stateMachine:CrmIntegration-Sync",
+      AWS_REGION: "us-east-1",
+      NODE_NO_WARNINGS: "1",
+    };
+    for (const bundle of assets) {
+      const script = `const m = await import(${JSON.stringify(pathToFileURL(bundle).href)}); process.stdout.write(typeof m.handler);`;
+      const out = execFileSync(process.execPath, ["--input-type=module", "--enable-source-maps", "-e", script], { env, encoding: "utf8", timeout: 30_000 });
+      expect(out, bundle).toBe("function");
+    }
+  }, 120_000);
+});

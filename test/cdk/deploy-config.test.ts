@@ -1,0 +1,57 @@
+import { Annotations, Match } from "aws-cdk-lib/assertions";
+import { describe, expect, test } from "vitest";
+import { DEFAULT_SCHEDULE } from "../../lambdas/local/local-schedule";
+import { CONTEXT_DEFAULTS, parseSyncSchedule, PLACEHOLDER_JWT_AUDIENCE, PLACEHOLDER_JWT_ISSUER } from "../../lib/deploy-config";
+import { CDK_JSON, synthesize, TEST_CONTEXT } from "./stack-fixture";
+
+describe("CDK context values", () => {
+  test("cdk.json carries the same defaults as the code, and the schedule default is the local runtime's", () => {
+    for (const [key, value] of Object.entries(CONTEXT_DEFAULTS)) expect(CDK_JSON.context[key], key).toEqual(value);
+    expect(CONTEXT_DEFAULTS.syncSchedule).toBe(DEFAULT_SCHEDULE);
+  });
+
+  test("with no context, synth works on placeholders, and says so", () => {
+    const { stack, template } = synthesize({});
+    template.hasResourceProperties("AWS::ApiGatewayV2::Authorizer", {
+      JwtConfiguration: { Issuer: PLACEHOLDER_JWT_ISSUER, Audience: [PLACEHOLDER_JWT_AUDIENCE] },
+    });
+    template.hasResourceProperties("AWS::Events::Rule", { ScheduleExpression: "rate(1 hour)", State: "ENABLED" });
+    template.allResourcesProperties("AWS::Logs::LogGroup", { RetentionInDays: 30 });
+    Annotations.fromStack(stack).hasWarning("*", Match.stringLikeRegexp("jwtIssuer/jwtAudience are placeholders"));
+  });
+
+  test("with real values, no placeholder warning", () => {
+    const { stack } = synthesize(TEST_CONTEXT);
+    expect(Annotations.fromStack(stack).findWarning("*", Match.stringLikeRegexp("placeholders"))).toEqual([]);
+  });
+
+  test("syncSchedule: the local SCHEDULE syntax in whole minutes, or an EventBridge expression as is; off deploys the rule disabled", () => {
+    expect(parseSyncSchedule("1h").schedule.expressionString).toBe("rate(1 hour)");
+    expect(parseSyncSchedule("30m").schedule.expressionString).toBe("rate(30 minutes)");
+    expect(parseSyncSchedule("90m").schedule.expressionString).toBe("rate(90 minutes)");
+    expect(parseSyncSchedule("24h").schedule.expressionString).toBe("rate(1 day)");
+    expect(parseSyncSchedule("rate(2 hours)").schedule.expressionString).toBe("rate(2 hours)");
+    expect(parseSyncSchedule("cron(0 3 * * ? *)").schedule.expressionString).toBe("cron(0 3 * * ? *)");
+    expect(parseSyncSchedule("off").enabled).toBe(false);
+    const { template } = synthesize({ ...TEST_CONTEXT, syncSchedule: "off" });
+    template.hasResourceProperties("AWS::Events::Rule", { State: "DISABLED" });
+  });
+
+  test.each([
+    [{ jwtIssuer: "http://idp.example.com/" }, /jwtIssuer must be an https:\/\/ URL/],
+    [{ jwtIssuer: "not a url" }, /jwtIssuer must be a URL/],
+    [{ jwtAudience: " , " }, /jwtAudience must name at least one client id/],
+    [{ syncSchedule: "30s" }, /syncSchedule must be whole minutes/],
+    [{ syncSchedule: "hourly" }, /syncSchedule must be off, an interval like 15m or 1h, or rate\(\.\.\.\)\/cron\(\.\.\.\)/],
+    [{ logRetentionDays: 31 }, /logRetentionDays must be one of CloudWatch Logs' retention values/],
+    [{ logRetentionDays: "thirty" }, /logRetentionDays must be a number of days/],
+    [{ alarmEmail: "ops" }, /alarmEmail must be an e-mail address/],
+  ])("a bad value fails synth with a message naming the key: %j", (bad, message) => {
+    expect(() => synthesize({ ...TEST_CONTEXT, ...bad })).toThrow(message);
+  });
+
+  test("values given with -c arrive as strings: logRetentionDays=90 works", () => {
+    const { template } = synthesize({ ...TEST_CONTEXT, logRetentionDays: "90" });
+    template.allResourcesProperties("AWS::Logs::LogGroup", { RetentionInDays: 90 });
+  });
+});

@@ -1,0 +1,84 @@
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { App, Stack, type CfnElement } from "aws-cdk-lib";
+import { Template } from "aws-cdk-lib/assertions";
+import type { IConstruct } from "constructs";
+import { CrmIntegrationStack } from "../../lib/crm-integration-stack";
+import type { ServiceFunction } from "../../lib/service-function";
+
+/** Context a real deployment would pass with -c (every key set, none a placeholder). */
+export const TEST_CONTEXT = {
+  jwtIssuer: "https://idp.example.com/realms/workspaces",
+  jwtAudience: "crm-web, crm-cli",
+  syncSchedule: "15m",
+  logRetentionDays: 14,
+  alarmEmail: "ops@example.com",
+} as const;
+
+export interface Synthesized {
+  readonly app: App;
+  readonly stack: CrmIntegrationStack;
+  readonly template: Template;
+}
+
+/** cdk.json's feature flags (the `@aws-cdk/...` keys): the tests build the stack under the same ones as `cdk synth`. */
+export const CDK_JSON = JSON.parse(readFileSync(fileURLToPath(new URL("../../cdk.json", import.meta.url)), "utf8")) as { context: Record<string, unknown> };
+const FEATURE_FLAGS = Object.fromEntries(Object.entries(CDK_JSON.context).filter(([key]) => key.startsWith("@aws-cdk/")));
+
+/**
+ * Builds the stack as bin/app.ts does, under cdk.json's feature flags and the given context. Bundling is skipped (the
+ * `aws:cdk:bundling-stacks` context set to no stack) unless asked for:
+ * test/cdk/bundling.test.ts bundles for real, once.
+ */
+export function synthesize(context: Record<string, unknown> = TEST_CONTEXT, options: { bundle?: boolean; outdir?: string } = {}): Synthesized {
+  const { app, stack } = build(context, options);
+  return { app, stack, template: Template.fromStack(stack) };
+}
+
+/** The app and stack, not yet synthesized (a second synth of an app returns the first one's assembly). */
+export function build(context: Record<string, unknown> = TEST_CONTEXT, options: { bundle?: boolean; outdir?: string } = {}) {
+  const app = new App({
+    context: { ...FEATURE_FLAGS, ...context, ...(options.bundle === true ? {} : { "aws:cdk:bundling-stacks": [] }) },
+    ...(options.outdir === undefined ? {} : { outdir: options.outdir }),
+  });
+  const stack = new CrmIntegrationStack(app, "CrmIntegration");
+  return { app, stack };
+}
+
+export const logicalId = (construct: IConstruct): string => Stack.of(construct).getLogicalId(construct.node.defaultChild as CfnElement);
+
+export interface Statement {
+  readonly Effect: string;
+  readonly Action: string | string[];
+  readonly Resource: unknown;
+  readonly Condition?: Record<string, unknown>;
+}
+
+export const actionsOf = (statement: Statement): string[] => (Array.isArray(statement.Action) ? statement.Action : [statement.Action]);
+export const resourcesOf = (statement: Statement): unknown[] => (Array.isArray(statement.Resource) ? statement.Resource : [statement.Resource]);
+
+/** Every statement of the identity policies attached to a role (by the role's logical id). */
+export function roleStatements(template: Template, roleLogicalId: string): Statement[] {
+  const policies = template.findResources("AWS::IAM::Policy");
+  return Object.values(policies)
+    .filter((policy) => (policy.Properties.Roles as unknown[]).some((role) => JSON.stringify(role) === JSON.stringify({ Ref: roleLogicalId })))
+    .flatMap((policy) => policy.Properties.PolicyDocument.Statement as Statement[]);
+}
+
+/** The stack's eight functions, by a short name. */
+export function serviceFunctions(stack: CrmIntegrationStack): Record<string, ServiceFunction> {
+  const tasks = stack.syncFunctions.tasks;
+  return {
+    BeginRun: tasks.BeginRun,
+    FetchPage: tasks.FetchPage,
+    EntityFailed: tasks.EntityFailed,
+    StopRun: tasks.StopRun,
+    FinishRun: tasks.FinishRun,
+    Dispatcher: stack.syncSchedule.dispatcher,
+    Api: stack.api.apiFunction,
+    TestConnectionApi: stack.api.testConnectionFunction,
+  };
+}
+
+export const roleId = (fn: ServiceFunction): string => Stack.of(fn).getLogicalId(fn.role.node.defaultChild as CfnElement);
+export const functionId = (fn: ServiceFunction): string => logicalId(fn.function);
