@@ -1,3 +1,4 @@
+import { changedSince, pageOf } from "../../bin/reference-source/paging";
 import type { SyncEntity } from "../../lambdas/core/entities";
 import { PAGE_SIZE } from "../../lambdas/core/limits";
 import { parseTimestamp } from "../../lambdas/records/fields/timestamp";
@@ -17,7 +18,9 @@ function compared(entity: string, record: RawRecord): number {
 /**
  * A correct source API over in-memory data, as the spec describes it: Bearer
  * auth, limit/page paging, updated_since (inclusive) and ascending order for
- * incremental endpoints. `fault` may answer a request first (429, 503, ...).
+ * incremental endpoints (the reference source's own paging rules). Timestamps
+ * are read as the service reads them, so test records may use any spec form.
+ * `fault` may answer a request first (429, 503, ...).
  */
 export function crmSource(
   data: () => CrmData,
@@ -30,15 +33,12 @@ export function crmSource(
     const entity = request.path.replace(/^\//, "");
     const all = data()[entity as SyncEntity];
     if (all === undefined) return { status: 404, json: { error: "not implemented" } };
-    let records = [...all];
-    if (INCREMENTAL.has(entity)) {
-      const since = request.query.get("updated_since");
-      if (since !== null) records = records.filter((record) => compared(entity, record) >= Date.parse(since));
-      records.sort((a, b) => compared(entity, a) - compared(entity, b));
-    }
-    const page = Number(request.query.get("page"));
-    const start = (page - 1) * PAGE_SIZE;
-    return { json: envelope(records.slice(start, start + PAGE_SIZE), start + PAGE_SIZE < records.length) };
+    const since = request.query.get("updated_since");
+    const records = INCREMENTAL.has(entity)
+      ? changedSince(all, since === null ? null : Date.parse(since), (record) => compared(entity, record))
+      : all;
+    const page = pageOf(records, Number(request.query.get("page")), PAGE_SIZE);
+    return { json: envelope(page.data, page.hasMore) };
   };
 }
 
