@@ -142,8 +142,10 @@ export interface RateLimiter {
   /**
    * Resolves when one more request to the connection's source may start, so
    * that no one-second window ever holds more than `requestsPerSecond` starts.
+   * Resolves to the start recorded for it (epoch ms): a request sent much later
+   * than that must take a fresh slot.
    */
-  acquire(connectionId: string, requestsPerSecond: number): Promise<void>;
+  acquire(connectionId: string, requestsPerSecond: number): Promise<number>;
 }
 
 /* ----- Sync runs ----- */

@@ -105,7 +105,7 @@ function withoutStale(stored: readonly number[], stale: StaleSlots | null): numb
 
 interface Waiter {
   readonly requestsPerSecond: number;
-  readonly resolve: () => void;
+  readonly resolve: (slot: number) => void;
   readonly reject: (error: unknown) => void;
 }
 
@@ -145,7 +145,7 @@ export class DynamoDbRateLimiter implements RateLimiter {
     this.sleep = options.sleep ?? ((ms) => timerSleep(ms).then(() => undefined));
   }
 
-  async acquire(connectionId: string, requestsPerSecond: number): Promise<void> {
+  async acquire(connectionId: string, requestsPerSecond: number): Promise<number> {
     if (!Number.isInteger(requestsPerSecond) || requestsPerSecond < 1) {
       throw new RangeError(`requestsPerSecond must be an integer >= 1; got ${requestsPerSecond}`);
     }
@@ -153,7 +153,7 @@ export class DynamoDbRateLimiter implements RateLimiter {
       [RATE_ATTR.pk]: { S: rateLimitPartitionKey(connectionId) },
       [RATE_ATTR.sk]: { S: rateLimitSortKey() },
     };
-    return new Promise<void>((resolve, reject) => {
+    return new Promise<number>((resolve, reject) => {
       const waiter: Waiter = { requestsPerSecond, resolve, reject };
       const queue = this.queues.get(connectionId);
       if (queue !== undefined) {
@@ -180,7 +180,7 @@ export class DynamoDbRateLimiter implements RateLimiter {
           continue;
         }
         stale = null;
-        for (const waiter of queue.splice(0, taken.count)) waiter.resolve();
+        for (const waiter of queue.splice(0, taken.count)) waiter.resolve(taken.at);
       }
     } catch (error) {
       for (const waiter of queue.splice(0)) waiter.reject(error);

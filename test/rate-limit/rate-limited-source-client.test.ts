@@ -1,0 +1,46 @@
+import { describe, expect, test } from "vitest";
+import type { RateLimiter, SourceClient } from "../../lambdas/core/ports";
+import { SLOT_LATE_MS } from "../../lambdas/rate-limit/dynamodb-rate-limiter";
+import { rateLimited } from "../../lambdas/rate-limit/rate-limited-source-client";
+
+/** A limiter that hands out the given recorded starts in order (the DynamoDB one is tested on DynamoDB Local). */
+function scriptedLimiter(slots: number[]): RateLimiter & { calls: number } {
+  const limiter = {
+    calls: 0,
+    acquire: async () => {
+      limiter.calls += 1;
+      return slots.shift() ?? Number.NaN;
+    },
+  };
+  return limiter;
+}
+
+const source: SourceClient & { sent: number } = {
+  sent: 0,
+  async fetchPage() {
+    source.sent += 1;
+    return { data: [], hasMore: false };
+  },
+};
+const connection = { baseUrl: "http://127.0.0.1:1", token: "t" };
+
+describe("rateLimited", () => {
+  test("rate limit: every request takes a slot before it is sent", async () => {
+    source.sent = 0;
+    const limiter = scriptedLimiter([1_000, 2_000]);
+    const client = rateLimited(source, limiter, { connectionId: "c", rateLimit: 5 }, () => 1_000);
+    await client.fetchPage(connection, { path: "/leads", page: 1 });
+    expect(limiter.calls).toBe(1);
+    expect(source.sent).toBe(1);
+  });
+
+  test("rate limit: a slot gone stale before the request is sent is left unused and a fresh one is taken", async () => {
+    source.sent = 0;
+    const now = 10_000;
+    const limiter = scriptedLimiter([now - SLOT_LATE_MS - 1, now - SLOT_LATE_MS - 30, now - 2]);
+    const client = rateLimited(source, limiter, { connectionId: "c", rateLimit: 5 }, () => now);
+    await client.fetchPage(connection, { path: "/leads", page: 1 });
+    expect(limiter.calls).toBe(3);
+    expect(source.sent).toBe(1);
+  });
+});
