@@ -1,0 +1,78 @@
+/**
+ * `npm run bench`: how close a sync comes to its two limits (the source's
+ * rate_limit and what the store can commit), and what a page costs beyond
+ * them. Prints figures (Markdown tables) to stdout, progress to stderr.
+ * Not a test: nothing here asserts. Method: README "Performance".
+ */
+process.env["AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED"] = "true";
+
+import { performance } from "node:perf_hooks";
+import { startDynamoDbLocal, type DynamoDbLocal } from "../lambdas/local/dynamodb-local";
+import type { BenchContext, MeasurementResult } from "./bench/bench-env";
+import { machineHeader } from "./bench/machine";
+import { parseOptions, USAGE, type MeasurementName } from "./bench/options";
+import { measureOrchestration } from "./bench/orchestration";
+import { measurePageOverhead } from "./bench/page-overhead";
+import { measureRateBound } from "./bench/rate-bound";
+import { measureScale } from "./bench/scale";
+import { formatTable } from "./bench/table";
+import { measureValidation } from "./bench/validation";
+
+const RUN: Record<MeasurementName, (context: BenchContext) => Promise<MeasurementResult>> = {
+  rate: measureRateBound,
+  overhead: measurePageOverhead,
+  scale: measureScale,
+  orchestration: measureOrchestration,
+  validation: measureValidation,
+};
+
+const out = (text: string) => process.stdout.write(text);
+
+async function main(): Promise<number> {
+  let options: ReturnType<typeof parseOptions>;
+  try {
+    options = parseOptions(process.argv.slice(2), process.env);
+  } catch (error) {
+    process.stderr.write(`${(error as Error).message}\n${USAGE}\n`);
+    return 2;
+  }
+  if (options === "help") {
+    out(`${USAGE}\n`);
+    return 0;
+  }
+  const started = performance.now();
+  const args = process.argv.slice(2);
+  out(`${machineHeader(`npm run bench${args.length > 0 ? ` -- ${args.join(" ")}` : ""}`)}\n`);
+
+  const needsStore = options.only.some((name) => name !== "validation");
+  let dynamodb: DynamoDbLocal | undefined;
+  const binding: string[] = [];
+  try {
+    if (needsStore) dynamodb = await startDynamoDbLocal();
+    for (const name of options.only) {
+      const context: BenchContext = {
+        endpoint: dynamodb?.endpoint ?? "",
+        quick: options.quick,
+        progress: (line) => process.stderr.write(`[bench ${((performance.now() - started) / 1000).toFixed(0)} s] ${line}\n`),
+      };
+      const measurementStarted = performance.now();
+      const result = await RUN[name](context);
+      for (const table of result.tables) out(`${formatTable(table)}\n`);
+      out(`(${name}: ${((performance.now() - measurementStarted) / 1000).toFixed(0)} s)\n\n`);
+      binding.push(...(result.binding ?? []));
+    }
+  } finally {
+    await dynamodb?.stop();
+  }
+  if (binding.length > 0) out(`### Binding limit\n\n${binding.map((line) => `- ${line}`).join("\n")}\n\n`);
+  out(`Bench finished in ${((performance.now() - started) / 1000).toFixed(0)} s.\n`);
+  return 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    process.stderr.write(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exit(1);
+  },
+);

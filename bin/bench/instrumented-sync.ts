@@ -1,0 +1,341 @@
+import { randomBytes, randomUUID } from "node:crypto";
+import { performance } from "node:perf_hooks";
+import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import type { SyncEntity } from "../../lambdas/core/entities";
+import type { RateLimiter, RecordStore, RunSummary, SourceClient, StoredConnection } from "../../lambdas/core/ports";
+import { AesGcmTokenCipher } from "../../lambdas/local/aes-token-cipher";
+import { createLocalSync, LOCAL_STATE_MACHINE_ARN } from "../../lambdas/local/local-sync";
+import { LocalStepFunctions } from "../../lambdas/local/step-functions/local-step-functions";
+import { loadSyncDefinition } from "../../lambdas/local/sync-definition";
+import { DynamoDbRunStore } from "../../lambdas/runs/dynamodb-run-store";
+import { createHttpSourceClient } from "../../lambdas/source/http-source-client";
+import { createGuardedFetch } from "../../lambdas/source/ssrf/guarded-fetch";
+import { leaseUntil } from "../../lambdas/sync/entity-steps";
+import { makeSyncHandlers, type SyncHandlers } from "../../lambdas/sync/handlers/sync-handlers";
+import { newRunId } from "../../lambdas/sync/run-id";
+import { startSync } from "../../lambdas/sync/start-sync";
+import type { StartSyncDeps, SyncDeps } from "../../lambdas/sync/sync-deps";
+import type { SyncState } from "../../lambdas/sync/sync-state";
+import { benchClient, discardingLogger, sleep } from "./bench-env";
+
+/**
+ * The local sync (createLocalSync: the real stores on DynamoDB Local, the real
+ * HTTP source client, the one ASL definition on aws-local-stepfunctions),
+ * timed from the outside only:
+ *
+ * - the SourceClient handed to createLocalSync times each fetchPage (the HTTP
+ *   request and the envelope parsing, nothing else);
+ * - the Task handlers (makeSyncHandlers over the same deps) are wrapped, so each
+ *   page task has a start and an end; the engine is built exactly as
+ *   createLocalSync builds it, with the wrapped handlers;
+ * - the rate limiter and the record store are wrapped to time acquire() and
+ *   commitPage();
+ * - a middleware on the DynamoDB client times every DynamoDB call.
+ *
+ * Page tasks run one at a time, so every timing lands on the page task in
+ * progress. The run summary is polled through a second client, so the polls
+ * are not counted as the service's DynamoDB time.
+ */
+
+/** One FetchPage task. Times in ms (performance.now). */
+export interface PageSample {
+  readonly entity: SyncEntity;
+  readonly page: number;
+  readonly startedAt: number;
+  endedAt: number;
+  /** Records in the fetched page (data.length); 0 when nothing was fetched. */
+  records: number;
+  hasMore: boolean;
+  fetchMs: number;
+  /** Whole acquire() calls (a stale slot is re-taken: then more than one): waiting for a slot plus the limiter's own DynamoDB calls. */
+  acquireMs: number;
+  /** acquire() calls: 1, plus one for each slot that went stale before its request was sent. */
+  acquires: number;
+  /** The DynamoDB part of acquireMs. */
+  acquireDdbMs: number;
+  /** Every DynamoDB call of the task, the limiter's included. */
+  ddbMs: number;
+  ddbCalls: number;
+  commitMs: number;
+  failed: boolean;
+}
+
+export const handlerMs = (sample: PageSample) => sample.endedAt - sample.startedAt;
+/** The service's own time on a page: the task's time minus the source's answer (fetch). */
+export const overheadMs = (sample: PageSample) => handlerMs(sample) - sample.fetchMs;
+/** Time spent waiting for a rate-limit slot (acquire minus its DynamoDB calls). */
+export const limiterWaitMs = (sample: PageSample) => sample.acquireMs - sample.acquireDdbMs;
+/** In-process work: validation, normalisation, planning, JSON, crypto, SDK marshalling not inside the call timer. */
+export const inProcessMs = (sample: PageSample) => handlerMs(sample) - sample.fetchMs - limiterWaitMs(sample) - sample.ddbMs;
+
+/** A full page of leads in the middle of the entity (not its last page, which also finishes the entity). */
+export const isFullLeadsPage = (sample: PageSample) =>
+  sample.entity === "leads" && sample.records === 100 && sample.hasMore && !sample.failed;
+
+/** Any Task state's run on the engine (or in the plain loop). */
+export interface TaskSample {
+  readonly state: string;
+  readonly startedAt: number;
+  readonly endedAt: number;
+}
+
+export interface SyncMeasurement {
+  readonly summary: RunSummary;
+  readonly pages: readonly PageSample[];
+  readonly tasks: readonly TaskSample[];
+  /** performance.now() when the sync was asked to start and when its end was seen. */
+  readonly requestedAt: number;
+  readonly settledAt: number;
+}
+
+export interface InstrumentedSyncOptions {
+  readonly endpoint: string;
+  readonly tableName: string;
+}
+
+export function createInstrumentedSync(options: InstrumentedSyncOptions) {
+  const client = benchClient(options.endpoint);
+  const pollClient = benchClient(options.endpoint);
+  const cipher = new AesGcmTokenCipher(randomBytes(32));
+  const logger = discardingLogger();
+
+  let current: PageSample | null = null;
+  let pages: PageSample[] = [];
+  let tasks: TaskSample[] = [];
+
+  timeDynamoDbCalls(client, (ms) => {
+    if (current === null) return;
+    current.ddbMs += ms;
+    current.ddbCalls += 1;
+  });
+
+  // The same transport the local service uses (createLocalService): the SSRF guard, loopback allowed.
+  const http = createHttpSourceClient({ fetch: createGuardedFetch({ allowLoopback: true }) });
+  const source: SourceClient = {
+    async fetchPage(connection, request) {
+      const page = current;
+      const started = performance.now();
+      try {
+        const result = await http.fetchPage(connection, request);
+        if (page !== null) {
+          page.records = result.data.length;
+          page.hasMore = result.hasMore;
+        }
+        return result;
+      } finally {
+        if (page !== null) page.fetchMs += performance.now() - started;
+      }
+    },
+  };
+
+  const local = createLocalSync({ client, tableName: options.tableName, cipher, source, logger, timeScale: 1 });
+  // The engine of createLocalSync is never started: the one below replaces it, with timed handlers.
+  const limiter: RateLimiter = {
+    async acquire(connectionId, requestsPerSecond) {
+      const page = current;
+      const started = performance.now();
+      const ddbBefore = page?.ddbMs ?? 0;
+      try {
+        return await local.limiter.acquire(connectionId, requestsPerSecond);
+      } finally {
+        if (page !== null) {
+          page.acquires += 1;
+          page.acquireMs += performance.now() - started;
+          page.acquireDdbMs += page.ddbMs - ddbBefore;
+        }
+      }
+    },
+  };
+  const store = local.records;
+  const records: RecordStore = {
+    getWatermark: (connectionId, entity) => store.getWatermark(connectionId, entity),
+    resetWatermarks: (connectionId) => store.resetWatermarks(connectionId),
+    getStageKinds: (connectionId) => store.getStageKinds(connectionId),
+    listRecords: (connectionId, collection, listOptions) => store.listRecords(connectionId, collection, listOptions),
+    async commitPage(write) {
+      const page = current;
+      const started = performance.now();
+      try {
+        await store.commitPage(write);
+      } finally {
+        if (page !== null) page.commitMs += performance.now() - started;
+      }
+    },
+  };
+  const deps: SyncDeps = { ...local.deps, limiter, records };
+  const handlers = timedHandlers(makeSyncHandlers(deps), {
+    onPageStart: (state) => {
+      const cursor = state.cursor;
+      current = {
+        entity: cursor?.entity ?? "pipelines",
+        page: cursor?.page ?? 0,
+        startedAt: performance.now(),
+        endedAt: 0,
+        records: 0,
+        hasMore: false,
+        fetchMs: 0,
+        acquireMs: 0,
+        acquires: 0,
+        acquireDdbMs: 0,
+        ddbMs: 0,
+        ddbCalls: 0,
+        commitMs: 0,
+        failed: false,
+      };
+    },
+    onPageEnd: (failed) => {
+      if (current === null) return;
+      current.endedAt = performance.now();
+      current.failed = failed;
+      pages.push(current);
+      current = null;
+    },
+    onTask: (task) => tasks.push(task),
+  });
+
+  const engine: LocalStepFunctions = new LocalStepFunctions({
+    definition: loadSyncDefinition(),
+    handlers: {
+      ...handlers,
+      ContinueAsNew: async (input) => ({ ExecutionArn: await engine.start((input as { Input: unknown }).Input) }),
+    },
+    timeScale: 1,
+    stateMachineArn: LOCAL_STATE_MACHINE_ARN,
+  });
+  const startDeps: StartSyncDeps = { ...local.startDeps, starter: engine };
+  const pollRuns = new DynamoDbRunStore({ client: pollClient, tableName: options.tableName });
+
+  function reset(): void {
+    pages = [];
+    tasks = [];
+    current = null;
+  }
+
+  /** A new connection (so nothing is synced yet and every watermark is empty). */
+  async function addConnection(input: { baseUrl: string; token: string; rateLimit: number }): Promise<StoredConnection> {
+    const id = `conn-${randomUUID()}`;
+    const businessAccountId = "bench-account";
+    const now = new Date().toISOString();
+    const connection: StoredConnection = {
+      id,
+      business_account_id: businessAccountId,
+      crm_type: "custom",
+      base_url: input.baseUrl,
+      rate_limit: input.rateLimit,
+      sync_since: "2020-01-01T00:00:00.000Z",
+      created_at: now,
+      updated_at: now,
+      token_ciphertext: await cipher.encrypt(input.token, { businessAccountId, connectionId: id }),
+    };
+    await local.connections.put(connection);
+    return connection;
+  }
+
+  /** (a) A normal sync: startSync, the state machine drives the page tasks; waits for the run summary to settle. */
+  async function syncWithStateMachine(connection: StoredConnection, pollMs = 100): Promise<SyncMeasurement> {
+    reset();
+    const requestedAt = performance.now();
+    const { runId, started } = await startSync(startDeps, connection);
+    if (!started) throw new Error(`a run was already in progress for ${connection.id}`);
+    for (;;) {
+      const summary = await pollRuns.get(connection.id, runId);
+      if (summary !== null && summary.status !== "running") {
+        return { summary, pages, tasks, requestedAt, settledAt: performance.now() };
+      }
+      await sleep(pollMs);
+    }
+  }
+
+  /**
+   * (b) The same Task handlers called in a plain loop, as the state machine
+   * would on the happy path (no throttling, no failures): BeginRun, FetchPage
+   * while the outcome is next_page, FinishRun.
+   */
+  async function syncWithPlainLoop(connection: StoredConnection): Promise<SyncMeasurement> {
+    reset();
+    const requestedAt = performance.now();
+    const now = new Date();
+    const runId = newRunId(now);
+    const begun = await deps.runs.begin({ connectionId: connection.id, runId, startedAt: now.toISOString(), leaseUntil: leaseUntil(now) });
+    if (!begun.started) throw new Error(`a run was already in progress for ${connection.id}`);
+    const input = { business_account_id: connection.business_account_id, connection_id: connection.id, run_id: runId };
+    let state: SyncState = await handlers.BeginRun({ input, execution_id: `plain-loop:${runId}` });
+    for (;;) {
+      const outcome = state.step.outcome;
+      if (outcome === "next_page") state = await handlers.FetchPage(state);
+      else if (outcome === "continue_as_new") {
+        state = await handlers.BeginRun({ input: { ...input, continuation: state.cursor }, execution_id: `plain-loop:${runId}` });
+      } else if (outcome === "done") break;
+      else throw new Error(`the plain loop does not handle ${outcome}`);
+    }
+    await handlers.FinishRun(state);
+    const summary = await pollRuns.get(connection.id, runId);
+    if (summary === null) throw new Error(`run ${runId} has no summary`);
+    return { summary, pages, tasks, requestedAt, settledAt: performance.now() };
+  }
+
+  return {
+    addConnection,
+    syncWithStateMachine,
+    syncWithPlainLoop,
+    logLines: logger.count,
+    async close() {
+      await engine.stop();
+      await local.stop();
+      client.destroy();
+      pollClient.destroy();
+    },
+  };
+}
+export type InstrumentedSync = ReturnType<typeof createInstrumentedSync>;
+
+/** Records every SDK call's duration (serialisation, signing, HTTP, parsing, SDK retries). */
+function timeDynamoDbCalls(client: DynamoDBClient, record: (ms: number) => void): void {
+  client.middlewareStack.add(
+    (next) => async (args) => {
+      const started = performance.now();
+      try {
+        return await next(args);
+      } finally {
+        record(performance.now() - started);
+      }
+    },
+    { step: "initialize", name: "benchTiming", priority: "high" },
+  );
+}
+
+interface HandlerHooks {
+  onPageStart(state: SyncState): void;
+  onPageEnd(failed: boolean): void;
+  onTask(task: TaskSample): void;
+}
+
+function timedHandlers(handlers: SyncHandlers, hooks: HandlerHooks): SyncHandlers {
+  const timed =
+    <T>(state: string, handler: (event: unknown) => Promise<T>) =>
+    async (event: unknown): Promise<T> => {
+      const startedAt = performance.now();
+      try {
+        return await handler(event);
+      } finally {
+        hooks.onTask({ state, startedAt, endedAt: performance.now() });
+      }
+    };
+  return {
+    BeginRun: timed("BeginRun", handlers.BeginRun),
+    EntityFailed: timed("EntityFailed", handlers.EntityFailed),
+    StopRun: timed("StopRun", handlers.StopRun),
+    FinishRun: timed("FinishRun", handlers.FinishRun),
+    FetchPage: timed("FetchPage", async (event) => {
+      hooks.onPageStart(event as SyncState);
+      let failed = true;
+      try {
+        const next = await handlers.FetchPage(event);
+        failed = false;
+        return next;
+      } finally {
+        hooks.onPageEnd(failed);
+      }
+    }),
+  };
+}

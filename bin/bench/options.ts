@@ -1,0 +1,35 @@
+/** `npm run bench -- [--quick] [--only <name>[,<name>...]]`; also BENCH_QUICK=1 and BENCH_ONLY=<names>. */
+
+export const MEASUREMENTS = ["rate", "overhead", "scale", "orchestration", "validation"] as const;
+export type MeasurementName = (typeof MEASUREMENTS)[number];
+
+export interface BenchOptions {
+  readonly quick: boolean;
+  readonly only: readonly MeasurementName[];
+}
+
+export const USAGE = `usage: npm run bench -- [--quick] [--only <name>[,<name>...]]
+  --quick   smaller sizes for a fast check (2,000 leads at rates 5 and 20; scale 1k and 10k)
+  --only    run only these measurements: ${MEASUREMENTS.join(", ")} (repeatable)
+  env:      BENCH_QUICK=1, BENCH_ONLY=<names>`;
+
+export function parseOptions(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): BenchOptions | "help" {
+  let quick = env["BENCH_QUICK"] === "1" || env["BENCH_QUICK"] === "true";
+  const only: string[] = (env["BENCH_ONLY"] ?? "").split(",").filter((name) => name.trim() !== "");
+  for (let i = 0; i < argv.length; i += 1) {
+    const arg = argv[i]!;
+    if (arg === "--help" || arg === "-h") return "help";
+    if (arg === "--quick") quick = true;
+    else if (arg === "--only") {
+      const value = argv[(i += 1)];
+      if (value === undefined) throw new Error("--only needs a name");
+      only.push(...value.split(","));
+    } else if (arg.startsWith("--only=")) only.push(...arg.slice("--only=".length).split(","));
+    else throw new Error(`unknown argument ${arg}`);
+  }
+  const names = only.map((name) => name.trim());
+  for (const name of names) {
+    if (!(MEASUREMENTS as readonly string[]).includes(name)) throw new Error(`unknown measurement "${name}"; one of ${MEASUREMENTS.join(", ")}`);
+  }
+  return { quick, only: names.length === 0 ? [...MEASUREMENTS] : MEASUREMENTS.filter((name) => names.includes(name)) };
+}

@@ -1,0 +1,61 @@
+import { handlerMs, inProcessMs, limiterWaitMs, overheadMs, type PageSample, type TaskSample } from "./instrumented-sync";
+import { median, p95 } from "./stats";
+
+/** Medians (and the p95 of the overhead) over a set of page tasks. */
+export interface PageBreakdown {
+  readonly pages: number;
+  readonly handlerMs: number;
+  /** The task without its wait for a rate-limit slot. */
+  readonly busyMs: number;
+  readonly fetchMs: number;
+  readonly overheadMs: number;
+  readonly overheadP95Ms: number;
+  readonly limiterWaitMs: number;
+  /** DynamoDB calls of the task, the limiter's own included. */
+  readonly ddbMs: number;
+  readonly ddbCalls: number;
+  readonly commitMs: number;
+  readonly inProcessMs: number;
+}
+
+export function breakdown(samples: readonly PageSample[]): PageBreakdown {
+  const of = (pick: (sample: PageSample) => number) => median(samples.map(pick));
+  return {
+    pages: samples.length,
+    handlerMs: of(handlerMs),
+    busyMs: of((sample) => handlerMs(sample) - limiterWaitMs(sample)),
+    fetchMs: of((sample) => sample.fetchMs),
+    overheadMs: of(overheadMs),
+    overheadP95Ms: p95(samples.map(overheadMs)),
+    limiterWaitMs: of(limiterWaitMs),
+    ddbMs: of((sample) => sample.ddbMs),
+    ddbCalls: of((sample) => sample.ddbCalls),
+    commitMs: of((sample) => sample.commitMs),
+    inProcessMs: of(inProcessMs),
+  };
+}
+
+/**
+ * For each page task, the time from its start to the next task's start
+ * (a cycle), and the idle time between its end and the next task's start
+ * (the orchestration gap). Only consecutive tasks are paired.
+ */
+export function cycles(pages: readonly PageSample[], tasks: readonly TaskSample[]): { cycleMs: number[]; gapMs: number[]; workMs: number[] } {
+  const starts = tasks.map((task) => task.startedAt).sort((a, b) => a - b);
+  const cycleMs: number[] = [];
+  const gapMs: number[] = [];
+  const workMs: number[] = [];
+  let next = 0;
+  for (const page of [...pages].sort((a, b) => a.startedAt - b.startedAt)) {
+    // The first task that starts after this one ended (tasks never overlap: a run is one thread of states).
+    while (next < starts.length && starts[next]! < page.endedAt) next += 1;
+    const nextStart = starts[next];
+    if (nextStart === undefined) continue;
+    const cycle = nextStart - page.startedAt;
+    cycleMs.push(cycle);
+    gapMs.push(nextStart - page.endedAt);
+    // What a page costs when the limiter never makes it wait: the cycle minus the wait.
+    workMs.push(cycle - limiterWaitMs(page));
+  }
+  return { cycleMs, gapMs, workMs };
+}

@@ -1,0 +1,130 @@
+import { DEFAULT_SIZES } from "../reference-source/dataset";
+import { startReferenceSource } from "../reference-source/start-reference-source";
+import type { RunSummary } from "../../lambdas/core/ports";
+import { RATE_WINDOW_MS } from "../../lambdas/rate-limit/dynamodb-rate-limiter";
+import { dropTable, benchClient, freshTable, type BenchContext, type MeasurementResult } from "./bench-env";
+import { createInstrumentedSync, limiterWaitMs } from "./instrumented-sync";
+import { breakdown, cycles } from "./page-stats";
+import { busiestWindow, mean, median, quantile } from "./stats";
+import { num, type Table } from "./table";
+
+/**
+ * 1. Rate-bound sync: a full sync of N leads plus the reference source's
+ * default other entities, at each rate_limit, on a fresh connection each.
+ * Measured at the source: requests/s = (requests received - 1) / (last
+ * arrival - first arrival).
+ */
+export async function measureRateBound(context: BenchContext): Promise<MeasurementResult> {
+  const leads = context.quick ? 2_000 : 20_000;
+  const rates = context.quick ? [5, 20] : [5, 20, 50];
+  const client = benchClient(context.endpoint);
+  const tableName = await freshTable(client, "rate");
+  // Faults off (the default): no 429, no 5xx, so no retry and no wait but the limiter's.
+  const source = await startReferenceSource({ sizes: { leads } });
+  const sync = createInstrumentedSync({ endpoint: context.endpoint, tableName });
+  const rows: (string | number)[][] = [];
+  const binding: string[] = [];
+  try {
+    for (const rate of rates) {
+      context.progress(`rate-bound: ${leads} leads at rate_limit ${rate}`);
+      const connection = await sync.addConnection({ baseUrl: source.url, token: source.token, rateLimit: rate });
+      const before = source.requests.length;
+      const run = await sync.syncWithStateMachine(connection);
+      const requests = source.requests.slice(before);
+      const arrivals = requests.map((request) => request.receivedAt);
+      const spanMs = Math.max(...arrivals) - Math.min(...arrivals);
+      const achieved = ((requests.length - 1) * 1000) / spanMs;
+      const records = recordsWritten(run.summary);
+      const wallMs = Date.parse(run.summary.finished_at ?? run.summary.started_at) - Date.parse(run.summary.started_at);
+      const pages = breakdown(run.pages);
+      const { workMs, gapMs } = cycles(run.pages, run.tasks);
+      // The rate the sync would reach if the limiter never held it back: one page per (cycle - wait).
+      const work = median(workMs);
+      const capacity = 1000 / work;
+      const ceiling = (rate * 1000) / RATE_WINDOW_MS;
+      // What one request may cost when the limiter binds: a slot per RATE_WINDOW_MS / rate.
+      const budgetMs = RATE_WINDOW_MS / rate;
+      const overBudget = workMs.filter((ms) => ms > budgetMs).length / workMs.length;
+      const meanWait = mean(run.pages.map(limiterWaitMs));
+      // Slots taken but left unused because they went stale before the request left (rateLimited takes another).
+      const staleSlots = run.pages.reduce((sum, page) => sum + Math.max(0, page.acquires - 1), 0);
+      rows.push([
+        rate,
+        requests.length,
+        num(achieved, 2),
+        num(achieved / rate, 4),
+        achieved / rate >= 0.95 && achieved / rate <= 1 ? "yes" : "no",
+        busiestWindow(arrivals, 1000),
+        records.toLocaleString("en-US"),
+        num(wallMs / 1000, 1),
+        num((records * 1000) / wallMs, 0),
+        num(meanWait, 1),
+        staleSlots,
+        num(work, 1),
+        num(quantile(workMs, 0.9), 1),
+        `${num(budgetMs, 1)} / ${num(overBudget * 100, 0)}%`,
+        num(capacity, 1),
+        run.summary.status,
+      ]);
+      const costs = `a page task costs a median ${num(pages.busyMs, 0)} ms without its wait (DynamoDB ${num(pages.ddbMs, 0)} ms in ${num(pages.ddbCalls, 0)} sequential calls, fetch ${num(pages.fetchMs, 0)} ms, in-process ${num(pages.inProcessMs, 0)} ms) plus ${num(median(gapMs), 1)} ms of engine between tasks`;
+      if (capacity < ceiling) {
+        binding.push(
+          `rate_limit ${rate}: the page task's own latency binds: ${costs}, so one page every ${num(work, 0)} ms => at most ${num(capacity, 1)} req/s, below the limiter's ${num(ceiling, 1)}. DynamoDB Local is most of it; the source idles between requests.`,
+        );
+      } else if (achieved >= ceiling * 0.99) {
+        binding.push(
+          `rate_limit ${rate}: the source's rate binds: ${costs}, so the loop could run ${num(capacity, 0)} pages/s; the limiter holds it to ${rate} starts per ${RATE_WINDOW_MS} ms (ceiling ${num(ceiling, 2)} req/s = ${num(ceiling / rate, 3)} x rate_limit) and waits ${num(meanWait, 0)} ms per page on average.`,
+        );
+      } else {
+        binding.push(
+          `rate_limit ${rate}: mostly the source's rate, with the page task's tail: ${costs}, fast enough on the median (${num(capacity, 0)} pages/s), but ${num(overBudget * 100, 0)}% of pages take longer than the ${num(budgetMs, 1)} ms a slot allows on average (p90 ${num(quantile(workMs, 0.9), 0)} ms), so some runs of ${rate} pages take more than ${RATE_WINDOW_MS} ms together. Such a window is never made up by a faster one, since every start must still come ${RATE_WINDOW_MS} ms after the start ${rate} places before it: ${num(achieved, 2)} req/s against a ceiling of ${num(ceiling, 2)}.`,
+        );
+      }
+    }
+  } finally {
+    await sync.close();
+    await source.close();
+    await dropTable(client, tableName);
+    client.destroy();
+  }
+  const table: Table = {
+    title: `1. Rate-bound sync: ${leads.toLocaleString("en-US")} leads + the other entities at the reference source's default sizes (${OTHERS}), state machine, faults off`,
+    columns: [
+      "rate_limit (req/s)",
+      "requests at source",
+      "achieved (req/s)",
+      "achieved / rate_limit",
+      "target 0.95-1.0 met",
+      "busiest 1 s window (req)",
+      "records written",
+      "run wall (s)",
+      "records/s",
+      "mean limiter wait (ms/page)",
+      "stale slots re-taken",
+      "median work (ms/page)",
+      "p90 work (ms/page)",
+      "slot budget (ms) / pages over it",
+      "page-task bound (req/s)",
+      "run",
+    ],
+    rows,
+    notes: [
+      "achieved = (requests the source received - 1) / (last arrival - first arrival), arrivals stamped by the source (Date.now, ms); target >= 0.95 x rate_limit, never above 1.0.",
+      "stale slots re-taken = slots recorded but left unused because more than 20 ms passed before the request could leave (the source client then takes a fresh slot); each one is a slot lost.",
+      "busiest 1 s window = most arrivals in any [t, t + 1000 ms); must be <= rate_limit.",
+      "records/s = records written (sum of the run summary's rows, stages included) / (finished_at - started_at).",
+      `work = time from one page task's start to the next task's start, minus the limiter's wait (what a page costs when nothing holds it back); page-task bound = 1000 / median work.`,
+      `The limiter holds each slot ${RATE_WINDOW_MS} ms (1 s + its 50 ms margin), so a source-bound run tops out at 1000/${RATE_WINDOW_MS} = ${num(1000 / RATE_WINDOW_MS, 3)} x rate_limit; slot budget = ${RATE_WINDOW_MS} ms / rate_limit, the most a page may cost without falling behind.`,
+    ],
+  };
+  return { tables: [table], binding };
+}
+
+const OTHERS = Object.entries(DEFAULT_SIZES)
+  .filter(([name]) => name !== "leads")
+  .map(([name, size]) => `${size.toLocaleString("en-US")} ${name}`)
+  .join(", ");
+
+function recordsWritten(summary: RunSummary): number {
+  return summary.entities.reduce((sum, row) => sum + row.records, 0);
+}
