@@ -16,6 +16,7 @@ import {
   StarterConfigSchema,
   SyncTaskConfigSchema,
 } from "./aws-config";
+import { cachingDecrypts } from "./cached-token-cipher";
 import { KmsTokenCipher } from "./kms-token-cipher";
 import { SfnRunStarter } from "./sfn-run-starter";
 
@@ -44,7 +45,8 @@ export function awsSyncDeps(env: Record<string, string | undefined> = process.en
   const config = readConfig(SyncTaskConfigSchema, env);
   return {
     ...stores(new DynamoDBClient({}), config.TABLE_NAME),
-    cipher: new KmsTokenCipher({ client: new KMSClient({}), keyId: config.KMS_KEY_ID }),
+    // The page task decrypts once per warm container, not once per page.
+    cipher: cachingDecrypts(new KmsTokenCipher({ client: new KMSClient({}), keyId: config.KMS_KEY_ID })),
     source: sourceClient(config.ALLOW_LOOPBACK_SOURCES),
     clock,
     logger,
