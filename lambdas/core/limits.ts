@@ -60,3 +60,10 @@ export const WATERMARK_SAFETY_MARGIN_SECONDS = 120;
 export const PAGE_TASKS_PER_EXECUTION = 400;
 /** A run's lock lease; extended by every page. A run that died frees its connection after this. */
 export const RUN_LEASE_SECONDS = 15 * 60;
+
+/**
+ * A rate-limit slot whose request has not left this long after the start
+ * recorded for it is not used: another is taken, so no request reaches the
+ * source long after its recorded start (see lambdas/rate-limit/).
+ */
+export const SLOT_LATE_MS = 20;

@@ -6,6 +6,7 @@ import {
   type AttributeValue,
   type DynamoDBClient,
 } from "@aws-sdk/client-dynamodb";
+import { SLOT_LATE_MS } from "../core/limits";
 import type { RateLimiter } from "../core/ports";
 import { RATE_ATTR, rateLimitPartitionKey, rateLimitSortKey } from "./rate-limit-keys";
 
@@ -25,13 +26,6 @@ import { RATE_ATTR, rateLimitPartitionKey, rateLimitSortKey } from "./rate-limit
 export const RATE_WINDOW_MARGIN_MS = 50;
 /** How long an admitted request holds its slot. */
 export const RATE_WINDOW_MS = 1000 + RATE_WINDOW_MARGIN_MS;
-/**
- * When the conditional write comes back more than this after the slot's
- * recorded start (a slow or cold DynamoDB call), the slot is not used as is:
- * it is re-stamped with a fresh time (see planAcquire's `restamp`) before the
- * request may start, so no request starts long after its recorded start.
- */
-export const SLOT_LATE_MS = 20;
 /** Upper bound of the random pause before retrying after losing a write race. */
 export const CONFLICT_JITTER_MAX_MS = 5;
 

@@ -1,5 +1,5 @@
 import type { RateLimiter, SourceClient } from "../core/ports";
-import { SLOT_LATE_MS } from "./dynamodb-rate-limiter";
+import { SLOT_LATE_MS } from "../core/limits";
 
 export interface RateLimitedConnection {
   readonly connectionId: string;

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "vitest";
 import type { RateLimiter, SourceClient } from "../../lambdas/core/ports";
-import { SLOT_LATE_MS } from "../../lambdas/rate-limit/dynamodb-rate-limiter";
+import { SLOT_LATE_MS } from "../../lambdas/core/limits";
 import { rateLimited } from "../../lambdas/rate-limit/rate-limited-source-client";
 
 /** A limiter that hands out the given recorded starts in order (the DynamoDB one is tested on DynamoDB Local). */

@@ -12,7 +12,7 @@ import {
 } from "../builders/source-records";
 import { crmSource, entityOrder, type CrmData } from "../support/crm-source";
 import { startSourceServer, type SourceServer } from "../support/source-server";
-import { createSyncHarness, entityRow, type SyncHarness } from "../support/sync-harness";
+import { createSyncHarness, type SyncHarness } from "../support/sync-harness";
 
 const TOKEN = "sync-run-token-1b6e";
 let harness: SyncHarness;
