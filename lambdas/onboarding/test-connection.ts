@@ -49,7 +49,9 @@ function failedTest(error: SyncError): ConnectionTestResult {
   if (error instanceof SourceAuthError) {
     return { reachable: true, authenticated: false, detail: `the source rejected the token (401): ${error.detail}` };
   }
-  const reachable = error.httpStatus !== null || !(error instanceof SourceTransientError || error.name === "SourceAddressRefusedError");
+  // Not reached: a network failure (transient, no HTTP status) or an address the guard refused to call.
+  const notReached = (error instanceof SourceTransientError && error.httpStatus === null) || error.name === "SourceAddressRefusedError";
+  const reachable = !notReached;
   return {
     reachable,
     // 403 means the token is known but not allowed to read /pipelines: not an accepted token either.

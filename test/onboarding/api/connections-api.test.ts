@@ -161,4 +161,22 @@ describe("POST /connections/{id}/test", () => {
     const tested = await api.request("POST", `${CONNECTIONS_PATH}/${created.body.id}/test`, { token: owner });
     expect(tested.body).toEqual({ reachable: false, authenticated: false, detail: expect.stringMatching(/could not be reached/) });
   });
+
+  test.each([
+    [403, { reachable: true, authenticated: false }, /403/],
+    [404, { reachable: true, authenticated: true }, /404 \(a required endpoint is not implemented\)/],
+    [503, { reachable: true, authenticated: true }, /failed \(503\)/],
+  ] as const)("the source answers %i: reachable and authenticated as the README says, no pipelines_found", async (status, expected, detail) => {
+    const answering = await startSourceServer(() => ({ status, json: { error: `status ${status}` } }));
+    try {
+      const created = await api.request("POST", CONNECTIONS_PATH, { token: owner, body: { base_url: answering.baseUrl, token: SOURCE_TOKEN } });
+      const tested = await api.request("POST", `${CONNECTIONS_PATH}/${created.body.id}/test`, { token: owner });
+      expect(tested.status).toBe(200);
+      expect(tested.body).toEqual({ ...expected, detail: expect.stringMatching(detail) });
+      // The test call makes one request: no retries, whatever the status.
+      expect(answering.requests).toHaveLength(1);
+    } finally {
+      await answering.close();
+    }
+  });
 });
