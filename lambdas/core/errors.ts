@@ -116,3 +116,32 @@ export class TokenDecryptionError extends SyncError {
   override readonly name = "TokenDecryptionError";
   readonly retryable = false;
 }
+
+/**
+ * The run no longer holds its connection's lock: another run took it over
+ * (this one was judged dead). The page wrote nothing; the execution ends
+ * without touching the run summary, which the run that took over has closed.
+ */
+export class RunSupersededError extends SyncError {
+  override readonly name = "RunSupersededError";
+  readonly retryable = false;
+}
+
+/**
+ * The connection's sync_since changed while this run was under way and its
+ * watermarks were reset: the page wrote nothing, so the reset holds, and the
+ * next run reads every entity from the new date.
+ */
+export class SyncSinceChangedError extends SyncError {
+  override readonly name = "SyncSinceChangedError";
+  readonly retryable = false;
+}
+
+/**
+ * Every rate-limit slot this request took went stale before it could be sent
+ * (the process is starved of CPU): retried by the state machine like a store error.
+ */
+export class RateLimitSlotsStaleError extends SyncError {
+  override readonly name = "RateLimitSlotsStaleError";
+  readonly retryable = true;
+}

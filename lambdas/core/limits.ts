@@ -14,6 +14,12 @@ export const RETRY_BACKOFF_SECONDS = [1, 2, 4, 8, 16] as const;
 export const MAX_RETRIES = RETRY_BACKOFF_SECONDS.length;
 /** Retry-After is whole seconds, floored to this. */
 export const MIN_RETRY_AFTER_SECONDS = 1;
+/**
+ * Longest Retry-After the service waits. A source asking for more fails the
+ * entity at once (as throttling does after 5 retries), so one page can never
+ * hold its connection's run for long: 5 waits of at most this are 25 minutes.
+ */
+export const MAX_RETRY_AFTER_SECONDS = 300;
 /** Requests per second when a connection does not declare one. */
 export const DEFAULT_RATE_LIMIT = 5;
 
@@ -67,3 +73,5 @@ export const RUN_LEASE_SECONDS = 15 * 60;
  * source long after its recorded start (see lambdas/rate-limit/).
  */
 export const SLOT_LATE_MS = 20;
+/** Rate-limit slots in a row that may go stale before a request fails (RateLimitSlotsStaleError, retried). */
+export const MAX_STALE_SLOTS = 10;

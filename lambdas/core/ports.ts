@@ -45,6 +45,25 @@ export interface WatermarkWrite {
   readonly value: string;
 }
 
+/**
+ * The run a page belongs to, and what the page adds to the run summary.
+ * Every transaction of the page checks that this run still holds the
+ * connection's lock; the last one also extends its lease and records the
+ * progress, once per page number, so a replayed page is never counted twice.
+ */
+export interface PageRun {
+  readonly runId: string;
+  readonly entity: SyncEntity;
+  /** 1-based page number within this run: progress is recorded only when it is above the last one counted. */
+  readonly page: number;
+  readonly records: number;
+  /** Stages of a /pipelines page (counted on the stages row). */
+  readonly stages: number;
+  readonly unresolvedWonLost: number;
+  /** The lock's new lease (ISO-8601). */
+  readonly leaseUntil: string;
+}
+
 /** Everything one validated page writes. */
 export interface PageWrite {
   readonly connectionId: string;
@@ -52,6 +71,7 @@ export interface PageWrite {
   readonly records: readonly RecordWrite[];
   /** Written with the page's last records, never before them; absent when the page does not move it. */
   readonly watermark?: WatermarkWrite;
+  readonly run: PageRun;
 }
 
 /** pipeline id -> stage id -> kind, for the stages synced so far. */
@@ -65,12 +85,20 @@ export interface RecordPage {
 
 export interface RecordStore {
   getWatermark(connectionId: string, entity: SyncEntity): Promise<string | null>;
-  /** Forgets every watermark of the connection: the next run reads each entity from sync_since. */
+  /**
+   * Forgets every watermark of the connection: the next run reads each entity
+   * from sync_since. A run under way is fenced off first, so it cannot write a
+   * watermark back: its next page fails with SyncSinceChangedError.
+   */
   resetWatermarks(connectionId: string): Promise<void>;
   getStageKinds(connectionId: string): Promise<StageKinds>;
   /**
-   * Upserts the page's records and then its watermark. Safe to replay: every
-   * write is an idempotent put, and the watermark is never ahead of the records.
+   * Upserts the page's records and then its watermark, with the run's progress
+   * and lease. Safe to replay: every write is an idempotent put, the progress
+   * is counted once per page, and the watermark is never ahead of the records.
+   * Throws RunSupersededError when the run no longer holds the connection's
+   * lock, SyncSinceChangedError when the watermarks were reset under the run;
+   * in both cases the page wrote nothing.
    */
   commitPage(write: PageWrite): Promise<void>;
   listRecords(
@@ -194,9 +222,12 @@ export interface SyncExecutionInput {
 /** Who holds a connection's run lock. */
 export interface RunLock {
   readonly runId: string;
-  /** Null until the execution has been started. */
+  /** Null until the execution has been started, and while the run hands over to a fresh execution. */
   readonly executionRef: string | null;
-  /** ISO-8601; a lock whose lease has passed belongs to a run that died. */
+  /**
+   * ISO-8601. Governs only while executionRef is null: a run whose execution
+   * is known is dead exactly when that execution has ended.
+   */
   readonly leaseUntil: string;
 }
 
@@ -221,22 +252,27 @@ export interface RunStore {
   setExecution(connectionId: string, runId: string, executionRef: string): Promise<void>;
   /** Extends the lease while the run makes progress; a no-op when runId no longer holds the lock. */
   heartbeat(connectionId: string, runId: string, leaseUntil: string): Promise<void>;
+  /**
+   * The run is about to continue in a fresh execution: the lock forgets the
+   * current execution (so its end does not read as the run's death) and its
+   * lease governs until the next execution records itself. A no-op when runId
+   * no longer holds the lock.
+   */
+  handOver(connectionId: string, runId: string, leaseUntil: string): Promise<void>;
   get(connectionId: string, runId: string): Promise<RunSummary | null>;
   /** Newest first. */
   list(connectionId: string, options?: { readonly limit?: number }): Promise<RunSummary[]>;
+  /** Like entityFinished and finish: a no-op once the run has finished (a superseded run cannot rewrite it). */
   entityStarted(connectionId: string, runId: string, entity: SummaryEntity): Promise<void>;
-  /** Adds one page and its records (pipelines pages also add their stages) and unresolved leads. */
-  pageCommitted(
-    connectionId: string,
-    runId: string,
-    progress: { readonly entity: SyncEntity; readonly records: number; readonly stages: number; readonly unresolvedWonLost: number },
-  ): Promise<void>;
   entityFinished(
     connectionId: string,
     runId: string,
     entity: SummaryEntity,
     outcome: { readonly status: "succeeded" | "failed"; readonly error: string | null },
   ): Promise<void>;
-  /** Sets the final status and finished_at, and releases the lock if this run still holds it. */
+  /**
+   * Sets the final status and finished_at, and releases the lock if this run
+   * still holds it. The first finish wins: a later one changes nothing.
+   */
   finish(connectionId: string, runId: string, outcome: { readonly status: "succeeded" | "failed"; readonly finishedAt: string }): Promise<void>;
 }

@@ -22,6 +22,8 @@ export interface IngestPageInput {
   readonly watermark: string | null;
   /** The previous page of this entity in this run; null for page 1. */
   readonly previous: PageFingerprint | null;
+  /** The run the page belongs to: its fence on the connection's lock, and the lease the commit extends. */
+  readonly run: { readonly runId: string; readonly leaseUntil: string };
 }
 
 export interface IngestPageResult {
@@ -71,13 +73,21 @@ export async function ingestPage(
     prepared.maxCompared !== null &&
     (input.watermark === null || prepared.maxCompared > input.watermark);
   const watermark = advances ? prepared.maxCompared : input.watermark;
-  if (prepared.writes.length > 0 || advances) {
-    await deps.store.commitPage({
-      connectionId: input.connectionId,
-      records: prepared.writes,
-      ...(advances && watermark !== null ? { watermark: { entity: input.entity, value: watermark } } : {}),
-    });
-  }
+  // Always committed, even with nothing to write: the commit is also the run's fence, lease and progress.
+  await deps.store.commitPage({
+    connectionId: input.connectionId,
+    records: prepared.writes,
+    ...(advances && watermark !== null ? { watermark: { entity: input.entity, value: watermark } } : {}),
+    run: {
+      runId: input.run.runId,
+      entity: input.entity,
+      page: input.page,
+      records: prepared.records,
+      stages: prepared.stages,
+      unresolvedWonLost: prepared.unresolvedLeadIds.length,
+      leaseUntil: input.run.leaseUntil,
+    },
+  });
 
   if (prepared.unresolvedLeadIds.length > 0) {
     deps.logger.warn("leads neither won nor lost: stage or pipeline not synced, or pipeline has no stages", {

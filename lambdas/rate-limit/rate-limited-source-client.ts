@@ -1,5 +1,6 @@
 import type { RateLimiter, SourceClient } from "../core/ports";
-import { SLOT_LATE_MS } from "../core/limits";
+import { RateLimitSlotsStaleError } from "../core/errors";
+import { MAX_STALE_SLOTS, SLOT_LATE_MS } from "../core/limits";
 
 export interface RateLimitedConnection {
   readonly connectionId: string;
@@ -25,8 +26,12 @@ export function rateLimited(
   const { connectionId, rateLimit } = connection;
   return {
     async fetchPage(sourceConnection, request) {
-      while (now() - (await limiter.acquire(connectionId, rateLimit)) > SLOT_LATE_MS) {
-        // Stale slot: take another.
+      for (let stale = 0; now() - (await limiter.acquire(connectionId, rateLimit)) > SLOT_LATE_MS; stale += 1) {
+        if (stale + 1 >= MAX_STALE_SLOTS) {
+          throw new RateLimitSlotsStaleError(
+            `${MAX_STALE_SLOTS} rate-limit slots in a row went stale before the request could be sent (the service is overloaded); retried`,
+          );
+        }
       }
       return source.fetchPage(sourceConnection, request);
     },

@@ -10,7 +10,7 @@ import {
   type TransactWriteItemsCommandInput,
   type UpdateItemCommandInput,
 } from "@aws-sdk/client-dynamodb";
-import { SUMMARY_ENTITIES, type SummaryEntity, type SyncEntity } from "../core/entities";
+import { SUMMARY_ENTITIES, type SummaryEntity } from "../core/entities";
 import { cutDetail } from "../core/errors";
 import type {
   BeginResult,
@@ -59,6 +59,9 @@ const ENTITY_STATUSES: readonly EntityRunStatus[] = ["pending", "running", "succ
 
 type Item = Record<string, AttributeValue>;
 
+/** Updates of a run summary apply only while it is running (names #pk, #status; value :running). */
+const RUNNING_CONDITION = "attribute_exists(#pk) AND #status = :running";
+
 /**
  * RunStore on the single DynamoDB table (key layout: ./run-keys.ts).
  *
@@ -70,10 +73,11 @@ type Item = Record<string, AttributeValue>;
  * (still `running`); closing it is the caller's (finish() on it updates the
  * summary and, the lock now being another run's, leaves the lock alone).
  *
- * Progress updates (entityStarted, pageCommitted, entityFinished, finish)
- * require the run summary to exist and throw RunNotFoundError otherwise.
- * pageCommitted ADDs, so it is not idempotent: the caller calls it once per
- * committed page. Other DynamoDB errors propagate unchanged.
+ * Progress updates (entityStarted, entityFinished, finish) require the run
+ * summary to exist and throw RunNotFoundError otherwise; once the run has
+ * finished they change nothing. A page's progress is written by the record
+ * store, in the page's last transaction (../store/page-transactions.ts).
+ * Other DynamoDB errors propagate unchanged.
  */
 export class DynamoDbRunStore implements RunStore {
   private readonly client: DynamoDBClient;
@@ -168,6 +172,14 @@ export class DynamoDbRunStore implements RunStore {
     });
   }
 
+  async handOver(connectionId: string, runId: string, leaseUntil: string): Promise<void> {
+    await this.updateOwnLock(connectionId, runId, {
+      UpdateExpression: "SET #leaseUntil = :leaseUntil, #executionRef = :none",
+      ExpressionAttributeNames: { "#leaseUntil": RUN_ATTR.lockLeaseUntil, "#executionRef": RUN_ATTR.lockExecutionRef },
+      ExpressionAttributeValues: { ":leaseUntil": { S: leaseUntil }, ":none": { NULL: true } },
+    });
+  }
+
   async get(connectionId: string, runId: string): Promise<RunSummary | null> {
     const out = await this.client.send(
       new GetItemCommand({ TableName: this.tableName, Key: runKey(connectionId, runId), ConsistentRead: true }),
@@ -207,44 +219,6 @@ export class DynamoDbRunStore implements RunStore {
       UpdateExpression: "SET #entities.#entity.#status = :running",
       ExpressionAttributeNames: { "#entities": RUN_ATTR.entities, "#entity": entityMapKey(entity), "#status": RUN_ATTR.entityStatus },
       ExpressionAttributeValues: { ":running": { S: "running" } },
-    });
-  }
-
-  /** One UpdateItem of ADDs; a pipelines page also adds one page and its stages to "stages". */
-  async pageCommitted(
-    connectionId: string,
-    runId: string,
-    progress: { readonly entity: SyncEntity; readonly records: number; readonly stages: number; readonly unresolvedWonLost: number },
-  ): Promise<void> {
-    const records = requireCount("records", progress.records);
-    const stages = requireCount("stages", progress.stages);
-    const unresolved = requireCount("unresolvedWonLost", progress.unresolvedWonLost);
-    const adds = [
-      "#entities.#entity.#pages :one",
-      "#entities.#entity.#records :records",
-      "#unresolved :unresolved",
-    ];
-    const names: Record<string, string> = {
-      "#entities": RUN_ATTR.entities,
-      "#entity": entityMapKey(progress.entity),
-      "#pages": RUN_ATTR.entityPages,
-      "#records": RUN_ATTR.entityRecords,
-      "#unresolved": RUN_ATTR.unresolvedWonLost,
-    };
-    const values: Item = {
-      ":one": { N: "1" },
-      ":records": { N: String(records) },
-      ":unresolved": { N: String(unresolved) },
-    };
-    if (progress.entity === "pipelines") {
-      adds.push("#entities.#stages.#pages :one", "#entities.#stages.#records :stages");
-      names["#stages"] = entityMapKey("stages");
-      values[":stages"] = { N: String(stages) };
-    }
-    await this.updateRun(connectionId, runId, {
-      UpdateExpression: `ADD ${adds.join(", ")}`,
-      ExpressionAttributeNames: names,
-      ExpressionAttributeValues: values,
     });
   }
 
@@ -303,7 +277,7 @@ export class DynamoDbRunStore implements RunStore {
     } catch (error) {
       if (!(error instanceof TransactionCanceledException)) throw error;
       const [runReason, lockReason] = error.CancellationReasons ?? [];
-      if (runReason?.Code === "ConditionalCheckFailed") throw notFound(connectionId, runId, error);
+      if (runReason?.Code === "ConditionalCheckFailed") return this.requireRun(connectionId, runId, error);
       if (lockReason?.Code !== "ConditionalCheckFailed") throw error;
       await this.updateRun(connectionId, runId, update);
     }
@@ -318,9 +292,9 @@ export class DynamoDbRunStore implements RunStore {
       TableName: this.tableName,
       Key: runKey(connectionId, runId),
       UpdateExpression: "SET #status = :status, #finishedAt = :finishedAt",
-      ConditionExpression: "attribute_exists(#pk)",
+      ConditionExpression: RUNNING_CONDITION,
       ExpressionAttributeNames: { "#pk": RUN_ATTR.pk, "#status": RUN_ATTR.status, "#finishedAt": RUN_ATTR.finishedAt },
-      ExpressionAttributeValues: { ":status": { S: outcome.status }, ":finishedAt": { S: outcome.finishedAt } },
+      ExpressionAttributeValues: { ":status": { S: outcome.status }, ":finishedAt": { S: outcome.finishedAt }, ":running": { S: "running" } },
     };
   }
 
@@ -361,7 +335,11 @@ export class DynamoDbRunStore implements RunStore {
     }
   }
 
-  /** An update of an existing run summary; RunNotFoundError when there is none. */
+  /**
+   * An update of a running run's summary; RunNotFoundError when there is none,
+   * a no-op when the run has finished (the first finish wins, so a superseded
+   * run that goes on cannot rewrite what the run that took over reported).
+   */
   private async updateRun(
     connectionId: string,
     runId: string,
@@ -373,15 +351,20 @@ export class DynamoDbRunStore implements RunStore {
           TableName: this.tableName,
           Key: runKey(connectionId, runId),
           UpdateExpression: update.UpdateExpression,
-          ConditionExpression: "attribute_exists(#pk)",
-          ExpressionAttributeNames: { ...update.ExpressionAttributeNames, "#pk": RUN_ATTR.pk },
-          ExpressionAttributeValues: update.ExpressionAttributeValues,
+          ConditionExpression: RUNNING_CONDITION,
+          ExpressionAttributeNames: { ...update.ExpressionAttributeNames, "#pk": RUN_ATTR.pk, "#status": RUN_ATTR.status },
+          ExpressionAttributeValues: { ...update.ExpressionAttributeValues, ":running": { S: "running" } },
         }),
       );
     } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) throw notFound(connectionId, runId, error);
+      if (error instanceof ConditionalCheckFailedException) return this.requireRun(connectionId, runId, error);
       throw error;
     }
+  }
+
+  /** After a failed running-condition: RunNotFoundError when the summary is missing, else nothing (it has finished). */
+  private async requireRun(connectionId: string, runId: string, cause: unknown): Promise<void> {
+    if ((await this.get(connectionId, runId)) === null) throw notFound(connectionId, runId, cause);
   }
 }
 
@@ -456,11 +439,6 @@ function fromRunItem(item: Item): RunSummary {
 
 function toCount(value: AttributeValue | undefined): number {
   return value?.N === undefined ? 0 : Number(value.N);
-}
-
-function requireCount(what: string, value: number): number {
-  if (!Number.isSafeInteger(value) || value < 0) throw new RangeError(`${what} must be an integer >= 0; got ${value}`);
-  return value;
 }
 
 function sleep(ms: number): Promise<void> {

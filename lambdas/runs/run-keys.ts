@@ -45,6 +45,8 @@ export const RUN_ATTR = {
   lockRunId: "runId",
   lockExecutionRef: "executionRef",
   lockLeaseUntil: "leaseUntil",
+  /** Set by a watermark reset under a running run: that run's pages can no longer commit. */
+  lockWatermarksReset: "watermarksReset",
 } as const;
 
 export const LOCK_SORT_KEY = "LOCK";

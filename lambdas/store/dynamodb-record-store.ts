@@ -1,14 +1,20 @@
 import {
   BatchWriteItemCommand,
+  ConditionalCheckFailedException,
+  TransactionCanceledException,
+  UpdateItemCommand,
   GetItemCommand,
   QueryCommand,
   TransactGetItemsCommand,
   TransactWriteItemsCommand,
   type AttributeValue,
   type DynamoDBClient,
+  type TransactWriteItemsCommandInput,
 } from "@aws-sdk/client-dynamodb";
 import { STAGE_KINDS, SYNC_ENTITIES, type Collection, type StageKind, type SyncEntity } from "../core/entities";
+import { RunSupersededError, SyncSinceChangedError } from "../core/errors";
 import type { PageWrite, RecordPage, RecordStore, StageKinds } from "../core/ports";
+import { LOCK_SORT_KEY, RUN_ATTR, runLockPartitionKey } from "../runs/run-keys";
 import {
   ATTR,
   partPartitionKey,
@@ -17,7 +23,7 @@ import {
   watermarkPartitionKey,
   watermarkSortKey,
 } from "./keys";
-import { planPageTransactions } from "./page-transactions";
+import { LOCK_ACTION_INDEX, PROGRESS_ACTION_INDEX, planPageTransactions } from "./page-transactions";
 
 /** listRecords accepts a limit of 1..LIST_MAX_LIMIT. */
 export const LIST_MAX_LIMIT = 1000;
@@ -62,6 +68,21 @@ export class DynamoDbRecordStore implements RecordStore {
   }
 
   async resetWatermarks(connectionId: string): Promise<void> {
+    // Fence first: a run under way can then no longer write a watermark back after the deletes below.
+    try {
+      await this.client.send(
+        new UpdateItemCommand({
+          TableName: this.tableName,
+          Key: lockKey(connectionId),
+          UpdateExpression: "SET #reset = :true",
+          ConditionExpression: "attribute_exists(#pk)",
+          ExpressionAttributeNames: { "#pk": RUN_ATTR.pk, "#reset": RUN_ATTR.lockWatermarksReset },
+          ExpressionAttributeValues: { ":true": { BOOL: true } },
+        }),
+      );
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error; // no run under way
+    }
     // Seven keys at most: one BatchWriteItem; unprocessed deletes are retried until none are left.
     let requests = SYNC_ENTITIES.map((entity) => ({
       DeleteRequest: {
@@ -112,9 +133,43 @@ export class DynamoDbRecordStore implements RecordStore {
    */
   async commitPage(write: PageWrite): Promise<void> {
     const transactions = planPageTransactions(this.tableName, write);
-    for (const input of transactions) {
-      await this.client.send(new TransactWriteItemsCommand(input));
+    for (const [index, input] of transactions.entries()) {
+      const counted = await this.sendFenced(write, input);
+      if (counted && index === transactions.length - 1) {
+        // An earlier attempt of this page committed and counted it (a retry after a lost reply): write the
+        // page again as fetched now, without counting it twice.
+        const items = (input.TransactItems ?? []).filter((_, action) => action !== PROGRESS_ACTION_INDEX);
+        await this.sendFenced(write, { TransactItems: items });
+      }
     }
+  }
+
+  /** Sends one transaction of a page; true when only its progress condition refused it (the page was counted). */
+  private async sendFenced(write: PageWrite, input: TransactWriteItemsCommandInput): Promise<boolean> {
+    try {
+      await this.client.send(new TransactWriteItemsCommand(input));
+      return false;
+    } catch (error) {
+      if (!(error instanceof TransactionCanceledException)) throw error;
+      const reasons = error.CancellationReasons ?? [];
+      if (reasons[LOCK_ACTION_INDEX]?.Code === "ConditionalCheckFailed") throw await this.fenceError(write);
+      if (reasons[PROGRESS_ACTION_INDEX]?.Code === "ConditionalCheckFailed" && input.TransactItems?.[PROGRESS_ACTION_INDEX]?.Update) {
+        return true;
+      }
+      throw error;
+    }
+  }
+
+  /** Why the run's fence refused the page: its lock is gone or another run's, or its watermarks were reset. */
+  private async fenceError(write: PageWrite): Promise<RunSupersededError | SyncSinceChangedError> {
+    const out = await this.client.send(
+      new GetItemCommand({ TableName: this.tableName, Key: lockKey(write.connectionId), ConsistentRead: true }),
+    );
+    const holder = out.Item?.[RUN_ATTR.lockRunId]?.S;
+    if (holder !== write.run.runId) {
+      return new RunSupersededError(`run ${write.run.runId} no longer holds the lock of connection ${write.connectionId}; the page wrote nothing`);
+    }
+    return new SyncSinceChangedError("sync_since was changed while this run was under way; the next run reads every entity from the new date");
   }
 
   async listRecords(
@@ -199,6 +254,10 @@ export class DynamoDbRecordStore implements RecordStore {
       return doc;
     }
   }
+}
+
+function lockKey(connectionId: string): Record<string, AttributeValue> {
+  return { [RUN_ATTR.pk]: { S: runLockPartitionKey(connectionId) }, [RUN_ATTR.sk]: { S: LOCK_SORT_KEY } };
 }
 
 function partCount(head: Record<string, AttributeValue>): number {

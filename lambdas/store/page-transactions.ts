@@ -2,6 +2,7 @@ import type { AttributeValue, TransactWriteItem, TransactWriteItemsCommandInput 
 import { STAGE_KINDS, type StageKind } from "../core/entities";
 import { RecordTooLargeError } from "../core/errors";
 import type { PageWrite, RecordWrite } from "../core/ports";
+import { entityMapKey, LOCK_SORT_KEY, RUN_ATTR, runLockPartitionKey, runPartitionKey, runSortKey } from "../runs/run-keys";
 import {
   ATTR,
   partPartitionKey,
@@ -30,7 +31,9 @@ import {
  *    before the leads that point at them). A record and all its parts are
  *    always in the same transaction, so a record is never half written.
  * 3. The watermark Put is in the LAST transaction, after every record of the
- *    page; it is never ahead of committed records.
+ *    page; it is never ahead of committed records. That transaction also
+ *    extends the run's lease and counts the page in the run summary, once.
+ *    Every transaction checks that the run still holds the connection's lock.
  * 4. A crash between transactions leaves some of the page's records written
  *    and the watermark unmoved. The next attempt (state machine retry or next
  *    run) re-fetches the page from the old watermark and replays it: the Puts
@@ -59,40 +62,133 @@ export interface RecordItems {
   readonly bytes: number;
 }
 
+/** Where a page's commit can be refused, by index in every transaction of the plan. */
+export const LOCK_ACTION_INDEX = 0;
+/** In the last transaction only: the run summary's progress update. */
+export const PROGRESS_ACTION_INDEX = 1;
+
 /**
  * Plans a page into the TransactWriteItems inputs to send, in order. Throws
  * (RecordTooLargeError, or TypeError for an unusable key) before returning
  * anything, so a page that cannot be stored writes nothing.
+ *
+ * Every transaction starts with the run's fence on the connection's lock
+ * (this run holds it, and its watermarks were not reset under it), so a run
+ * that lost its lock writes nothing at all. The last transaction also carries
+ * the watermark, the lock's new lease and the run summary's progress for this
+ * page, counted only when the page number is above the last one counted, so a
+ * page replayed after it committed is refused there and counts once.
  */
 export function planPageTransactions(tableName: string, write: PageWrite): TransactWriteItemsCommandInput[] {
   const records = distinctRecords(write.records).map((record) => recordItems(write.connectionId, record));
-
-  const transactions: TransactWriteItem[][] = [];
-  let current: TransactWriteItem[] = [];
-  let currentBytes = 0;
-  const add = (items: readonly Record<string, AttributeValue>[], bytes: number) => {
-    if (current.length + items.length > TRANSACTION_MAX_ACTIONS || currentBytes + bytes > TRANSACTION_BYTE_BUDGET) {
-      transactions.push(current);
-      current = [];
-      currentBytes = 0;
-    }
-    for (const item of items) current.push({ Put: { TableName: tableName, Item: item } });
-    currentBytes += bytes;
-  };
-
-  for (const record of records) add(record.items, record.bytes);
+  const fence = runFence(tableName, write);
+  const closing: TransactWriteItem[] = [{ Update: fence.progress }];
+  let closingBytes = FENCE_BYTES;
   if (write.watermark !== undefined) {
     const item = {
       [ATTR.pk]: { S: watermarkPartitionKey(write.connectionId) },
       [ATTR.sk]: { S: watermarkSortKey(write.watermark.entity) },
       [ATTR.value]: { S: write.watermark.value },
     };
-    // Last action of the last transaction: after every record of the page.
-    add([item], estimateItemBytes(item));
+    closing.push({ Put: { TableName: tableName, Item: item } });
+    closingBytes += estimateItemBytes(item);
   }
-  if (current.length > 0) transactions.push(current);
 
-  return transactions.map((items) => ({ TransactItems: items }));
+  // Every transaction keeps one action for the lock.
+  const maxActions = TRANSACTION_MAX_ACTIONS - 1;
+  const groups: { puts: TransactWriteItem[]; bytes: number }[] = [];
+  let current: { puts: TransactWriteItem[]; bytes: number } = { puts: [], bytes: FENCE_BYTES };
+  for (const record of records) {
+    if (current.puts.length + record.items.length > maxActions || current.bytes + record.bytes > TRANSACTION_BYTE_BUDGET) {
+      groups.push(current);
+      current = { puts: [], bytes: FENCE_BYTES };
+    }
+    for (const item of record.items) current.puts.push({ Put: { TableName: tableName, Item: item } });
+    current.bytes += record.bytes;
+  }
+  // The closing actions go with the page's last records when they fit, else in a transaction of their own.
+  if (current.puts.length + closing.length > maxActions || current.bytes + closingBytes > TRANSACTION_BYTE_BUDGET) {
+    groups.push(current);
+    current = { puts: [], bytes: FENCE_BYTES };
+  }
+  const last = current;
+
+  return [
+    ...groups.filter((group) => group.puts.length > 0).map((group) => ({
+      TransactItems: [{ ConditionCheck: fence.check }, ...group.puts],
+    })),
+    // Lock at LOCK_ACTION_INDEX, progress at PROGRESS_ACTION_INDEX, then the records, then the watermark.
+    { TransactItems: [{ Update: fence.lease }, ...closing.slice(0, 1), ...last.puts, ...closing.slice(1)] },
+  ];
+}
+
+/** Bytes counted for the fence and progress actions (small updates of two items). */
+const FENCE_BYTES = 1_000;
+
+/** The lock check of every transaction, the lease update and the progress update of the last one. */
+function runFence(tableName: string, write: PageWrite) {
+  const { run, connectionId } = write;
+  const records = requireCount("records", run.records);
+  const stages = requireCount("stages", run.stages);
+  const unresolved = requireCount("unresolvedWonLost", run.unresolvedWonLost);
+  if (!Number.isSafeInteger(run.page) || run.page < 1) throw new RangeError(`page must be an integer >= 1; got ${run.page}`);
+
+  const lockKey = {
+    [RUN_ATTR.pk]: { S: runLockPartitionKey(connectionId) },
+    [RUN_ATTR.sk]: { S: LOCK_SORT_KEY },
+  };
+  const lockCondition = {
+    ConditionExpression: "#runId = :runId AND attribute_not_exists(#reset)",
+    ExpressionAttributeNames: { "#runId": RUN_ATTR.lockRunId, "#reset": RUN_ATTR.lockWatermarksReset },
+    ExpressionAttributeValues: { ":runId": { S: run.runId } },
+  };
+  const check = { TableName: tableName, Key: lockKey, ...lockCondition };
+  const lease = {
+    TableName: tableName,
+    Key: lockKey,
+    UpdateExpression: "SET #leaseUntil = :leaseUntil",
+    ...lockCondition,
+    ExpressionAttributeNames: { ...lockCondition.ExpressionAttributeNames, "#leaseUntil": RUN_ATTR.lockLeaseUntil },
+    ExpressionAttributeValues: { ...lockCondition.ExpressionAttributeValues, ":leaseUntil": { S: run.leaseUntil } },
+  };
+
+  const sets = ["#entities.#entity.#pages = :page"];
+  const adds = ["#entities.#entity.#records :records", "#unresolved :unresolved"];
+  const names: Record<string, string> = {
+    "#status": RUN_ATTR.status,
+    "#entities": RUN_ATTR.entities,
+    "#entity": entityMapKey(run.entity),
+    "#pages": RUN_ATTR.entityPages,
+    "#records": RUN_ATTR.entityRecords,
+    "#unresolved": RUN_ATTR.unresolvedWonLost,
+  };
+  const values: Record<string, AttributeValue> = {
+    ":running": { S: "running" },
+    ":page": { N: String(run.page) },
+    ":records": { N: String(records) },
+    ":unresolved": { N: String(unresolved) },
+  };
+  if (run.entity === "pipelines") {
+    // The stages come from /pipelines: its pages are theirs too.
+    sets.push("#entities.#stages.#pages = :page");
+    adds.push("#entities.#stages.#records :stages");
+    names["#stages"] = entityMapKey("stages");
+    values[":stages"] = { N: String(stages) };
+  }
+  const progress = {
+    TableName: tableName,
+    Key: { [RUN_ATTR.pk]: { S: runPartitionKey(connectionId) }, [RUN_ATTR.sk]: { S: runSortKey(run.runId) } },
+    UpdateExpression: `SET ${sets.join(", ")} ADD ${adds.join(", ")}`,
+    ConditionExpression: "#status = :running AND #entities.#entity.#pages < :page",
+    ExpressionAttributeNames: names,
+    ExpressionAttributeValues: values,
+  };
+  return { check, lease, progress };
+}
+
+function requireCount(what: string, value: number): number {
+  if (!Number.isSafeInteger(value) || value < 0) throw new RangeError(`${what} must be an integer >= 0; got ${value}`);
+  return value;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { ConnectionNotFoundError } from "../core/errors";
 import { caughtErrorDetail } from "./caught-error-detail";
-import { finishEntityAndAdvance, loadConnection } from "./entity-steps";
+import { finishEntityAndAdvance, handOverIfContinuing, loadConnection } from "./entity-steps";
 import { stopRun } from "./stop-run";
 import type { SyncDeps } from "./sync-deps";
 import type { CaughtError, SyncState } from "./sync-state";
@@ -20,5 +20,8 @@ export async function entityFailed(deps: SyncDeps, state: SyncState & { readonly
     if (!(error instanceof ConnectionNotFoundError)) throw error;
     return stopRun(deps, { ...state, error: { Error: error.name, Cause: error.detail } });
   }
-  return finishEntityAndAdvance(deps, state.run, state.cursor, { status: "failed", error: detail }, connection);
+  return handOverIfContinuing(
+    deps,
+    await finishEntityAndAdvance(deps, state.run, state.cursor, { status: "failed", error: detail }, connection),
+  );
 }

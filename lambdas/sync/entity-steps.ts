@@ -28,6 +28,17 @@ export function nextPageStep(deps: Pick<SyncDeps, "pageTasksPerExecution">, curs
   return cursor.steps >= budget ? { outcome: "continue_as_new" } : { outcome: "next_page" };
 }
 
+/**
+ * Before the run goes on in a fresh execution, the lock forgets this one: its
+ * end must not read as the run's death while the next one starts.
+ */
+export async function handOverIfContinuing(deps: SyncDeps, state: SyncState): Promise<SyncState> {
+  if (state.step.outcome === "continue_as_new") {
+    await deps.runs.handOver(state.run.connection_id, state.run.run_id, leaseUntil(deps.clock.now()));
+  }
+  return state;
+}
+
 /** Marks the entity running and builds its first cursor (incremental entities start from their watermark). */
 export async function startEntity(
   deps: SyncDeps,

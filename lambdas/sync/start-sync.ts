@@ -19,8 +19,10 @@ export interface StartSyncResult {
 
 /**
  * Starts a sync unless one is in progress for the connection. A lock whose run
- * died (its execution ended, or its lease passed) is taken over, and the dead
- * run is reported failed, so a dead run never blocks its connection.
+ * died (its execution ended; or, with no execution known, its lease passed) is
+ * taken over, and the dead run is reported failed, so a dead run never blocks
+ * its connection. A dead run that still makes a request can write nothing:
+ * every page checks the lock (see commitPage).
  */
 export async function startSync(
   deps: StartSyncDeps,
@@ -54,10 +56,14 @@ export async function startSync(
   return { runId: run.runId, started: true };
 }
 
+/**
+ * A run whose execution is known is dead exactly when Step Functions (or the
+ * local engine) says that execution has ended: a long wait is not death. The
+ * lease decides only while no execution is known (a starter between begin and
+ * start, or a run handing over to a fresh execution).
+ */
 async function isDead(deps: StartSyncDeps, holder: RunLock, now: Date): Promise<boolean> {
-  if (Date.parse(holder.leaseUntil) <= now.getTime()) return true;
-  // No execution yet: another starter is between begin and start; give it its lease.
-  if (holder.executionRef === null) return false;
+  if (holder.executionRef === null) return Date.parse(holder.leaseUntil) <= now.getTime();
   return !(await deps.starter.isRunning(holder.executionRef));
 }
 
@@ -67,7 +73,7 @@ async function reportDead(deps: StartSyncDeps, connectionId: string, runId: stri
     if (row.status === "pending" || row.status === "running") {
       await deps.runs.entityFinished(connectionId, runId, row.entity, {
         status: "failed",
-        error: "the run stopped without finishing (its execution ended or its lease expired)",
+        error: "the run stopped without finishing (its execution ended, or it never started in time)",
       });
     }
   }

@@ -1,8 +1,9 @@
 import { SourceNotImplementedError, SourceThrottledError, SyncError } from "../core/errors";
+import { MAX_RETRY_AFTER_SECONDS } from "../core/limits";
 import { entityDefinition } from "../ingestion/entity-catalog";
 import { ingestPage } from "../ingestion/ingest-page";
 import { rateLimited } from "../rate-limit/rate-limited-source-client";
-import { finishEntityAndAdvance, leaseUntil, loadConnection, nextPageStep } from "./entity-steps";
+import { finishEntityAndAdvance, handOverIfContinuing, leaseUntil, loadConnection, nextPageStep } from "./entity-steps";
 import type { SyncDeps } from "./sync-deps";
 import type { SyncCursor, SyncState } from "./sync-state";
 
@@ -11,12 +12,13 @@ import type { SyncCursor, SyncState } from "./sync-state";
  * limit. A 429 comes back as data (the state machine chooses the wait); a
  * 404 from an optional endpoint is the entity's success with 0 records; any
  * other failure is thrown by name for the state machine's Retry and Catch.
+ * The page's commit carries the run's fence, lease and progress (no separate
+ * heartbeat): a run that lost its connection's lock writes nothing.
  */
 export async function syncPage(deps: SyncDeps, state: SyncState): Promise<SyncState> {
   const { run } = state;
   const cursor = requireCursor(state);
   const steps = cursor.steps + 1;
-  await deps.runs.heartbeat(run.connection_id, run.run_id, leaseUntil(deps.clock.now()));
   const connection = await loadConnection(deps, run);
   const token = await deps.cipher.decrypt(connection.token_ciphertext, {
     businessAccountId: run.business_account_id,
@@ -36,9 +38,17 @@ export async function syncPage(deps: SyncDeps, state: SyncState): Promise<SyncSt
         updatedSince: cursor.updated_since,
         watermark: cursor.watermark,
         previous: cursor.previous,
+        run: { runId: run.run_id, leaseUntil: leaseUntil(deps.clock.now()) },
       },
     );
   } catch (error) {
+    if (error instanceof SourceThrottledError && error.retryAfterSeconds > MAX_RETRY_AFTER_SECONDS) {
+      // Waiting that long would hold the connection's run for hours: fail the entity now; the next run resumes it.
+      throw new SourceThrottledError(
+        `the source asked to wait ${error.retryAfterSeconds} s (Retry-After); the service waits at most ${MAX_RETRY_AFTER_SECONDS} s, so the entity failed and the next run resumes it from its watermark. ${error.detail}`,
+        error.retryAfterSeconds,
+      );
+    }
     if (error instanceof SourceThrottledError) {
       deps.logger.warn("page throttled", {
         connection_id: run.connection_id,
@@ -70,17 +80,14 @@ export async function syncPage(deps: SyncDeps, state: SyncState): Promise<SyncSt
         run_id: run.run_id,
         entity: cursor.entity,
       });
-      return finishEntityAndAdvance(deps, run, { ...cursor, steps }, { status: "succeeded", error: null }, connection);
+      return handOverIfContinuing(
+        deps,
+        await finishEntityAndAdvance(deps, run, { ...cursor, steps }, { status: "succeeded", error: null }, connection),
+      );
     }
     throw error;
   }
 
-  await deps.runs.pageCommitted(run.connection_id, run.run_id, {
-    entity: cursor.entity,
-    records: page.records,
-    stages: page.stages,
-    unresolvedWonLost: page.unresolvedWonLost,
-  });
   if (page.hasMore) {
     const next: SyncCursor = {
       ...cursor,
@@ -90,14 +97,17 @@ export async function syncPage(deps: SyncDeps, state: SyncState): Promise<SyncSt
       throttle_attempts: 0,
       steps,
     };
-    return { run, cursor: next, step: nextPageStep(deps, next) };
+    return handOverIfContinuing(deps, { run, cursor: next, step: nextPageStep(deps, next) });
   }
-  return finishEntityAndAdvance(
+  return handOverIfContinuing(
     deps,
-    run,
-    { ...cursor, page: cursor.page + 1, steps },
-    { status: "succeeded", error: null },
-    connection,
+    await finishEntityAndAdvance(
+      deps,
+      run,
+      { ...cursor, page: cursor.page + 1, steps },
+      { status: "succeeded", error: null },
+      connection,
+    ),
   );
 }
 

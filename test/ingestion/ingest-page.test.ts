@@ -6,7 +6,9 @@ import { MAX_PAGES_PER_ENTITY } from "../../lambdas/core/limits";
 import { ingestPage, type IngestPageInput } from "../../lambdas/ingestion/ingest-page";
 import { createMemoryLogger } from "../../lambdas/observability/json-logger";
 import { createHttpSourceClient } from "../../lambdas/source/http-source-client";
+import { DynamoDbRunStore } from "../../lambdas/runs/dynamodb-run-store";
 import { DynamoDbRecordStore } from "../../lambdas/store/dynamodb-record-store";
+import { FAR_LEASE, runHoldingLock } from "../builders/page-runs";
 import { leadRecord, pipelineRecord, stageRecord, taskRecord, userRecord } from "../builders/source-records";
 import { createTestTable, testDynamoDbClient } from "../support/dynamodb";
 import { envelope, startSourceServer, type SourceServer } from "../support/source-server";
@@ -21,8 +23,13 @@ const source = createHttpSourceClient();
 const client = testDynamoDbClient();
 let connectionId: string;
 
+const RUN_ID = "run-ingest";
+let runs: DynamoDbRunStore;
+
 beforeAll(async () => {
-  store = new DynamoDbRecordStore({ client, tableName: await createTestTable(client) });
+  const tableName = await createTestTable(client);
+  store = new DynamoDbRecordStore({ client, tableName });
+  runs = new DynamoDbRunStore({ client, tableName });
   server = await startSourceServer(({ path, query, headers }) => {
     // Like a careless source, echo the credential it rejected.
     if (headers.authorization !== `Bearer ${TOKEN}`) return { status: 401, json: { error: `bad token: ${headers.authorization}` } };
@@ -36,16 +43,26 @@ afterAll(async () => {
   await server.close();
   client.destroy();
 });
-beforeEach(() => {
+beforeEach(async () => {
   pages = {};
   connectionId = `conn-${randomUUID()}`;
   server.requests.length = 0;
+  await runHoldingLock(runs, connectionId, RUN_ID);
 });
 
 const deps = () => ({ source, store, logger });
 const connection = () => ({ baseUrl: server.baseUrl, token: TOKEN });
 function input(entity: SyncEntity, overrides: Partial<IngestPageInput> = {}): IngestPageInput {
-  return { connectionId, entity, page: 1, updatedSince: null, watermark: null, previous: null, ...overrides };
+  return {
+    connectionId,
+    entity,
+    page: 1,
+    updatedSince: null,
+    watermark: null,
+    previous: null,
+    run: { runId: RUN_ID, leaseUntil: FAR_LEASE },
+    ...overrides,
+  };
 }
 async function records(collection: Parameters<DynamoDbRecordStore["listRecords"]>[1]) {
   return (await store.listRecords(connectionId, collection, { limit: 1000 })).records;

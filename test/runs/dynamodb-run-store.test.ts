@@ -166,57 +166,6 @@ describe("begin", () => {
 });
 
 describe("progress", () => {
-  test("pageCommitted accumulates pages, records and unresolved won/lost leads", async () => {
-    const connectionId = newConnection();
-    await store.begin(newRun(connectionId, RUN_A));
-    await store.pageCommitted(connectionId, RUN_A, { entity: "leads", records: 100, stages: 0, unresolvedWonLost: 2 });
-    await store.pageCommitted(connectionId, RUN_A, { entity: "leads", records: 37, stages: 0, unresolvedWonLost: 1 });
-    await store.pageCommitted(connectionId, RUN_A, { entity: "users", records: 4, stages: 0, unresolvedWonLost: 0 });
-
-    const run = await store.get(connectionId, RUN_A);
-    const byEntity = Object.fromEntries(run!.entities.map((e) => [e.entity, e]));
-    expect(byEntity["leads"]).toMatchObject({ pages: 2, records: 137 });
-    expect(byEntity["users"]).toMatchObject({ pages: 1, records: 4 });
-    expect(byEntity["contacts"]).toMatchObject({ pages: 0, records: 0 });
-    expect(byEntity["stages"]).toMatchObject({ pages: 0, records: 0 });
-    expect(run!.unresolved_won_lost).toBe(3);
-  });
-
-  test("a pipelines page also counts one page and its stages on stages", async () => {
-    const connectionId = newConnection();
-    await store.begin(newRun(connectionId, RUN_A));
-    await store.pageCommitted(connectionId, RUN_A, { entity: "pipelines", records: 3, stages: 14, unresolvedWonLost: 0 });
-    await store.pageCommitted(connectionId, RUN_A, { entity: "pipelines", records: 1, stages: 5, unresolvedWonLost: 0 });
-
-    const run = await store.get(connectionId, RUN_A);
-    expect(run!.entities[0]).toMatchObject({ entity: "pipelines", pages: 2, records: 4 });
-    expect(run!.entities[1]).toMatchObject({ entity: "stages", pages: 2, records: 19 });
-  });
-
-  test("concurrent pageCommitted calls lose no page (atomic ADDs)", async () => {
-    const connectionId = newConnection();
-    await store.begin(newRun(connectionId, RUN_A));
-    await Promise.all(
-      Array.from({ length: 10 }, () =>
-        store.pageCommitted(connectionId, RUN_A, { entity: "contacts", records: 10, stages: 0, unresolvedWonLost: 1 }),
-      ),
-    );
-    const run = await store.get(connectionId, RUN_A);
-    expect(run!.entities.find((e) => e.entity === "contacts")).toMatchObject({ pages: 10, records: 100 });
-    expect(run!.unresolved_won_lost).toBe(10);
-  });
-
-  test("pageCommitted refuses negative or fractional counts", async () => {
-    const connectionId = newConnection();
-    await store.begin(newRun(connectionId, RUN_A));
-    await expect(
-      store.pageCommitted(connectionId, RUN_A, { entity: "leads", records: -1, stages: 0, unresolvedWonLost: 0 }),
-    ).rejects.toThrow(RangeError);
-    await expect(
-      store.pageCommitted(connectionId, RUN_A, { entity: "leads", records: 1.5, stages: 0, unresolvedWonLost: 0 }),
-    ).rejects.toThrow(RangeError);
-  });
-
   test("entityStarted marks the entity running and leaves the others pending", async () => {
     const connectionId = newConnection();
     await store.begin(newRun(connectionId, RUN_A));
@@ -229,13 +178,12 @@ describe("progress", () => {
     const connectionId = newConnection();
     await store.begin(newRun(connectionId, RUN_A));
     await store.entityStarted(connectionId, RUN_A, "tasks");
-    await store.pageCommitted(connectionId, RUN_A, { entity: "tasks", records: 9, stages: 0, unresolvedWonLost: 0 });
     await store.entityFinished(connectionId, RUN_A, "tasks", { status: "succeeded", error: null });
     expect((await store.get(connectionId, RUN_A))!.entities.find((e) => e.entity === "tasks")).toEqual({
       entity: "tasks",
       status: "succeeded",
-      pages: 1,
-      records: 9,
+      pages: 0,
+      records: 0,
       error: null,
     });
   });
@@ -253,9 +201,6 @@ describe("progress", () => {
   test("progress on a run that does not exist throws RunNotFoundError and creates nothing", async () => {
     const connectionId = newConnection();
     await expect(store.entityStarted(connectionId, RUN_A, "leads")).rejects.toThrow(RunNotFoundError);
-    await expect(
-      store.pageCommitted(connectionId, RUN_A, { entity: "leads", records: 1, stages: 0, unresolvedWonLost: 0 }),
-    ).rejects.toThrow(RunNotFoundError);
     await expect(store.entityFinished(connectionId, RUN_A, "leads", { status: "failed", error: "x" })).rejects.toThrow(
       RunNotFoundError,
     );
@@ -266,7 +211,40 @@ describe("progress", () => {
   });
 });
 
+describe("a finished run", () => {
+  test("the first finish wins: a superseded run's later updates change nothing", async () => {
+    const connectionId = newConnection();
+    await store.begin(newRun(connectionId, RUN_A));
+    await store.entityFinished(connectionId, RUN_A, "leads", { status: "failed", error: "the run stopped without finishing" });
+    await store.finish(connectionId, RUN_A, { status: "failed", finishedAt: "2026-11-21T16:19:00.000Z" });
+    const reported = await store.get(connectionId, RUN_A);
+
+    await store.entityStarted(connectionId, RUN_A, "tasks");
+    await store.entityFinished(connectionId, RUN_A, "leads", { status: "succeeded", error: null });
+    await store.finish(connectionId, RUN_A, { status: "succeeded", finishedAt: "2026-11-21T17:00:00.000Z" });
+    expect(await store.get(connectionId, RUN_A)).toEqual(reported);
+  });
+});
+
 describe("lock upkeep", () => {
+  test("handOver forgets the execution and renews the lease while the run continues in a fresh execution", async () => {
+    const connectionId = newConnection();
+    await store.begin(newRun(connectionId, RUN_A));
+    await store.setExecution(connectionId, RUN_A, "exec-1");
+    await store.handOver(connectionId, RUN_A, "2026-11-21T16:45:00.000Z");
+    const second = await store.begin(newRun(connectionId, RUN_B));
+    expect(second).toEqual({ started: false, holder: { runId: RUN_A, executionRef: null, leaseUntil: "2026-11-21T16:45:00.000Z" } });
+  });
+
+  test("handOver of a run that no longer holds the lock changes nothing", async () => {
+    const connectionId = newConnection();
+    await store.begin(newRun(connectionId, RUN_B));
+    await store.setExecution(connectionId, RUN_B, "exec-b");
+    await store.handOver(connectionId, RUN_A, "2099-01-01T00:00:00.000Z");
+    const holder = await store.begin(newRun(connectionId, RUN_A));
+    expect(holder).toMatchObject({ started: false, holder: { runId: RUN_B, executionRef: "exec-b" } });
+  });
+
   test("heartbeat extends the lease of its own lock", async () => {
     const connectionId = newConnection();
     await store.begin(newRun(connectionId, RUN_A));
@@ -321,12 +299,13 @@ describe("finish", () => {
     expect(await store.begin(newRun(connectionId, RUN_C))).toMatchObject({ started: false, holder: { runId: RUN_B } });
   });
 
-  test("finish when the lock is gone still finishes the run", async () => {
+  test("finish when the lock is another run's still finishes the run and leaves that lock alone", async () => {
     const connectionId = newConnection();
     await store.begin(newRun(connectionId, RUN_A));
+    await store.begin(newRun(connectionId, RUN_B), { replacing: RUN_A });
     await store.finish(connectionId, RUN_A, { status: "failed", finishedAt: "2026-11-21T16:19:00.000Z" });
-    await store.finish(connectionId, RUN_A, { status: "succeeded", finishedAt: "2026-11-21T16:20:00.000Z" });
-    expect(await store.get(connectionId, RUN_A)).toMatchObject({ status: "succeeded", finished_at: "2026-11-21T16:20:00.000Z" });
+    expect(await store.get(connectionId, RUN_A)).toMatchObject({ status: "failed", finished_at: "2026-11-21T16:19:00.000Z" });
+    expect(await store.begin(newRun(connectionId, RUN_C))).toMatchObject({ started: false, holder: { runId: RUN_B } });
   });
 });
 

@@ -55,7 +55,10 @@ describe("statemachine/sync.asl.json", () => {
     for (const name of ["SourceAuthError", "SourceHardError", "SourceNotImplementedError", "PageValidationError", "PaginationError", "SourceThrottledError"]) {
       expect(retried).not.toContain(name);
     }
-    expect(states["FetchPage"]?.Catch?.[0]).toMatchObject({ ErrorEquals: ["SourceAuthError", "ConnectionNotFoundError", "TokenDecryptionError"], Next: "StopRun" });
+    expect(states["FetchPage"]?.Catch?.[0]).toMatchObject({
+      ErrorEquals: ["SourceAuthError", "ConnectionNotFoundError", "TokenDecryptionError", "SyncSinceChangedError"],
+      Next: "StopRun",
+    });
   });
 
   test("every error name in the definition is a typed error of lambdas/core/errors.ts or a Step Functions / Lambda name", () => {

@@ -10,7 +10,9 @@ import type { Collection } from "../../lambdas/core/entities";
 import { RecordTooLargeError } from "../../lambdas/core/errors";
 import type { PageWrite, RecordWrite } from "../../lambdas/core/ports";
 import { DynamoDbRecordStore, InvalidCursorError } from "../../lambdas/store/dynamodb-record-store";
+import { DynamoDbRunStore } from "../../lambdas/runs/dynamodb-run-store";
 import { recordPartitionKey, watermarkPartitionKey } from "../../lambdas/store/keys";
+import { runHoldingLock } from "../builders/page-runs";
 import { createTestTable, testDynamoDbClient } from "../support/dynamodb";
 
 let client: DynamoDBClient;
@@ -28,6 +30,17 @@ afterAll(() => {
 });
 
 const newConnection = () => `conn-${randomUUID()}`;
+
+/** Each connection's run holding the lock, begun on its first page; a write becomes that run's next page. */
+const runs = new Map<string, Awaited<ReturnType<typeof runHoldingLock>>>();
+async function fenced(write: Omit<PageWrite, "run">): Promise<PageWrite> {
+  let run = runs.get(write.connectionId);
+  if (run === undefined) {
+    run = await runHoldingLock(new DynamoDbRunStore({ client, tableName }), write.connectionId);
+    runs.set(write.connectionId, run);
+  }
+  return run.page(write);
+}
 const range = (n: number) => Array.from({ length: n }, (_, i) => i);
 const pad = (i: number) => String(i).padStart(4, "0");
 
@@ -103,7 +116,7 @@ function clientFailingTransaction(n: number): DynamoDBClient {
   return failing;
 }
 
-const leadsPage = (connectionId: string, watermark: string): PageWrite => ({
+const leadsPage = (connectionId: string, watermark: string): Omit<PageWrite, "run"> => ({
   connectionId,
   records: [...range(50).map((i) => lossReason(`r${pad(i)}`)), ...range(100).map((i) => lead(`l${pad(i)}`, { loss_reason_id: `r${pad(i % 50)}` }))],
   watermark: { entity: "leads", value: watermark },
@@ -113,10 +126,10 @@ describe("DynamoDbRecordStore on DynamoDB Local", () => {
   test("upsert by (connection, id) is idempotent: replaying a page leaves the same items, no duplicates", async () => {
     const connectionId = newConnection();
     const page = leadsPage(connectionId, "2024-03-01T00:00:00.000Z");
-    await store.commitPage(page);
+    await store.commitPage(await fenced(page));
     const first = await listAll(connectionId, "leads");
-    await store.commitPage(page);
-    await store.commitPage(page);
+    await store.commitPage(await fenced(page));
+    await store.commitPage(await fenced(page));
 
     expect(await storedCount(connectionId, "leads")).toBe(100);
     expect(await storedCount(connectionId, "loss_reasons")).toBe(50);
@@ -127,7 +140,7 @@ describe("DynamoDbRecordStore on DynamoDB Local", () => {
   test("a page of 100 leads + 50 loss reasons + watermark commits (more than DynamoDB's 100 actions per transaction)", async () => {
     const connectionId = newConnection();
     expect(await store.getWatermark(connectionId, "leads")).toBeNull();
-    await store.commitPage(leadsPage(connectionId, "2024-04-02T10:00:00.000Z"));
+    await store.commitPage(await fenced(leadsPage(connectionId, "2024-04-02T10:00:00.000Z")));
 
     const leads = await listAll(connectionId, "leads");
     expect(leads.map((doc) => doc["id"])).toEqual(range(100).map((i) => `l${pad(i)}`));
@@ -147,21 +160,21 @@ describe("DynamoDbRecordStore on DynamoDB Local", () => {
 
   test("watermark is never ahead of committed records: a failure between transactions leaves it unmoved", async () => {
     const connectionId = newConnection();
-    await store.commitPage({ connectionId, records: [lead("l-old")], watermark: { entity: "leads", value: "2024-01-01T00:00:00.000Z" } });
+    await store.commitPage(await fenced({ connectionId, records: [lead("l-old")], watermark: { entity: "leads", value: "2024-01-01T00:00:00.000Z" } }));
 
     const failing = clientFailingTransaction(2);
     const failingStore = new DynamoDbRecordStore({ client: failing, tableName });
     const page = leadsPage(connectionId, "2024-06-01T00:00:00.000Z");
-    await expect(failingStore.commitPage(page)).rejects.toThrow("injected failure of transaction 2");
+    await expect(failingStore.commitPage(await fenced(page))).rejects.toThrow("injected failure of transaction 2");
     failing.destroy();
 
-    // The first transaction (50 loss reasons, 50 leads) is there; the watermark is not moved.
+    // The first transaction (the lock check, 50 loss reasons, 49 leads) is there; the watermark is not moved.
     expect(await storedCount(connectionId, "loss_reasons")).toBe(50);
-    expect(await storedCount(connectionId, "leads")).toBe(51);
+    expect(await storedCount(connectionId, "leads")).toBe(50);
     expect(await store.getWatermark(connectionId, "leads")).toBe("2024-01-01T00:00:00.000Z");
 
     // The next attempt replays the page from the old watermark: complete, no duplicates.
-    await store.commitPage(page);
+    await store.commitPage(await fenced(page));
     expect(await storedCount(connectionId, "loss_reasons")).toBe(50);
     expect(await storedCount(connectionId, "leads")).toBe(101);
     expect(await store.getWatermark(connectionId, "leads")).toBe("2024-06-01T00:00:00.000Z");
@@ -169,10 +182,10 @@ describe("DynamoDbRecordStore on DynamoDB Local", () => {
 
   test("stages are keyed by (connection, pipeline, stage): the same stage id in two pipelines is two rows", async () => {
     const connectionId = newConnection();
-    await store.commitPage({
+    await store.commitPage(await fenced({
       connectionId,
       records: [pipeline("p1"), pipeline("p2"), stage("p1", "s1", "open"), stage("p2", "s1", "lost"), stage("p1", "s2", "won")],
-    });
+    }));
     expect(await storedCount(connectionId, "stages")).toBe(3);
     const stages = await listAll(connectionId, "stages");
     expect(stages.map((doc) => [doc["pipeline_id"], doc["id"], doc["kind"]]).sort()).toEqual([
@@ -185,11 +198,11 @@ describe("DynamoDbRecordStore on DynamoDB Local", () => {
   test("getStageKinds maps pipeline id -> stage id -> kind for the stages synced so far", async () => {
     const connectionId = newConnection();
     expect((await store.getStageKinds(connectionId)).size).toBe(0);
-    await store.commitPage({
+    await store.commitPage(await fenced({
       connectionId,
       records: [stage("p1", "s1", "open"), stage("p1", "s2", "won"), stage("p2", "s1", "lost"), stage("p#3", "s\"4", "won")],
-    });
-    await store.commitPage({ connectionId, records: [stage("p1", "s1", "lost")] }); // a later sync reclassifies s1
+    }));
+    await store.commitPage(await fenced({ connectionId, records: [stage("p1", "s1", "lost")] })); // a later sync reclassifies s1
 
     const kinds = await store.getStageKinds(connectionId);
     expect(
@@ -204,7 +217,7 @@ describe("DynamoDbRecordStore on DynamoDB Local", () => {
       ...range(100).map((p) => pipeline(`p${p}`)),
       ...range(600).map((i) => stage(`p${i % 100}`, `s${Math.floor(i / 100)}`, i % 3 === 0 ? "won" : "open")),
     ];
-    await store.commitPage({ connectionId, records });
+    await store.commitPage(await fenced({ connectionId, records }));
     expect(await storedCount(connectionId, "pipelines")).toBe(100);
     expect(await storedCount(connectionId, "stages")).toBe(600);
     const kinds = await store.getStageKinds(connectionId);
@@ -214,10 +227,10 @@ describe("DynamoDbRecordStore on DynamoDB Local", () => {
 
   test("a later write replaces a record (upsert), and a soft-deleted lead stays stored with is_deleted true", async () => {
     const connectionId = newConnection();
-    await store.commitPage({ connectionId, records: [lead("l1", { price: 1 }), lead("l2")] });
-    await store.commitPage({ connectionId, records: [lead("l1", { price: 2, is_deleted: true })] });
+    await store.commitPage(await fenced({ connectionId, records: [lead("l1", { price: 1 }), lead("l2")] }));
+    await store.commitPage(await fenced({ connectionId, records: [lead("l1", { price: 2, is_deleted: true })] }));
     // Omission from a later page never deletes: l2 is still there.
-    await store.commitPage({ connectionId, records: [lead("l3")] });
+    await store.commitPage(await fenced({ connectionId, records: [lead("l3")] }));
 
     const leads = await listAll(connectionId, "leads");
     expect(leads).toEqual([lead("l1", { price: 2, is_deleted: true }).doc, lead("l2").doc, lead("l3").doc]);
@@ -226,8 +239,8 @@ describe("DynamoDbRecordStore on DynamoDB Local", () => {
   test("different connections are isolated: same ids, separate records and watermarks", async () => {
     const a = newConnection();
     const b = newConnection();
-    await store.commitPage({ connectionId: a, records: [lead("l1", { name: "from a" })], watermark: { entity: "leads", value: "2024-01-01T00:00:00.000Z" } });
-    await store.commitPage({ connectionId: b, records: [lead("l1", { name: "from b" })], watermark: { entity: "leads", value: "2025-01-01T00:00:00.000Z" } });
+    await store.commitPage(await fenced({ connectionId: a, records: [lead("l1", { name: "from a" })], watermark: { entity: "leads", value: "2024-01-01T00:00:00.000Z" } }));
+    await store.commitPage(await fenced({ connectionId: b, records: [lead("l1", { name: "from b" })], watermark: { entity: "leads", value: "2025-01-01T00:00:00.000Z" } }));
 
     expect((await listAll(a, "leads")).map((doc) => doc["name"])).toEqual(["from a"]);
     expect((await listAll(b, "leads")).map((doc) => doc["name"])).toEqual(["from b"]);
@@ -245,14 +258,14 @@ describe("DynamoDbRecordStore on DynamoDB Local", () => {
       nested: Array.from({ length: 30 }).reduce<unknown>((inner) => ({ inner }), "bottom"),
     };
     const write: RecordWrite = { collection: "contacts", key: ["c-1"], doc: { id: "c-1", custom_fields: custom } };
-    await store.commitPage({ connectionId, records: [write] });
+    await store.commitPage(await fenced({ connectionId, records: [write] }));
     expect(await listAll(connectionId, "contacts")).toEqual([write.doc]);
   });
 
   test("a task whose text is 1 MB is split into parts in one transaction and round-trips byte-exact", async () => {
     const connectionId = newConnection();
     const text = Array.from({ length: 1024 * 1024 }, (_, i) => String.fromCharCode(32 + (i % 95))).join("");
-    await store.commitPage({ connectionId, records: [task("t-big", text), task("t-small", "hello")] });
+    await store.commitPage(await fenced({ connectionId, records: [task("t-big", text), task("t-small", "hello")] }));
 
     const head = await client.send(
       new GetItemCommand({ TableName: tableName, Key: { pk: { S: recordPartitionKey(connectionId, "tasks") }, sk: { S: "t-big" } } }),
@@ -270,7 +283,7 @@ describe("DynamoDbRecordStore on DynamoDB Local", () => {
     const emoji = ["😀", "🚀", "𝄞", "🧪"];
     const text = Array.from({ length: 256 * 1024 }, (_, i) => emoji[i % 4]).join("");
     expect(Buffer.byteLength(text, "utf8")).toBe(1024 * 1024);
-    await store.commitPage({ connectionId, records: [task("t-emoji", text)] });
+    await store.commitPage(await fenced({ connectionId, records: [task("t-emoji", text)] }));
 
     const [doc] = await listAll(connectionId, "tasks");
     expect(doc!["text"] === text).toBe(true);
@@ -280,7 +293,7 @@ describe("DynamoDbRecordStore on DynamoDB Local", () => {
     const connectionId = newConnection();
     const versions = ["a".repeat(1_200_000), "b".repeat(400_000), "c".repeat(10), "d".repeat(900_000)];
     for (const text of versions) {
-      await store.commitPage({ connectionId, records: [task("t1", text)] });
+      await store.commitPage(await fenced({ connectionId, records: [task("t1", text)] }));
       const [doc] = await listAll(connectionId, "tasks");
       expect(doc!["text"] === text).toBe(true);
     }
@@ -290,7 +303,7 @@ describe("DynamoDbRecordStore on DynamoDB Local", () => {
   test("a record close to the transaction byte budget commits on the real engine", async () => {
     const connectionId = newConnection();
     const text = "q".repeat(3_500_000);
-    await store.commitPage({ connectionId, records: [task("t-max", text)], watermark: { entity: "tasks", value: "2024-01-01T00:00:00.000Z" } });
+    await store.commitPage(await fenced({ connectionId, records: [task("t-max", text)], watermark: { entity: "tasks", value: "2024-01-01T00:00:00.000Z" } }));
     const [doc] = await listAll(connectionId, "tasks");
     expect(doc!["text"] === text).toBe(true);
     expect(await store.getWatermark(connectionId, "tasks")).toBe("2024-01-01T00:00:00.000Z");
@@ -298,19 +311,19 @@ describe("DynamoDbRecordStore on DynamoDB Local", () => {
 
   test("a record too large for one transaction fails the page with RecordTooLargeError before any write", async () => {
     const connectionId = newConnection();
-    const page: PageWrite = {
+    const page: Omit<PageWrite, "run"> = {
       connectionId,
       records: [task("t-before", "ok"), task("t-huge", "z".repeat(5_000_000)), task("t-after", "ok")],
       watermark: { entity: "tasks", value: "2024-07-01T00:00:00.000Z" },
     };
-    await expect(store.commitPage(page)).rejects.toBeInstanceOf(RecordTooLargeError);
+    await expect(store.commitPage(await fenced(page))).rejects.toBeInstanceOf(RecordTooLargeError);
     expect(await storedCount(connectionId, "tasks")).toBe(0);
     expect(await store.getWatermark(connectionId, "tasks")).toBeNull();
   });
 
   test("listRecords pages by limit and cursor and returns nextCursor null at the end", async () => {
     const connectionId = newConnection();
-    await store.commitPage({ connectionId, records: range(25).map((i) => lead(`l${pad(i)}`)) });
+    await store.commitPage(await fenced({ connectionId, records: range(25).map((i) => lead(`l${pad(i)}`)) }));
 
     const seen: unknown[] = [];
     const sizes: number[] = [];
@@ -346,11 +359,11 @@ describe("DynamoDbRecordStore on DynamoDB Local", () => {
 
   test("watermarks live apart from records: listing a collection never returns them or record parts", async () => {
     const connectionId = newConnection();
-    await store.commitPage({
+    await store.commitPage(await fenced({
       connectionId,
       records: [task("t1", "x".repeat(800_000))],
       watermark: { entity: "tasks", value: "2024-01-01T00:00:00.000Z" },
-    });
+    }));
     expect(await storedCount(connectionId, "tasks")).toBe(1);
     const wm = await client.send(
       new GetItemCommand({ TableName: tableName, Key: { pk: { S: watermarkPartitionKey(connectionId) }, sk: { S: "tasks" } } }),

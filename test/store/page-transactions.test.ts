@@ -1,10 +1,14 @@
 import type { TransactWriteItemsCommandInput } from "@aws-sdk/client-dynamodb";
 import { describe, expect, test } from "vitest";
 import { RecordTooLargeError } from "../../lambdas/core/errors";
-import type { RecordWrite } from "../../lambdas/core/ports";
+import type { PageWrite, RecordWrite } from "../../lambdas/core/ports";
+import { runLockPartitionKey } from "../../lambdas/runs/run-keys";
 import { recordPartitionKey, watermarkPartitionKey } from "../../lambdas/store/keys";
+import { pageRun } from "../builders/page-runs";
 import {
   DOC_PART_MAX_BYTES,
+  LOCK_ACTION_INDEX,
+  PROGRESS_ACTION_INDEX,
   TRANSACTION_BYTE_BUDGET,
   TRANSACTION_MAX_ACTIONS,
   estimateItemBytes,
@@ -27,11 +31,12 @@ const stage = (pipelineId: string, stageId: string): RecordWrite => ({
   doc: { id: stageId, pipeline_id: pipelineId, kind: "open" },
 });
 const range = (n: number) => Array.from({ length: n }, (_, i) => i);
+const withRun = (write: Omit<PageWrite, "run">): PageWrite => ({ ...write, run: pageRun() });
 
 /** (pk, sk) of every Put, in send order, with the index of its transaction. */
 function puts(plan: TransactWriteItemsCommandInput[]) {
   return plan.flatMap((tx, txIndex) =>
-    (tx.TransactItems ?? []).map((action) => ({
+    (tx.TransactItems ?? []).filter((action) => action.Put !== undefined).map((action) => ({
       tx: txIndex,
       pk: action.Put?.Item?.["pk"]?.S ?? "",
       sk: action.Put?.Item?.["sk"]?.S ?? "",
@@ -47,11 +52,11 @@ function txBytes(tx: TransactWriteItemsCommandInput): number {
 describe("planPageTransactions", () => {
   test("a page of 100 leads + 30 loss reasons + watermark: at most 100 actions per transaction, watermark last and after every record", () => {
     const records = [...range(30).map((i) => lossReason(`r${i}`)), ...range(100).map((i) => lead(`l${i}`))];
-    const plan = planPageTransactions(TABLE, {
+    const plan = planPageTransactions(TABLE, withRun({
       connectionId: CONNECTION,
       records,
       watermark: { entity: "leads", value: "2024-05-01T00:00:00.000Z" },
-    });
+    }));
 
     expect(plan.length).toBe(2);
     for (const tx of plan) expect(tx.TransactItems!.length).toBeLessThanOrEqual(TRANSACTION_MAX_ACTIONS);
@@ -68,39 +73,41 @@ describe("planPageTransactions", () => {
     expect(all.slice(0, 30).every((put) => put.pk === recordPartitionKey(CONNECTION, "loss_reasons"))).toBe(true);
   });
 
-  test("the watermark goes in a transaction of its own when the last one is full", () => {
-    const plan = planPageTransactions(TABLE, {
+  test("the closing actions (lease, progress, watermark) go in a transaction of their own when the last one is full", () => {
+    const plan = planPageTransactions(TABLE, withRun({
       connectionId: CONNECTION,
       records: range(100).map((i) => lead(`l${i}`)),
       watermark: { entity: "leads", value: "2024-05-01T00:00:00.000Z" },
-    });
-    expect(plan.map((tx) => tx.TransactItems!.length)).toEqual([100, 1]);
+    }));
+    // 99 records + the lock check, then the lease, the progress and the watermark.
+    expect(plan.map((tx) => tx.TransactItems!.length)).toEqual([100, 4]);
     expect(puts(plan).at(-1)!.pk).toBe(watermarkPartitionKey(CONNECTION));
   });
 
   test("a /pipelines page with 500 stages is packed into transactions of at most 100 actions", () => {
     const records = range(500).map((i) => stage(`p${i % 5}`, `s${Math.floor(i / 5)}`));
-    const plan = planPageTransactions(TABLE, { connectionId: CONNECTION, records });
-    expect(plan.map((tx) => tx.TransactItems!.length)).toEqual([100, 100, 100, 100, 100]);
+    const plan = planPageTransactions(TABLE, withRun({ connectionId: CONNECTION, records }));
+    // 99 stages and the lock check per transaction; the last also carries the lease and the progress.
+    expect(plan.map((tx) => tx.TransactItems!.length)).toEqual([100, 100, 100, 100, 100, 7]);
     const keys = puts(plan).map((put) => put.sk);
     expect(new Set(keys).size).toBe(500);
   });
 
   test("stages are keyed by (pipeline, stage): the same stage id in two pipelines is two keys, and no pair collides", () => {
-    const plan = planPageTransactions(TABLE, {
+    const plan = planPageTransactions(TABLE, withRun({
       connectionId: CONNECTION,
       records: [stage("p1", "s1"), stage("p2", "s1"), stage("a#b", "c"), stage("a", "b#c"), stage('a","b', "c")],
-    });
+    }));
     const keys = puts(plan).map((put) => put.sk);
     expect(new Set(keys).size).toBe(5);
   });
 
   test("a key repeated in a page is written once (DynamoDB rejects two actions on one item): first position, last document", () => {
-    const plan = planPageTransactions(TABLE, {
+    const plan = planPageTransactions(TABLE, withRun({
       connectionId: CONNECTION,
       records: [lossReason("r1"), lead("l1", { v: 1 }), { ...lossReason("r1"), doc: { id: "r1", text: "second" } }],
-    });
-    const items = plan[0]!.TransactItems!.map((action) => action.Put!.Item!);
+    }));
+    const items = plan[0]!.TransactItems!.flatMap((action) => (action.Put ? [action.Put.Item!] : []));
     expect(items.map((item) => item["sk"]!.S)).toEqual(["r1", "l1"]);
     expect(JSON.parse(items[0]!["doc"]!.S!)).toEqual({ id: "r1", text: "second" });
   });
@@ -112,20 +119,20 @@ describe("planPageTransactions", () => {
       lead("huge", { note: "y".repeat(1_000_000) }),
       ...range(5).map((i) => lead(`m${i}`)),
     ];
-    const plan = planPageTransactions(TABLE, {
+    const plan = planPageTransactions(TABLE, withRun({
       connectionId: CONNECTION,
       records,
       watermark: { entity: "leads", value: "2024-05-01T00:00:00.000Z" },
-    });
+    }));
     expect(plan.length).toBeGreaterThan(1);
     for (const tx of plan) expect(txBytes(tx)).toBeLessThanOrEqual(TRANSACTION_BYTE_BUDGET);
     for (const tx of plan) {
-      for (const action of tx.TransactItems!) expect(estimateItemBytes(action.Put!.Item!)).toBeLessThan(400 * 1024);
+      for (const action of tx.TransactItems!) if (action.Put) expect(estimateItemBytes(action.Put.Item!)).toBeLessThan(400 * 1024);
     }
 
     // The 1 MB record: head (with its part count) and its parts, all in one transaction.
     const all = puts(plan);
-    const head = plan.flatMap((tx) => tx.TransactItems!).find((action) => action.Put!.Item!["sk"]!.S === "huge")!;
+    const head = plan.flatMap((tx) => tx.TransactItems!).find((action) => action.Put?.Item!["sk"]!.S === "huge")!;
     const parts = Number(head.Put!.Item!["parts"]!.N);
     const hugeDocBytes = Buffer.byteLength(JSON.stringify(records[20]!.doc), "utf8");
     expect(parts).toBe(Math.ceil(hugeDocBytes / DOC_PART_MAX_BYTES) - 1);
@@ -140,7 +147,7 @@ describe("planPageTransactions", () => {
     const records = [lead("fine"), { collection: "tasks" as const, key: ["t-huge"] as const, doc: { text: "z".repeat(5_000_000) } }];
     let thrown: unknown;
     try {
-      planPageTransactions(TABLE, { connectionId: CONNECTION, records });
+      planPageTransactions(TABLE, withRun({ connectionId: CONNECTION, records }));
     } catch (error) {
       thrown = error;
     }
@@ -152,18 +159,41 @@ describe("planPageTransactions", () => {
     expect(error.detail).toContain("t-huge");
   });
 
-  test("a page with nothing to write plans no transaction; a watermark alone is one", () => {
-    expect(planPageTransactions(TABLE, { connectionId: CONNECTION, records: [] })).toEqual([]);
-    const plan = planPageTransactions(TABLE, {
+  test("a page with nothing to write is still one transaction: the run's fence, lease and progress", () => {
+    const empty = planPageTransactions(TABLE, withRun({ connectionId: CONNECTION, records: [] }));
+    expect(empty.map((tx) => tx.TransactItems!.map((action) => Object.keys(action)[0]))).toEqual([["Update", "Update"]]);
+    const plan = planPageTransactions(TABLE, withRun({
       connectionId: CONNECTION,
       records: [],
       watermark: { entity: "contacts", value: "2024-05-01T00:00:00.000Z" },
+    }));
+    expect(plan.map((tx) => tx.TransactItems!.length)).toEqual([3]);
+  });
+
+  test("every transaction of a page checks that its run still holds the connection's lock", () => {
+    const plan = planPageTransactions(TABLE, {
+      connectionId: CONNECTION,
+      records: range(250).map((i) => lead(`l${i}`)),
+      watermark: { entity: "leads", value: "2024-05-01T00:00:00.000Z" },
+      run: pageRun({ runId: "run-7", page: 3 }),
     });
-    expect(plan.map((tx) => tx.TransactItems!.length)).toEqual([1]);
+    expect(plan.length).toBe(3);
+    for (const tx of plan) {
+      const lock = tx.TransactItems![LOCK_ACTION_INDEX]!;
+      const fence = lock.ConditionCheck ?? lock.Update!;
+      expect(fence.Key!["pk"]!.S).toBe(runLockPartitionKey(CONNECTION));
+      expect(fence.ConditionExpression).toBe("#runId = :runId AND attribute_not_exists(#reset)");
+      expect(fence.ExpressionAttributeValues![":runId"]).toEqual({ S: "run-7" });
+    }
+    const last = plan.at(-1)!.TransactItems!;
+    expect(last[LOCK_ACTION_INDEX]!.Update!.ExpressionAttributeValues![":leaseUntil"]).toBeDefined();
+    const progress = last[PROGRESS_ACTION_INDEX]!.Update!;
+    expect(progress.ConditionExpression).toContain("#entities.#entity.#pages < :page");
+    expect(progress.ExpressionAttributeValues![":page"]).toEqual({ N: "3" });
   });
 
   test("an unusable key (empty id) is refused before any write", () => {
-    expect(() => planPageTransactions(TABLE, { connectionId: CONNECTION, records: [lead("")] })).toThrow(TypeError);
+    expect(() => planPageTransactions(TABLE, withRun({ connectionId: CONNECTION, records: [lead("")] }))).toThrow(TypeError);
   });
 });
 

@@ -3,6 +3,7 @@ import { pipelineRecord } from "../../builders/source-records";
 import { crmSource } from "../../support/crm-source";
 import { createApiHarness, CONNECTIONS_PATH, type ApiHarness } from "../../support/api-harness";
 import { startSourceServer, type SourceServer } from "../../support/source-server";
+import { runHoldingLock } from "../../builders/page-runs";
 
 const SOURCE_TOKEN = "src-connections-api-4c1f9e";
 let api: ApiHarness;
@@ -114,7 +115,9 @@ describe("PATCH /connections/{id}", () => {
   test("a changed sync_since clears the watermarks: the next run reads every entity from the new date", async () => {
     const created = await api.request("POST", CONNECTIONS_PATH, { token: owner, body: { base_url: source.baseUrl, token: SOURCE_TOKEN } });
     const id = created.body.id as string;
-    await api.sync.records.commitPage({ connectionId: id, records: [], watermark: { entity: "leads", value: "2026-05-01T00:00:00.000Z" } });
+    const run = await runHoldingLock(api.sync.runs, id);
+    await api.sync.records.commitPage(run.page({ connectionId: id, records: [], watermark: { entity: "leads", value: "2026-05-01T00:00:00.000Z" } }));
+    await api.sync.runs.finish(id, run.runId, { status: "succeeded", finishedAt: "2026-05-01T00:00:00.000Z" });
     await api.request("PATCH", `${CONNECTIONS_PATH}/${id}`, { token: owner, body: { rate_limit: 3 } });
     expect(await api.sync.records.getWatermark(id, "leads")).toBe("2026-05-01T00:00:00.000Z");
     await api.request("PATCH", `${CONNECTIONS_PATH}/${id}`, { token: owner, body: { sync_since: "2025-01-01T00:00:00Z" } });

@@ -1,0 +1,28 @@
+import type { PageRun, PageWrite, RunStore } from "../../lambdas/core/ports";
+import type { SyncEntity } from "../../lambdas/core/entities";
+
+/** A lease far enough ahead that no test sees it pass. */
+export const FAR_LEASE = "2099-01-01T00:00:00.000Z";
+
+/** The run part of a page write: page 1 of leads for run-1 unless overridden. */
+export function pageRun(overrides: Partial<PageRun> = {}): PageRun {
+  return { runId: "run-1", entity: "leads", page: 1, records: 0, stages: 0, unresolvedWonLost: 0, leaseUntil: FAR_LEASE, ...overrides };
+}
+
+/**
+ * A run that holds its connection's lock (begun through the run store), and
+ * its pages numbered as the sync numbers them: each `page()` is the next page
+ * of its entity.
+ */
+export async function runHoldingLock(runs: RunStore, connectionId: string, runId = `run-${connectionId}`) {
+  await runs.begin({ connectionId, runId, startedAt: "2026-01-01T00:00:00.000Z", leaseUntil: FAR_LEASE });
+  const pages = new Map<SyncEntity, number>();
+  return {
+    runId,
+    page(write: Omit<PageWrite, "run">, entity: SyncEntity = write.watermark?.entity ?? "leads"): PageWrite {
+      const page = (pages.get(entity) ?? 0) + 1;
+      pages.set(entity, page);
+      return { ...write, run: pageRun({ runId, entity, page }) };
+    },
+  };
+}
