@@ -41,6 +41,8 @@ export const RUN_ATTR = {
   entityPages: "pages",
   entityRecords: "records",
   entityError: "error",
+  /** The last page number counted: a page is counted only when its number is above it (replays count once). */
+  entityLastPage: "last_page",
   /* run lock */
   lockRunId: "runId",
   lockExecutionRef: "executionRef",

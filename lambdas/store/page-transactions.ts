@@ -152,12 +152,12 @@ function runFence(tableName: string, write: PageWrite) {
     ExpressionAttributeValues: { ...lockCondition.ExpressionAttributeValues, ":leaseUntil": { S: run.leaseUntil } },
   };
 
-  const sets = ["#entities.#entity.#pages = :page"];
-  const adds = ["#entities.#entity.#records :records", "#unresolved :unresolved"];
+  const adds = ["#entities.#entity.#pages :one", "#entities.#entity.#records :records", "#unresolved :unresolved"];
   const names: Record<string, string> = {
     "#status": RUN_ATTR.status,
     "#entities": RUN_ATTR.entities,
     "#entity": entityMapKey(run.entity),
+    "#lastPage": RUN_ATTR.entityLastPage,
     "#pages": RUN_ATTR.entityPages,
     "#records": RUN_ATTR.entityRecords,
     "#unresolved": RUN_ATTR.unresolvedWonLost,
@@ -165,21 +165,22 @@ function runFence(tableName: string, write: PageWrite) {
   const values: Record<string, AttributeValue> = {
     ":running": { S: "running" },
     ":page": { N: String(run.page) },
+    ":one": { N: "1" },
     ":records": { N: String(records) },
     ":unresolved": { N: String(unresolved) },
   };
   if (run.entity === "pipelines") {
     // The stages come from /pipelines: its pages are theirs too.
-    sets.push("#entities.#stages.#pages = :page");
-    adds.push("#entities.#stages.#records :stages");
+    adds.push("#entities.#stages.#pages :one", "#entities.#stages.#records :stages");
     names["#stages"] = entityMapKey("stages");
     values[":stages"] = { N: String(stages) };
   }
   const progress = {
     TableName: tableName,
     Key: { [RUN_ATTR.pk]: { S: runPartitionKey(connectionId) }, [RUN_ATTR.sk]: { S: runSortKey(run.runId) } },
-    UpdateExpression: `SET ${sets.join(", ")} ADD ${adds.join(", ")}`,
-    ConditionExpression: "#status = :running AND #entities.#entity.#pages < :page",
+    UpdateExpression: `SET #entities.#entity.#lastPage = :page ADD ${adds.join(", ")}`,
+    ConditionExpression:
+      "#status = :running AND (attribute_not_exists(#entities.#entity.#lastPage) OR #entities.#entity.#lastPage < :page)",
     ExpressionAttributeNames: names,
     ExpressionAttributeValues: values,
   };

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "vitest";
 import type { RateLimiter, SourceClient } from "../../lambdas/core/ports";
-import { SLOT_LATE_MS } from "../../lambdas/core/limits";
+import { RateLimitSlotsStaleError } from "../../lambdas/core/errors";
+import { MAX_STALE_SLOTS, SLOT_LATE_MS } from "../../lambdas/core/limits";
 import { rateLimited } from "../../lambdas/rate-limit/rate-limited-source-client";
 
 /** A limiter that hands out the given recorded starts in order (the DynamoDB one is tested on DynamoDB Local). */
@@ -42,5 +43,18 @@ describe("rateLimited", () => {
     await client.fetchPage(connection, { path: "/leads", page: 1 });
     expect(limiter.calls).toBe(3);
     expect(source.sent).toBe(1);
+  });
+
+  test("rate limit: the slot loop is bounded; after MAX_STALE_SLOTS stale slots the request fails clearly and is not sent", async () => {
+    source.sent = 0;
+    const now = 10_000;
+    // Every slot is stale (a starved process): without a bound this would loop for ever.
+    const limiter = scriptedLimiter(Array.from({ length: 1_000 }, () => now - SLOT_LATE_MS - 1));
+    const client = rateLimited(source, limiter, { connectionId: "c", rateLimit: 5 }, () => now);
+    const failure = client.fetchPage(connection, { path: "/leads", page: 1 });
+    await expect(failure).rejects.toBeInstanceOf(RateLimitSlotsStaleError);
+    await expect(failure).rejects.toMatchObject({ retryable: true, detail: expect.stringContaining(`${MAX_STALE_SLOTS} rate-limit slots`) });
+    expect(limiter.calls).toBe(MAX_STALE_SLOTS);
+    expect(source.sent).toBe(0);
   });
 });

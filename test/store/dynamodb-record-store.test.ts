@@ -7,12 +7,13 @@ import {
 } from "@aws-sdk/client-dynamodb";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { Collection } from "../../lambdas/core/entities";
-import { RecordTooLargeError } from "../../lambdas/core/errors";
+import { RecordTooLargeError, RunSupersededError, SyncSinceChangedError } from "../../lambdas/core/errors";
 import type { PageWrite, RecordWrite } from "../../lambdas/core/ports";
 import { DynamoDbRecordStore, InvalidCursorError } from "../../lambdas/store/dynamodb-record-store";
 import { DynamoDbRunStore } from "../../lambdas/runs/dynamodb-run-store";
 import { recordPartitionKey, watermarkPartitionKey } from "../../lambdas/store/keys";
-import { runHoldingLock } from "../builders/page-runs";
+import { FAR_LEASE, pageRun, runHoldingLock } from "../builders/page-runs";
+import { planPageTransactions } from "../../lambdas/store/page-transactions";
 import { createTestTable, testDynamoDbClient } from "../support/dynamodb";
 
 let client: DynamoDBClient;
@@ -369,5 +370,77 @@ describe("DynamoDbRecordStore on DynamoDB Local", () => {
       new GetItemCommand({ TableName: tableName, Key: { pk: { S: watermarkPartitionKey(connectionId) }, sk: { S: "tasks" } } }),
     );
     expect(wm.Item?.["value"]?.S).toBe("2024-01-01T00:00:00.000Z");
+  });
+});
+
+describe("the run's fence and progress in the page's transactions", () => {
+  const runStore = () => new DynamoDbRunStore({ client, tableName });
+  const row = async (connectionId: string, runId: string, entity: string) =>
+    (await runStore().get(connectionId, runId))!.entities.find((progress) => progress.entity === entity);
+
+  test("a run that lost its connection's lock writes nothing, in any transaction of its page", async () => {
+    const connectionId = newConnection();
+    const run = await runHoldingLock(runStore(), connectionId, "run-old");
+    await runStore().begin({ connectionId, runId: "run-new", startedAt: "2026-01-01T00:00:00.000Z", leaseUntil: FAR_LEASE }, { replacing: "run-old" });
+
+    const page = run.page(leadsPage(connectionId, "2024-06-01T00:00:00.000Z"));
+    expect(planPageTransactions(tableName, page).length).toBeGreaterThan(1);
+    await expect(store.commitPage(page)).rejects.toBeInstanceOf(RunSupersededError);
+    expect(await storedCount(connectionId, "leads")).toBe(0);
+    expect(await storedCount(connectionId, "loss_reasons")).toBe(0);
+    expect(await store.getWatermark(connectionId, "leads")).toBeNull();
+  });
+
+  test("a page committed again under the same page number is counted once, and its records are written as fetched now", async () => {
+    const connectionId = newConnection();
+    const run = await runHoldingLock(runStore(), connectionId);
+    const first = run.page({ connectionId, records: [lead("l1", { price: 1 })], watermark: { entity: "leads", value: "2024-01-01T00:00:00.000Z" } });
+    const counted = { ...first, run: { ...first.run, records: 1, unresolvedWonLost: 1 } };
+    await store.commitPage(counted);
+    await store.commitPage({ ...counted, records: [lead("l1", { price: 2 })] });
+
+    expect(await row(connectionId, run.runId, "leads")).toMatchObject({ pages: 1, records: 1 });
+    expect((await runStore().get(connectionId, run.runId))!.unresolved_won_lost).toBe(1);
+    expect(await listAll(connectionId, "leads")).toEqual([expect.objectContaining({ id: "l1", price: 2 })]);
+  });
+
+  test("progress adds each page once: pages, records and unresolved won/lost leads; a pipelines page counts its stages too", async () => {
+    const connectionId = newConnection();
+    const run = await runHoldingLock(runStore(), connectionId);
+    const counts = (write: PageWrite, records: number, stages = 0, unresolvedWonLost = 0): PageWrite => ({
+      ...write,
+      run: { ...write.run, records, stages, unresolvedWonLost },
+    });
+    await store.commitPage(counts(run.page({ connectionId, records: [] }, "pipelines"), 3, 14));
+    await store.commitPage(counts(run.page({ connectionId, records: [] }, "pipelines"), 1, 5));
+    await store.commitPage(counts(run.page({ connectionId, records: [] }, "leads"), 100, 0, 2));
+    await store.commitPage(counts(run.page({ connectionId, records: [] }, "leads"), 37, 0, 1));
+
+    expect(await row(connectionId, run.runId, "pipelines")).toMatchObject({ pages: 2, records: 4 });
+    expect(await row(connectionId, run.runId, "stages")).toMatchObject({ pages: 2, records: 19 });
+    expect(await row(connectionId, run.runId, "leads")).toMatchObject({ pages: 2, records: 137 });
+    expect(await row(connectionId, run.runId, "users")).toMatchObject({ pages: 0, records: 0 });
+    expect((await runStore().get(connectionId, run.runId))!.unresolved_won_lost).toBe(3);
+  });
+
+  test("watermarks reset under a running run: its next page writes nothing and fails with SyncSinceChangedError", async () => {
+    const connectionId = newConnection();
+    const run = await runHoldingLock(runStore(), connectionId);
+    await store.commitPage(run.page({ connectionId, records: [lead("l1")], watermark: { entity: "leads", value: "2024-01-01T00:00:00.000Z" } }));
+    await store.resetWatermarks(connectionId);
+
+    const next = run.page({ connectionId, records: [lead("l2")], watermark: { entity: "leads", value: "2024-02-01T00:00:00.000Z" } });
+    await expect(store.commitPage(next)).rejects.toBeInstanceOf(SyncSinceChangedError);
+    expect(await store.getWatermark(connectionId, "leads")).toBeNull();
+    expect((await listAll(connectionId, "leads")).map((doc) => doc["id"])).toEqual(["l1"]);
+  });
+
+  test("resetWatermarks with no run under way creates no lock", async () => {
+    const connectionId = newConnection();
+    await store.resetWatermarks(connectionId);
+    const begun = await runStore().begin({ connectionId, runId: "run-1", startedAt: "2026-01-01T00:00:00.000Z", leaseUntil: FAR_LEASE });
+    expect(begun.started).toBe(true);
+    await store.commitPage({ connectionId, records: [lead("l1")], run: pageRun({ runId: "run-1" }) });
+    expect(await storedCount(connectionId, "leads")).toBe(1);
   });
 });

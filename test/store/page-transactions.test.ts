@@ -188,7 +188,7 @@ describe("planPageTransactions", () => {
     const last = plan.at(-1)!.TransactItems!;
     expect(last[LOCK_ACTION_INDEX]!.Update!.ExpressionAttributeValues![":leaseUntil"]).toBeDefined();
     const progress = last[PROGRESS_ACTION_INDEX]!.Update!;
-    expect(progress.ConditionExpression).toContain("#entities.#entity.#pages < :page");
+    expect(progress.ConditionExpression).toContain("#entities.#entity.#lastPage < :page");
     expect(progress.ExpressionAttributeValues![":page"]).toEqual({ N: "3" });
   });
 

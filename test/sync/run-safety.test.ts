@@ -1,0 +1,263 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";
+import { MAX_RETRY_AFTER_SECONDS } from "../../lambdas/core/limits";
+import { StoreUnavailableError } from "../../lambdas/core/errors";
+import { LocalStepFunctions, type TaskHandler } from "../../lambdas/local/step-functions/local-step-functions";
+import { LOCAL_STATE_MACHINE_ARN } from "../../lambdas/local/local-sync";
+import { loadSyncDefinition } from "../../lambdas/local/sync-definition";
+import { dispatchSyncs } from "../../lambdas/sync/dispatch-syncs";
+import { makeSyncHandlers } from "../../lambdas/sync/handlers/sync-handlers";
+import { newRunId } from "../../lambdas/sync/run-id";
+import { startSync } from "../../lambdas/sync/start-sync";
+import type { StartSyncDeps } from "../../lambdas/sync/sync-deps";
+import type { SyncState } from "../../lambdas/sync/sync-state";
+import { leadRecord, pipelineRecord, userRecord } from "../builders/source-records";
+import { crmSource, type CrmData } from "../support/crm-source";
+import { startSourceServer, type SourceReply, type SourceRequest, type SourceServer } from "../support/source-server";
+import { createSyncHarness, entityRow, type SyncHarness } from "../support/sync-harness";
+
+/**
+ * The rules that keep one connection to one run, and a run's writes exact:
+ * every assertion waits on gates (a source request that arrived, an execution
+ * that ended), never on the clock.
+ */
+
+const TOKEN = "run-safety-token-5be1";
+const DAY_MS = 24 * 3_600_000;
+let harness: SyncHarness;
+let server: SourceServer;
+let data: CrmData;
+let fault: (request: SourceRequest) => SourceReply | undefined | Promise<SourceReply | undefined>;
+
+const stamp = (minute: number) => new Date(Date.UTC(2026, 3, 1, 0, minute)).toISOString();
+const leads = (count: number) => Array.from({ length: count }, (_, i) => leadRecord({ id: `l${i}`, updated_at: stamp(i) }));
+
+/** A promise the test resolves itself. */
+function gate<T = void>() {
+  let open!: (value: T) => void;
+  const opened = new Promise<T>((resolve) => (open = resolve));
+  return { open, opened };
+}
+
+/** Holds the first request for page 2 of /leads until released; `reached` opens when it arrives. */
+function holdLeadsPage2() {
+  const reached = gate();
+  const release = gate();
+  let held = false;
+  fault = async (request) => {
+    if (request.path === "/leads" && request.query.get("page") === "2" && !held) {
+      held = true;
+      reached.open();
+      await release.opened;
+    }
+    return undefined;
+  };
+  return { reached: reached.opened, release: () => release.open() };
+}
+
+const executionsByRun = new Map<string, string>();
+
+beforeAll(async () => {
+  harness = await createSyncHarness();
+  const serve = crmSource(() => data, { token: TOKEN });
+  server = await startSourceServer(async (request) => (await fault(request)) ?? serve(request));
+  const start = harness.engine.start.bind(harness.engine);
+  harness.engine.start = async (input) => {
+    const ref = await start(input);
+    executionsByRun.set((input as { run_id: string }).run_id, ref);
+    return ref;
+  };
+});
+afterAll(async () => {
+  await server.close();
+  await harness.close();
+});
+beforeEach(() => {
+  data = { pipelines: [pipelineRecord()], users: [userRecord()], contacts: [], leads: leads(150) };
+  fault = () => undefined;
+  server.requests.length = 0;
+});
+
+/** startSync's deps with a clock a day ahead: every lease taken so far has passed. */
+function aDayLater(deps: StartSyncDeps): StartSyncDeps {
+  return { ...deps, clock: { now: () => new Date(Date.now() + DAY_MS) } };
+}
+
+describe("never two runs of one connection", () => {
+  test("a long wait is not death: a run whose execution still runs is never taken over, even after its lease has passed", async () => {
+    const held = holdLeadsPage2();
+    const connection = await harness.addConnection({ baseUrl: server.baseUrl, token: TOKEN });
+    const first = await startSync(harness.startDeps, connection);
+    await held.reached;
+
+    const later = aDayLater(harness.startDeps);
+    expect(await startSync(later, connection)).toEqual({ runId: first.runId, started: false });
+    expect((await dispatchSyncs(later)).started).toBe(0);
+
+    held.release();
+    expect((await harness.waitForRun(connection.id, first.runId)).status).toBe("succeeded");
+    expect(await harness.runs.list(connection.id)).toHaveLength(1);
+  });
+
+  test("a run that lost its connection's lock writes nothing: its page is refused and its execution ends", async () => {
+    const held = holdLeadsPage2();
+    const connection = await harness.addConnection({ baseUrl: server.baseUrl, token: TOKEN });
+    const first = await startSync(harness.startDeps, connection);
+    await held.reached;
+    const watermark = await harness.records.getWatermark(connection.id, "leads");
+
+    // Another run takes the lock (as startSync does with a run it judged dead) and reports the old one failed.
+    const now = new Date();
+    const taker = newRunId(now);
+    const begun = await harness.runs.begin(
+      { connectionId: connection.id, runId: taker, startedAt: now.toISOString(), leaseUntil: new Date(now.getTime() + DAY_MS).toISOString() },
+      { replacing: first.runId },
+    );
+    expect(begun.started).toBe(true);
+    await harness.runs.finish(connection.id, first.runId, { status: "failed", finishedAt: now.toISOString() });
+    const reported = await harness.runs.get(connection.id, first.runId);
+
+    held.release();
+    const result = await harness.engine.result(executionsByRun.get(first.runId)!);
+    expect(result).toMatchObject({ status: "FAILED", error: "RunSupersededError" });
+    expect(await harness.listAll(connection.id, "leads")).toHaveLength(100);
+    expect(await harness.records.getWatermark(connection.id, "leads")).toBe(watermark);
+    expect(await harness.runs.get(connection.id, first.runId)).toEqual(reported);
+  });
+
+  test("a run continuing in a fresh execution is not taken for dead while the next execution starts", async () => {
+    const connection = await harness.addConnection({ baseUrl: server.baseUrl, token: TOKEN });
+    // An engine whose ContinueAsNew only captures the next execution's input: the old execution ends
+    // before the next one has begun, the window in which the lock must not read as dead.
+    const pending = gate<unknown>();
+    let captured = false;
+    const engine: LocalStepFunctions = engineWith(
+      {
+        ContinueAsNew: async (input) => {
+          const next = (input as { Input: unknown }).Input;
+          if (captured) return { ExecutionArn: await engine.start(next) };
+          captured = true;
+          pending.open(next);
+          return { ExecutionArn: "local:not-started-yet" };
+        },
+      },
+      2,
+    );
+    const deps: StartSyncDeps = { ...harness.startDeps, starter: engine };
+    try {
+      const first = await startSync(deps, connection);
+      const next = await pending.opened;
+      // The old execution has ended (ContinueAsNew is its last state); the next has not recorded itself yet.
+      await engine.result(executionsOf(engine)[0]!);
+
+      expect(await startSync(deps, connection)).toEqual({ runId: first.runId, started: false });
+
+      await engine.start(next);
+      const summary = await harness.waitForRun(connection.id, first.runId);
+      expect(summary.status).toBe("succeeded");
+      expect(await harness.listAll(connection.id, "leads")).toHaveLength(150);
+    } finally {
+      await engine.stop();
+    }
+  });
+});
+
+describe("counts", () => {
+  test("a page task retried after it committed counts its page once", async () => {
+    const connection = await harness.addConnection({ baseUrl: server.baseUrl, token: TOKEN });
+    // The page task commits leads page 2, then its reply is lost (a Lambda timeout after the commit): retried.
+    let lost = false;
+    const engine = engineWith({
+      FetchPage: async (input) => {
+        const state = input as SyncState;
+        const out = await makeSyncHandlers(harness.deps).FetchPage(input);
+        if (state.cursor?.entity === "leads" && state.cursor.page === 2 && !lost) {
+          lost = true;
+          throw new StoreUnavailableError("the reply of a committed page task was lost");
+        }
+        return out;
+      },
+    });
+    try {
+      const { runId } = await startSync({ ...harness.startDeps, starter: engine }, connection);
+      const summary = await harness.waitForRun(connection.id, runId);
+      expect(lost).toBe(true);
+      expect(entityRow(summary, "leads")).toMatchObject({ status: "succeeded", pages: 2, records: 150 });
+      expect(server.requests.filter((request) => request.path === "/leads")).toHaveLength(3);
+      expect(await harness.listAll(connection.id, "leads")).toHaveLength(150);
+    } finally {
+      await engine.stop();
+    }
+  });
+});
+
+describe("Retry-After", () => {
+  test(`a Retry-After above ${MAX_RETRY_AFTER_SECONDS} s fails the entity at once with a clear detail`, async () => {
+    fault = (request) => (request.path === "/leads" ? { status: 429, headers: { "retry-after": "3600" }, json: { error: "slow down" } } : undefined);
+    const connection = await harness.addConnection({ baseUrl: server.baseUrl, token: TOKEN });
+    const summary = await harness.sync(connection);
+
+    expect(server.requests.filter((request) => request.path === "/leads")).toHaveLength(1);
+    const row = entityRow(summary, "leads")!;
+    expect(row.status).toBe("failed");
+    expect(row.error).toContain("asked to wait 3600 s");
+    expect(row.error).toContain(`at most ${MAX_RETRY_AFTER_SECONDS} s`);
+    // The entities after it still ran; the run fails because leads is required.
+    expect(server.requests.map((request) => request.path)).toContain("/events");
+    expect(summary.status).toBe("failed");
+  });
+});
+
+describe("sync_since changed under a running run", () => {
+  test("the run writes no watermark back: it stops, and the next run reads every entity from the new date", async () => {
+    const held = holdLeadsPage2();
+    const connection = await harness.addConnection({ baseUrl: server.baseUrl, token: TOKEN });
+    const first = await startSync(harness.startDeps, connection);
+    await held.reached;
+    expect(await harness.records.getWatermark(connection.id, "leads")).not.toBeNull();
+
+    // What PATCH does with a new sync_since.
+    await harness.records.resetWatermarks(connection.id);
+    held.release();
+    const summary = await harness.waitForRun(connection.id, first.runId);
+
+    expect(summary.status).toBe("failed");
+    expect(entityRow(summary, "leads")?.error).toContain("sync_since was changed");
+    for (const entity of ["contacts", "leads", "tasks", "calls", "events"] as const) {
+      expect(await harness.records.getWatermark(connection.id, entity), entity).toBeNull();
+    }
+    server.requests.length = 0;
+    const next = await harness.sync(connection);
+    expect(next.status).toBe("succeeded");
+    const since = server.requests.find((request) => request.path === "/leads")?.query["updated_since"];
+    expect(since).toBe(`${connection.sync_since.slice(0, 19)}+00:00`);
+  });
+});
+
+/** Execution references an engine has started, in order. */
+const started = new WeakMap<LocalStepFunctions, string[]>();
+function executionsOf(engine: LocalStepFunctions): string[] {
+  return started.get(engine) ?? [];
+}
+
+/** The sync definition on a second local engine over the harness's stores, with some Task handlers replaced. */
+function engineWith(overrides: Record<string, TaskHandler>, pageTasksPerExecution?: number): LocalStepFunctions {
+  const deps = pageTasksPerExecution === undefined ? harness.deps : { ...harness.deps, pageTasksPerExecution };
+  const engine: LocalStepFunctions = new LocalStepFunctions({
+    definition: loadSyncDefinition(),
+    handlers: {
+      ...makeSyncHandlers(deps),
+      ContinueAsNew: async (input) => ({ ExecutionArn: await engine.start((input as { Input: unknown }).Input) }),
+      ...overrides,
+    },
+    timeScale: 0.01,
+    stateMachineArn: LOCAL_STATE_MACHINE_ARN,
+  });
+  const start = engine.start.bind(engine);
+  started.set(engine, []);
+  engine.start = async (input) => {
+    const ref = await start(input);
+    started.get(engine)!.push(ref);
+    return ref;
+  };
+  return engine;
+}
