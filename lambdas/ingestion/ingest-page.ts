@@ -9,6 +9,8 @@ export interface IngestPageDeps {
   readonly source: SourceClient;
   readonly store: RecordStore;
   readonly logger: Logger;
+  /** Where leads pages get the stage kinds (a per-run memo in the sync); the store's read when absent. */
+  readonly stageKinds?: (connectionId: string) => Promise<StageKinds>;
 }
 
 export interface IngestPageInput {
@@ -50,16 +52,16 @@ export async function ingestPage(
     throw new PaginationError(`more than ${MAX_PAGES_PER_ENTITY} pages of ${input.entity}; the source's has_more never ended`);
   }
   const definition = entityDefinition(input.entity);
+  // Read while the page is fetched, off the page's critical path; awaited only if the fetch succeeds.
+  const kindsRead = input.entity === "leads" ? (deps.stageKinds ?? ((id) => deps.store.getStageKinds(id)))(input.connectionId) : null;
+  kindsRead?.catch(() => undefined);
   const sourcePage = await deps.source.fetchPage(connection, {
     path: definition.path,
     page: input.page,
     ...(definition.incremental && input.updatedSince !== null ? { updatedSince: input.updatedSince } : {}),
   });
 
-  const stageKinds: StageKinds =
-    input.entity === "leads" && sourcePage.data.length > 0
-      ? await deps.store.getStageKinds(input.connectionId)
-      : new Map();
+  const stageKinds: StageKinds = kindsRead !== null && sourcePage.data.length > 0 ? await kindsRead : new Map();
   const prepared = preparePage({
     entity: input.entity,
     page: input.page,

@@ -26,6 +26,8 @@ import { RATE_ATTR, rateLimitPartitionKey, rateLimitSortKey } from "./rate-limit
 export const RATE_WINDOW_MARGIN_MS = 50;
 /** How long an admitted request holds its slot. */
 export const RATE_WINDOW_MS = 1000 + RATE_WINDOW_MARGIN_MS;
+/** Connections whose last written log a process remembers (so that its next slot needs no read). */
+export const REMEMBERED_LOGS = 1000;
 /** Upper bound of the random pause before retrying after losing a write race. */
 export const CONFLICT_JITTER_MAX_MS = 5;
 
@@ -109,7 +111,8 @@ interface Waiter {
  * per connection (pk RATE#<connectionId>, sk RATE) holding the start times of
  * the last N = requestsPerSecond admitted requests and a version.
  *
- * Taking slots: consistent read; if the window has room, append now with a
+ * Taking slots: consistent read (skipped when this process wrote the log last:
+ * it remembers what it wrote); if the window has room, append now with a
  * write conditioned on the version read (optimistic concurrency); if it is
  * full, sleep until the oldest start leaves the window and try again; a lost
  * race is retried at once (fresh read), after a small random jitter. A write
@@ -131,6 +134,8 @@ export class DynamoDbRateLimiter implements RateLimiter {
   private readonly sleep: (ms: number) => Promise<void>;
   /** connection id -> calls of this process waiting for a slot, oldest first; present while its loop runs. */
   private readonly queues = new Map<string, Waiter[]>();
+  /** Partition key -> the log as this process last wrote it (most recent last; at most REMEMBERED_LOGS). */
+  private readonly lastWritten = new Map<string, { version: number | null; starts: readonly number[] }>();
 
   constructor(options: DynamoDbRateLimiterOptions) {
     this.client = options.client;
@@ -195,10 +200,16 @@ export class DynamoDbRateLimiter implements RateLimiter {
     wanted: () => number,
     stale: StaleSlots | null,
   ): Promise<{ count: number; at: number; late: boolean }> {
+    const id = key[RATE_ATTR.pk]?.S ?? "";
     for (;;) {
-      const out = await this.client.send(new GetItemCommand({ TableName: this.tableName, Key: key, ConsistentRead: true }));
-      const version = readVersion(out.Item);
-      const stored = readStarts(out.Item);
+      // The log this process wrote last is used without a read: the write below is conditioned on its
+      // version, so a log someone else changed since just loses the race and is read then.
+      let known = this.lastWritten.get(id);
+      if (known === undefined) {
+        const out = await this.client.send(new GetItemCommand({ TableName: this.tableName, Key: key, ConsistentRead: true }));
+        known = { version: readVersion(out.Item), starts: readStarts(out.Item) };
+      }
+      const { version, starts: stored } = known;
       // Waiting for the oldest start to leave the window needs no fresh read: the write is conditioned
       // on the version, so a log that changed meanwhile just loses the race and is read again. The slot
       // time is taken right before the write, so the drift per window is only the timer's lateness.
@@ -210,10 +221,18 @@ export class DynamoDbRateLimiter implements RateLimiter {
           continue;
         }
         if (!(await this.tryWrite(key, version, plan.starts))) break;
+        this.remember(id, { version: (version ?? 0) + 1, starts: plan.starts });
         return { count: plan.count, at, late: this.now() - at > SLOT_LATE_MS };
       }
+      this.lastWritten.delete(id);
       await this.sleep(Math.random() * CONFLICT_JITTER_MAX_MS);
     }
+  }
+
+  private remember(id: string, log: { version: number; starts: readonly number[] }): void {
+    this.lastWritten.delete(id);
+    this.lastWritten.set(id, log);
+    if (this.lastWritten.size > REMEMBERED_LOGS) this.lastWritten.delete(this.lastWritten.keys().next().value as string);
   }
 
   /** Writes the new log if nobody wrote since `version` was read; false when someone did. */

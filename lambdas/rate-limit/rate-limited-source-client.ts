@@ -22,11 +22,19 @@ export function rateLimited(
   limiter: RateLimiter,
   connection: RateLimitedConnection,
   now: () => number = Date.now,
+  /** A slot already being taken (acquire called early, e.g. while the connection is read): the first request uses it. */
+  firstSlot?: Promise<number>,
 ): SourceClient {
   const { connectionId, rateLimit } = connection;
+  let reserved = firstSlot;
+  const acquire = (): Promise<number> => {
+    const slot = reserved ?? limiter.acquire(connectionId, rateLimit);
+    reserved = undefined;
+    return slot;
+  };
   return {
     async fetchPage(sourceConnection, request) {
-      for (let stale = 0; now() - (await limiter.acquire(connectionId, rateLimit)) > SLOT_LATE_MS; stale += 1) {
+      for (let stale = 0; now() - (await acquire()) > SLOT_LATE_MS; stale += 1) {
         if (stale + 1 >= MAX_STALE_SLOTS) {
           throw new RateLimitSlotsStaleError(
             `${MAX_STALE_SLOTS} rate-limit slots in a row went stale before the request could be sent (the service is overloaded); retried`,

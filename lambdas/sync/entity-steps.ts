@@ -56,6 +56,7 @@ export async function startEntity(
     updated_since: incremental ? updatedSince(watermark, connection.sync_since) : null,
     watermark,
     previous: null,
+    rate_limit: connection.rate_limit,
     throttle_attempts: 0,
     steps,
   };

@@ -9,6 +9,7 @@ import type {
   SourceClient,
   TokenCipher,
 } from "../core/ports";
+import type { StageKindsOfRun } from "./stage-kinds-memo";
 
 /** Every port the sync's Task states use; the composition roots (AWS, local, tests) fill it. */
 export interface SyncDeps {
@@ -20,6 +21,8 @@ export interface SyncDeps {
   readonly limiter: RateLimiter;
   readonly clock: Clock;
   readonly logger: Logger;
+  /** Stage kinds read once per run (makeSyncHandlers supplies the memo); each leads page reads the store when absent. */
+  readonly stageKinds?: StageKindsOfRun;
   /** Page tasks per execution before continuing in a fresh one; defaults to PAGE_TASKS_PER_EXECUTION (tests lower it). */
   readonly pageTasksPerExecution?: number;
 }

@@ -19,17 +19,31 @@ export async function syncPage(deps: SyncDeps, state: SyncState): Promise<SyncSt
   const { run } = state;
   const cursor = requireCursor(state);
   const steps = cursor.steps + 1;
+  // The slot is taken while the connection is read (the rate from the last read): two round trips at once.
+  const slot = cursor.rate_limit === undefined ? undefined : deps.limiter.acquire(run.connection_id, cursor.rate_limit);
+  slot?.catch(() => undefined);
   const connection = await loadConnection(deps, run);
   const token = await deps.cipher.decrypt(connection.token_ciphertext, {
     businessAccountId: run.business_account_id,
     connectionId: run.connection_id,
   });
-  const source = rateLimited(deps.source, deps.limiter, { connectionId: run.connection_id, rateLimit: connection.rate_limit });
+  const source = rateLimited(
+    deps.source,
+    deps.limiter,
+    { connectionId: run.connection_id, rateLimit: cursor.rate_limit ?? connection.rate_limit },
+    undefined,
+    slot,
+  );
 
   let page;
   try {
     page = await ingestPage(
-      { source, store: deps.records, logger: deps.logger },
+      {
+        source,
+        store: deps.records,
+        logger: deps.logger,
+        ...(deps.stageKinds === undefined ? {} : { stageKinds: (id: string) => deps.stageKinds!(id, run.run_id) }),
+      },
       { baseUrl: connection.base_url, token },
       {
         connectionId: run.connection_id,
@@ -94,6 +108,7 @@ export async function syncPage(deps: SyncDeps, state: SyncState): Promise<SyncSt
       page: cursor.page + 1,
       watermark: page.watermark,
       previous: page.fingerprint,
+      rate_limit: connection.rate_limit,
       throttle_attempts: 0,
       steps,
     };

@@ -19,6 +19,13 @@ export interface SyncCursor {
   readonly watermark: string | null;
   /** The previous page of this entity in this run (repeat and ordering checks). */
   readonly previous: PageFingerprint | null;
+  /**
+   * The connection's rate_limit as last read. The next page takes its slot at
+   * this rate while the connection is read again, so a changed rate applies
+   * from the page after (as a rotated token does). Absent in cursors of runs
+   * started before it existed: the page then reads the connection first.
+   */
+  readonly rate_limit?: number;
   /** Consecutive 429s on this page; the state machine gives up after 5 retries. */
   readonly throttle_attempts: number;
   /** Page tasks run by this execution (history bound). */

@@ -3,6 +3,7 @@ import { beginRun, BeginRunEventSchema } from "../begin-run";
 import { entityFailed } from "../entity-failed";
 import { finishRun, type FinishRunResult } from "../finish-run";
 import { stopRun } from "../stop-run";
+import { memoStageKinds } from "../stage-kinds-memo";
 import { syncPage } from "../sync-page";
 import type { SyncDeps } from "../sync-deps";
 import type { CaughtError, SyncState } from "../sync-state";
@@ -22,7 +23,9 @@ export interface SyncHandlers {
   readonly FinishRun: (event: unknown) => Promise<FinishRunResult>;
 }
 
-export function makeSyncHandlers(deps: SyncDeps): SyncHandlers {
+export function makeSyncHandlers(syncDeps: SyncDeps): SyncHandlers {
+  // Once per process, like the clients: the handlers are made once by each composition root.
+  const deps: SyncDeps = { ...syncDeps, stageKinds: syncDeps.stageKinds ?? memoStageKinds(syncDeps.records) };
   return {
     BeginRun: (event) => withStoreErrors(() => beginRun(deps, v.parse(BeginRunEventSchema, event))),
     FetchPage: (event) => withStoreErrors(() => syncPage(deps, event as SyncState)),
