@@ -53,9 +53,13 @@ export interface PageSample {
   acquires: number;
   /** The DynamoDB part of acquireMs. */
   acquireDdbMs: number;
-  /** Every DynamoDB call of the task, the limiter's included. */
+  /** Every DynamoDB call of the task, the limiter's included (summed: overlapping calls count twice). */
   ddbMs: number;
   ddbCalls: number;
+  /** Wall time with at least one DynamoDB call of the task in flight. */
+  ddbBusyMs: number;
+  /** DynamoDB round trips on the task's critical path: calls that started while none was in flight (calls that overlap count once). */
+  ddbRoundTrips: number;
   commitMs: number;
   failed: boolean;
 }
@@ -66,7 +70,7 @@ export const overheadMs = (sample: PageSample) => handlerMs(sample) - sample.fet
 /** Time spent waiting for a rate-limit slot (acquire minus its DynamoDB calls). */
 export const limiterWaitMs = (sample: PageSample) => sample.acquireMs - sample.acquireDdbMs;
 /** In-process work: validation, normalisation, planning, JSON, crypto, SDK marshalling not inside the call timer. */
-export const inProcessMs = (sample: PageSample) => handlerMs(sample) - sample.fetchMs - limiterWaitMs(sample) - sample.ddbMs;
+export const inProcessMs = (sample: PageSample) => handlerMs(sample) - sample.fetchMs - limiterWaitMs(sample) - sample.ddbBusyMs;
 
 /** A full page of leads in the middle of the entity (not its last page, which also finishes the entity). */
 export const isFullLeadsPage = (sample: PageSample) =>
@@ -103,10 +107,18 @@ export function createInstrumentedSync(options: InstrumentedSyncOptions) {
   let pages: PageSample[] = [];
   let tasks: TaskSample[] = [];
 
-  timeDynamoDbCalls(client, (ms) => {
-    if (current === null) return;
-    current.ddbMs += ms;
-    current.ddbCalls += 1;
+  timeDynamoDbCalls(client, {
+    call(ms) {
+      if (current === null) return;
+      current.ddbMs += ms;
+      current.ddbCalls += 1;
+    },
+    roundTrip() {
+      if (current !== null) current.ddbRoundTrips += 1;
+    },
+    busy(ms) {
+      if (current !== null) current.ddbBusyMs += ms;
+    },
   });
 
   // The same transport the local service uses (createLocalService): the SSRF guard, loopback allowed.
@@ -179,6 +191,8 @@ export function createInstrumentedSync(options: InstrumentedSyncOptions) {
         acquireDdbMs: 0,
         ddbMs: 0,
         ddbCalls: 0,
+        ddbBusyMs: 0,
+        ddbRoundTrips: 0,
         commitMs: 0,
         failed: false,
       };
@@ -289,15 +303,31 @@ export function createInstrumentedSync(options: InstrumentedSyncOptions) {
 }
 export type InstrumentedSync = ReturnType<typeof createInstrumentedSync>;
 
-/** Records every SDK call's duration (serialisation, signing, HTTP, parsing, SDK retries). */
-function timeDynamoDbCalls(client: DynamoDBClient, record: (ms: number) => void): void {
+interface DynamoDbTiming {
+  /** Each call's duration (serialisation, signing, HTTP, parsing, SDK retries). */
+  call(ms: number): void;
+  /** A call started while no other was in flight: one more round trip on the critical path. */
+  roundTrip(): void;
+  /** A stretch of time with calls in flight has ended. */
+  busy(ms: number): void;
+}
+
+function timeDynamoDbCalls(client: DynamoDBClient, timing: DynamoDbTiming): void {
+  let inFlight = 0;
+  let busySince = 0;
   client.middlewareStack.add(
     (next) => async (args) => {
       const started = performance.now();
+      if (inFlight++ === 0) {
+        busySince = started;
+        timing.roundTrip();
+      }
       try {
         return await next(args);
       } finally {
-        record(performance.now() - started);
+        const ended = performance.now();
+        timing.call(ended - started);
+        if (--inFlight === 0) timing.busy(ended - busySince);
       }
     },
     { step: "initialize", name: "benchTiming", priority: "high" },

@@ -14,6 +14,8 @@ export interface PageBreakdown {
   /** DynamoDB calls of the task, the limiter's own included. */
   readonly ddbMs: number;
   readonly ddbCalls: number;
+  /** DynamoDB round trips on the critical path (overlapping calls count once). */
+  readonly ddbRoundTrips: number;
   readonly commitMs: number;
   readonly inProcessMs: number;
 }
@@ -30,6 +32,7 @@ export function breakdown(samples: readonly PageSample[]): PageBreakdown {
     limiterWaitMs: of(limiterWaitMs),
     ddbMs: of((sample) => sample.ddbMs),
     ddbCalls: of((sample) => sample.ddbCalls),
+    ddbRoundTrips: of((sample) => sample.ddbRoundTrips),
     commitMs: of((sample) => sample.commitMs),
     inProcessMs: of(inProcessMs),
   };

@@ -29,7 +29,7 @@ function countingClient() {
   const calls: string[] = [];
   client.middlewareStack.add(
     (next, context) => async (args) => {
-      calls.push(context.commandName);
+      calls.push(context.commandName ?? "unknown");
       return next(args);
     },
     { step: "initialize", name: "countCalls" },
