@@ -67,6 +67,12 @@ export interface LocalExecutionResult {
 export type LocalHistoryEvent = EngineEvent & { readonly id: number; readonly executionId: string };
 
 const DEFAULT_STATE_MACHINE_ARN = "arn:aws:states:us-east-1:000000000000:stateMachine:local";
+/**
+ * Finished executions whose result and history stay readable. An older one is
+ * forgotten: `isRunning` says false for it, as Step Functions does for an
+ * execution that has ended, and `result`/`events` no longer know it.
+ */
+export const FINISHED_EXECUTIONS_KEPT = 200;
 /** How long stop() waits for aborted executions to report before terminating the worker. */
 const STOP_GRACE_MS = 2_000;
 const PLACEHOLDER = /\$\{([^}]*)\}/g;
@@ -95,6 +101,8 @@ export class LocalStepFunctions implements RunStarter {
   private readonly handlers: Readonly<Record<string, TaskHandler>>;
   private readonly workerData: WorkerData;
   private readonly executions = new Map<string, ExecutionRecord>();
+  /** Finished executions, oldest first: only the last FINISHED_EXECUTIONS_KEPT are kept. */
+  private readonly finished: string[] = [];
   private worker: Worker | undefined;
   private running = 0;
   private stopping: Promise<void> | undefined;
@@ -197,6 +205,9 @@ export class LocalStepFunctions implements RunStarter {
     record.status = result.status;
     record.settle(result);
     if (--this.running === 0) this.worker?.unref();
+    // A long-running local service would otherwise keep every finished execution's history for ever.
+    this.finished.push(record.id);
+    while (this.finished.length > FINISHED_EXECUTIONS_KEPT) this.executions.delete(this.finished.shift()!);
   }
 
   private send(worker: Worker, message: ToWorker): void {
