@@ -5,7 +5,9 @@ import { parseIpLiteral } from "./ip-literal";
  * What an IP address is, as far as fetching a customer's base_url from inside
  * the cloud goes. Only "public" is reachable by default; "loopback" (127/8 and
  * ::1 written directly, never embedded in another form) only when the local
- * runtime allows it. Everything else is refused.
+ * runtime allows it. Everything else is refused. An IPv6 transition form
+ * (IPv4-mapped, NAT64, 6to4, Teredo...) keeps its own class: it is "public"
+ * only when its prefix is globally reachable and the IPv4 it reaches is public.
  */
 export type AddressClass =
   | "public"
@@ -52,7 +54,7 @@ export function describeAddressClass(addressClass: AddressClass): string {
 export function classifyAddress(ip: string): AddressClass {
   const address = parseIpLiteral(ip);
   if (address === null) return "invalid";
-  return address.kind() === "ipv4" ? classifyIpv4(address) : classifyIpv6(address);
+  return address instanceof ipaddr.IPv4 ? classifyIpv4(address) : classifyIpv6(address);
 }
 
 /**
@@ -62,7 +64,7 @@ export function classifyAddress(ip: string): AddressClass {
  */
 export function embeddedIpv4(ip: string): string | null {
   const address = parseIpLiteral(ip);
-  if (address === null || address.kind() !== "ipv6") return null;
+  if (!(address instanceof ipaddr.IPv6)) return null;
   const unwrap = ipv6RangeOf(address)?.unwrap;
   return unwrap === undefined ? null : unwrap(address).toString();
 }

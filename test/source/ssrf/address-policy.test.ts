@@ -168,55 +168,58 @@ function rangeEnds(cidr: string): readonly [string, string] {
   return [family.networkAddressFromCIDR(cidr).toString(), family.broadcastAddressFromCIDR(cidr).toString()];
 }
 
-describe("IANA special-purpose IPv4 ranges are refused, first and last address", () => {
-  test.each([
-    "0.0.0.0/8",
-    "10.0.0.0/8",
-    "100.64.0.0/10",
-    "127.0.0.0/8",
-    "169.254.0.0/16",
-    "172.16.0.0/12",
-    "192.0.0.0/24",
-    "192.0.2.0/24",
-    "192.88.99.0/24",
-    "192.168.0.0/16",
-    "198.18.0.0/15",
-    "198.51.100.0/24",
-    "203.0.113.0/24",
-    "224.0.0.0/4",
-    "240.0.0.0/4",
-    "255.255.255.255/32",
-  ])("%s is refused", (cidr) => {
-    for (const ip of rangeEnds(cidr)) expect(isAllowedAddress(ip, CLOUD), ip).toBe(false);
-  });
-});
+/** Refused in the cloud at both ends of the range. */
+function refusesRange(cidr: string): void {
+  for (const ip of rangeEnds(cidr)) expect(isAllowedAddress(ip, CLOUD), ip).toBe(false);
+}
 
-describe("IANA special-purpose IPv6 ranges are refused, first and last address (only global unicast passes)", () => {
-  test.each([
-    "::/128",
-    "::1/128",
-    "::ffff:0:0/96",
-    "::/96",
-    "64:ff9b:1::/48",
-    "100::/64",
-    "100:0:0:1::/64",
-    "2001::/23",
-    "2001::/32",
-    "2001:2::/48",
-    "2001:10::/28",
-    "2001:20::/28",
-    "2001:30::/28",
-    "2001:db8::/32",
-    "2002::/16",
-    "3fff::/20",
-    "5f00::/16",
-    "fc00::/7",
-    "fe80::/10",
-    "fec0::/10",
-    "ff00::/8",
-  ])("%s is refused", (cidr) => {
-    for (const ip of rangeEnds(cidr)) expect(isAllowedAddress(ip, CLOUD), ip).toBe(false);
-  });
+const IPV4_SPECIAL_PURPOSE = [
+  "0.0.0.0/8",
+  "10.0.0.0/8",
+  "100.64.0.0/10",
+  "127.0.0.0/8",
+  "169.254.0.0/16",
+  "172.16.0.0/12",
+  "192.0.0.0/24",
+  "192.0.2.0/24",
+  "192.88.99.0/24",
+  "192.168.0.0/16",
+  "198.18.0.0/15",
+  "198.51.100.0/24",
+  "203.0.113.0/24",
+  "224.0.0.0/4",
+  "240.0.0.0/4",
+  "255.255.255.255/32",
+];
+
+// Outside 2000::/3 or listed in the registry as not globally reachable (or not a locator).
+const IPV6_SPECIAL_PURPOSE = [
+  "::/128",
+  "::1/128",
+  "::ffff:0:0/96",
+  "::/96",
+  "64:ff9b:1::/48",
+  "100::/64",
+  "100:0:0:1::/64",
+  "2001::/23",
+  "2001::/32",
+  "2001:2::/48",
+  "2001:10::/28",
+  "2001:20::/28",
+  "2001:30::/28",
+  "2001:db8::/32",
+  "2002::/16",
+  "3fff::/20",
+  "5f00::/16",
+  "fc00::/7",
+  "fe80::/10",
+  "fec0::/10",
+  "ff00::/8",
+];
+
+describe("IANA special-purpose ranges are refused, first and last address", () => {
+  test.each(IPV4_SPECIAL_PURPOSE)("IPv4 %s is refused", refusesRange);
+  test.each(IPV6_SPECIAL_PURPOSE)("IPv6 %s is refused (only global unicast passes)", refusesRange);
 });
 
 describe("ordinary public addresses are allowed by the policy function", () => {
@@ -224,6 +227,12 @@ describe("ordinary public addresses are allowed by the policy function", () => {
     expect(isAllowedAddress(ip, CLOUD)).toBe(true);
   });
 });
+
+/** Refused in the cloud and in the local runtime alike. */
+function refusedEvenLocally(ip: string): void {
+  expect(isAllowedAddress(ip, CLOUD)).toBe(false);
+  expect(isAllowedAddress(ip, LOCAL)).toBe(false);
+}
 
 describe("IPv6 transition forms are unwrapped and the IPv4 they reach is checked", () => {
   test.each([
@@ -240,13 +249,12 @@ describe("IPv6 transition forms are unwrapped and the IPv4 they reach is checked
     expect(embeddedIpv4(ip)).toBe(ipv4);
   });
 
-  test.each(["64:ff9b::10.0.0.1", "64:ff9b::192.168.1.1", "64:ff9b::169.254.169.254", "64:ff9b::100.64.0.1", "64:ff9b::192.0.2.1"])(
+  test.each(["64:ff9b::10.0.0.1", "64:ff9b::192.168.1.1", "64:ff9b::169.254.169.254", "64:ff9b::100.64.0.1"])(
     "NAT64 (64:ff9b::/96) of a non-public address %s is refused",
-    (ip) => {
-      expect(isAllowedAddress(ip, CLOUD)).toBe(false);
-      expect(isAllowedAddress(ip, LOCAL)).toBe(false);
-    },
+    refusedEvenLocally,
   );
+
+  test("NAT64 of a documentation address is refused", () => refusedEvenLocally("64:ff9b::192.0.2.1"));
 
   test("NAT64 of loopback is refused even where loopback is allowed", () => {
     expect(isAllowedAddress("64:ff9b::127.0.0.1", LOCAL)).toBe(false);
@@ -291,10 +299,7 @@ describe("IPv6 transition forms are unwrapped and the IPv4 they reach is checked
 
   test.each(["::ffff:10.0.0.1", "::ffff:a00:1", "::10.0.0.1", "::a00:1", "::ffff:0:10.0.0.1"])(
     "IPv4-mapped, -compatible or -translated form %s of a private address is refused",
-    (ip) => {
-      expect(isAllowedAddress(ip, CLOUD)).toBe(false);
-      expect(isAllowedAddress(ip, LOCAL)).toBe(false);
-    },
+    refusedEvenLocally,
   );
 });
 
@@ -309,8 +314,11 @@ describe("a dotted IPv6 tail is read as the socket reads it", () => {
     expect(classifyAddress("::0.0.0.0")).toBe("unspecified");
   });
 
-  test.each(["::ffff:0177.0.0.1", "::ffff:127.1", "64:ff9b::0x7f.0.0.1"])("%s (not dotted decimal) is invalid", (ip) => {
-    expect(classifyAddress(ip)).toBe("invalid");
-    expect(isAllowedAddress(ip, LOCAL)).toBe(false);
-  });
+  test.each(["::ffff:0177.0.0.1", "::ffff:127.1", "64:ff9b::0x7f.0.0.1"])(
+    "%s (a tail not in dotted decimal) is invalid",
+    (ip) => {
+      expect(classifyAddress(ip)).toBe("invalid");
+      expect(isAllowedAddress(ip, LOCAL)).toBe(false);
+    },
+  );
 });
