@@ -1,10 +1,13 @@
-import { isIP } from "node:net";
+import ipaddr from "ipaddr.js";
+import { parseIpLiteral } from "./ip-literal";
 
 /**
  * What an IP address is, as far as fetching a customer's base_url from inside
  * the cloud goes. Only "public" is reachable by default; "loopback" (127/8 and
  * ::1 written directly, never embedded in another form) only when the local
- * runtime allows it. Everything else is refused.
+ * runtime allows it. Everything else is refused. An IPv6 transition form
+ * (IPv4-mapped, NAT64, 6to4, Teredo...) keeps its own class: it is "public"
+ * only when its prefix is globally reachable and the IPv4 it reaches is public.
  */
 export type AddressClass =
   | "public"
@@ -49,18 +52,21 @@ export function describeAddressClass(addressClass: AddressClass): string {
  * octal, hex or short IPv4 form among them) is "invalid", and so refused.
  */
 export function classifyAddress(ip: string): AddressClass {
-  let text = ip.trim();
-  if (text.startsWith("[") && text.endsWith("]")) text = text.slice(1, -1);
-  const zone = text.indexOf("%");
-  if (zone !== -1) text = text.slice(0, zone);
-  switch (isIP(text)) {
-    case 4:
-      return classifyIpv4(parseIpv4(text));
-    case 6:
-      return classifyIpv6(parseIpv6(text));
-    default:
-      return "invalid";
-  }
+  const address = parseIpLiteral(ip);
+  if (address === null) return "invalid";
+  return address instanceof ipaddr.IPv4 ? classifyIpv4(address) : classifyIpv6(address);
+}
+
+/**
+ * The IPv4 address an IPv6 transition form carries traffic to (IPv4-mapped,
+ * -compatible and -translated, NAT64 /96, 6to4, and a Teredo client
+ * de-obfuscated), or null when the address is no such form.
+ */
+export function embeddedIpv4(ip: string): string | null {
+  const address = parseIpLiteral(ip);
+  if (!(address instanceof ipaddr.IPv6)) return null;
+  const unwrap = ipv6RangeOf(address)?.unwrap;
+  return unwrap === undefined ? null : unwrap(address).toString();
 }
 
 const ADDRESS_CLASS_WORDS: Readonly<Record<AddressClass, string>> = {
@@ -85,121 +91,105 @@ const ADDRESS_CLASS_WORDS: Readonly<Record<AddressClass, string>> = {
   invalid: "an invalid address",
 };
 
-type Ipv4Range = readonly [network: string, prefix: number, addressClass: AddressClass];
-type Ipv6Range = readonly [network: string, prefix: number, addressClass: AddressClass];
 
-// Most specific first: the first match wins.
+interface Ipv4Range {
+  readonly range: [ipaddr.IPv4, number];
+  readonly addressClass: AddressClass;
+}
+
+interface Ipv6Range {
+  readonly range: [ipaddr.IPv6, number];
+  readonly addressClass: AddressClass;
+  /** A transition form: the IPv4 address its traffic goes to. */
+  readonly unwrap?: (address: ipaddr.IPv6) => ipaddr.IPv4;
+  /** The transition prefix is itself globally reachable (IANA registry), so what it embeds decides. */
+  readonly routable?: true;
+}
+
+/** The 4 bytes at `offset`, each XORed with `mask` (Teredo obfuscates its client address). */
+const ipv4At =
+  (offset: number, mask = 0) =>
+  (address: ipaddr.IPv6): ipaddr.IPv4 =>
+    new ipaddr.IPv4(
+      address
+        .toByteArray()
+        .slice(offset, offset + 4)
+        .map((byte) => byte ^ mask),
+    );
+const LAST_32_BITS = ipv4At(12);
+
+const v4 = (cidr: string, addressClass: AddressClass): Ipv4Range => ({
+  range: ipaddr.IPv4.parseCIDR(cidr),
+  addressClass,
+});
+type Transition = Pick<Ipv6Range, "unwrap" | "routable">;
+const v6 = (cidr: string, addressClass: AddressClass, transition: Transition = {}): Ipv6Range => ({
+  range: ipaddr.IPv6.parseCIDR(cidr),
+  addressClass,
+  ...transition,
+});
+
+// The IANA special-purpose registries, most specific first: the first match wins.
 const IPV4_RANGES: readonly Ipv4Range[] = [
-  ["169.254.169.254", 32, "metadata"],
-  ["255.255.255.255", 32, "broadcast"],
-  ["0.0.0.0", 8, "unspecified"],
-  ["10.0.0.0", 8, "private"],
-  ["100.64.0.0", 10, "cgnat"],
-  ["127.0.0.0", 8, "loopback"],
-  ["169.254.0.0", 16, "link-local"],
-  ["172.16.0.0", 12, "private"],
-  ["192.0.0.0", 24, "reserved"],
-  ["192.0.2.0", 24, "documentation"],
-  ["192.88.99.0", 24, "reserved"],
-  ["192.168.0.0", 16, "private"],
-  ["198.18.0.0", 15, "benchmarking"],
-  ["198.51.100.0", 24, "documentation"],
-  ["203.0.113.0", 24, "documentation"],
-  ["224.0.0.0", 4, "multicast"],
-  ["240.0.0.0", 4, "reserved"],
+  v4("169.254.169.254/32", "metadata"),
+  v4("255.255.255.255/32", "broadcast"),
+  v4("0.0.0.0/8", "unspecified"),
+  v4("10.0.0.0/8", "private"),
+  v4("100.64.0.0/10", "cgnat"),
+  v4("127.0.0.0/8", "loopback"),
+  v4("169.254.0.0/16", "link-local"),
+  v4("172.16.0.0/12", "private"),
+  v4("192.0.0.0/24", "reserved"),
+  v4("192.0.2.0/24", "documentation"),
+  v4("192.88.99.0/24", "reserved"),
+  v4("192.168.0.0/16", "private"),
+  v4("198.18.0.0/15", "benchmarking"),
+  v4("198.51.100.0/24", "documentation"),
+  v4("203.0.113.0/24", "documentation"),
+  v4("224.0.0.0/4", "multicast"),
+  v4("240.0.0.0/4", "reserved"),
 ];
 
 // Only 2000::/3 is global unicast; anything outside it and not listed is "reserved".
 const IPV6_RANGES: readonly Ipv6Range[] = [
-  ["::", 128, "unspecified"],
-  ["::1", 128, "loopback"],
-  ["fd00:ec2::254", 128, "metadata"],
-  ["::ffff:0:0", 96, "ipv4-mapped"],
-  ["::ffff:0:0:0", 96, "ipv4-translated"],
-  ["::", 96, "ipv4-compatible"],
-  ["64:ff9b:1::", 48, "nat64"],
-  ["100::", 64, "reserved"],
-  ["fc00::", 7, "private"],
-  ["fe80::", 10, "link-local"],
-  ["fec0::", 10, "private"],
-  ["ff00::", 8, "multicast"],
-  ["2001::", 32, "teredo"],
-  ["2001:2::", 48, "benchmarking"],
-  ["2001::", 23, "reserved"],
-  ["2001:db8::", 32, "documentation"],
-  ["2002::", 16, "6to4"],
-  ["3fff::", 20, "documentation"],
+  v6("::/128", "unspecified"),
+  v6("::1/128", "loopback"),
+  v6("fd00:ec2::254/128", "metadata"),
+  v6("::ffff:0:0/96", "ipv4-mapped", { unwrap: LAST_32_BITS }),
+  v6("::ffff:0:0:0/96", "ipv4-translated", { unwrap: LAST_32_BITS }),
+  v6("::/96", "ipv4-compatible", { unwrap: LAST_32_BITS }),
+  v6("64:ff9b::/96", "nat64", { unwrap: LAST_32_BITS, routable: true }),
+  // Local-use NAT64 (RFC 8215): not globally reachable, and the IPv4 may sit at any RFC 6052 offset.
+  v6("64:ff9b:1::/48", "nat64"),
+  v6("100::/64", "reserved"),
+  v6("fc00::/7", "private"),
+  v6("fe80::/10", "link-local"),
+  v6("fec0::/10", "private"),
+  v6("ff00::/8", "multicast"),
+  v6("2001::/32", "teredo", { unwrap: ipv4At(12, 0xff) }),
+  v6("2001:2::/48", "benchmarking"),
+  v6("2001::/23", "reserved"),
+  v6("2001:db8::/32", "documentation"),
+  v6("2002::/16", "6to4", { unwrap: ipv4At(2) }),
+  v6("3fff::/20", "documentation"),
 ];
 
-const NAT64_PREFIX = parseIpv6("64:ff9b::");
-const GLOBAL_UNICAST = parseIpv6("2000::");
+const GLOBAL_UNICAST = ipaddr.IPv6.parseCIDR("2000::/3");
 
-const IPV4_TABLE = IPV4_RANGES.map(([network, prefix, addressClass]) => ({
-  network: parseIpv4(network),
-  prefix,
-  addressClass,
-}));
-const IPV6_TABLE = IPV6_RANGES.map(([network, prefix, addressClass]) => ({
-  network: parseIpv6(network),
-  prefix,
-  addressClass,
-}));
-
-function classifyIpv4(value: number): AddressClass {
-  for (const range of IPV4_TABLE) {
-    if (inIpv4Range(value, range.network, range.prefix)) return range.addressClass;
-  }
-  return "public";
+function classifyIpv4(address: ipaddr.IPv4): AddressClass {
+  return IPV4_RANGES.find(({ range }) => address.match(range))?.addressClass ?? "public";
 }
 
-function classifyIpv6(value: bigint): AddressClass {
-  for (const range of IPV6_TABLE) {
-    if (inIpv6Range(value, range.network, range.prefix)) return range.addressClass;
-  }
-  // 64:ff9b::/96: the NAT64 gateway connects to the embedded IPv4, so that one decides.
-  if (inIpv6Range(value, NAT64_PREFIX, 96)) {
-    return classifyIpv4(Number(value & 0xffffffffn)) === "public" ? "public" : "nat64";
-  }
-  return inIpv6Range(value, GLOBAL_UNICAST, 3) ? "public" : "reserved";
+function classifyIpv6(address: ipaddr.IPv6): AddressClass {
+  const entry = ipv6RangeOf(address);
+  if (entry === undefined) return address.match(GLOBAL_UNICAST) ? "public" : "reserved";
+  if (entry.unwrap === undefined) return entry.addressClass;
+  // A transition form reaches its embedded IPv4, so it passes only where the
+  // prefix is routable AND that IPv4 passes; embedded loopback never does.
+  const embedded = classifyIpv4(entry.unwrap(address));
+  return entry.routable === true && embedded === "public" ? "public" : entry.addressClass;
 }
 
-function inIpv4Range(value: number, network: number, prefix: number): boolean {
-  if (prefix === 0) return true;
-  const shift = 32 - prefix;
-  return value >>> shift === network >>> shift;
-}
-
-function inIpv6Range(value: bigint, network: bigint, prefix: number): boolean {
-  const shift = BigInt(128 - prefix);
-  return value >> shift === network >> shift;
-}
-
-/** Dotted decimal (already checked by isIP) as an unsigned 32-bit number. */
-function parseIpv4(text: string): number {
-  return text.split(".").reduce((value, part) => value * 256 + Number(part), 0);
-}
-
-/** Any IPv6 text form (already checked by isIP, no zone) as a 128-bit number. */
-function parseIpv6(text: string): bigint {
-  let groupsText = text;
-  const tail: number[] = [];
-  const lastColon = text.lastIndexOf(":");
-  const last = text.slice(lastColon + 1);
-  if (last.includes(".")) {
-    const v4 = parseIpv4(last);
-    tail.push(v4 >>> 16, v4 & 0xffff);
-    groupsText = text.slice(0, lastColon + 1);
-    if (!groupsText.endsWith("::")) groupsText = groupsText.slice(0, -1);
-  }
-  const split = (part: string): number[] => (part === "" ? [] : part.split(":").map((group) => parseInt(group, 16)));
-  let groups: number[];
-  const gap = groupsText.indexOf("::");
-  if (gap === -1) {
-    groups = [...split(groupsText), ...tail];
-  } else {
-    const head = split(groupsText.slice(0, gap));
-    const rest = [...split(groupsText.slice(gap + 2)), ...tail];
-    groups = [...head, ...new Array<number>(8 - head.length - rest.length).fill(0), ...rest];
-  }
-  return groups.reduce((value, group) => (value << 16n) | BigInt(group), 0n);
+function ipv6RangeOf(address: ipaddr.IPv6): Ipv6Range | undefined {
+  return IPV6_RANGES.find(({ range }) => address.match(range));
 }
