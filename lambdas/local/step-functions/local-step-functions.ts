@@ -3,7 +3,9 @@ import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import type { RunStarter } from "../../core/ports";
-import type { EngineEvent, FinalStatus, FromWorker, HandlerError, ToWorker, WorkerData } from "./protocol";
+import type { EngineEvent, EngineTimer, FinalStatus, FromWorker, HandlerError, ToWorker, WorkerData } from "./protocol";
+
+export type { EngineTimer } from "./protocol";
 import { validateDefinition } from "./validate-definition";
 
 /**
@@ -80,10 +82,20 @@ export function timeScaleFromEnv(env: Readonly<Record<string, string | undefined
   return value;
 }
 
+/** An execution as list() shows it. */
+export interface LocalExecutionInfo {
+  readonly executionId: string;
+  /** The JSON input it was started with. */
+  readonly input: unknown;
+  readonly status: ExecutionStatus;
+}
+
 interface ExecutionRecord {
   readonly id: string;
+  readonly input: unknown;
   status: ExecutionStatus;
   readonly events: LocalHistoryEvent[];
+  readonly timers: EngineTimer[];
   readonly done: Promise<LocalExecutionResult>;
   settle(result: LocalExecutionResult): void;
 }
@@ -132,7 +144,7 @@ export class LocalStepFunctions implements RunStarter {
     const id = `local:${randomUUID()}`;
     let settle!: (result: LocalExecutionResult) => void;
     const done = new Promise<LocalExecutionResult>((resolve) => (settle = resolve));
-    this.executions.set(id, { id, status: "RUNNING", events: [], done, settle });
+    this.executions.set(id, { id, input: json, status: "RUNNING", events: [], timers: [], done, settle });
     const worker = this.ensureWorker();
     if (this.running++ === 0) worker.ref();
     this.send(worker, { type: "start", executionId: id, input: json });
@@ -151,6 +163,22 @@ export class LocalStepFunctions implements RunStarter {
   /** A snapshot of the execution's event log so far (complete once result() has resolved). */
   events(executionRef: string): readonly LocalHistoryEvent[] {
     return [...this.record(executionRef).events];
+  }
+
+  /**
+   * The timers the engine set for the execution so far, in order (complete once
+   * result() has resolved): every Wait state and pause before a Retry (`wait`,
+   * with the delay the definition asked for and the one scaled by timeScale),
+   * and every TimeoutSeconds deadline (`deadline`, never scaled). Lets a test
+   * assert the waits a run asked for without measuring time.
+   */
+  timers(executionRef: string): readonly EngineTimer[] {
+    return [...this.record(executionRef).timers];
+  }
+
+  /** Every execution started so far, in start order. */
+  list(): readonly LocalExecutionInfo[] {
+    return [...this.executions.values()].map(({ id, input, status }) => ({ executionId: id, input, status }));
   }
 
   /**
@@ -229,6 +257,9 @@ export class LocalStepFunctions implements RunStarter {
     switch (message.type) {
       case "task":
         void this.runTask(worker, message);
+        break;
+      case "timer":
+        this.executions.get(message.executionId)?.timers.push(message.timer);
         break;
       case "event": {
         const record = this.executions.get(message.executionId);
