@@ -6,11 +6,14 @@ import { createMemoryLogger } from "../../lambdas/observability/json-logger";
 import { createHttpSourceClient } from "../../lambdas/source/http-source-client";
 import { startSync } from "../../lambdas/sync/start-sync";
 import { createTestTable, testDynamoDbClient } from "./dynamodb";
+import { runSettled, runWaitSeconds } from "./run-settled";
 
 /**
  * The whole sync on real engines: DynamoDB Local, the one ASL definition on
  * aws-local-stepfunctions, the real HTTP source client. Waits are scaled
- * (TIME_SCALE) so a retry ladder of 31 s takes a fraction of a second.
+ * (TIME_SCALE) so a retry ladder of 31 s takes a fraction of a second; tests
+ * read the waits the state machine asked for from the engine (waitsOf), never
+ * from the clock.
  */
 export async function createSyncHarness(options: { timeScale?: number; pageTasksPerExecution?: number } = {}) {
   const client = testDynamoDbClient();
@@ -52,14 +55,14 @@ export async function createSyncHarness(options: { timeScale?: number; pageTasks
     return connection;
   }
 
-  async function waitForRun(connectionId: string, runId: string, timeoutMs = 25_000): Promise<RunSummary> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const summary = await local.runs.get(connectionId, runId);
-      if (summary && summary.status !== "running") return summary;
-      if (Date.now() > deadline) throw new Error(`run ${runId} still running after ${timeoutMs} ms: ${JSON.stringify(summary)}`);
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
+  /** The run's summary once its executions have ended (a gate on the engine, not a poll). */
+  function waitForRun(connectionId: string, runId: string): Promise<RunSummary> {
+    return runSettled(local.engine, local.runs, connectionId, runId);
+  }
+
+  /** The waits (s) the state machine asked for during the run, in order: backoff and Retry-After alike. */
+  function waitsOf(runId: string): number[] {
+    return runWaitSeconds(local.engine, runId);
   }
 
   /** Starts a sync and waits for its run summary to settle. */
@@ -85,6 +88,7 @@ export async function createSyncHarness(options: { timeScale?: number; pageTasks
     logger,
     addConnection,
     waitForRun,
+    waitsOf,
     sync,
     listAll,
     close: async () => {
