@@ -96,6 +96,10 @@ interface ExecutionRecord {
   status: ExecutionStatus;
   readonly events: LocalHistoryEvent[];
   readonly timers: EngineTimer[];
+  /** Handler calls of this execution still running on this thread. */
+  tasksRunning: number;
+  /** Called when tasksRunning drops to 0. */
+  readonly onIdle: (() => void)[];
   readonly done: Promise<LocalExecutionResult>;
   settle(result: LocalExecutionResult): void;
 }
@@ -144,7 +148,7 @@ export class LocalStepFunctions implements RunStarter {
     const id = `local:${randomUUID()}`;
     let settle!: (result: LocalExecutionResult) => void;
     const done = new Promise<LocalExecutionResult>((resolve) => (settle = resolve));
-    this.executions.set(id, { id, input: json, status: "RUNNING", events: [], timers: [], done, settle });
+    this.executions.set(id, { id, input: json, status: "RUNNING", events: [], timers: [], tasksRunning: 0, onIdle: [], done, settle });
     const worker = this.ensureWorker();
     if (this.running++ === 0) worker.ref();
     this.send(worker, { type: "start", executionId: id, input: json });
@@ -174,6 +178,18 @@ export class LocalStepFunctions implements RunStarter {
    */
   timers(executionRef: string): readonly EngineTimer[] {
     return [...this.record(executionRef).timers];
+  }
+
+  /**
+   * Resolves once the execution has ended and no handler call of it is still
+   * running: after an abort, the handler that was running finishes (its result
+   * is dropped) and only then does this resolve.
+   */
+  async settled(executionRef: string): Promise<void> {
+    const record = this.record(executionRef);
+    await record.done;
+    if (record.tasksRunning === 0) return;
+    await new Promise<void>((resolve) => record.onIdle.push(resolve));
   }
 
   /** Every execution started so far, in start order. */
@@ -279,6 +295,8 @@ export class LocalStepFunctions implements RunStarter {
 
   private async runTask(worker: Worker, call: Extract<FromWorker, { type: "task" }>): Promise<void> {
     let reply: ToWorker;
+    const record = this.executions.get(call.executionId);
+    if (record) record.tasksRunning += 1;
     try {
       const handler = this.handlers[call.stateName];
       if (!handler) throw namedError("States.TaskFailed", `No local handler for Task state '${call.stateName}'`);
@@ -286,6 +304,8 @@ export class LocalStepFunctions implements RunStarter {
       reply = { type: "taskResult", callId: call.callId, ok: true, output: JSON.parse(JSON.stringify(output ?? null)) };
     } catch (error) {
       reply = { type: "taskResult", callId: call.callId, ok: false, error: describeError(error) };
+    } finally {
+      if (record && --record.tasksRunning === 0) for (const resolve of record.onIdle.splice(0)) resolve();
     }
     if (this.worker === worker) this.send(worker, reply);
   }

@@ -214,7 +214,7 @@ describe("LocalStepFunctions", () => {
     expect(sfn.timers(id)).toEqual([{ kind: "deadline", requestedMs: 1_000, scaledMs: 1_000 }]);
   });
 
-  it("aborts an execution between two tasks", async () => {
+  it("aborts an execution between two tasks; settled() waits for the handler that was running", async () => {
     let releaseFirst!: () => void;
     const firstReleased = new Promise<void>((resolve) => (releaseFirst = resolve));
     let firstCalled!: () => void;
@@ -247,10 +247,15 @@ describe("LocalStepFunctions", () => {
     const id = await sfn.start({});
     await firstStarted;
     expect(await sfn.isRunning(id)).toBe(true);
+    let settled = false;
+    const settling = sfn.settled(id).then(() => void (settled = true));
     await sfn.abort(id);
     expect(await sfn.isRunning(id)).toBe(false);
     await expect(sfn.result(id)).resolves.toEqual({ status: "ABORTED" });
+    // Ended, but its handler still runs: settled() waits for it.
+    expect(settled).toBe(false);
     releaseFirst();
+    await settling;
     // Let the first handler's reply go out, then run a whole execution behind it: the worker handles
     // messages in order, so by the time that one has ended, a Second call of the aborted one would have come.
     await nextTurn();
