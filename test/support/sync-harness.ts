@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from "node:crypto";
-import type { RunSummary, StoredConnection } from "../../lambdas/core/ports";
+import type { RunSummary, SourceClient, StoredConnection } from "../../lambdas/core/ports";
 import { AesGcmTokenCipher } from "../../lambdas/local/aes-token-cipher";
 import { createLocalSync } from "../../lambdas/local/local-sync";
 import { createMemoryLogger } from "../../lambdas/observability/json-logger";
@@ -20,12 +20,26 @@ export async function createSyncHarness(options: { timeScale?: number; pageTasks
   const tableName = await createTestTable(client);
   const cipher = new AesGcmTokenCipher(randomBytes(32));
   const logger = createMemoryLogger();
+  const http = createHttpSourceClient({ timeoutMs: 2_000 });
+  /**
+   * Every request the page tasks send, with Date.now() at the moment it is
+   * handed to the HTTP client: the clock the rate limiter and rateLimited
+   * decide with, read synchronously right after their check, so the rate rule
+   * can be checked on these times without measuring anything at the source.
+   */
+  const sent: SentRequest[] = [];
+  const source: SourceClient = {
+    fetchPage(connection, request) {
+      sent.push({ at: Date.now(), baseUrl: connection.baseUrl, token: connection.token, path: request.path, page: request.page });
+      return http.fetchPage(connection, request);
+    },
+  };
   const local = createLocalSync({
     client,
     tableName,
     cipher,
     logger,
-    source: createHttpSourceClient({ timeoutMs: 2_000 }),
+    source,
     timeScale: options.timeScale ?? 0.01,
     ...(options.pageTasksPerExecution === undefined ? {} : { pageTasksPerExecution: options.pageTasksPerExecution }),
   });
@@ -86,6 +100,7 @@ export async function createSyncHarness(options: { timeScale?: number; pageTasks
   return {
     ...local,
     logger,
+    sent,
     addConnection,
     waitForRun,
     waitsOf,
@@ -98,6 +113,14 @@ export async function createSyncHarness(options: { timeScale?: number; pageTasks
   };
 }
 export type SyncHarness = Awaited<ReturnType<typeof createSyncHarness>>;
+
+export interface SentRequest {
+  readonly at: number;
+  readonly baseUrl: string;
+  readonly token: string;
+  readonly path: string;
+  readonly page: number;
+}
 
 export function entityRow(summary: RunSummary, entity: string) {
   return summary.entities.find((row) => row.entity === entity);
