@@ -14,16 +14,33 @@ export const ScheduleSchema = v.pipe(
   v.check((ms) => ms === null || ms >= 1_000, "SCHEDULE must be at least 1s"),
 );
 
+/** Where the schedule gets its timer from: the real one, or one a test fires by hand. */
+export interface ScheduleTimer {
+  /** Calls `callback` once after `ms`; must not keep the process alive. */
+  set(callback: () => unknown, ms: number): unknown;
+  clear(handle: unknown): void;
+}
+
+const realTimer: ScheduleTimer = {
+  set: (callback, ms) => setTimeout(callback, ms).unref(),
+  clear: (handle) => clearTimeout(handle as NodeJS.Timeout),
+};
+
 /**
  * Runs the dispatcher every interval, one tick at a time (a slow tick delays
  * the next instead of overlapping it). Returns a stop function.
  */
-export function startLocalSchedule(intervalMs: number | null, tick: () => Promise<unknown>, onError: (error: unknown) => void): () => void {
+export function startLocalSchedule(
+  intervalMs: number | null,
+  tick: () => Promise<unknown>,
+  onError: (error: unknown) => void,
+  timer: ScheduleTimer = realTimer,
+): () => void {
   if (intervalMs === null) return () => {};
-  let timer: NodeJS.Timeout | undefined;
+  let handle: unknown;
   let stopped = false;
   const schedule = () => {
-    timer = setTimeout(async () => {
+    handle = timer.set(async () => {
       try {
         await tick();
       } catch (error) {
@@ -31,11 +48,10 @@ export function startLocalSchedule(intervalMs: number | null, tick: () => Promis
       }
       if (!stopped) schedule();
     }, intervalMs);
-    timer.unref();
   };
   schedule();
   return () => {
     stopped = true;
-    clearTimeout(timer);
+    timer.clear(handle);
   };
 }

@@ -11,19 +11,32 @@ import { createMemoryLogger } from "../../lambdas/observability/json-logger";
 import { leadRecord, pipelineRecord, userRecord } from "../builders/source-records";
 import { crmSource } from "../support/crm-source";
 import { startSourceServer, type SourceServer } from "../support/source-server";
+import { runSettled } from "../support/run-settled";
 
 const CONNECTIONS = "/api/v1/crm/custom/connections";
 const SOURCE_TOKEN = "runtime-src-token-31d0";
 let dataDir: string;
 let source: SourceServer;
-let slowLeads = false;
+/** While set, the request for that page of /leads reports its arrival and is held until released. */
+let holdLeads: { readonly page: string; readonly arrived: () => void; readonly released: Promise<void> } | null = null;
+
+/** A gate: `wait` resolves once `open()` has been called. */
+function gate() {
+  let open!: () => void;
+  const wait = new Promise<void>((resolve) => (open = resolve));
+  return { wait, open };
+}
 
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), "crm-runtime-"));
   const leads = Array.from({ length: 600 }, (_, i) => leadRecord({ id: `l${i}`, updated_at: new Date(Date.UTC(2026, 5, 1, 0, i)).toISOString() }));
   const serve = crmSource(() => ({ pipelines: [pipelineRecord()], users: [userRecord()], contacts: [], leads }), { token: SOURCE_TOKEN });
   source = await startSourceServer(async (request) => {
-    if (slowLeads && request.path === "/leads") await new Promise((resolve) => setTimeout(resolve, 300));
+    const hold = holdLeads;
+    if (hold && request.path === "/leads" && request.query.get("page") === hold.page) {
+      hold.arrived();
+      await hold.released;
+    }
     return serve(request);
   });
 });
@@ -45,16 +58,6 @@ async function call(runtime: LocalRuntime, method: string, path: string, body?: 
   const text = await response.text();
   return { status: response.status, body: text ? JSON.parse(text) : null };
 }
-async function until<T>(probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error("timed out");
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
 describe("npm start", () => {
   test("connections, records, watermarks and runs survive a restart; a run cut short resumes on the next start with nothing lost or duplicated", async () => {
     let runtime = await start();
@@ -62,23 +65,28 @@ describe("npm start", () => {
     expect(created.status).toBe(201);
     const id = created.body.id as string;
 
-    slowLeads = true;
+    // Stopped while page 3 of /leads is in flight: pages 1 and 2 are committed (page 3 is asked for only after).
+    const arrived = gate();
+    const released = gate();
+    holdLeads = { page: "3", arrived: arrived.open, released: released.wait };
     const run = await call(runtime, "POST", `${CONNECTIONS}/${id}/syncs`);
-    await until(async () => {
-      const summary = await call(runtime, "GET", `${CONNECTIONS}/${id}/syncs/${run.body.id}`);
-      const leads = summary.body.entities.find((row: { entity: string }) => row.entity === "leads");
-      return leads.pages >= 2 ? true : undefined;
-    });
-    await runtime.stop();
+    expect(run.status).toBe(202);
+    await arrived.wait;
+    const stopping = runtime.stop();
+    holdLeads = null;
+    released.open();
+    await stopping;
 
-    slowLeads = false;
     runtime = await start();
     try {
       expect((await call(runtime, "GET", CONNECTIONS)).body.data.map((c: { id: string }) => c.id)).toContain(id);
-      const finished = await until(async () => {
-        const runs = (await call(runtime, "GET", `${CONNECTIONS}/${id}/syncs`)).body.data as Array<{ status: string }>;
-        return runs.length === 2 && runs.every((r) => r.status !== "running") ? runs : undefined;
-      });
+      // The start resumed the run cut short: wait for that run's executions to end (a gate on the engine).
+      const [resumed] = await runtime.service.sync.runs.list(id, { limit: 1 });
+      expect(resumed?.id).not.toBe(run.body.id);
+      await runSettled(runtime.service.sync.engine, runtime.service.sync.runs, id, resumed!.id);
+      const finished = (await call(runtime, "GET", `${CONNECTIONS}/${id}/syncs`)).body.data as Array<{ status: string }>;
+      expect(finished).toHaveLength(2);
+      expect(finished.every((r) => r.status !== "running")).toBe(true);
       expect(finished[0]?.status).toBe("succeeded");
       let ids: string[] = [];
       let cursor: string | null = null;

@@ -10,6 +10,7 @@ import { AesGcmTokenCipher } from "../../lambdas/local/aes-token-cipher";
 import { createLocalService } from "../../lambdas/local/local-service";
 import { createMemoryLogger } from "../../lambdas/observability/json-logger";
 import { createTestTable, testDynamoDbClient } from "./dynamodb";
+import { runSettled } from "./run-settled";
 
 export interface ApiResponse {
   readonly status: number;
@@ -74,15 +75,9 @@ export async function createApiHarness(
     return { status: response.status, body: text === "" ? null : JSON.parse(text), text };
   }
 
-  /** Polls the run store (no HTTP, so nothing is added to `responses`) until the run is no longer running. */
-  async function waitForRun(connectionId: string, runId: string, timeoutMs = 25_000): Promise<RunSummary> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const summary = await service.sync.runs.get(connectionId, runId);
-      if (summary && summary.status !== "running") return summary;
-      if (Date.now() > deadline) throw new Error(`run ${runId} still running after ${timeoutMs} ms: ${JSON.stringify(summary)}`);
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
+  /** The run's summary once its executions have ended (a gate on the engine, not a poll; no HTTP, so nothing is added to `responses`). */
+  function waitForRun(connectionId: string, runId: string): Promise<RunSummary> {
+    return runSettled(service.sync.engine, service.sync.runs, connectionId, runId);
   }
 
   return {

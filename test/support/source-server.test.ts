@@ -48,10 +48,17 @@ test("a handler that throws answers 500 naming it", async () => {
 });
 
 test("destroy cuts the socket; close() ends a hanging request", async () => {
-  server = await startSourceServer(({ path }) => (path === "/cut" ? { destroy: true } : { hang: true }));
+  let arrived!: () => void;
+  const hangArrived = new Promise<void>((resolve) => (arrived = resolve));
+  server = await startSourceServer(({ path }) => {
+    if (path === "/cut") return { destroy: true };
+    arrived();
+    return { hang: true };
+  });
   await expect(fetch(`${server.baseUrl}/cut`)).rejects.toThrow();
   const hanging = fetch(`${server.baseUrl}/hang`);
-  await new Promise((resolve) => setTimeout(resolve, 50));
+  // close() while the request is hanging, not before it has arrived.
+  await hangArrived;
   await server.close();
   server = undefined;
   await expect(hanging).rejects.toThrow();

@@ -1,28 +1,45 @@
 import { randomBytes, randomUUID } from "node:crypto";
-import type { RunSummary, StoredConnection } from "../../lambdas/core/ports";
+import type { RunSummary, SourceClient, StoredConnection } from "../../lambdas/core/ports";
 import { AesGcmTokenCipher } from "../../lambdas/local/aes-token-cipher";
 import { createLocalSync } from "../../lambdas/local/local-sync";
 import { createMemoryLogger } from "../../lambdas/observability/json-logger";
 import { createHttpSourceClient } from "../../lambdas/source/http-source-client";
 import { startSync } from "../../lambdas/sync/start-sync";
 import { createTestTable, testDynamoDbClient } from "./dynamodb";
+import { runSettled, runWaitSeconds } from "./run-settled";
 
 /**
  * The whole sync on real engines: DynamoDB Local, the one ASL definition on
  * aws-local-stepfunctions, the real HTTP source client. Waits are scaled
- * (TIME_SCALE) so a retry ladder of 31 s takes a fraction of a second.
+ * (TIME_SCALE) so a retry ladder of 31 s takes a fraction of a second; tests
+ * read the waits the state machine asked for from the engine (waitsOf), never
+ * from the clock.
  */
 export async function createSyncHarness(options: { timeScale?: number; pageTasksPerExecution?: number } = {}) {
   const client = testDynamoDbClient();
   const tableName = await createTestTable(client);
   const cipher = new AesGcmTokenCipher(randomBytes(32));
   const logger = createMemoryLogger();
+  const http = createHttpSourceClient({ timeoutMs: 2_000 });
+  /**
+   * Every request the page tasks send, with Date.now() at the moment it is
+   * handed to the HTTP client: the clock the rate limiter and rateLimited
+   * decide with, read synchronously right after their check, so the rate rule
+   * can be checked on these times without measuring anything at the source.
+   */
+  const sent: SentRequest[] = [];
+  const source: SourceClient = {
+    fetchPage(connection, request) {
+      sent.push({ at: Date.now(), baseUrl: connection.baseUrl, token: connection.token, path: request.path, page: request.page });
+      return http.fetchPage(connection, request);
+    },
+  };
   const local = createLocalSync({
     client,
     tableName,
     cipher,
     logger,
-    source: createHttpSourceClient({ timeoutMs: 2_000 }),
+    source,
     timeScale: options.timeScale ?? 0.01,
     ...(options.pageTasksPerExecution === undefined ? {} : { pageTasksPerExecution: options.pageTasksPerExecution }),
   });
@@ -52,14 +69,14 @@ export async function createSyncHarness(options: { timeScale?: number; pageTasks
     return connection;
   }
 
-  async function waitForRun(connectionId: string, runId: string, timeoutMs = 25_000): Promise<RunSummary> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const summary = await local.runs.get(connectionId, runId);
-      if (summary && summary.status !== "running") return summary;
-      if (Date.now() > deadline) throw new Error(`run ${runId} still running after ${timeoutMs} ms: ${JSON.stringify(summary)}`);
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
+  /** The run's summary once its executions have ended (a gate on the engine, not a poll). */
+  function waitForRun(connectionId: string, runId: string): Promise<RunSummary> {
+    return runSettled(local.engine, local.runs, connectionId, runId);
+  }
+
+  /** The waits (s) the state machine asked for during the run, in order: backoff and Retry-After alike. */
+  function waitsOf(runId: string): number[] {
+    return runWaitSeconds(local.engine, runId);
   }
 
   /** Starts a sync and waits for its run summary to settle. */
@@ -83,8 +100,10 @@ export async function createSyncHarness(options: { timeScale?: number; pageTasks
   return {
     ...local,
     logger,
+    sent,
     addConnection,
     waitForRun,
+    waitsOf,
     sync,
     listAll,
     close: async () => {
@@ -94,6 +113,14 @@ export async function createSyncHarness(options: { timeScale?: number; pageTasks
   };
 }
 export type SyncHarness = Awaited<ReturnType<typeof createSyncHarness>>;
+
+export interface SentRequest {
+  readonly at: number;
+  readonly baseUrl: string;
+  readonly token: string;
+  readonly path: string;
+  readonly page: number;
+}
 
 export function entityRow(summary: RunSummary, entity: string) {
   return summary.entities.find((row) => row.entity === entity);

@@ -17,7 +17,13 @@ let fault: (request: SourceRequest) => SourceReply | undefined | Promise<SourceR
 
 const stamp = (minute: number) => new Date(Date.UTC(2026, 3, 1, 0, minute)).toISOString();
 const leads = (count: number) => Array.from({ length: count }, (_, i) => leadRecord({ id: `l${i}`, updated_at: stamp(i) }));
-const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A gate: `wait` resolves once `open()` has been called. */
+function gate() {
+  let open!: () => void;
+  const wait = new Promise<void>((resolve) => (open = resolve));
+  return { wait, open };
+}
 
 beforeAll(async () => {
   harness = await createSyncHarness();
@@ -36,13 +42,16 @@ beforeEach(() => {
 
 describe("one run at a time per connection", () => {
   test("a start while a run is in progress starts nothing new and returns the run in progress", async () => {
+    // The run cannot get past /users until the second start has been made.
+    const users = gate();
     fault = async (request) => {
-      if (request.path === "/users") await delay(400);
+      if (request.path === "/users") await users.wait;
       return undefined;
     };
     const connection = await harness.addConnection({ baseUrl: server.baseUrl, token: TOKEN });
     const first = await startSync(harness.startDeps, connection);
     const second = await startSync(harness.startDeps, connection);
+    users.open();
     expect(first.started).toBe(true);
     expect(second).toEqual({ runId: first.runId, started: false });
     const summary = await harness.waitForRun(connection.id, first.runId);
@@ -53,8 +62,10 @@ describe("one run at a time per connection", () => {
   });
 
   test("the scheduled dispatcher starts a sync for every connection and skips those with a run in progress", async () => {
+    // No run can get past /users until the second dispatch has been made.
+    const users = gate();
     fault = async (request) => {
-      if (request.path === "/users") await delay(300);
+      if (request.path === "/users") await users.wait;
       return undefined;
     };
     const a = await harness.addConnection({ baseUrl: server.baseUrl, token: TOKEN, accountId: "dispatch-a" });
@@ -62,6 +73,7 @@ describe("one run at a time per connection", () => {
     const before = (await harness.connections.listAll()).length;
     const first = await dispatchSyncs(harness.startDeps);
     const second = await dispatchSyncs(harness.startDeps);
+    users.open();
     expect(first.started + first.alreadyRunning).toBe(before);
     expect(second.started).toBe(0);
     for (const connection of [a, b]) {
@@ -76,19 +88,22 @@ describe("a run that dies", () => {
     data = { ...data, leads: leads(450) };
     const connection = await harness.addConnection({ baseUrl: server.baseUrl, token: TOKEN });
     let killed = false;
+    const kill = gate();
     fault = async (request) => {
       // Kill the execution while page 3 of /leads is being fetched: pages 1-2 are committed.
       if (request.path === "/leads" && request.query.get("page") === "3" && !killed) {
         killed = true;
         const [run] = await harness.runs.list(connection.id);
         await harness.engine.abort(executionOf(run!.id));
+        kill.open();
         return { destroy: true };
       }
       return undefined;
     };
     const first = await startSync(harness.startDeps, connection);
-    await waitUntil(() => killed);
-    await delay(100);
+    await kill.wait;
+    // The page task that was running when it was killed has finished too (its result dropped).
+    await harness.engine.settled(executionOf(first.runId));
     expect((await harness.runs.get(connection.id, first.runId))?.status).toBe("running");
     const watermark = await harness.records.getWatermark(connection.id, "leads");
     expect(watermark).toBe(new Date(Date.parse(stamp(199))).toISOString());
@@ -156,11 +171,3 @@ beforeAll(() => {
     return ref;
   };
 });
-
-async function waitUntil(condition: () => boolean, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await delay(20);
-  }
-}

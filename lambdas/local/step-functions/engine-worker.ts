@@ -4,8 +4,8 @@
  * - The polyfill is imported before the engine (the engine calls
  *   `Promise.withResolvers`, which Node 20 lacks).
  * - TIME_SCALE: this worker's global `setTimeout` is replaced by one that
- *   multiplies the delay of the engine's waits by `timeScale` (see
- *   installScaledWaits). Only this thread is affected: the Task handlers run on
+ *   multiplies the delay of the engine's waits by `timeScale` and reports
+ *   every timer of an execution to the main thread (see installEngineTimers). Only this thread is affected: the Task handlers run on
  *   the main thread, so their own timers (HTTP timeouts, the rate limiter) are
  *   never scaled.
  * - Every Task state (nested Map/Parallel ones too) gets a
@@ -16,6 +16,7 @@
  * there), hence no top-level await here.
  */
 import "./promise-with-resolvers";
+import { AsyncLocalStorage } from "node:async_hooks";
 import { parentPort, workerData } from "node:worker_threads";
 import { promisify } from "node:util";
 import type { RunOptions, StateMachine as EngineStateMachine, StateMachineDefinition } from "aws-local-stepfunctions";
@@ -37,21 +38,27 @@ const EVENT_DRAIN_MAX_MS = 2_000;
 
 const realSetTimeout = globalThis.setTimeout;
 
+/** The execution whose engine code is running (set around machine.run; async continuations inherit it). */
+const currentExecution = new AsyncLocalStorage<string>();
+
 /**
  * The engine's waits all go through its internal `sleep(ms, abortSignal)`
  * (build/main.node.esm.js): Wait states (Seconds, SecondsPath, Timestamp,
  * TimestampPath) and the pause before each Retry attempt
  * (IntervalSeconds x BackoffRate^n, MaxDelaySeconds, jitter). Those delays are
- * multiplied by `timeScale`.
+ * multiplied by `timeScale`. (A wait of 0 ms sets no timer and is not reported.)
  *
  * The engine's other two timers are deadlines, not waits, and stay unscaled: a
  * Task state's TimeoutSeconds (60 s when absent) races a handler that runs in
  * real time on the main thread, so scaling it would time out healthy handlers
  * (60 s x 0.01 = 0.6 s); the definition's top-level TimeoutSeconds likewise.
  * The two are told apart by the calling frame: `sleep` in the engine's bundle.
+ *
+ * Every timer set on behalf of an execution is reported to the main thread
+ * (an EngineTimer), before it starts: tests assert the waits the definition
+ * asked for instead of measuring time.
  */
-function installScaledWaits(timeScale: number): void {
-  if (timeScale === 1) return;
+function installEngineTimers(timeScale: number): void {
   const engineSleepFrame = /\bat sleep \([^)\n]*aws-local-stepfunctions/;
   const calledFromEngineSleep = (): boolean => {
     const limit = Error.stackTraceLimit;
@@ -62,18 +69,22 @@ function installScaledWaits(timeScale: number): void {
       Error.stackTraceLimit = limit;
     }
   };
-  const scaled = function setTimeout(callback: (...args: unknown[]) => void, delay?: number, ...args: unknown[]) {
-    let ms = delay;
-    if (calledFromEngineSleep()) ms = Math.min(TIMEOUT_MAX_MS, Math.max(0, Number(delay ?? 0) * timeScale));
-    return realSetTimeout(callback, ms, ...args);
+  const engineSetTimeout = function setTimeout(callback: (...args: unknown[]) => void, delay?: number, ...args: unknown[]) {
+    const executionId = currentExecution.getStore();
+    if (executionId === undefined) return realSetTimeout(callback, delay, ...args);
+    const requestedMs = Number(delay ?? 0);
+    const wait = calledFromEngineSleep();
+    const scaledMs = wait ? Math.min(TIMEOUT_MAX_MS, Math.max(0, requestedMs * timeScale)) : requestedMs;
+    post({ type: "timer", executionId, timer: { kind: wait ? "wait" : "deadline", requestedMs, scaledMs } });
+    return realSetTimeout(callback, scaledMs, ...args);
   };
-  Object.defineProperty(scaled, promisify.custom, {
+  Object.defineProperty(engineSetTimeout, promisify.custom, {
     value: (realSetTimeout as unknown as Record<symbol, unknown>)[promisify.custom],
   });
-  globalThis.setTimeout = scaled as unknown as typeof globalThis.setTimeout;
+  globalThis.setTimeout = engineSetTimeout as unknown as typeof globalThis.setTimeout;
 }
 
-installScaledWaits(data.timeScale);
+installEngineTimers(data.timeScale);
 
 // After the polyfill and the timer patch: the engine is loaded only now. No
 // top-level await: under tsx this module is compiled to CommonJS (see
@@ -169,13 +180,15 @@ function startExecution({ engine, machine }: Ready, executionId: string, input: 
   executions.set(executionId, running);
   let execution: Execution;
   try {
-    execution = machine.run(input as JsonInput, {
-      overrides: { taskResourceLocalHandlers: taskHandlers(executionId) },
-      context: {
-        Execution: { Id: executionId, Name: executionId.split(":").pop() ?? executionId },
-        StateMachine: { Id: data.stateMachineArn, Name: stateMachineName },
-      },
-    });
+    execution = currentExecution.run(executionId, () =>
+      machine.run(input as JsonInput, {
+        overrides: { taskResourceLocalHandlers: taskHandlers(executionId) },
+        context: {
+          Execution: { Id: executionId, Name: executionId.split(":").pop() ?? executionId },
+          StateMachine: { Id: data.stateMachineArn, Name: stateMachineName },
+        },
+      }),
+    );
   } catch (error) {
     executions.delete(executionId);
     post({ type: "end", executionId, ...outcome(engine, error) });

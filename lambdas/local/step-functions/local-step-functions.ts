@@ -3,7 +3,9 @@ import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import type { RunStarter } from "../../core/ports";
-import type { EngineEvent, FinalStatus, FromWorker, HandlerError, ToWorker, WorkerData } from "./protocol";
+import type { EngineEvent, EngineTimer, FinalStatus, FromWorker, HandlerError, ToWorker, WorkerData } from "./protocol";
+
+export type { EngineTimer } from "./protocol";
 import { validateDefinition } from "./validate-definition";
 
 /**
@@ -86,10 +88,24 @@ export function timeScaleFromEnv(env: Readonly<Record<string, string | undefined
   return value;
 }
 
+/** An execution as list() shows it. */
+export interface LocalExecutionInfo {
+  readonly executionId: string;
+  /** The JSON input it was started with. */
+  readonly input: unknown;
+  readonly status: ExecutionStatus;
+}
+
 interface ExecutionRecord {
   readonly id: string;
+  readonly input: unknown;
   status: ExecutionStatus;
   readonly events: LocalHistoryEvent[];
+  readonly timers: EngineTimer[];
+  /** Handler calls of this execution still running on this thread. */
+  tasksRunning: number;
+  /** Called when tasksRunning drops to 0. */
+  readonly onIdle: (() => void)[];
   readonly done: Promise<LocalExecutionResult>;
   settle(result: LocalExecutionResult): void;
 }
@@ -140,7 +156,7 @@ export class LocalStepFunctions implements RunStarter {
     const id = `local:${randomUUID()}`;
     let settle!: (result: LocalExecutionResult) => void;
     const done = new Promise<LocalExecutionResult>((resolve) => (settle = resolve));
-    this.executions.set(id, { id, status: "RUNNING", events: [], done, settle });
+    this.executions.set(id, { id, input: json, status: "RUNNING", events: [], timers: [], tasksRunning: 0, onIdle: [], done, settle });
     const worker = this.ensureWorker();
     if (this.running++ === 0) worker.ref();
     this.send(worker, { type: "start", executionId: id, input: json });
@@ -159,6 +175,34 @@ export class LocalStepFunctions implements RunStarter {
   /** A snapshot of the execution's event log so far (complete once result() has resolved). */
   events(executionRef: string): readonly LocalHistoryEvent[] {
     return [...this.record(executionRef).events];
+  }
+
+  /**
+   * The timers the engine set for the execution so far, in order (complete once
+   * result() has resolved): every Wait state and pause before a Retry (`wait`,
+   * with the delay the definition asked for and the one scaled by timeScale),
+   * and every TimeoutSeconds deadline (`deadline`, never scaled). Lets a test
+   * assert the waits a run asked for without measuring time.
+   */
+  timers(executionRef: string): readonly EngineTimer[] {
+    return [...this.record(executionRef).timers];
+  }
+
+  /**
+   * Resolves once the execution has ended and no handler call of it is still
+   * running: after an abort, the handler that was running finishes (its result
+   * is dropped) and only then does this resolve.
+   */
+  async settled(executionRef: string): Promise<void> {
+    const record = this.record(executionRef);
+    await record.done;
+    if (record.tasksRunning === 0) return;
+    await new Promise<void>((resolve) => record.onIdle.push(resolve));
+  }
+
+  /** Every execution started so far, in start order. */
+  list(): readonly LocalExecutionInfo[] {
+    return [...this.executions.values()].map(({ id, input, status }) => ({ executionId: id, input, status }));
   }
 
   /**
@@ -241,6 +285,9 @@ export class LocalStepFunctions implements RunStarter {
       case "task":
         void this.runTask(worker, message);
         break;
+      case "timer":
+        this.executions.get(message.executionId)?.timers.push(message.timer);
+        break;
       case "event": {
         const record = this.executions.get(message.executionId);
         if (!record) break;
@@ -259,6 +306,8 @@ export class LocalStepFunctions implements RunStarter {
 
   private async runTask(worker: Worker, call: Extract<FromWorker, { type: "task" }>): Promise<void> {
     let reply: ToWorker;
+    const record = this.executions.get(call.executionId);
+    if (record) record.tasksRunning += 1;
     try {
       const handler = this.handlers[call.stateName];
       if (!handler) throw namedError("States.TaskFailed", `No local handler for Task state '${call.stateName}'`);
@@ -266,6 +315,8 @@ export class LocalStepFunctions implements RunStarter {
       reply = { type: "taskResult", callId: call.callId, ok: true, output: JSON.parse(JSON.stringify(output ?? null)) };
     } catch (error) {
       reply = { type: "taskResult", callId: call.callId, ok: false, error: describeError(error) };
+    } finally {
+      if (record && --record.tasksRunning === 0) for (const resolve of record.onIdle.splice(0)) resolve();
     }
     if (this.worker === worker) this.send(worker, reply);
   }

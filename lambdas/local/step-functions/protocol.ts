@@ -33,7 +33,21 @@ export type ToWorker =
   | { readonly type: "taskResult"; readonly callId: number; readonly ok: true; readonly output: unknown }
   | { readonly type: "taskResult"; readonly callId: number; readonly ok: false; readonly error: HandlerError };
 
+/**
+ * A timer the engine set for an execution: `wait` for a Wait state or the pause
+ * before a Retry (scaled by timeScale), `deadline` for a Task's or the
+ * execution's TimeoutSeconds (never scaled).
+ */
+export interface EngineTimer {
+  readonly kind: "wait" | "deadline";
+  /** The delay the definition asked for, in ms. */
+  readonly requestedMs: number;
+  /** The delay the timer was actually set to (requestedMs x timeScale for a wait). */
+  readonly scaledMs: number;
+}
+
 export type FromWorker =
+  | { readonly type: "timer"; readonly executionId: string; readonly timer: EngineTimer }
   | {
       readonly type: "task";
       readonly callId: number;

@@ -77,6 +77,8 @@ let owner: string;
 let connectionId: string;
 /** While set, /users answers only once it resolves: the run stays in progress. */
 let usersGate: Promise<void> | null = null;
+/** Called when a request for /users arrives (a gate the test can wait on). */
+let onUsers: () => void = () => {};
 let firstRunId: string;
 let secondRunId: string;
 
@@ -86,6 +88,7 @@ const handler = crmSource(() => DATA, { token: SOURCE_TOKEN });
 beforeAll(async () => {
   api = await createApiHarness();
   source = await startSourceServer(async (request) => {
+    if (request.path === "/users") onUsers();
     if (request.path === "/users" && usersGate !== null) await usersGate;
     return handler(request);
   });
@@ -102,18 +105,11 @@ afterAll(async () => {
   await api.close();
 });
 
-async function until(condition: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
 describe("POST /connections/{id}/syncs", () => {
   test("202 with { id, status: running }; a second POST while it runs gets 202 with the same id", async () => {
     let release!: () => void;
     usersGate = new Promise<void>((resolve) => (release = resolve));
+    const reachedUsers = new Promise<void>((resolve) => (onUsers = resolve));
     try {
       const first = await api.request("POST", conn("/syncs"), { token: owner });
       expect(first.status).toBe(202);
@@ -121,7 +117,7 @@ describe("POST /connections/{id}/syncs", () => {
       firstRunId = first.body.id;
 
       // The run is mid-flight: pipelines done, /users held.
-      await until(() => source.requests.some((request) => request.path === "/users"), "the run to reach /users");
+      await reachedUsers;
       const second = await api.request("POST", conn("/syncs"), { token: owner });
       expect(second.status).toBe(202);
       expect(second.body).toEqual({ id: firstRunId, status: "running" });
@@ -131,6 +127,7 @@ describe("POST /connections/{id}/syncs", () => {
       expect((await api.request("GET", conn("/syncs"), { token: owner })).body.data).toHaveLength(1);
     } finally {
       usersGate = null;
+      onUsers = () => {};
       release();
     }
     const summary = await api.waitForRun(connectionId, firstRunId);
