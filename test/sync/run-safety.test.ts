@@ -13,6 +13,7 @@ import type { SyncState } from "../../lambdas/sync/sync-state";
 import { leadRecord, pipelineRecord, userRecord } from "../builders/source-records";
 import { crmSource, type CrmData } from "../support/crm-source";
 import { startSourceServer, type SourceReply, type SourceRequest, type SourceServer } from "../support/source-server";
+import { runSettled } from "../support/run-settled";
 import { createSyncHarness, entityRow, type SyncHarness } from "../support/sync-harness";
 
 /**
@@ -147,12 +148,12 @@ describe("never two runs of one connection", () => {
       const first = await startSync(deps, connection);
       const next = await pending.opened;
       // The old execution has ended (ContinueAsNew is its last state); the next has not recorded itself yet.
-      await engine.result(executionsOf(engine)[0]!);
+      await engine.result(engine.list()[0]!.executionId);
 
       expect(await startSync(deps, connection)).toEqual({ runId: first.runId, started: false });
 
       await engine.start(next);
-      const summary = await harness.waitForRun(connection.id, first.runId);
+      const summary = await runSettled(engine, harness.runs, connection.id, first.runId);
       expect(summary.status).toBe("succeeded");
       expect(await harness.listAll(connection.id, "leads")).toHaveLength(150);
     } finally {
@@ -179,7 +180,7 @@ describe("counts", () => {
     });
     try {
       const { runId } = await startSync({ ...harness.startDeps, starter: engine }, connection);
-      const summary = await harness.waitForRun(connection.id, runId);
+      const summary = await runSettled(engine, harness.runs, connection.id, runId);
       expect(lost).toBe(true);
       expect(entityRow(summary, "leads")).toMatchObject({ status: "succeeded", pages: 2, records: 150 });
       expect(server.requests.filter((request) => request.path === "/leads")).toHaveLength(3);
@@ -233,12 +234,6 @@ describe("sync_since changed under a running run", () => {
   });
 });
 
-/** Execution references an engine has started, in order. */
-const started = new WeakMap<LocalStepFunctions, string[]>();
-function executionsOf(engine: LocalStepFunctions): string[] {
-  return started.get(engine) ?? [];
-}
-
 /** The sync definition on a second local engine over the harness's stores, with some Task handlers replaced. */
 function engineWith(overrides: Record<string, TaskHandler>, pageTasksPerExecution?: number): LocalStepFunctions {
   const deps = pageTasksPerExecution === undefined ? harness.deps : { ...harness.deps, pageTasksPerExecution };
@@ -252,12 +247,5 @@ function engineWith(overrides: Record<string, TaskHandler>, pageTasksPerExecutio
     timeScale: 0.01,
     stateMachineArn: LOCAL_STATE_MACHINE_ARN,
   });
-  const start = engine.start.bind(engine);
-  started.set(engine, []);
-  engine.start = async (input) => {
-    const ref = await start(input);
-    started.get(engine)!.push(ref);
-    return ref;
-  };
   return engine;
 }
