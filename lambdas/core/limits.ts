@@ -72,6 +72,6 @@ export const RUN_LEASE_SECONDS = 15 * 60;
  * recorded for it is not used: another is taken, so no request reaches the
  * source long after its recorded start (see lambdas/rate-limit/).
  */
-export const SLOT_LATE_MS = 20;
+export const SLOT_LATE_MS = 10;
 /** Rate-limit slots in a row that may go stale before a request fails (RateLimitSlotsStaleError, retried). */
 export const MAX_STALE_SLOTS = 10;
