@@ -187,7 +187,8 @@ export async function runPreflight(options: PreflightOptions): Promise<Preflight
       const observed = { page, ids, previousIds, seen };
       findings.apply(limitHonoured, path, observed, response.request);
       const repeated = findings.apply(noRepeatPage, path, observed, response.request);
-      if (!repeated) findings.apply(noDuplicateRecord, path, observed, response.request);
+      if (repeated) break; // the service fails the entity here; its records were seen already
+      findings.apply(noDuplicateRecord, path, observed, response.request);
       data.forEach((raw, index) => {
         let invalid: PageValidationError | null = null;
         let output: unknown;
@@ -208,7 +209,6 @@ export async function runPreflight(options: PreflightOptions): Promise<Preflight
         if (entity === "pipelines" && invalid === null) pipelines.push(output as PipelineOutput);
       });
       for (const id of ids) if (!seen.has(id)) seen.set(id, page);
-      if (repeated) break; // the service fails the entity here
 
       if (!hasMore) {
         complete = true;
