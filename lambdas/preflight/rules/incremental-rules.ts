@@ -40,8 +40,9 @@ export const inclusive = rule<SinceObservation>({
   id: "incremental.inclusive",
   severity: "error",
   spec: "Source API > Incremental rules 1",
+  // A page that starts before updated_since is incremental.filtered's finding, and says nothing of this one.
   check: ({ since, pivotId, returned }) =>
-    returned.some((record) => record.id === pivotId)
+    returned.some((record) => record.id === pivotId) || returned.some((record) => record.at !== null && record.at < since)
       ? null
       : `record ${pivotId}, stamped exactly ${iso(since)}, was not returned for updated_since=${iso(since)}: compare with >=, not >; the service's watermark is the last record's own timestamp`,
 });
