@@ -42,8 +42,8 @@ export interface PreflightOptions {
   readonly onProgress?: (progress: { readonly endpoint: string; readonly page: number }) => void;
 }
 
-/** Early enough to select every record on the crawl; the service's own first run starts at sync_since. */
-const FULL_CRAWL_SINCE = "1970-01-01T00:00:00Z";
+/** Early enough to select every record on the crawl, in the form the service sends (its first run starts at sync_since). */
+const FULL_CRAWL_SINCE = "1970-01-01T00:00:00+00:00";
 /** Late enough to select nothing. */
 const FUTURE_SINCE = "2999-01-01T00:00:00+00:00";
 /** Offsets the same instant is also written with: one ahead of UTC, one behind, neither whole hours. */
@@ -259,7 +259,7 @@ export async function runPreflight(options: PreflightOptions): Promise<Preflight
     const zForm = new Date(pivot.at).toISOString().replace(".000Z", "Z");
     const zResponse = await get(path, urlOf(path, { limit: PAGE_SIZE, page: 1, updated_since: zForm }));
     const returned = timedRecords(zResponse);
-    const since = { since: pivot.at, pivotId: pivot.id, returned };
+    const since = { status: zResponse.status, since: pivot.at, pivotId: pivot.id, returned };
     findings.apply(inclusive, path, since, zResponse.request);
     findings.apply(filtered, path, since, zResponse.request);
     const others = [];
@@ -267,11 +267,11 @@ export async function runPreflight(options: PreflightOptions): Promise<Preflight
     for (const minutes of PROBE_OFFSETS_MINUTES) {
       const form = withOffset(pivot.at, minutes);
       const response = await get(path, urlOf(path, { limit: PAGE_SIZE, page: 1, updated_since: form }));
-      others.push({ form, ids: timedRecords(response).map((r) => r.id).sort() });
+      others.push({ form, status: response.status, ids: timedRecords(response).map((r) => r.id).sort() });
       offsetRequest = response.request;
     }
     const zIds = returned.map((r) => r.id).sort();
-    findings.apply(offsetHonoured, path, { zForm, zIds, others }, offsetRequest);
+    findings.apply(offsetHonoured, path, { zStatus: zResponse.status, zForm, zIds, others }, offsetRequest);
   }
 
   // 4. References, when /pipelines and /users were read whole.

@@ -97,7 +97,7 @@ describe("crm-preflight", () => {
       ["record.timestamp-format", "warning", "/leads"],
     ]);
     expect(report.findings[1]!.detail).toContain('closed_at is "[redacted]"');
-    expect(report.findings[0]!.request).toBe(`GET ${broken.baseUrl}/contacts?limit=100&page=2&updated_since=1970-01-01T00%3A00%3A00Z`);
+    expect(report.findings[0]!.request).toBe(`GET ${broken.baseUrl}/contacts?limit=100&page=2&updated_since=1970-01-01T00%3A00%3A00%2B00%3A00`);
     expectNoToken(outcome);
   });
 

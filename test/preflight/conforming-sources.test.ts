@@ -54,7 +54,7 @@ describe("--max-pages", () => {
   test("1: page 1 of each endpoint only (plus the probes), and a cut crawl is no finding", async () => {
     const run = await runKitAgainst({}, { maxPages: 1 });
     expect(run.report.findings).toEqual([]);
-    const crawlPages = run.source.requests.filter((r) => r.query["updated_since"] === "1970-01-01T00:00:00Z").map((r) => r.query["page"]);
+    const crawlPages = run.source.requests.filter((r) => r.query["updated_since"] === "1970-01-01T00:00:00+00:00").map((r) => r.query["page"]);
     expect(new Set(crawlPages)).toEqual(new Set(["1"]));
   });
 });

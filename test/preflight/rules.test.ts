@@ -86,6 +86,19 @@ describe("every rule id, broken alone by a loopback source, is reported with its
     expect(run.report.findings.find((f) => f.endpoint === "/contacts")!.detail).toMatch(/from page \d+ to page \d+/);
   });
 
+  test("incremental.inclusive: a source that refuses updated_since written with Z is told to accept it", async () => {
+    const run = await runKitAgainst({ refuseSince: "zulu" });
+    expect(new Set(run.report.findings.map((f) => f.rule))).toEqual(new Set(["incremental.inclusive"]));
+    expect(run.report.findings[0]!.detail).toMatch(/^updated_since=\S+Z got 400: accept ISO-8601 with Z/);
+  });
+
+  test("incremental.offset-honoured: a source that refuses a non-zero offset is told to accept any", async () => {
+    const run = await runKitAgainst({ refuseSince: "non-zero-offset" });
+    expect(new Set(run.report.findings.map((f) => f.rule))).toEqual(new Set(["incremental.offset-honoured"]));
+    expect(run.report.findings[0]!.detail).toMatch(/^updated_since=\S+\+05:30 got 400: accept any offset/);
+    expect(run.exitCode).toBe(1);
+  });
+
   test("envelope.has-more-boolean: a missing has_more is an error too (the service stops paging there)", async () => {
     const run = await runKitAgainst({ hasMoreAs: { entity: "contacts", mode: "missing" } });
     expect(new Set(run.report.findings.map((f) => f.rule))).toEqual(new Set(["envelope.has-more-boolean"]));

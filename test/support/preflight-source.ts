@@ -77,6 +77,8 @@ export interface SourceKnobs {
   readonly sinceIgnored?: boolean;
   /** incremental.offset-honoured: the offset of updated_since is dropped (read as UTC). */
   readonly sinceOffsetIgnored?: boolean;
+  /** incremental.inclusive / offset-honoured: updated_since in this form answers 400. */
+  readonly refuseSince?: "zulu" | "non-zero-offset";
   /** incremental.ascending: each page reversed, or the pages served last first. */
   readonly order?: "descending-within-page" | "pages-reversed";
   /** rate.*: every Nth authenticated request answers 429. */
@@ -170,6 +172,10 @@ export async function startPreflightSource(knobs: SourceKnobs = {}): Promise<Pre
 
     const since = request.query.get("updated_since");
     const incremental = INCREMENTAL.includes(entity);
+    if (incremental && since !== null && knobs.refuseSince !== undefined) {
+      const refused = knobs.refuseSince === "zulu" ? /Z$/.test(since) : /[+-](?!00:00)\d{2}:\d{2}$/.test(since);
+      if (refused) return fail(400, "updated_since not understood");
+    }
     const key = `${entity} ${since}`;
     let records = ordered.get(key);
     if (records === undefined) {

@@ -30,6 +30,8 @@ export const ascending = rule<{ readonly records: readonly TimedRecord[] }>({
 
 /** The query selected with `updated_since = T`, next to the record stamped exactly T. */
 export interface SinceObservation {
+  /** Status of the answer to `updated_since = T` written with Z. */
+  readonly status: number;
   readonly since: number;
   readonly pivotId: string;
   readonly returned: readonly TimedRecord[];
@@ -41,10 +43,12 @@ export const inclusive = rule<SinceObservation>({
   severity: "error",
   spec: "Source API > Incremental rules 1",
   // A page that starts before updated_since is incremental.filtered's finding, and says nothing of this one.
-  check: ({ since, pivotId, returned }) =>
-    returned.some((record) => record.id === pivotId) || returned.some((record) => record.at !== null && record.at < since)
+  check: ({ status, since, pivotId, returned }) => {
+    if (status !== 200) return `updated_since=${iso(since)} got ${status}: accept ISO-8601 with Z as well as with an offset`;
+    return returned.some((record) => record.id === pivotId) || returned.some((record) => record.at !== null && record.at < since)
       ? null
-      : `record ${pivotId}, stamped exactly ${iso(since)}, was not returned for updated_since=${iso(since)}: compare with >=, not >; the service's watermark is the last record's own timestamp`,
+      : `record ${pivotId}, stamped exactly ${iso(since)}, was not returned for updated_since=${iso(since)}: compare with >=, not >; the service's watermark is the last record's own timestamp`;
+  },
 });
 
 /** Only records at or after updated_since are returned. */
@@ -61,11 +65,20 @@ export const filtered = rule<SinceObservation>({
 });
 
 /** The same instant written with Z and with an offset selects the same records. */
-export const offsetHonoured = rule<{ readonly zForm: string; readonly zIds: readonly string[]; readonly others: readonly { readonly form: string; readonly ids: readonly string[] }[] }>({
+export const offsetHonoured = rule<{
+  /** Status of the Z form's answer: when not 200, incremental.inclusive reports it and there is nothing to compare. */
+  readonly zStatus: number;
+  readonly zForm: string;
+  readonly zIds: readonly string[];
+  readonly others: readonly { readonly form: string; readonly status: number; readonly ids: readonly string[] }[];
+}>({
   id: "incremental.offset-honoured",
   severity: "error",
   spec: "Source API > Incremental rules; Endpoints (updated_since with offset)",
-  check: ({ zForm, zIds, others }) => {
+  check: ({ zStatus, zForm, zIds, others }) => {
+    if (zStatus !== 200) return null;
+    const refused = others.find(({ status }) => status !== 200);
+    if (refused !== undefined) return `updated_since=${refused.form} got ${refused.status}: accept any offset (+HH:MM / -HH:MM), percent-decoded (+ arrives as %2B)`;
     const differs = others.find(({ ids }) => ids.length !== zIds.length || ids.some((id, i) => id !== zIds[i]));
     return differs === undefined
       ? null
