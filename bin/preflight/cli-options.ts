@@ -1,4 +1,5 @@
 import { DEFAULT_RATE_LIMIT, MAX_PAGES_PER_ENTITY } from "../../lambdas/core/limits";
+import { MAX_RATE_LIMIT } from "../../lambdas/onboarding/connection-input";
 
 export const FORMATS = ["text", "json", "junit"] as const;
 export type Format = (typeof FORMATS)[number];
@@ -20,8 +21,8 @@ spec and names the rule each problem breaks. GET requests only; safe against pro
   <base_url>        root of the source API, e.g. https://crm.example.com/api/v1
   --token <token>   the Bearer token the service will use. Or set SOURCE_TOKEN instead:
                     that keeps the token out of your shell history and process list.
-  --rate N          at most N requests in any second (default ${DEFAULT_RATE_LIMIT}, the spec's default);
-                    use the rate you will declare for the connection
+  --rate N          at most N requests in any second (default ${DEFAULT_RATE_LIMIT}, the spec's default;
+                    at most ${MAX_RATE_LIMIT}); use the rate you will declare for the connection
   --format F        text (default, for a person), json (one object on stdout) or junit (for CI)
   --max-pages N     page through at most N pages per endpoint (default and most ${MAX_PAGES_PER_ENTITY})
   -h, --help        this text
@@ -66,7 +67,7 @@ export function parseCli(argv: readonly string[], env: Readonly<Record<string, s
   return {
     baseUrl: positional[0]!,
     token,
-    rate: flags.has("--rate") ? wholeNumber("--rate", flags.get("--rate"), 10_000) : DEFAULT_RATE_LIMIT,
+    rate: flags.has("--rate") ? wholeNumber("--rate", flags.get("--rate"), MAX_RATE_LIMIT) : DEFAULT_RATE_LIMIT,
     format: format as Format,
     maxPages: flags.has("--max-pages") ? wholeNumber("--max-pages", flags.get("--max-pages"), MAX_PAGES_PER_ENTITY) : MAX_PAGES_PER_ENTITY,
   };
