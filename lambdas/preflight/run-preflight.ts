@@ -124,7 +124,13 @@ export async function runPreflight(options: PreflightOptions): Promise<Preflight
     const first = entity === "pipelines" ? firstPipelines : await context.get(path, context.urlOf(path, crawlParams(entity, 1)));
     findings.apply(requiredPresent, path, { required, response: first }, first.request);
     findings.apply(optional200Or404, path, { required, response: first }, first.request);
-    if (first.status === 200) crawls.set(entity, await crawlEndpoint(context, entity, first));
+    if (first.status !== 200) continue;
+    // Every endpoint, not only /pipelines: a route that forgot its auth middleware is a common slip.
+    if (entity !== "pipelines") {
+      const noToken = await context.get(path, context.urlOf(path, crawlParams(entity, 1)), null);
+      findings.apply(missingToken401, path, { response: noToken }, noToken.request);
+    }
+    crawls.set(entity, await crawlEndpoint(context, entity, first));
   }
   for (const [entity, crawl] of crawls) {
     if (entityDefinition(entity).incremental) await probeUpdatedSince(context, entity, crawl);

@@ -131,6 +131,14 @@ describe("crm-preflight", () => {
     expectNoToken(outcome);
   });
 
+  test("--format text on a large source: a progress line on stderr every 25 pages, stdout unchanged", async () => {
+    const large = await source({ sizes: { contacts: 2600, leads: 20 } });
+    const outcome = await preflight([large.baseUrl, "--rate", "1000"], { SOURCE_TOKEN: PREFLIGHT_TOKEN });
+    expect(outcome.code).toBe(0);
+    expect(outcome.stderr).toBe("  ... /contacts: page 25\n");
+    expect(outcome.stdout).toMatch(/^CONFORMS: 0 error\(s\), 0 warning\(s\), \d+ rules checked$/m);
+  });
+
   test("exit 2, one line on stderr, nothing on stdout: connection refused", async () => {
     const closed = await startSourceServer(() => ({ json: {} }));
     await closed.close();

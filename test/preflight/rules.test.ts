@@ -86,6 +86,20 @@ describe("every rule id, broken alone by a loopback source, is reported with its
     expect(run.report.findings.find((f) => f.endpoint === "/contacts")!.detail).toMatch(/from page \d+ to page \d+/);
   });
 
+  test("auth.missing-token-401: checked on every endpoint, so one route without auth is found", async () => {
+    const run = await runKitAgainst({ acceptMissingToken: "leads" });
+    expect(run.report.findings.map((f) => [f.rule, f.endpoint])).toEqual([["auth.missing-token-401", "/leads"]]);
+    expect(run.exitCode).toBe(1);
+  });
+
+  test("one finding per rule and endpoint: the first example, then how many more", async () => {
+    const run = await runKitAgainst({
+      patches: [3, 4, 5].map((index) => ({ entity: "contacts" as const, index, overrides: { responsible_user_id: `user-gone-${index}` } })),
+    });
+    expect(run.report.findings).toHaveLength(1);
+    expect(run.report.findings[0]!.detail).toMatch(/^record contact-4: responsible_user_id user-gone-3 .* \(and 2 more like it\)$/);
+  });
+
   test("incremental.inclusive: a source that refuses updated_since written with Z is told to accept it", async () => {
     const run = await runKitAgainst({ refuseSince: "zulu" });
     expect(new Set(run.report.findings.map((f) => f.rule))).toEqual(new Set(["incremental.inclusive"]));

@@ -49,8 +49,8 @@ export interface SourceKnobs {
   readonly notImplemented?: readonly SyncEntity[];
   /** Breaks records: each patch edits one built record. */
   readonly patches?: readonly RecordPatch[];
-  /** auth.missing-token-401: a request without Authorization is served. */
-  readonly acceptMissingToken?: boolean;
+  /** auth.missing-token-401: a request without Authorization is served (everywhere, or at this endpoint only). */
+  readonly acceptMissingToken?: boolean | SyncEntity;
   /** auth.wrong-token-401: only the first N characters of the token are compared. */
   readonly tokenCompareChars?: number;
   /** A fixed status for an endpoint (JSON error body). */
@@ -148,10 +148,10 @@ export async function startPreflightSource(knobs: SourceKnobs = {}): Promise<Pre
   const fail = (status: number, message: string, headers: Record<string, string> = {}): SourceReply =>
     knobs.errorBodyText ? { status, headers: { ...headers, "content-type": "text/plain" }, body: message } : { status, headers, json: { error: message } };
 
-  const authorized = (header: string | undefined): boolean => {
+  const authorized = (header: string | undefined, path: string): boolean => {
     const expected = `Bearer ${token}`;
     if (header === expected) return true;
-    if (header === undefined) return knobs.acceptMissingToken === true;
+    if (header === undefined) return knobs.acceptMissingToken === true || `/${knobs.acceptMissingToken}` === path;
     const n = knobs.tokenCompareChars;
     return n !== undefined && header.length === expected.length && header.slice(0, 7 + n) === expected.slice(0, 7 + n);
   };
@@ -159,7 +159,7 @@ export async function startPreflightSource(knobs: SourceKnobs = {}): Promise<Pre
   const sinceMs = (text: string): number => Date.parse(knobs.sinceOffsetIgnored ? `${text.slice(0, 19)}Z` : text);
 
   const server = await startSourceServer((request) => {
-    if (!authorized(request.headers.authorization)) return fail(401, "invalid token");
+    if (!authorized(request.headers.authorization, request.path)) return fail(401, "invalid token");
     authenticated++;
     if (knobs.throttleEvery && authenticated % knobs.throttleEvery === 0) {
       const retryAfter = knobs.retryAfter === undefined ? "1" : knobs.retryAfter;
