@@ -42,11 +42,13 @@ export class FindingCollector {
     this.checked.set(`${rule.id} ${endpoint}`, { rule: rule.id, endpoint });
   }
 
-  result(baseUrl: string): PreflightResult {
+  /** The report; `ruleOrder` lists rule ids in the order `checked` shows them. */
+  result(baseUrl: string, ruleOrder: readonly string[] = []): PreflightResult {
     const findings = [...this.findings.values()].map(({ finding, more }) =>
       more === 0 ? finding : { ...finding, detail: `${finding.detail} (and ${more} more like it)` },
     );
-    const checkedPairs = [...this.checked.values()];
+    const rank = (rule: string) => (ruleOrder.includes(rule) ? ruleOrder.indexOf(rule) : ruleOrder.length);
+    const checkedPairs = [...this.checked.values()].sort((a, b) => rank(a.rule) - rank(b.rule));
     return {
       report: {
         base_url: redactSecrets(baseUrl, this.secrets()),

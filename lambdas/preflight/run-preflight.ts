@@ -18,6 +18,7 @@ import { probeUpdatedSince } from "./probe-updated-since";
 import type { PreflightResult } from "./report";
 import { systemClock, type PreflightClock } from "./request-window";
 import { missingToken401, wrongToken401 } from "./rules/auth-rules";
+import { ALL_RULES } from "./rules/catalog";
 import { optional200Or404, requiredPresent } from "./rules/endpoint-rules";
 import { errorBody } from "./rules/error-rules";
 import { rateDeclared, rateRetriesExhausted, rateRetryAfter } from "./rules/rate-rules";
@@ -136,5 +137,5 @@ export async function runPreflight(options: PreflightOptions): Promise<Preflight
     if (entityDefinition(entity).incremental) await probeUpdatedSince(context, entity, crawl);
   }
   checkReferences(context, crawls);
-  return findings.result(base);
+  return findings.result(base, ALL_RULES.map((r) => r.id));
 }
