@@ -42,9 +42,9 @@ function checkRecord(context: PreflightContext, entity: SyncEntity, raw: unknown
     if (!(error instanceof PageValidationError)) throw error;
     invalid = error;
   }
-  const observation = { entity, raw: isPlainObject(raw) ? raw : {}, recordId: idOf(raw, index), invalid };
+  const observation = { entity, raw: isPlainObject(raw) ? raw : {}, recordId: idOf(raw, index), invalid, output };
   for (const recordRule of RECORD_RULES) context.findings.apply(recordRule, definition.path, observation, request);
-  return invalid === null ? output : null;
+  return output;
 }
 
 /**

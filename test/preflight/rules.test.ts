@@ -50,6 +50,7 @@ const CASES: readonly Case[] = [
   { rule: "call.duration-integer", knobs: { patches: [{ entity: "calls", index: 1, overrides: { duration_seconds: "95" } }] }, endpoint: "/calls" },
   { rule: "event.lead-id", knobs: { patches: [{ entity: "events", index: 1, overrides: { lead_id: undefined } }] }, endpoint: "/events" },
   { rule: "record.timestamp-format", knobs: { patches: [{ entity: "leads", index: 3, overrides: { closed_at: "31/12/2026" } }] }, endpoint: "/leads" },
+  { rule: "record.text-truncated", knobs: { patches: [{ entity: "contacts", index: 2, overrides: { name: "n".repeat(256) } }] }, endpoint: "/contacts" },
   { rule: "reference.stage", knobs: { patches: [{ entity: "leads", index: 3, overrides: { stage_id: "stage-gone" } }] }, endpoint: "/leads" },
   { rule: "reference.user", knobs: { patches: [{ entity: "contacts", index: 3, overrides: { responsible_user_id: "user-gone" } }] }, endpoint: "/contacts" },
   { rule: "rate.declared", knobs: { throttleEvery: 7 } },
@@ -98,6 +99,25 @@ describe("every rule id, broken alone by a loopback source, is reported with its
     });
     expect(run.report.findings).toHaveLength(1);
     expect(run.report.findings[0]!.detail).toMatch(/^record contact-4: responsible_user_id user-gone-3 .* \(and 2 more like it\)$/);
+  });
+
+  test("record.text-truncated: nested text too (a stage's color, a lead's utm), named by its path", async () => {
+    const run = await runKitAgainst({
+      patches: [
+        { entity: "pipelines", index: 1, overrides: { stages: [{ id: "renewal-open", kind: "open", color: "#".repeat(21) }] } },
+        { entity: "leads", index: 0, overrides: { utm: { campaign: "c".repeat(501) } } },
+      ],
+    });
+    expect(run.report.findings.map((f) => [f.rule, f.endpoint, f.detail.split(" is longer")[0]])).toEqual([
+      ["record.text-truncated", "/pipelines", "record pipeline-2: stages[0].color"],
+      ["record.text-truncated", "/leads", "record lead-1: utm.campaign"],
+    ]);
+    expect(run.exitCode).toBe(0);
+  });
+
+  test("a task linked to nothing is no finding: the spec accepts it (the reference source serves a few)", async () => {
+    const run = await runKitAgainst({ patches: [{ entity: "tasks", index: 1, overrides: { lead_id: null, contact_id: null } }] });
+    expect(run.report.findings).toEqual([]);
   });
 
   test("incremental.inclusive: a source that refuses updated_since written with Z is told to accept it", async () => {

@@ -1,4 +1,6 @@
+import { codePointLength } from "../../core/characters";
 import type { SyncEntity } from "../../core/entities";
+import { isPlainObject } from "../../records/fields/object";
 import type { PageValidationError } from "../../core/errors";
 import { parseTimestamp } from "../../records/fields/timestamp";
 import { rule } from "../rule";
@@ -12,6 +14,8 @@ export interface RecordObservation {
   readonly raw: Record<string, unknown>;
   readonly recordId: string;
   readonly invalid: PageValidationError | null;
+  /** What the sync stores from it: the schema's output, null when it refused the record. */
+  readonly output: unknown;
 }
 
 const fails = "; the service fails the whole page";
@@ -103,4 +107,40 @@ export const recordTimestampFormat = rule<RecordObservation>({
   },
 });
 
-export const RECORD_RULES = [...SPECIFIC, recordFields, recordUpdatedAt, recordTimestampFormat];
+/** The first field (top level, or one level down: utm, stages) whose text the schema cut short. */
+function truncatedField(raw: unknown, output: unknown, prefix = ""): string | null {
+  if (Array.isArray(raw) && Array.isArray(output)) {
+    for (const [i, item] of output.entries()) {
+      const found = prefix === "" ? null : truncatedField(raw[i], item, `${prefix}[${i}].`);
+      if (found !== null) return found;
+    }
+    return null;
+  }
+  if (!isPlainObject(raw) || !isPlainObject(output)) return null;
+  for (const [key, value] of Object.entries(output)) {
+    const original = raw[key];
+    // A cut keeps the start; a normalised value (a timestamp) is not a prefix of what came.
+    const cut = typeof value === "string" && typeof original === "string" && original.startsWith(value) && codePointLength(value) < codePointLength(original);
+    if (cut) return `${prefix}${key}`;
+    if (prefix === "" && key !== "raw" && (Array.isArray(value) || isPlainObject(value))) {
+      const found = truncatedField(original, value, Array.isArray(value) ? key : `${key}.`);
+      if (found !== null) return found;
+    }
+  }
+  return null;
+}
+
+/** Text over its maximum is cut silently; the rest of it is lost. Decided by comparing what the schema keeps. */
+export const recordTextTruncated = rule<RecordObservation>({
+  id: "record.text-truncated",
+  severity: "warning",
+  spec: "Resources > Conventions (text fields); Limits (field lengths)",
+  check: ({ raw, output, recordId: id }) => {
+    const field = output === null ? null : truncatedField(raw, output);
+    return field === null
+      ? null
+      : `record ${id}: ${field} is longer than the service keeps and is cut short: shorten it at the source or accept the cut (limits in the spec's Limits section)`;
+  },
+});
+
+export const RECORD_RULES = [...SPECIFIC, recordFields, recordUpdatedAt, recordTimestampFormat, recordTextTruncated];
