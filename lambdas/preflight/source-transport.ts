@@ -95,9 +95,10 @@ export class SourceTransport {
     } catch (error) {
       throw unreachable(url, error);
     }
+    // The service refuses a body this large, so it is no envelope here either.
     if (Buffer.byteLength(text) > SOURCE_MAX_RESPONSE_BYTES) {
-      text = "";
-      return { request: `GET ${url.href}`, status, retryAfter, text, json: undefined, jsonOk: false };
+      const over = `(a body over the service's ${SOURCE_MAX_RESPONSE_BYTES} bytes)`;
+      return { request: `GET ${url.href}`, status, retryAfter, text: over, json: undefined, jsonOk: false };
     }
     return { request: `GET ${url.href}`, status, retryAfter, text, ...parseJson(text) };
   }
