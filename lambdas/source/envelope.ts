@@ -4,7 +4,7 @@ import type { SourcePage } from "../core/ports";
 
 // `has_more`: true continues paging; a missing or falsy value ends it. Only JSON's
 // falsy values are accepted as "false"; anything else ("true", 1, {}) is a broken envelope.
-const EnvelopeSchema = v.looseObject({
+export const EnvelopeSchema = v.looseObject({
   data: v.nullish(v.array(v.unknown(), "envelope field data is not an array")),
   has_more: v.nullish(
     v.union([v.boolean(), v.literal(0), v.literal("")], "envelope field has_more is not a boolean"),

@@ -1,7 +1,7 @@
 import * as v from "valibot";
 
 // Date, then optionally: T/space, time, fraction of any length, and Z or ±HH:MM / ±HHMM.
-const TIMESTAMP =
+export const TIMESTAMP =
   /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(?:([Zz])|([+-])(\d{2}):?(\d{2}))?)?$/;
 
 const MS_PER_MINUTE = 60_000;

@@ -1,0 +1,40 @@
+import type { RuleInfo } from "../rule";
+import { missingToken401, wrongToken401 } from "./auth-rules";
+import { emptyIs200, optional200Or404, requiredPresent } from "./endpoint-rules";
+import { envelopeDataArray, envelopeHasMoreBoolean, envelopeJson } from "./envelope-rules";
+import { errorBody } from "./error-rules";
+import { ascending, filtered, inclusive, offsetHonoured } from "./incremental-rules";
+import { hasMoreSuccessor, limitHonoured, noDuplicateRecord, noRepeatPage, pageCap } from "./paging-rules";
+import { rateDeclared, rateRetriesExhausted, rateRetryAfter } from "./rate-rules";
+import { RECORD_RULES } from "./record-rules";
+import { referenceStage, referenceUser } from "./reference-rules";
+
+/** Every rule of the kit, in report order. */
+export const ALL_RULES: readonly RuleInfo[] = [
+  missingToken401,
+  wrongToken401,
+  requiredPresent,
+  optional200Or404,
+  emptyIs200,
+  envelopeJson,
+  envelopeDataArray,
+  envelopeHasMoreBoolean,
+  limitHonoured,
+  noRepeatPage,
+  noDuplicateRecord,
+  hasMoreSuccessor,
+  pageCap,
+  ascending,
+  inclusive,
+  filtered,
+  offsetHonoured,
+  ...RECORD_RULES,
+  referenceStage,
+  referenceUser,
+  rateDeclared,
+  rateRetryAfter,
+  rateRetriesExhausted,
+  errorBody,
+];
+
+export const RULES_BY_ID: ReadonlyMap<string, RuleInfo> = new Map(ALL_RULES.map((r) => [r.id, r]));

@@ -1,0 +1,146 @@
+import { codePointLength } from "../../core/characters";
+import type { SyncEntity } from "../../core/entities";
+import { isPlainObject } from "../../records/fields/object";
+import type { PageValidationError } from "../../core/errors";
+import { parseTimestamp } from "../../records/fields/timestamp";
+import { rule } from "../rule";
+
+/**
+ * One record, with the first rule the sync's own schema (parseRecord) found
+ * broken in it, or null when the sync accepts it.
+ */
+export interface RecordObservation {
+  readonly entity: SyncEntity;
+  readonly raw: Record<string, unknown>;
+  readonly recordId: string;
+  readonly invalid: PageValidationError | null;
+  /** What the sync stores from it: the schema's output, null when it refused the record. */
+  readonly output: unknown;
+}
+
+const fails = "; the service fails the whole page";
+
+/** A schema failure at a field matching `field`, on `entities` (all when omitted). */
+function schemaRule(id: string, spec: string, field: RegExp, fix: string, entities?: readonly SyncEntity[]) {
+  return rule<RecordObservation>({
+    id,
+    severity: "error",
+    spec,
+    check: ({ entity, invalid }) =>
+      invalid !== null && field.test(invalid.field) && (entities === undefined || entities.includes(entity))
+        ? `record ${invalid.recordId}: field ${invalid.field} ${invalid.rule}: ${fix}${fails}`
+        : null,
+  });
+}
+
+export const recordId = schemaRule("record.id", "Resources > Conventions for all source records", /^(stages\[\d+\]\.)?id$/, "send a stable non-empty string id of at most 255 characters");
+export const pipelineStages = schemaRule("pipeline.stages", "Resources > Pipeline", /^stages$/, "send stages as an array ([] when the pipeline has none)", ["pipelines"]);
+export const pipelineSortInteger = schemaRule("pipeline.sort-integer", "Resources > Pipeline; Stage", /^(stages\[\d+\]\.)?sort$/, "send sort as a JSON integer, or omit it", ["pipelines"]);
+export const stageKind = schemaRule("stage.kind", "Resources > Stage", /^stages\[\d+\]\.kind$/, "send kind as open, won or lost", ["pipelines"]);
+export const leadPriceNumeric = schemaRule("lead.price-numeric", "Resources > Lead", /^price$/, "send price as a number or a numeric string", ["leads"]);
+export const callDurationInteger = schemaRule("call.duration-integer", "Resources > Call", /^duration_seconds$/, "send duration_seconds as a JSON integer (not a string)", ["calls"]);
+export const eventLeadId = schemaRule("event.lead-id", "Resources > Event", /^lead_id$/, "send the lead_id of the lead the event belongs to", ["events"]);
+
+/** A call must link to a lead or a contact; the schema reports it at lead_id. */
+export const callAssociation = rule<RecordObservation>({
+  id: "call.association",
+  severity: "error",
+  spec: "Resources > Call (Association)",
+  check: ({ entity, raw, invalid }) =>
+    entity === "calls" && invalid?.field === "lead_id" && !raw["lead_id"] && !raw["contact_id"]
+      ? `record ${invalid.recordId}: a call has neither lead_id nor contact_id: send at least one${fails}`
+      : null,
+});
+
+const SPECIFIC = [recordId, pipelineStages, pipelineSortInteger, stageKind, leadPriceNumeric, callDurationInteger, eventLeadId, callAssociation];
+
+/** Any other rule of the sync's schemas (a name that is a number, a boolean that is a string...). */
+export const recordFields = rule<RecordObservation>({
+  id: "record.fields",
+  severity: "error",
+  spec: "Resources and their fields",
+  check: (observation) => {
+    const { invalid } = observation;
+    if (invalid === null || SPECIFIC.some((specific) => specific.check(observation) !== null)) return null;
+    return `record ${invalid.recordId}: field ${invalid.field} ${invalid.rule}${fails}`;
+  },
+});
+
+/** The timestamp that drives the watermark: updated_at (events: updated_at, else created_at). */
+export function comparedRaw(entity: SyncEntity, raw: Record<string, unknown>): string | null {
+  if (entity === "events") return parseTimestamp(raw["updated_at"]) ?? parseTimestamp(raw["created_at"]);
+  return parseTimestamp(raw["updated_at"]);
+}
+
+const INCREMENTAL: readonly SyncEntity[] = ["contacts", "leads", "tasks", "calls", "events"];
+
+/** updated_at present and parseable on every incremental record, or it drops out of incremental sync. */
+export const recordUpdatedAt = rule<RecordObservation>({
+  id: "record.updated-at",
+  severity: "error",
+  spec: "Resources > Conventions (timestamps); Incremental rules 3",
+  check: ({ entity, raw, recordId: id }) => {
+    if (!INCREMENTAL.includes(entity) || comparedRaw(entity, raw) !== null) return null;
+    const field = entity === "events" ? "updated_at/created_at" : "updated_at";
+    return `record ${id}: ${field} is ${JSON.stringify(raw["updated_at"] ?? null)}, not a timestamp the service reads: the record never advances the watermark and its changes drop out of incremental sync; send e.g. 2026-01-31T09:30:00+00:00`;
+  },
+});
+
+/** Timestamp fields (other than the watermark's) that will be stored as null. */
+const TIMESTAMP_FIELDS: Partial<Record<SyncEntity, readonly string[]>> = {
+  contacts: ["created_at"],
+  leads: ["created_at", "closed_at"],
+  tasks: ["due_at", "completed_at"],
+  calls: ["created_at"],
+  events: ["created_at", "updated_at"],
+};
+
+export const recordTimestampFormat = rule<RecordObservation>({
+  id: "record.timestamp-format",
+  severity: "warning",
+  spec: "Resources > Conventions (timestamps)",
+  check: ({ entity, raw, recordId: id }) => {
+    const field = TIMESTAMP_FIELDS[entity]?.find((name) => raw[name] !== undefined && raw[name] !== null && parseTimestamp(raw[name]) === null);
+    return field === undefined
+      ? null
+      : `record ${id}: ${field} is ${JSON.stringify(raw[field])}, which the service stores as null: send <YYYY-MM-DD>T<HH:MM:SS>+<HH:MM>, Z, or a bare date`;
+  },
+});
+
+/** The first field (top level, or one level down: utm, stages) whose text the schema cut short. */
+function truncatedField(raw: unknown, output: unknown, prefix = ""): string | null {
+  if (Array.isArray(raw) && Array.isArray(output)) {
+    for (const [i, item] of output.entries()) {
+      const found = prefix === "" ? null : truncatedField(raw[i], item, `${prefix}[${i}].`);
+      if (found !== null) return found;
+    }
+    return null;
+  }
+  if (!isPlainObject(raw) || !isPlainObject(output)) return null;
+  for (const [key, value] of Object.entries(output)) {
+    const original = raw[key];
+    // A cut keeps the start; a normalised value (a timestamp) is not a prefix of what came.
+    const cut = typeof value === "string" && typeof original === "string" && original.startsWith(value) && codePointLength(value) < codePointLength(original);
+    if (cut) return `${prefix}${key}`;
+    if (prefix === "" && key !== "raw" && (Array.isArray(value) || isPlainObject(value))) {
+      const found = truncatedField(original, value, Array.isArray(value) ? key : `${key}.`);
+      if (found !== null) return found;
+    }
+  }
+  return null;
+}
+
+/** Text over its maximum is cut silently; the rest of it is lost. Decided by comparing what the schema keeps. */
+export const recordTextTruncated = rule<RecordObservation>({
+  id: "record.text-truncated",
+  severity: "warning",
+  spec: "Resources > Conventions (text fields); Limits (field lengths)",
+  check: ({ raw, output, recordId: id }) => {
+    const field = output === null ? null : truncatedField(raw, output);
+    return field === null
+      ? null
+      : `record ${id}: ${field} is longer than the service keeps and is cut short: shorten it at the source or accept the cut (limits in the spec's Limits section)`;
+  },
+});
+
+export const RECORD_RULES = [...SPECIFIC, recordFields, recordUpdatedAt, recordTimestampFormat, recordTextTruncated];
