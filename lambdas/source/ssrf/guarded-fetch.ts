@@ -33,12 +33,13 @@ export function createGuardedFetch(options: GuardedFetchOptions): typeof fetch {
   const agent = new Agent({ connect: { lookup } });
 
   async function guardedFetch(input: string | URL | Request, init?: RequestInit): Promise<Response> {
+    // Checked before a Request is built: Request refuses credentials with an error that quotes them.
+    const url = new URL(input instanceof Request ? input.url : String(input));
+    assertTargetAllowed(url, policy);
     const request = new Request(input, init);
     const { signal } = request;
-    const url = new URL(request.url);
     const body = request.body === null ? null : await request.arrayBuffer();
     signal.throwIfAborted();
-    assertTargetAllowed(url, policy);
     try {
       const response = await undiciFetch(url, {
         method: request.method,
