@@ -66,6 +66,16 @@ export class SourceHardError extends SyncError {
   readonly retryable = false;
 }
 
+/**
+ * A 3xx from the source. Never followed: a redirect could carry the token to
+ * another host or past the SSRF guard. The detail names the Location so the
+ * user can set base_url to the final address. Not retried.
+ */
+export class SourceRedirectError extends SyncError {
+  override readonly name = "SourceRedirectError";
+  readonly retryable = false;
+}
+
 /** A record of the page breaks a rule of the spec; the page writes nothing. */
 export class PageValidationError extends SyncError {
   override readonly name = "PageValidationError";

@@ -1,4 +1,5 @@
-import { SourceAuthError, SourceTransientError, SyncError, TokenDecryptionError } from "../core/errors";
+import { SourceAuthError, SourceRedirectError, SourceTransientError, SyncError, TokenDecryptionError } from "../core/errors";
+import { redactSecret } from "../source/redact-secret";
 import { rateLimited } from "../rate-limit/rate-limited-source-client";
 import { findConnection } from "./connection-operations";
 import type { OnboardingDeps } from "./onboarding-deps";
@@ -40,7 +41,9 @@ export async function testConnection(deps: OnboardingDeps, account: string, id: 
     };
   } catch (error) {
     if (!(error instanceof SyncError)) throw error;
-    return failedTest(error);
+    const result = failedTest(error);
+    // The client redacts what it takes from the response; this catches anything else that quotes the token.
+    return { ...result, detail: redactSecret(result.detail, token) };
   }
 }
 
@@ -49,6 +52,8 @@ function failedTest(error: SyncError): ConnectionTestResult {
   if (error instanceof SourceAuthError) {
     return { reachable: true, authenticated: false, detail: `the source rejected the token (401): ${error.detail}` };
   }
+  // The same words as the failed entity of a sync: the detail already says what to do.
+  if (error instanceof SourceRedirectError) return { reachable: true, authenticated: true, detail: error.detail };
   // Not reached: a network failure (transient, no HTTP status) or an address the guard refused to call.
   const notReached = (error instanceof SourceTransientError && error.httpStatus === null) || error.name === "SourceAddressRefusedError";
   const reachable = !notReached;

@@ -29,7 +29,7 @@ const METADATA_NAMES: ReadonlySet<string> = new Set([
 const NUMERIC_LABEL = /^(?:0x[0-9a-f]*|\d+)$/i;
 
 /**
- * The host rules of a base_url or a redirect target, on a WHATWG `URL.hostname`.
+ * The host rules of a base_url, on a WHATWG `URL.hostname`.
  * The URL parser already turns every IPv4 notation (0177.0.0.1, 0x7f.1,
  * 2130706433, 127.1) into dotted decimal and compresses IPv6, so an IP literal is
  * classified as the address it resolves to. A numeric-looking host the parser

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
-import { SourceHardError, SyncError } from "../../../lambdas/core/errors";
+import { SourceRedirectError, SyncError } from "../../../lambdas/core/errors";
 import { createHttpSourceClient } from "../../../lambdas/source/http-source-client";
 import { createGuardedFetch } from "../../../lambdas/source/ssrf/guarded-fetch";
 import type { ResolveAll } from "../../../lambdas/source/ssrf/pinned-lookup";
@@ -79,18 +79,26 @@ describe("the source client over the guarded fetch", () => {
     expect(server.requests).toHaveLength(1);
   });
 
-  test("a redirect to the metadata address surfaces as SourceAddressRefusedError", async () => {
+  test.each([301, 302, 307, 308])(
+    "a %i to another loopback origin is not followed: one request, none to the target, SourceRedirectError naming the Location",
+    async (status) => {
+      const target = await serve(() => ({ json: envelope([{ id: "moved" }], false) }));
+      const source = await serve(() => ({ status, headers: { location: `${target.baseUrl}/v2/leads` } }));
+      const error = await failure(client(true).fetchPage({ baseUrl: source.baseUrl, token: TOKEN }, PAGE));
+      expect(error).toBeInstanceOf(SourceRedirectError);
+      expect(error.retryable).toBe(false);
+      expect(error.detail).toBe(`the source answered ${status} to ${target.baseUrl}/v2/leads; set base_url to the final address`);
+      expect(source.requests).toHaveLength(1);
+      expect(target.requests).toHaveLength(0);
+    },
+  );
+
+  test("a redirect to the metadata address is reported, never requested", async () => {
     const server = await serve(() => ({ status: 302, headers: { location: "http://169.254.169.254/latest/meta-data" } }));
     const error = await failure(client(true).fetchPage({ baseUrl: server.baseUrl, token: TOKEN }, PAGE));
-    expect(error).toBeInstanceOf(SourceAddressRefusedError);
-    expect(error.detail).toBe("redirect to host 169.254.169.254 is a cloud metadata address");
-  });
-
-  test("a redirect loop surfaces as SourceHardError", async () => {
-    const server = await serve(() => ({ status: 302, headers: { location: "/leads" } }));
-    const error = await failure(client(true).fetchPage({ baseUrl: server.baseUrl, token: TOKEN }, PAGE));
-    expect(error).toBeInstanceOf(SourceHardError);
-    expect(error.detail).toBe("more than 5 redirects");
+    expect(error).toBeInstanceOf(SourceRedirectError);
+    expect(error.detail).toBe("the source answered 302 to http://169.254.169.254/latest/meta-data; set base_url to the final address");
+    expect(server.requests).toHaveLength(1);
   });
 
   test("status errors still map as before (401 from the source)", async () => {

@@ -1,0 +1,30 @@
+import type { DeadlineTimer } from "../../lambdas/source/request-deadline";
+
+export interface StartedDeadline {
+  readonly ms: number;
+  /** Fires the deadline now, as the timer would once `ms` had passed. */
+  readonly fire: () => void;
+  readonly stopped: boolean;
+}
+
+/** A DeadlineTimer the test fires itself: no test waits for a real timeout. */
+export function manualDeadline() {
+  const started: StartedDeadline[] = [];
+  const timer: DeadlineTimer = (ms, onExpiry) => {
+    const entry = { ms, fire: onExpiry, stopped: false };
+    started.push(entry);
+    return () => {
+      entry.stopped = true;
+    };
+  };
+  return { timer, started };
+}
+
+/** A promise and the function that resolves it: what a test waits on instead of a sleep. */
+export function gate<T = void>() {
+  let open: (value: T) => void = () => undefined;
+  const opened = new Promise<T>((resolve) => {
+    open = resolve;
+  });
+  return { open, opened };
+}
