@@ -52,7 +52,7 @@ describe("statemachine/sync.asl.json", () => {
 
   test("401 and the other hard failures are not retried: only transient names are in Retry blocks", () => {
     const retried = Object.values(states).flatMap((state) => state.Retry?.flatMap((retrier) => retrier.ErrorEquals) ?? []);
-    for (const name of ["SourceAuthError", "SourceHardError", "SourceNotImplementedError", "PageValidationError", "PaginationError", "SourceThrottledError"]) {
+    for (const name of ["SourceAuthError", "SourceHardError", "SourceRedirectError", "SourceNotImplementedError", "PageValidationError", "PaginationError", "SourceThrottledError", "RunSupersededError", "SyncSinceChangedError"]) {
       expect(retried).not.toContain(name);
     }
     expect(states["FetchPage"]?.Catch?.[0]).toMatchObject({
