@@ -166,7 +166,7 @@ describe("a malformed percent-escape in a path is a 400 from the local server, n
     test(`${bad}: 400 on every route with a path parameter, with and without a session token`, async () => {
       for (const path of paths(bad).map((p) => p.replace("{id}", connectionId))) {
         for (const method of ["GET", "PATCH", "DELETE", "POST"]) {
-          for (const headers of [{ authorization: `Bearer ${owner}` }, {}]) {
+          for (const headers of [{ authorization: `Bearer ${owner}` }, {}] as Array<Record<string, string>>) {
             const response = await rawRequest(method, path, { headers });
             // A method with no route at this path is API Gateway's 404; any route that matches must be a 400.
             expect([400, 404], `${method} ${path}`).toContain(response.status);
