@@ -83,7 +83,8 @@ async function serve(
   response: ServerResponse,
   options: { readonly handler: LambdaHandler; readonly signingKey: LocalSigningKey },
 ): Promise<void> {
-  const url = new URL(request.url ?? "/", "http://localhost");
+  const url = URL.canParse(request.url ?? "/", "http://localhost") ? new URL(request.url ?? "/", "http://localhost") : null;
+  if (url === null) return send(response, 400, { message: "Bad Request" });
   const method = request.method ?? "GET";
   let match: { route: CompiledRoute; values: string[] } | undefined;
   for (const route of ROUTE_TABLE) {
@@ -95,8 +96,12 @@ async function serve(
   }
   // API Gateway's own answers, before any Lambda runs.
   if (!match) return send(response, 404, { message: "Not Found" });
+  // A malformed percent-escape (`%`, `%zz`, a cut UTF-8 sequence) names no resource: the request is bad, not the server.
+  const pathParameters = decodePathParameters(match.route.params, match.values);
+  if (pathParameters === null) return send(response, 400, { message: "Bad Request" });
   const body = await readBody(request);
-  if (body === null) return send(response, 413, { message: "Request Entity Too Large" });
+  // Closed: a client sending that much is not one to keep a connection open for.
+  if (body === null) return send(response, 413, { message: "Request Entity Too Large" }, { connection: "close" });
 
   let claims: Record<string, string> | undefined;
   if (!match.route.public) {
@@ -123,9 +128,7 @@ async function serve(
     rawQueryString: url.search.slice(1),
     headers,
     ...(Object.keys(query).length > 0 ? { queryStringParameters: query } : {}),
-    ...(match.route.params.length > 0
-      ? { pathParameters: Object.fromEntries(match.route.params.map((name, i) => [name, decodeURIComponent(match.values[i] ?? "")])) }
-      : {}),
+    ...(match.route.params.length > 0 ? { pathParameters } : {}),
     requestContext: {
       accountId: "000000000000",
       apiId: "local",
@@ -148,18 +151,37 @@ async function serve(
   response.end(result.body ?? "");
 }
 
+/** Each path parameter percent-decoded, as API Gateway hands them over; null if one is not valid UTF-8 percent-encoding. */
+function decodePathParameters(names: readonly string[], values: readonly string[]): Record<string, string> | null {
+  const decoded: Record<string, string> = {};
+  for (const [i, name] of names.entries()) {
+    try {
+      decoded[name] = decodeURIComponent(values[i] ?? "");
+    } catch (error) {
+      if (error instanceof URIError) return null;
+      throw error;
+    }
+  }
+  return decoded;
+}
+
+/**
+ * The whole body, or null if it is over MAX_REQUEST_BODY_BYTES. An oversized
+ * body is still read to its end (and dropped): a server that answers and
+ * closes with unread bytes makes the kernel reset the connection, and the
+ * client may lose the 413. Node's requestTimeout bounds a body that never ends.
+ */
 async function readBody(request: IncomingMessage): Promise<Buffer | null> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of request) {
     size += (chunk as Buffer).length;
-    if (size > MAX_REQUEST_BODY_BYTES) return null;
-    chunks.push(chunk as Buffer);
+    if (size <= MAX_REQUEST_BODY_BYTES) chunks.push(chunk as Buffer);
   }
-  return Buffer.concat(chunks);
+  return size > MAX_REQUEST_BODY_BYTES ? null : Buffer.concat(chunks);
 }
 
-function send(response: ServerResponse, status: number, body: unknown): void {
-  response.writeHead(status, { "content-type": "application/json" });
+function send(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  response.writeHead(status, { "content-type": "application/json", ...headers });
   response.end(JSON.stringify(body));
 }

@@ -6,11 +6,21 @@ import { InvalidFieldError, MalformedBodyError } from "./onboarding-errors";
 export const MAX_RATE_LIMIT = 1000;
 /** Longest accepted source token; anything longer is not a Bearer token anyone issues. */
 export const MAX_TOKEN_LENGTH = 4096;
+/**
+ * Longest accepted base_url, in characters as sent: the common limit of
+ * browsers, CDNs and proxies for a whole URL, and far below DynamoDB's item size.
+ */
+export const MAX_BASE_URL_LENGTH = 2048;
 
 const RATE_RULE = `must be an integer from 1 to ${MAX_RATE_LIMIT}`;
 const TIMESTAMP_RULE = "must be an ISO-8601 timestamp, e.g. 2026-01-01T00:00:00Z";
 
-const baseUrl = v.pipe(v.string("must be a string"), v.trim(), v.nonEmpty("must not be empty"));
+const baseUrl = v.pipe(
+  v.string("must be a string"),
+  v.trim(),
+  v.nonEmpty("must not be empty"),
+  v.maxLength(MAX_BASE_URL_LENGTH, `must be at most ${MAX_BASE_URL_LENGTH} characters`),
+);
 // Sent as `Authorization: Bearer <token>`: printable ASCII only, or the header cannot carry it.
 const token = v.pipe(
   v.string("must be a string"),

@@ -11,6 +11,7 @@ import {
 import { toConnectionResource } from "./connection-resource";
 import type { OnboardingDeps } from "./onboarding-deps";
 import { InvalidFieldError, NotFoundError } from "./onboarding-errors";
+import { isStorableConnectionId } from "./path-id";
 
 /** sync_since when none is given: 1 January of the current year, 00:00 UTC. */
 export function defaultSyncSince(now: Date): string {
@@ -24,9 +25,13 @@ function sourceBaseUrl(deps: OnboardingDeps, raw: string): string {
   return checked.url;
 }
 
-/** Tenant-scoped lookup: another workspace's id is NotFound, exactly like an unknown one. */
+/**
+ * Tenant-scoped lookup: another workspace's id is NotFound, exactly like an
+ * unknown one, and so is an id too long to be a key. Every route that takes a
+ * connection id comes through here.
+ */
 export async function findConnection(deps: OnboardingDeps, account: string, id: string): Promise<StoredConnection> {
-  const stored = await deps.connections.get(account, id);
+  const stored = isStorableConnectionId(account, id) ? await deps.connections.get(account, id) : null;
   if (stored === null) throw new NotFoundError(`no connection ${id}`);
   return stored;
 }

@@ -3,6 +3,7 @@ import { startSync } from "../sync/start-sync";
 import { findConnection } from "./connection-operations";
 import type { OnboardingDeps } from "./onboarding-deps";
 import { NotFoundError } from "./onboarding-errors";
+import { isStorableRunId } from "./path-id";
 
 /** Runs listed per connection, newest first. */
 export const RUN_LIST_LIMIT = 50;
@@ -25,7 +26,7 @@ export async function listRuns(deps: OnboardingDeps, account: string, id: string
 
 export async function getRun(deps: OnboardingDeps, account: string, id: string, runId: string): Promise<RunSummary> {
   await findConnection(deps, account, id);
-  const run = await deps.runs.get(id, runId);
+  const run = isStorableRunId(runId) ? await deps.runs.get(id, runId) : null;
   if (run === null) throw new NotFoundError(`no run ${runId}`);
   return run;
 }

@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { mkdtemp, mkdir, rm, symlink, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { readLocalRuntimeConfig } from "../../lambdas/local/local-runtime-config";
 import { startLocalRuntime, type LocalRuntime } from "../../lambdas/local/local-runtime";
@@ -123,6 +123,78 @@ function runStart(env: Record<string, string>): Promise<{ code: number | null; s
 }
 /** The line the user reads (Node's own warnings aside). */
 const cannotStart = (stderr: string) => stderr.split("\n").filter((line) => line.startsWith("cannot start:"));
+
+const REPO = resolve(import.meta.dirname, "../..");
+
+/** `npm start` as a user types it, in its own process group (npm, tsx, node, java) so the test can stop all of it. */
+function spawnNpmStart(env: Record<string, string>) {
+  const child = spawn("npm", ["start"], {
+    cwd: REPO,
+    env: { PATH: process.env["PATH"] ?? "", HOME: process.env["HOME"] ?? "", SCHEDULE: "off", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+  });
+  let stdout = "";
+  let stderr = "";
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  /** Resolves with the start line once printed; rejects if the process exits first. */
+  const startLine = new Promise<string>((resolve, reject) => {
+    child.stdout.on("data", (chunk) => {
+      stdout += chunk;
+      const line = stdout.split("\n").find((text) => text.startsWith("CRM integration service:"));
+      if (line !== undefined) resolve(line);
+    });
+    child.stderr.on("data", (chunk) => (stderr += chunk));
+    void exited.then((code) => reject(new Error(`npm start exited (${code}) before its start line: ${stderr}`)));
+  });
+  return {
+    startLine,
+    stop: async () => {
+      if (child.pid !== undefined) process.kill(-child.pid, "SIGTERM");
+      await exited;
+    },
+  };
+}
+
+/** Runs a printed shell command line as a user pasting it would, in the repo, without DATA_DIR in the environment. */
+function runShell(command: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn("sh", ["-c", command], {
+      cwd: REPO,
+      env: { PATH: process.env["PATH"] ?? "", HOME: process.env["HOME"] ?? "" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk) => (stdout += chunk));
+    child.stderr.on("data", (chunk) => (stderr += chunk));
+    child.on("exit", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe("npm start with a custom DATA_DIR", () => {
+  test("the start line prints the exact token command for that data directory, and the token it prints is accepted (200 on the list)", async () => {
+    // A space and a quote: the printed command must quote the directory for the shell.
+    const customDir = join(dataDir, "custom data's dir");
+    const started = spawnNpmStart({ PORT: "0", DATA_DIR: customDir });
+    try {
+      const line = await started.startLine;
+      const url = /API on (http:\/\/\S+\/api\/v1)/.exec(line)?.[1];
+      const command = /get an owner token: (.*?) · data in/.exec(line)?.[1];
+      expect(url, line).toBeDefined();
+      expect(command).toBe(`DATA_DIR='${customDir.replaceAll("'", "'\\''")}' npm run --silent token -- --account ACC --role owner`);
+
+      const minted = await runShell((command ?? "").replace("ACC", "acct-custom-dir"));
+      expect(minted.code, minted.stderr).toBe(0);
+      const token = minted.stdout.trim();
+      const list = await fetch(`${url}/crm/custom/connections`, { headers: { authorization: `Bearer ${token}` } });
+      expect(list.status).toBe(200);
+      expect(await list.json()).toEqual({ data: [] });
+    } finally {
+      await started.stop();
+    }
+  }, 120_000);
+});
 
 describe("friendly failure", () => {
   let busy: Server;

@@ -80,6 +80,29 @@ export async function createApiHarness(
     return runSettled(service.sync.engine, service.sync.runs, connectionId, runId);
   }
 
+  /**
+   * The next DynamoDB command sent on this harness's client (or the next one
+   * named `command`, e.g. "GetItemCommand") fails with `error` instead of
+   * reaching DynamoDB Local: the SDK's own exception at the client's boundary,
+   * as if its retries had run out. Resolves `thrown` when it has fired.
+   */
+  function failNextDynamoDbCommand(error: Error, command?: string): { readonly thrown: Promise<void> } {
+    const name = `fail-next-${randomBytes(4).toString("hex")}`;
+    let fired!: () => void;
+    const thrown = new Promise<void>((resolve) => (fired = resolve));
+    client.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (command !== undefined && context.commandName !== command) return next(args);
+        if (!client.middlewareStack.remove(name)) return next(args); // already fired for a concurrent call
+        fired();
+        throw error;
+      },
+      // initialize: before the SDK's retry step, so exactly this one call fails.
+      { step: "initialize", name },
+    );
+    return { thrown };
+  }
+
   return {
     ...service,
     url: api.url,
@@ -93,6 +116,7 @@ export async function createApiHarness(
     request,
     responses,
     waitForRun,
+    failNextDynamoDbCommand,
     close: async () => {
       await api.close();
       await service.sync.stop();

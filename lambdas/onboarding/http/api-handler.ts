@@ -5,7 +5,7 @@ import type { Logger } from "../../core/ports";
 import { OWNER_ROLE, SessionClaimsSchema } from "../auth/session-claims";
 import type { OnboardingDeps } from "../onboarding-deps";
 import { InvalidFieldError, NotFoundError, NotOwnerError, OnboardingError, UnauthenticatedError } from "../onboarding-errors";
-import { statusOf } from "./error-status";
+import { RETRY_AFTER_SECONDS, statusOf } from "./error-status";
 import { openApiDocument } from "./openapi";
 import { OPENAPI_ROUTE_KEY, ROUTES, type Route } from "./routes";
 
@@ -13,7 +13,11 @@ export type ApiEvent = APIGatewayProxyEventV2WithJWTAuthorizer;
 export type ApiResult = APIGatewayProxyStructuredResultV2;
 
 const JSON_HEADERS = { "content-type": "application/json" };
-const json = (statusCode: number, body: unknown): ApiResult => ({ statusCode, headers: JSON_HEADERS, body: JSON.stringify(body) });
+const json = (statusCode: number, body: unknown, headers: Record<string, string> = {}): ApiResult => ({
+  statusCode,
+  headers: { ...JSON_HEADERS, ...headers },
+  body: JSON.stringify(body),
+});
 
 /** The workspace session from the JWT authorizer's claims (AWS), or the local server's identical field. */
 function sessionOf(event: ApiEvent) {
@@ -47,7 +51,8 @@ export function makeApiHandler(deps: OnboardingDeps) {
     return route.successStatus === 204 ? { statusCode: 204 } : json(route.successStatus, result);
   };
 
-  return middy<ApiEvent, ApiResult>(handle).use(errorResponses(deps.logger)).use(accessLog(deps.logger));
+  // middy runs onError middlewares last-used first: errorResponses must run before accessLog reads the status.
+  return middy<ApiEvent, ApiResult>(handle).use(accessLog(deps.logger)).use(errorResponses(deps.logger));
 }
 
 /** Typed errors become their status and a JSON body naming code, message and, for bad input, field and rule. */
@@ -65,6 +70,12 @@ function errorResponses(logger: Logger): MiddlewareObj<ApiEvent, ApiResult> {
         request.response = json(500, { error: { code: "internal_error", message: "internal error" } });
         return;
       }
+      if (status === 503) {
+        // Busy, not broken: the name says which (throttled store, queue); the message may quote a key, so it is not logged.
+        logger.warn("dependency busy", { route: request.event.routeKey, error: error instanceof Error ? error.name : String(error) });
+        request.response = json(503, { error: errorBody(error) }, { "retry-after": String(RETRY_AFTER_SECONDS) });
+        return;
+      }
       request.response = json(status, { error: errorBody(error) });
     },
   };
@@ -79,7 +90,8 @@ function errorBody(error: unknown): Record<string, string> {
   if (named.name === "InvalidCursorError") {
     return { code: "invalid_field", message: "cursor: is not a cursor this API issued", field: "cursor", rule: "is not a cursor this API issued" };
   }
-  return { code: "unavailable", message: "the service is briefly unavailable; try again shortly" };
+  // Only 503s reach here (500s have their own body).
+  return { code: "unavailable", message: `the service is briefly unavailable; try again in ${RETRY_AFTER_SECONDS} seconds` };
 }
 
 /** One line per request: route, status, time, workspace. Never headers or bodies (they carry tokens). */
@@ -97,9 +109,7 @@ function accessLog(logger: Logger): MiddlewareObj<ApiEvent, ApiResult> {
   return {
     before: async (request) => void started.set(request.event, performance.now()),
     after: async (request) => log(request),
-    onError: async (request) => {
-      // Runs after errorResponses (middy calls onError in reverse order), so the response is set.
-      log(request);
-    },
+    // Used first, so its onError runs after errorResponses' (middy's reverse order): the response is set.
+    onError: async (request) => log(request),
   };
 }

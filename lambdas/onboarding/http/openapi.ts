@@ -2,7 +2,7 @@ import { toJsonSchema } from "@valibot/to-json-schema";
 import { SUMMARY_ENTITIES, COLLECTIONS } from "../../core/entities";
 import { CreateConnectionSchema, MAX_RATE_LIMIT, UpdateConnectionSchema } from "../connection-input";
 import { RECORDS_DEFAULT_LIMIT, RECORDS_MAX_LIMIT } from "../record-operations";
-import { ERROR_STATUS } from "./error-status";
+import { ERROR_STATUS, RETRY_AFTER_SECONDS } from "./error-status";
 import { API_PREFIX, ROUTES, type Route } from "./routes";
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
@@ -24,13 +24,16 @@ const bodySchema = (schema: Parameters<typeof toJsonSchema>[0], options: { atLea
   return { ...rest, ...(options.atLeastOneField ? { minProperties: 1 } : {}) };
 };
 
-const ERROR_RESPONSES: Record<string, { description: string }> = {
-  "400": { description: "The body is not a JSON object" },
+const ERROR_RESPONSES: Record<string, { description: string; headers?: Record<string, unknown> }> = {
+  "400": { description: "The body is not a JSON object, or a path holds a malformed percent-escape" },
   "401": { description: "No valid owner session token" },
   "403": { description: "The caller is not the workspace owner (ROP, MOP)" },
-  "404": { description: "Unknown id, or another workspace's" },
+  "404": { description: "Unknown id, another workspace's, or one too long to be an id (over 1024 UTF-8 bytes)" },
   "422": { description: "A field breaks a rule: the body names the field and the rule" },
-  "503": { description: "Briefly unavailable (sync queue or store); try again" },
+  "503": {
+    description: "Briefly unavailable (the store throttled or busy, or the sync queue); try again after Retry-After",
+    headers: { "Retry-After": { description: "Seconds to wait before retrying", schema: { type: "integer", const: RETRY_AFTER_SECONDS } } },
+  },
 };
 
 function responsesOf(route: Route): Record<string, unknown> {
@@ -47,7 +50,10 @@ function responsesOf(route: Route): Record<string, unknown> {
     listRecords: { description: "A page of canonical records", content: content(ref("RecordsPage")) },
   };
   const errors = Object.fromEntries(
-    Object.entries(ERROR_RESPONSES).map(([status, { description }]) => [status, { description, content: content(ref("Error")) }]),
+    Object.entries(ERROR_RESPONSES).map(([status, { description, headers }]) => [
+      status,
+      { description, ...(headers ? { headers } : {}), content: content(ref("Error")) },
+    ]),
   );
   return { [String(route.successStatus)]: success[route.operationId], ...errors };
 }
