@@ -14,7 +14,7 @@ import { HttpJwtAuthorizer } from "aws-cdk-lib/aws-apigatewayv2-authorizers";
 import { HttpLambdaIntegration } from "aws-cdk-lib/aws-apigatewayv2-integrations";
 import { LogGroup, type RetentionDays } from "aws-cdk-lib/aws-logs";
 import { Construct } from "constructs";
-import { OPENAPI_ROUTE_KEY, ROUTES } from "../lambdas/onboarding/http/routes";
+import { PUBLIC_ROUTE_KEYS, ROUTES } from "../lambdas/onboarding/http/routes";
 import type { RecordTable } from "./record-table";
 import { FUNCTION_SIZES, ServiceFunction } from "./service-function";
 import type { SourceTokenKey } from "./source-token-key";
@@ -133,12 +133,13 @@ export class OnboardingApi extends Construct {
     for (const r of ROUTES) {
       route(`Route-${r.operationId}`, r.routeKey, r.callsSource === true ? testIntegration : apiIntegration, this.authorizer);
     }
-    const openApi = route("Route-openApi", OPENAPI_ROUTE_KEY, apiIntegration, new HttpNoneAuthorizer());
-    Validations.of(openApi).acknowledge({
-      id: "AwsSolutions-APIG4",
-      reason:
-        "GET /api/v1/openapi.json is the API's description and is public on purpose (OPENAPI_ROUTE_KEY); it reads nothing of any workspace. Every other route has the JWT authorizer.",
-    });
+    for (const [index, routeKey] of PUBLIC_ROUTE_KEYS.entries()) {
+      const publicRoute = route(index === 0 ? "Route-openApi" : `Route-public-${index}`, routeKey, apiIntegration, new HttpNoneAuthorizer());
+      Validations.of(publicRoute).acknowledge({
+        id: "AwsSolutions-APIG4",
+        reason: `${routeKey} serves an API description and is public on purpose (PUBLIC_ROUTE_KEYS); it reads nothing of any workspace. Every other route has the JWT authorizer.`,
+      });
+    }
   }
 
   /** The API's base URL ($default stage). */

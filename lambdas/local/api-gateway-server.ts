@@ -11,7 +11,7 @@ import {
   type LocalSigningKey,
 } from "../onboarding/auth/local-token-issuer";
 import type { ApiEvent, ApiResult } from "../onboarding/http/api-handler";
-import { OPENAPI_ROUTE_KEY, ROUTES } from "../onboarding/http/routes";
+import { PUBLIC_ROUTE_KEYS, ROUTES } from "../onboarding/http/routes";
 
 /** Request bodies above this are refused with 413, as API Gateway refuses payloads over its limit. */
 export const MAX_REQUEST_BODY_BYTES = 1024 * 1024;
@@ -41,7 +41,7 @@ function compile(routeKey: string, isPublic: boolean): CompiledRoute {
 }
 
 const ROUTE_TABLE: readonly CompiledRoute[] = [
-  compile(OPENAPI_ROUTE_KEY, true),
+  ...PUBLIC_ROUTE_KEYS.map((routeKey) => compile(routeKey, true)),
   ...ROUTES.map((route) => compile(route.routeKey, false)),
 ];
 

@@ -1,6 +1,6 @@
 import { Match } from "aws-cdk-lib/assertions";
 import { describe, expect, test } from "vitest";
-import { OPENAPI_ROUTE_KEY, ROUTES } from "../../lambdas/onboarding/http/routes";
+import { PUBLIC_ROUTE_KEYS, ROUTES } from "../../lambdas/onboarding/http/routes";
 import { RECORD_TABLE } from "../../lambdas/store/table-definition";
 import { functionId, logicalId, serviceFunctions, synthesize, TEST_CONTEXT } from "./stack-fixture";
 
@@ -105,12 +105,12 @@ describe("CDK stack: resources", () => {
     });
   });
 
-  test("the HTTP API has exactly the routes of ROUTES plus the OpenAPI document", () => {
+  test("the HTTP API has exactly the routes of ROUTES plus the public API descriptions", () => {
     const routes = Object.values(template.findResources("AWS::ApiGatewayV2::Route")).map((route) => route.Properties.RouteKey as string);
-    expect(routes.sort()).toEqual([...ROUTES.map((route) => route.routeKey), OPENAPI_ROUTE_KEY].sort());
+    expect(routes.sort()).toEqual([...ROUTES.map((route) => route.routeKey), ...PUBLIC_ROUTE_KEYS].sort());
   });
 
-  test("the JWT authorizer takes issuer and audience from context and guards every route but the OpenAPI one", () => {
+  test("the JWT authorizer takes issuer and audience from context and guards every route but the public API descriptions", () => {
     template.resourceCountIs("AWS::ApiGatewayV2::Authorizer", 1);
     template.hasResourceProperties("AWS::ApiGatewayV2::Authorizer", {
       AuthorizerType: "JWT",
@@ -119,7 +119,7 @@ describe("CDK stack: resources", () => {
     });
     const authorizerId = logicalId(stack.api.httpApi.node.findChild("OwnerSession"));
     for (const route of Object.values(template.findResources("AWS::ApiGatewayV2::Route"))) {
-      if (route.Properties.RouteKey === OPENAPI_ROUTE_KEY) {
+      if (PUBLIC_ROUTE_KEYS.includes(route.Properties.RouteKey)) {
         expect(route.Properties.AuthorizationType).toBe("NONE");
         expect(route.Properties.AuthorizerId).toBeUndefined();
       } else {

@@ -107,3 +107,7 @@ export const ROUTES: readonly Route[] = [
 
 /** The OpenAPI document: public, like any API description. */
 export const OPENAPI_ROUTE_KEY = `GET ${API_PREFIX}/openapi.json`;
+/** The source API's contract (what the customer's developers implement), as OpenAPI 3.1: public too. */
+export const SOURCE_API_OPENAPI_ROUTE_KEY = `GET ${API_PREFIX}/source-api/openapi.json`;
+/** Routes without the JWT authorizer: API descriptions only, nothing of any workspace. */
+export const PUBLIC_ROUTE_KEYS: readonly string[] = [OPENAPI_ROUTE_KEY, SOURCE_API_OPENAPI_ROUTE_KEY];

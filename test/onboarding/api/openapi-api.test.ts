@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { SYNC_ENTITIES } from "../../../lambdas/core/entities";
+import { entityDefinition } from "../../../lambdas/ingestion/entity-catalog";
 import { ROUTES } from "../../../lambdas/onboarding/http/routes";
+import { buildSourceApiOpenApi } from "../../../lambdas/preflight/source-api-openapi";
 import { createApiHarness, CONNECTIONS_PATH, type ApiHarness, type ApiResponse } from "../../support/api-harness";
 
 /**
@@ -41,6 +44,16 @@ function expectFromHandler(response: ApiResponse, operation: string): void {
   if (response.status >= 200 && response.status < 300) return;
   expect(response.body, `${operation}: ${response.text}`).toEqual({ error: expect.objectContaining({ code: expect.any(String), message: expect.any(String) }) });
 }
+
+describe("GET /api/v1/source-api/openapi.json", () => {
+  test("the source API's contract is served without a session token: the document the conformance kit is built on", async () => {
+    const response = await api.request("GET", "/api/v1/source-api/openapi.json");
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual(JSON.parse(JSON.stringify(buildSourceApiOpenApi())));
+    expect(response.body.openapi).toBe("3.1.0");
+    expect(Object.keys(response.body.paths).sort()).toEqual(SYNC_ENTITIES.map((entity) => entityDefinition(entity).path).sort());
+  });
+});
 
 describe("GET /api/v1/openapi.json", () => {
   test("200 without a session token: OpenAPI 3.1.0", async () => {
