@@ -12,6 +12,8 @@ import {
 } from "../onboarding/auth/local-token-issuer";
 import type { ApiEvent, ApiResult } from "../onboarding/http/api-handler";
 import { OPENAPI_ROUTE_KEY, ROUTES } from "../onboarding/http/routes";
+import { serveConsoleAsset } from "./console-assets";
+import { serveDevSignIn } from "./dev-sign-in";
 
 /** Request bodies above this are refused with 413, as API Gateway refuses payloads over its limit. */
 export const MAX_REQUEST_BODY_BYTES = 1024 * 1024;
@@ -83,6 +85,9 @@ async function serve(
   response: ServerResponse,
   options: { readonly handler: LambdaHandler; readonly signingKey: LocalSigningKey },
 ): Promise<void> {
+  // The owner's console and its development sign-in share the API's origin locally (no CORS); neither is in AWS.
+  if (await serveConsoleAsset(request, response)) return;
+  if (await serveDevSignIn(request, response, options.signingKey)) return;
   const url = new URL(request.url ?? "/", "http://localhost");
   const method = request.method ?? "GET";
   let match: { route: CompiledRoute; values: string[] } | undefined;
