@@ -33,15 +33,13 @@ const data: CrmData = {
 /** Everything the page's DOM holds, input values included (they are not in the serialized HTML). */
 async function domText(page: Page): Promise<string> {
   const html = await page.content();
-  const values = await page.evaluate(() =>
-    [...document.querySelectorAll("input, select, textarea")].map((field) => (field as HTMLInputElement).value).join("\n"),
-  );
+  const values = await page.evaluate<string>(`[...document.querySelectorAll("input, select, textarea")].map((field) => field.value).join("\\n")`);
   return `${html}\n${values}`;
 }
 
 const shot = (page: Page, name: string) => page.screenshot({ path: join(SCREENSHOTS_DIR, `${name}.png`), fullPage: true });
 
-describe("owner's console, end to end (Chromium against the local service and a loopback source)", () => {
+describe("owner's console, end to end (Chromium against the local service and a loopback source)", { timeout: 60_000 }, () => {
   let harness: ConsoleHarness;
   let source: SourceServer;
   let acceptedToken = FIRST_TOKEN;
@@ -83,6 +81,8 @@ describe("owner's console, end to end (Chromium against the local service and a 
 
   it("an owner signs in through the development sign-in form", async () => {
     owner = await harness.browser.newPage();
+    // Fail a step well inside the test's own timeout, so one broken step names itself.
+    owner.setDefaultTimeout(20_000);
     await owner.goto(`${harness.url}/`);
     await owner.getByLabel("Workspace").fill("acme");
     await shot(owner, "sign-in");
@@ -92,8 +92,8 @@ describe("owner's console, end to end (Chromium against the local service and a 
     await owner.getByRole("heading", { name: "CRM connections", level: 1 }).waitFor();
     await owner.getByText("No connections yet.").waitFor();
     // The session token lives in memory only.
-    expect(await owner.evaluate(() => localStorage.length + sessionStorage.length)).toBe(0);
-    expect(await owner.evaluate(() => document.cookie)).toBe("");
+    expect(await owner.evaluate<number>("localStorage.length + sessionStorage.length")).toBe(0);
+    expect(await owner.evaluate<string>("document.cookie")).toBe("");
   });
 
   it("the create form shows the API's own 422 rule under the field, then creates the connection", async () => {
@@ -103,9 +103,12 @@ describe("owner's console, end to end (Chromium against the local service and a 
     await owner.getByLabel("Rate limit").fill("0");
     await owner.getByLabel("Start date").fill("2020-01-01");
     await owner.getByRole("button", { name: "Create connection" }).click();
-    const rateError = owner.getByText("rate_limit: must be an integer from 1 to 1000");
+    // The API's own message, under the field and tied to it for screen readers.
+    const rateError = owner.locator(".field-error", { hasText: "rate_limit: must be an integer from 1 to 1000" });
     await rateError.waitFor();
-    expect(await owner.getByLabel("Rate limit").getAttribute("aria-invalid")).toBe("true");
+    const rate = owner.getByLabel("Rate limit");
+    expect(await rate.getAttribute("aria-invalid")).toBe("true");
+    expect((await rate.getAttribute("aria-describedby"))?.split(" ")).toContain(await rateError.getAttribute("id"));
     await shot(owner, "create-connection-invalid");
 
     await owner.getByLabel("Rate limit").fill("200");
@@ -200,12 +203,10 @@ describe("owner's console, end to end (Chromium against the local service and a 
       await owner.goto(url);
       await owner.locator("main h1").waitFor();
       await owner.locator("main .card").first().waitFor();
-      expect(await owner.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
+      expect(await owner.evaluate<number>("document.documentElement.scrollWidth")).toBeLessThanOrEqual(360);
     }
     // Every input and select on the connection page has a label.
-    const unlabelled = await owner.evaluate(() =>
-      [...document.querySelectorAll("input, select")].filter((field) => (field as HTMLInputElement).labels?.length === 0).length,
-    );
+    const unlabelled = await owner.evaluate<number>(`[...document.querySelectorAll("input, select")].filter((field) => field.labels.length === 0).length`);
     expect(unlabelled).toBe(0);
     await shot(owner, "connection-360px");
     await owner.setViewportSize({ width: 1100, height: 900 });
@@ -218,9 +219,7 @@ describe("owner's console, end to end (Chromium against the local service and a 
     );
     await owner.goto(`${harness.url}/#/connections`);
     await owner.getByRole("heading", { name: "CRM connections", level: 1 }).waitFor();
-    await owner.evaluate(() => {
-      location.hash = "#/connections?again";
-    });
+    await owner.evaluate(`location.hash = "#/connections?again"`);
     await owner.getByRole("alert").getByText("Your session ended. Sign in again.").waitFor();
     await owner.getByRole("button", { name: "Sign in" }).waitFor();
     await owner.unrouteAll();
