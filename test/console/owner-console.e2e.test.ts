@@ -197,6 +197,20 @@ describe("owner's console, end to end (Chromium against the local service and a 
     await shot(owner, "connections");
   });
 
+  it("a failed run shows each entity's error detail, and the connection turns failing", async () => {
+    acceptedToken = "a-token-the-service-does-not-have";
+    await owner.goto(connectionUrl);
+    await owner.getByRole("button", { name: "Sync now" }).click();
+    await owner.locator('.run-status[data-status="failed"]').waitFor();
+    const error = await owner.locator('tr[data-entity="pipelines"] .error-cell').textContent();
+    expect(error).toBe("SourceAuthError: invalid token");
+    expect(error).not.toContain(ROTATED_TOKEN);
+    await shot(owner, "sync-failed");
+    await owner.getByRole("link", { name: "CRM connections" }).click();
+    await owner.getByRole("list", { name: "Connections" }).locator(".badge", { hasText: "failing" }).waitFor();
+    acceptedToken = ROTATED_TOKEN;
+  });
+
   it("is readable at 360 px wide: no sideways scrolling, every field labelled", async () => {
     await owner.setViewportSize({ width: 360, height: 780 });
     for (const url of [`${harness.url}/#/connections`, connectionUrl]) {
