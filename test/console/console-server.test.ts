@@ -1,3 +1,6 @@
+import { readdir, readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { decodeJwt } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { issueSessionToken } from "../../lambdas/onboarding/auth/local-token-issuer";
@@ -81,5 +84,23 @@ describe("local API server: console assets and development sign-in", () => {
     // A cross-site form post cannot mint a token: only JSON is read.
     expect((await signIn("workspace=acme&role=owner", { "content-type": "application/x-www-form-urlencoded" })).status).toBe(415);
     expect((await fetch(`${api.url}${DEV_SIGN_IN_PATH}`)).status).toBe(405);
+  });
+
+  it("the development sign-in is local only: no AWS code imports it or the local server that routes to it", async () => {
+    const root = fileURLToPath(new URL("../../", import.meta.url));
+    const offenders: string[] = [];
+    const walk = async (dir: string): Promise<void> => {
+      for (const entry of await readdir(join(root, dir), { withFileTypes: true })) {
+        const path = `${dir}/${entry.name}`;
+        if (entry.isDirectory()) {
+          if (path !== "lambdas/local") await walk(path);
+        } else if (/\.ts$/.test(entry.name) && /(dev-sign-in|api-gateway-server|console-assets)["']/.test(await readFile(join(root, path), "utf8"))) {
+          offenders.push(path);
+        }
+      }
+    };
+    await walk("lib");
+    await walk("lambdas");
+    expect(offenders).toEqual([]);
   });
 });

@@ -156,6 +156,19 @@ describe("owner's console, end to end (Chromium against the local service and a 
     await owner.getByRole("heading", { name: source.baseUrl, level: 1 }).waitFor();
   });
 
+  it("the settings form saves a new rate (start date kept) and shows the API's 422 rule under the field", async () => {
+    const settings = owner.getByRole("form", { name: "Settings" });
+    await settings.getByLabel("Rate limit").fill("1001");
+    await settings.getByRole("button", { name: "Save settings" }).click();
+    await settings.locator(".field-error", { hasText: "rate_limit: must be an integer from 1 to 1000" }).waitFor();
+    await settings.getByLabel("Rate limit").fill("150");
+    await settings.getByRole("button", { name: "Save settings" }).click();
+    await settings.getByText("Saved.").waitFor();
+    await owner.getByRole("region", { name: "Connection" }).getByText("150 requests/s").waitFor();
+    const stored = await harness.service.sync.connections.listAll();
+    expect(stored.map((connection) => [connection.rate_limit, connection.sync_since])).toEqual([[150, "2020-01-01T00:00:00.000Z"]]);
+  });
+
   it("rotating the token sends it once through PATCH and never shows it in the page", async () => {
     await owner.getByLabel("New API token").fill(ROTATED_TOKEN);
     await owner.getByRole("button", { name: "Rotate token" }).click();
@@ -192,7 +205,7 @@ describe("owner's console, end to end (Chromium against the local service and a 
     await owner.getByRole("link", { name: "CRM connections" }).click();
     const card = owner.getByRole("list", { name: "Connections" }).locator("li").first();
     await card.locator(".badge", { hasText: "healthy" }).waitFor();
-    expect(await card.textContent()).toContain("200 requests/s");
+    expect(await card.textContent()).toContain("150 requests/s");
     expect(await card.textContent()).toContain(`${2 + 3 + 2 + 1 + LEADS + 1 + 1 + 1} records`);
     await shot(owner, "connections");
   });
