@@ -116,6 +116,8 @@ export async function connectionView(outlet: HTMLElement, id: string, navigate: 
   );
   // Every write control is the owner's; the API would answer anyone else 403.
   if (!isOwner()) outlet.querySelectorAll("form, button").forEach((control) => control.remove());
+  // The page is usable now: keyboard users start at its heading, not after the history has loaded.
+  outlet.querySelector<HTMLElement>("h1")?.focus();
 
   try {
     const runs = (await api<{ data: RunSummary[] }>("GET", `${connectionPath(id)}/syncs`)).data;

@@ -14,7 +14,8 @@ describe("npm start builds the console when the build is missing or stale", () =
     await rm(WORK, { recursive: true, force: true });
     await mkdir(WORK, { recursive: true });
     const dir = join(WORK, "console");
-    await cp(CONSOLE_DIR, dir, { recursive: true, filter: (path) => !path.includes(`${"/"}dist`) });
+    // Sources only: not the build, nor a build another test run is writing right now.
+    await cp(CONSOLE_DIR, dir, { recursive: true, filter: (path) => !/^\/(dist|\.dist-)/.test(path.slice(CONSOLE_DIR.length)) });
 
     expect(await consoleBuildStaleness(dir)).toBe("missing");
     expect(await ensureConsoleBuilt(dir)).toBe("built");

@@ -115,11 +115,15 @@ describe("owner's console, end to end (Chromium against the local service and a 
     await owner.getByRole("button", { name: "Create connection" }).click();
     await owner.getByRole("heading", { name: source.baseUrl, level: 1 }).waitFor();
     connectionUrl = owner.url();
+    // After a navigation, keyboard and screen-reader users start at the new page's heading.
+    await owner.locator("main h1:focus", { hasText: source.baseUrl }).waitFor();
     expect(await domText(owner)).not.toContain(FIRST_TOKEN);
   });
 
   it("the test call's result shows reachable, authenticated, detail and pipelines found", async () => {
-    await owner.getByRole("button", { name: "Test connection" }).click();
+    // Keyboard only: focus the button and press Enter.
+    await owner.getByRole("button", { name: "Test connection" }).focus();
+    await owner.keyboard.press("Enter");
     await owner.locator('[data-test="pipelines-found"]').getByText("2").waitFor();
     expect(await owner.locator('[data-test="reachable"]').textContent()).toBe("yes");
     expect(await owner.locator('[data-test="authenticated"]').textContent()).toBe("yes");
