@@ -3,6 +3,7 @@ import { fileURLToPath } from "node:url";
 import { createJsonLogger } from "../lambdas/observability/json-logger";
 import { readLocalRuntimeConfig, StartupError } from "../lambdas/local/local-runtime-config";
 import { startLocalRuntime } from "../lambdas/local/local-runtime";
+import { ensureConsoleBuilt } from "../lambdas/local/console-build";
 
 /** `npm start`: the whole service on this machine. Settings: README, "Running locally". */
 // The machines here run Node 20; Lambda runs nodejs22.x. The SDK's notice about Node 22 says nothing new locally.
@@ -29,10 +30,14 @@ function shellQuoted(text: string): string {
 async function main(): Promise<void> {
   const config = readLocalRuntimeConfig();
   const logger = createJsonLogger();
+  // The owner's console at `/`: built when missing or older than its sources; the API runs even if the build fails.
+  await ensureConsoleBuilt(undefined, (line) => console.log(line)).catch((error: unknown) =>
+    console.error(`console not built (${error instanceof Error ? error.message : String(error)}): the API runs without it; see npm run build`),
+  );
   const runtime = await startLocalRuntime(config, logger);
   const schedule = config.SCHEDULE === null ? "off" : process.env["SCHEDULE"] ?? "1h";
   console.log(
-    `CRM integration service: API on ${runtime.url}/api/v1 · get an owner token: ${ownerTokenCommand(runtime.dataDir)} · data in ${runtime.dataDir} · schedule ${schedule} · TIME_SCALE ${config.TIME_SCALE}`,
+    `CRM integration service: console on ${runtime.url}/ · API on ${runtime.url}/api/v1 · get an owner token: ${ownerTokenCommand(runtime.dataDir)} · data in ${runtime.dataDir} · schedule ${schedule} · TIME_SCALE ${config.TIME_SCALE}`,
   );
 
   const shutdown = (signal: string) => {

@@ -12,6 +12,8 @@ import {
 } from "../onboarding/auth/local-token-issuer";
 import type { ApiEvent, ApiResult } from "../onboarding/http/api-handler";
 import { PUBLIC_ROUTE_KEYS, ROUTES } from "../onboarding/http/routes";
+import { serveConsoleAsset } from "./console-assets";
+import { serveDevSignIn } from "./dev-sign-in";
 
 /** Request bodies above this are refused with 413, as API Gateway refuses payloads over its limit. */
 export const MAX_REQUEST_BODY_BYTES = 1024 * 1024;
@@ -85,6 +87,9 @@ async function serve(
 ): Promise<void> {
   const url = URL.canParse(request.url ?? "/", "http://localhost") ? new URL(request.url ?? "/", "http://localhost") : null;
   if (url === null) return send(response, 400, { message: "Bad Request" });
+  // The owner's console and its development sign-in share the API's origin locally (no CORS); neither is in AWS.
+  if (await serveConsoleAsset(request, response)) return;
+  if (await serveDevSignIn(request, response, options.signingKey)) return;
   const method = request.method ?? "GET";
   let match: { route: CompiledRoute; values: string[] } | undefined;
   for (const route of ROUTE_TABLE) {

@@ -1,0 +1,107 @@
+import { session, signOut } from "./session";
+
+/** The onboarding API's base path for custom connections. */
+export const CONNECTIONS = "/api/v1/crm/custom/connections";
+
+/** An answer other than 2xx, with the API's own error body: code, message and, for bad input, field and rule. */
+export class ApiError extends Error {
+  override readonly name = "ApiError";
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly field?: string,
+    readonly rule?: string,
+  ) {
+    super(message);
+  }
+}
+
+/** A 401: the session is gone; the page has already been sent back to sign in. */
+export class SessionExpiredError extends Error {
+  override readonly name = "SessionExpiredError";
+}
+
+export interface Connection {
+  readonly id: string;
+  readonly base_url: string;
+  readonly rate_limit: number;
+  readonly sync_since: string;
+  readonly created_at: string;
+  readonly updated_at: string;
+}
+
+export interface TestResult {
+  readonly reachable: boolean;
+  readonly authenticated: boolean;
+  readonly detail: string;
+  readonly pipelines_found?: number;
+}
+
+export interface EntityProgress {
+  readonly entity: string;
+  readonly status: "pending" | "running" | "succeeded" | "failed";
+  readonly pages: number;
+  readonly records: number;
+  readonly error: string | null;
+}
+
+export interface RunSummary {
+  readonly id: string;
+  readonly status: "running" | "succeeded" | "failed";
+  readonly started_at: string;
+  readonly finished_at: string | null;
+  readonly unresolved_won_lost: number;
+  readonly entities: readonly EntityProgress[];
+}
+
+export interface RecordsPage {
+  readonly data: readonly Record<string, unknown>[];
+  readonly next_cursor: string | null;
+}
+
+/** Collections the records endpoint serves, in sync order. */
+export const COLLECTIONS = ["pipelines", "stages", "users", "contacts", "leads", "tasks", "calls", "events", "loss_reasons"] as const;
+
+let onSignedOut: () => void = () => undefined;
+/** Where a 401 sends the owner: the sign-in page. */
+export function whenSignedOut(handler: () => void): void {
+  onSignedOut = handler;
+}
+
+/** One request to the API, with the in-memory session token on it. */
+export async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
+  const headers: Record<string, string> = { accept: "application/json" };
+  const token = session()?.token;
+  if (token) headers["authorization"] = `Bearer ${token}`;
+  if (body !== undefined) headers["content-type"] = "application/json";
+  const response = await fetch(path, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+  if (response.status === 401) {
+    signOut();
+    onSignedOut();
+    throw new SessionExpiredError("your session ended: sign in again");
+  }
+  const text = await response.text();
+  const parsed: unknown = text === "" ? null : safeJson(text);
+  if (!response.ok) {
+    const error = (parsed as { error?: { code?: string; message?: string; field?: string; rule?: string } } | null)?.error;
+    throw new ApiError(
+      response.status,
+      error?.code ?? "http_error",
+      error?.message ?? `the API answered ${response.status}`,
+      error?.field,
+      error?.rule,
+    );
+  }
+  return parsed as T;
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+}
+
+export const connectionPath = (id: string) => `${CONNECTIONS}/${encodeURIComponent(id)}`;

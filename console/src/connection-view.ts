@@ -1,0 +1,144 @@
+import { api, COLLECTIONS, connectionPath, type Connection, type RunSummary, type TestResult } from "./api";
+import { duration, h, when } from "./dom";
+import { editConnectionForm, rotateTokenForm } from "./connection-form";
+import { healthOf, recordsOf } from "./health";
+import { readOnlyNote } from "./read-only-note";
+import { isOwner } from "./session";
+
+const yesNo = (value: boolean) => (value ? "yes" : "no");
+
+/** One connection: its facts, the live test, settings, token rotation, sync now, run history and its records. */
+export async function connectionView(outlet: HTMLElement, id: string, navigate: (hash: string) => void): Promise<void> {
+  const status = h("p", { role: "status", "aria-live": "polite" }, "Loading…");
+  outlet.replaceChildren(h("h1", { tabindex: "-1" }, "Connection"), readOnlyNote() ?? "", status);
+  let connection: Connection;
+  try {
+    connection = await api<Connection>("GET", connectionPath(id));
+  } catch (error) {
+    status.textContent = (error as Error).message;
+    return;
+  }
+  status.textContent = "";
+
+  const facts = h("dl", { class: "facts" });
+  const showFacts = (current: Connection) =>
+    facts.replaceChildren(
+      h("dt", null, "Base URL"),
+      h("dd", null, current.base_url),
+      h("dt", null, "Rate"),
+      h("dd", null, `${current.rate_limit} requests/s`),
+      h("dt", null, "Start date"),
+      h("dd", null, when(current.sync_since)),
+      h("dt", null, "Updated"),
+      h("dd", null, when(current.updated_at)),
+    );
+  showFacts(connection);
+
+  const testResult = h("div", { class: "test-result", role: "status", "aria-live": "polite" });
+  const testButton = h(
+    "button",
+    {
+      type: "button",
+      onclick: async () => {
+        testButton.disabled = true;
+        testResult.replaceChildren(h("p", null, "Calling your CRM…"));
+        try {
+          const result = await api<TestResult>("POST", `${connectionPath(id)}/test`);
+          const ok = result.reachable && result.authenticated;
+          testResult.replaceChildren(
+            h("p", { class: ok ? "ok" : "bad" }, ok ? "The CRM answered and accepted the token." : "The test call did not succeed."),
+            h(
+              "dl",
+              { class: "facts", "aria-label": "Test result" },
+              h("dt", null, "Reachable"),
+              h("dd", { "data-test": "reachable" }, yesNo(result.reachable)),
+              h("dt", null, "Authenticated"),
+              h("dd", { "data-test": "authenticated" }, yesNo(result.authenticated)),
+              h("dt", null, "Detail"),
+              h("dd", { "data-test": "detail" }, result.detail),
+              h("dt", null, "Pipelines found"),
+              h("dd", { "data-test": "pipelines-found" }, result.pipelines_found ?? "—"),
+            ),
+          );
+        } catch (error) {
+          testResult.replaceChildren(h("p", { class: "bad" }, (error as Error).message));
+        } finally {
+          testButton.disabled = false;
+        }
+      },
+    },
+    "Test connection",
+  );
+
+  const syncStatus = h("p", { role: "status", "aria-live": "polite" });
+  const syncButton = h(
+    "button",
+    {
+      type: "button",
+      class: "primary",
+      onclick: async () => {
+        syncButton.disabled = true;
+        try {
+          const run = await api<{ id: string }>("POST", `${connectionPath(id)}/syncs`);
+          navigate(`#/connections/${encodeURIComponent(id)}/runs/${encodeURIComponent(run.id)}`);
+        } catch (error) {
+          syncStatus.textContent = (error as Error).message;
+          syncButton.disabled = false;
+        }
+      },
+    },
+    "Sync now",
+  );
+
+  const history = h("ul", { class: "runs", "aria-label": "Run history" }, h("li", null, "Loading runs…"));
+  outlet.replaceChildren(
+    h("h1", { tabindex: "-1" }, connection.base_url),
+    h("p", null, h("a", { href: "#/connections" }, "← All connections")),
+    h("section", { class: "card", "aria-labelledby": "facts-title" }, h("h2", { id: "facts-title" }, "Connection"), facts),
+    h(
+      "section",
+      { class: "card", "aria-labelledby": "test-title" },
+      h("h2", { id: "test-title" }, "Test"),
+      h("p", null, "Asks your CRM for the first page of pipelines with the stored token."),
+      testButton,
+      testResult,
+    ),
+    h("section", { class: "card", "aria-labelledby": "sync-title" }, h("h2", { id: "sync-title" }, "Sync"), syncButton, syncStatus),
+    editConnectionForm(connection, showFacts),
+    rotateTokenForm(connection),
+    h("section", { class: "card", "aria-labelledby": "history-title" }, h("h2", { id: "history-title" }, "Run history"), history),
+    h(
+      "nav",
+      { class: "card", "aria-labelledby": "records-title" },
+      h("h2", { id: "records-title" }, "Records"),
+      h("ul", { class: "chips" }, COLLECTIONS.map((entity) => h("li", null, h("a", { href: `#/connections/${encodeURIComponent(id)}/records/${entity}` }, entity)))),
+    ),
+  );
+  // Every write control is the owner's; the API would answer anyone else 403.
+  if (!isOwner()) outlet.querySelectorAll("form, button").forEach((control) => control.remove());
+  // The page is usable now: keyboard users start at its heading, not after the history has loaded.
+  outlet.querySelector<HTMLElement>("h1")?.focus();
+
+  try {
+    const runs = (await api<{ data: RunSummary[] }>("GET", `${connectionPath(id)}/syncs`)).data;
+    history.replaceChildren(
+      ...(runs.length === 0
+        ? [h("li", null, "No runs yet.")]
+        : runs.map((run) =>
+            h(
+              "li",
+              null,
+              h("a", { href: `#/connections/${encodeURIComponent(id)}/runs/${encodeURIComponent(run.id)}` }, when(run.started_at)),
+              " ",
+              h("span", { class: `badge health-${healthOf(run).replace(" ", "-")}` }, run.status),
+              ` · ${duration(run.started_at, run.finished_at)} · ${recordsOf(run)} records`,
+              run.entities.some((entity) => entity.status === "failed")
+                ? ` · failed: ${run.entities.filter((entity) => entity.status === "failed").map((entity) => entity.entity).join(", ")}`
+                : "",
+            ),
+          )),
+    );
+  } catch (error) {
+    history.replaceChildren(h("li", null, (error as Error).message));
+  }
+}

@@ -1,0 +1,85 @@
+import { whenSignedOut } from "./api";
+import { connectionView } from "./connection-view";
+import { createConnectionView } from "./connection-form";
+import { connectionsView } from "./connections-view";
+import { h, replace } from "./dom";
+import { recordsView } from "./records-view";
+import { runView } from "./run-view";
+import { session, signOut } from "./session";
+import { signInView } from "./sign-in-view";
+
+const app = document.getElementById("app")!;
+const header = h("header", { class: "top" });
+const main = h("main", { id: "main" });
+app.replaceChildren(header, main);
+
+let stopView: (() => void) | void = undefined;
+let signInReason: string | null = null;
+
+function navigate(hash: string): void {
+  if (location.hash === hash) void render();
+  else location.hash = hash;
+}
+
+function renderHeader(): void {
+  const current = session();
+  replace(header,
+    h("a", { class: "brand", href: "#/connections" }, "CRM connections"),
+    current
+      ? h(
+          "div",
+          { class: "who" },
+          h("span", null, `${current.workspace} · ${current.role}`),
+          h(
+            "button",
+            {
+              type: "button",
+              onclick: () => {
+                signOut();
+                signInReason = null;
+                navigate("#/sign-in");
+              },
+            },
+            "Sign out",
+          ),
+        )
+      : null,
+  );
+}
+
+/** Hash routes: the server serves one page, so any route survives the API's same-origin rules without a fallback. */
+async function render(): Promise<void> {
+  if (typeof stopView === "function") stopView();
+  stopView = undefined;
+  renderHeader();
+  const route = location.hash.replace(/^#/, "") || "/connections";
+  if (session() === null) {
+    signInView(main, signInReason, () => {
+      signInReason = null;
+      navigate("#/connections");
+    });
+  } else {
+    const parts = route.split("/").filter(Boolean).map(decodeURIComponent);
+    if (parts[0] === "connections" && parts[1] === "new") {
+      createConnectionView(main, (connection) => navigate(`#/connections/${encodeURIComponent(connection.id)}`));
+    } else if (parts[0] === "connections" && parts[1] && parts[2] === "runs" && parts[3]) {
+      stopView = runView(main, parts[1], parts[3]);
+    } else if (parts[0] === "connections" && parts[1] && parts[2] === "records" && parts[3]) {
+      recordsView(main, parts[1], parts[3]);
+    } else if (parts[0] === "connections" && parts[1]) {
+      await connectionView(main, parts[1], navigate);
+    } else {
+      await connectionsView(main);
+    }
+  }
+  // Keyboard and screen-reader users land on the new page's heading.
+  main.querySelector<HTMLElement>("h1")?.focus();
+}
+
+// A 401 anywhere: back to sign in, saying why.
+whenSignedOut(() => {
+  signInReason = "Your session ended. Sign in again.";
+  void render();
+});
+window.addEventListener("hashchange", () => void render());
+void render();

@@ -1,0 +1,90 @@
+import { api, COLLECTIONS, connectionPath, type RecordsPage } from "./api";
+import { h } from "./dom";
+
+const PAGE_SIZE = 25;
+const LABEL_FIELDS = ["name", "title", "subject", "type", "email", "label"];
+
+/** A short line that tells records apart: its id and the first name-like field it has. */
+function labelOf(record: Record<string, unknown>): string {
+  const id = String(record["id"] ?? record["source_id"] ?? "record");
+  const named = LABEL_FIELDS.map((field) => record[field]).find((value) => typeof value === "string" && value !== "");
+  return named ? `${id} · ${String(named)}` : id;
+}
+
+/** The records explorer of one entity: pages from the records endpoint; a record's stored JSON on click. */
+export function recordsView(outlet: HTMLElement, id: string, entity: string): void {
+  const list = h("ul", { class: "records", "aria-label": `${entity} records` });
+  const detail = h("section", { class: "card record-json", "aria-labelledby": "json-title", hidden: true });
+  const status = h("p", { role: "status", "aria-live": "polite" }, "Loading…");
+  const previous = h("button", { type: "button", disabled: true }, "Previous page");
+  const next = h("button", { type: "button", disabled: true }, "Next page");
+  // Cursors of the pages seen so far: page n was read with cursors[n].
+  const cursors: (string | null)[] = [null];
+  let page = 0;
+
+  const load = async () => {
+    status.textContent = "Loading…";
+    previous.disabled = true;
+    next.disabled = true;
+    const cursor = cursors[page] ?? null;
+    const query = `?limit=${PAGE_SIZE}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`;
+    try {
+      const result = await api<RecordsPage>("GET", `${connectionPath(id)}/records/${encodeURIComponent(entity)}${query}`);
+      cursors[page + 1] = result.next_cursor;
+      status.textContent = `Page ${page + 1}: ${result.data.length} record${result.data.length === 1 ? "" : "s"}${result.next_cursor ? "" : " (last page)"}.`;
+      list.replaceChildren(
+        ...result.data.map((record) =>
+          h(
+            "li",
+            null,
+            h(
+              "button",
+              {
+                type: "button",
+                class: "record",
+                onclick: () => {
+                  detail.hidden = false;
+                  const title = h("h2", { id: "json-title", tabindex: "-1" }, labelOf(record));
+                  detail.replaceChildren(title, h("pre", { tabindex: "0" }, JSON.stringify(record, null, 2)));
+                  title.focus();
+                },
+              },
+              labelOf(record),
+            ),
+          ),
+        ),
+      );
+      previous.disabled = page === 0;
+      next.disabled = result.next_cursor === null;
+    } catch (error) {
+      status.textContent = (error as Error).message;
+    }
+  };
+  previous.addEventListener("click", () => {
+    page -= 1;
+    void load();
+  });
+  next.addEventListener("click", () => {
+    page += 1;
+    void load();
+  });
+
+  outlet.replaceChildren(
+    h("h1", { tabindex: "-1" }, `Records: ${entity}`),
+    h("p", null, h("a", { href: `#/connections/${encodeURIComponent(id)}` }, "← Connection")),
+    h(
+      "nav",
+      { "aria-label": "Entities" },
+      h(
+        "ul",
+        { class: "chips" },
+        COLLECTIONS.map((name) =>
+          h("li", null, h("a", { href: `#/connections/${encodeURIComponent(id)}/records/${name}`, ...(name === entity ? { "aria-current": "page" } : {}) }, name)),
+        ),
+      ),
+    ),
+    status,
+    h("div", { class: "records-layout" }, h("div", null, list, h("div", { class: "actions" }, previous, next)), detail),
+  );
+  void load();
+}

@@ -1,0 +1,56 @@
+import { ApiError } from "./api";
+import { h } from "./dom";
+import { formField, statusLine } from "./form-field";
+import { ROLES, signIn, type Role } from "./session";
+
+/**
+ * The local runtime's development sign-in: a workspace and a role, and the
+ * server mints the same session token `npm run token` prints. In AWS the
+ * workspace's identity provider takes its place.
+ */
+export function signInView(outlet: HTMLElement, reason: string | null, done: () => void): void {
+  const workspace = formField({ name: "workspace", label: "Workspace", required: true, attributes: { autocomplete: "organization" } });
+  const role = formField({ name: "role", label: "Role", options: ROLES, hint: "Only the owner can change connections; ROP and MOP see the pages read-only." });
+  const status = statusLine();
+  const form = h(
+    "form",
+    {
+      class: "card narrow",
+      novalidate: true,
+      onsubmit: async (event: SubmitEvent) => {
+        event.preventDefault();
+        workspace.setError(null);
+        role.setError(null);
+        status.textContent = "Signing in…";
+        try {
+          const response = await fetch("/dev/sign-in", {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify({ workspace: workspace.input.value, role: role.input.value }),
+          });
+          const body = (await response.json()) as { token?: string; error?: { message: string; field?: string; rule?: string } };
+          if (!response.ok || !body.token) {
+            const error = new ApiError(response.status, "", body.error?.message ?? "sign-in failed", body.error?.field, body.error?.rule);
+            if (error.field === "workspace") workspace.setError(`Workspace ${error.rule ?? error.message}`);
+            else if (error.field === "role") role.setError(`Role ${error.rule ?? error.message}`);
+            status.textContent = error.field ? "" : error.message;
+            (error.field === "role" ? role.input : workspace.input).focus();
+            return;
+          }
+          signIn({ token: body.token, workspace: workspace.input.value.trim(), role: role.input.value as Role });
+          done();
+        } catch {
+          status.textContent = "The local service did not answer: is `npm start` running?";
+        }
+      },
+    },
+    h("h1", { tabindex: "-1" }, "Sign in"),
+    h("p", { class: "note" }, "Development sign-in: offered by the local runtime only. Your session lives in this tab and ends when you close or reload it."),
+    reason ? h("p", { class: "alert", role: "alert" }, reason) : null,
+    workspace.element,
+    role.element,
+    h("button", { type: "submit", class: "primary" }, "Sign in"),
+    status,
+  );
+  outlet.replaceChildren(form);
+}

@@ -1,0 +1,81 @@
+import { randomBytes } from "node:crypto";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { chromium, type BrowserContext, type Page } from "playwright-core";
+import { AesGcmTokenCipher } from "../../lambdas/local/aes-token-cipher";
+import { ensureConsoleBuilt } from "../../lambdas/local/console-build";
+import { createLocalService } from "../../lambdas/local/local-service";
+import { createMemoryLogger } from "../../lambdas/observability/json-logger";
+import { createTestTable, testDynamoDbClient } from "../support/dynamodb";
+
+/** Debian's Chromium, started so that it never reaches for the network (this machine has none but loopback). */
+export const CHROMIUM_PATH = "/usr/bin/chromium";
+const CHROMIUM_FLAGS = [
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
+
+export const SCREENSHOTS_DIR = fileURLToPath(new URL("../../docs/screenshots/", import.meta.url));
+
+/**
+ * The local service as `npm start` composes it (DynamoDB Local, the local
+ * state machine, the API server that also serves the console and the dev
+ * sign-in), on a fresh table, plus one headless Chromium with a fresh profile.
+ */
+export async function startConsoleHarness() {
+  await ensureConsoleBuilt();
+  const client = testDynamoDbClient();
+  const tableName = await createTestTable(client);
+  const dataDir = await mkdtemp(join(tmpdir(), "crm-console-"));
+  const service = await createLocalService({
+    client,
+    tableName,
+    cipher: new AesGcmTokenCipher(randomBytes(32)),
+    logger: createMemoryLogger(),
+    dataDir,
+    timeScale: 0.01,
+    allowLoopbackSources: true,
+  });
+  const api = await service.listen(0);
+  const profileDir = await mkdtemp(join(tmpdir(), "crm-console-chromium-"));
+  const browser: BrowserContext = await chromium.launchPersistentContext(profileDir, {
+    executablePath: CHROMIUM_PATH,
+    headless: true,
+    args: CHROMIUM_FLAGS,
+    viewport: { width: 1100, height: 900 },
+  });
+
+  /** A new tab: a new in-memory session, signed in as `role` of `workspace` through the page's own form. */
+  async function signedInPage(workspace: string, role: "owner" | "ROP" | "MOP"): Promise<Page> {
+    const page = await browser.newPage();
+    await page.goto(`${api.url}/`);
+    await page.getByLabel("Workspace").fill(workspace);
+    await page.getByLabel("Role").selectOption(role);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("heading", { name: "CRM connections", level: 1 }).waitFor();
+    return page;
+  }
+
+  return {
+    url: api.url,
+    service,
+    browser,
+    signedInPage,
+    close: async () => {
+      await browser.close();
+      await api.close();
+      await service.sync.stop();
+      client.destroy();
+      await rm(dataDir, { recursive: true, force: true });
+      await rm(profileDir, { recursive: true, force: true });
+    },
+  };
+}
+export type ConsoleHarness = Awaited<ReturnType<typeof startConsoleHarness>>;

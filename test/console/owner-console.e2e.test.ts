@@ -1,0 +1,272 @@
+import { join } from "node:path";
+import type { Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  callRecord,
+  contactRecord,
+  eventRecord,
+  leadRecord,
+  pipelineRecord,
+  taskRecord,
+  userRecord,
+} from "../builders/source-records";
+import { crmSource, type CrmData } from "../support/crm-source";
+import { startSourceServer, type SourceServer } from "../support/source-server";
+import { SCREENSHOTS_DIR, startConsoleHarness, type ConsoleHarness } from "./console-harness";
+
+const FIRST_TOKEN = "first-source-token-3f9a";
+const ROTATED_TOKEN = "rotated-source-token-7c1e";
+const LEADS = 130; // two pages of leads
+
+const data: CrmData = {
+  pipelines: [pipelineRecord(), pipelineRecord({ id: "pipeline-2", name: "Partners", sort: 2, stages: [] })],
+  users: [userRecord(), userRecord({ id: "user-2", name: "Ben Ortiz", email: "ben@example.com" })],
+  contacts: [contactRecord()],
+  leads: Array.from({ length: LEADS }, (_, i) =>
+    leadRecord({ id: `lead-${i + 1}`, name: `Deal ${i + 1}`, updated_at: `2026-02-03T08:${String(i % 60).padStart(2, "0")}:00Z` }),
+  ),
+  tasks: [taskRecord()],
+  calls: [callRecord()],
+  events: [eventRecord()],
+};
+
+/** Everything the page's DOM holds, input values included (they are not in the serialized HTML). */
+async function domText(page: Page): Promise<string> {
+  const html = await page.content();
+  const values = await page.evaluate<string>(`[...document.querySelectorAll("input, select, textarea")].map((field) => field.value).join("\\n")`);
+  return `${html}\n${values}`;
+}
+
+const shot = (page: Page, name: string) => page.screenshot({ path: join(SCREENSHOTS_DIR, `${name}.png`), fullPage: true });
+
+describe("owner's console, end to end (Chromium against the local service and a loopback source)", { timeout: 60_000 }, () => {
+  let harness: ConsoleHarness;
+  let source: SourceServer;
+  let acceptedToken = FIRST_TOKEN;
+  // An explicit gate: the source holds every /leads request until the test has seen the run live.
+  let releaseLeads: () => void = () => undefined;
+  let leadsGate: Promise<void> = Promise.resolve();
+  let owner: Page;
+  let connectionUrl = "";
+
+  beforeAll(async () => {
+    harness = await startConsoleHarness();
+    source = await startSourceServer(async (request) => {
+      if (request.path === "/leads") await leadsGate;
+      return crmSource(() => data, { token: acceptedToken })(request);
+    });
+  }, 120_000);
+
+  afterAll(async () => {
+    releaseLeads();
+    await source?.close();
+    await harness?.close();
+  });
+
+  it("serves the console at / with a CSP that allows no inline script", async () => {
+    const response = await fetch(`${harness.url}/`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toBe("text/html; charset=utf-8");
+    const csp = response.headers.get("content-security-policy") ?? "";
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).not.toContain("unsafe-inline");
+    expect(csp).toContain("frame-ancestors 'none'");
+    const html = await response.text();
+    // Every script is a file of this origin: none inline.
+    expect(html).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/);
+    const script = /<script[^>]*src="([^"]+)"/.exec(html)?.[1] ?? "";
+    const asset = await fetch(`${harness.url}${script}`);
+    expect(asset.headers.get("content-type")).toBe("text/javascript; charset=utf-8");
+  });
+
+  it("an owner signs in through the development sign-in form", async () => {
+    owner = await harness.browser.newPage();
+    // Fail a step well inside the test's own timeout, so one broken step names itself.
+    owner.setDefaultTimeout(20_000);
+    await owner.goto(`${harness.url}/`);
+    await owner.getByLabel("Workspace").fill("acme");
+    await shot(owner, "sign-in");
+    await owner.getByLabel("Role").selectOption("owner");
+    // Keyboard only: Enter submits the form.
+    await owner.getByLabel("Workspace").press("Enter");
+    await owner.getByRole("heading", { name: "CRM connections", level: 1 }).waitFor();
+    await owner.getByText("No connections yet.").waitFor();
+    // The session token lives in memory only.
+    expect(await owner.evaluate<number>("localStorage.length + sessionStorage.length")).toBe(0);
+    expect(await owner.evaluate<string>("document.cookie")).toBe("");
+  });
+
+  it("the create form shows the API's own 422 rule under the field, then creates the connection", async () => {
+    await owner.getByRole("link", { name: "New connection" }).click();
+    await owner.getByLabel("Base URL").fill(source.baseUrl);
+    await owner.getByLabel("API token").fill(FIRST_TOKEN);
+    await owner.getByLabel("Rate limit").fill("0");
+    await owner.getByLabel("Start date").fill("2020-01-01");
+    await owner.getByRole("button", { name: "Create connection" }).click();
+    // The API's own message, under the field and tied to it for screen readers.
+    const rateError = owner.locator(".field-error", { hasText: "rate_limit: must be an integer from 1 to 1000" });
+    await rateError.waitFor();
+    const rate = owner.getByLabel("Rate limit");
+    expect(await rate.getAttribute("aria-invalid")).toBe("true");
+    expect((await rate.getAttribute("aria-describedby"))?.split(" ")).toContain(await rateError.getAttribute("id"));
+    await shot(owner, "create-connection-invalid");
+
+    await owner.getByLabel("Rate limit").fill("200");
+    await owner.getByRole("button", { name: "Create connection" }).click();
+    await owner.getByRole("heading", { name: source.baseUrl, level: 1 }).waitFor();
+    connectionUrl = owner.url();
+    // After a navigation, keyboard and screen-reader users start at the new page's heading.
+    await owner.locator("main h1:focus", { hasText: source.baseUrl }).waitFor();
+    expect(await domText(owner)).not.toContain(FIRST_TOKEN);
+  });
+
+  it("the test call's result shows reachable, authenticated, detail and pipelines found", async () => {
+    // Keyboard only: focus the button and press Enter.
+    await owner.getByRole("button", { name: "Test connection" }).focus();
+    await owner.keyboard.press("Enter");
+    await owner.locator('[data-test="pipelines-found"]').getByText("2").waitFor();
+    expect(await owner.locator('[data-test="reachable"]').textContent()).toBe("yes");
+    expect(await owner.locator('[data-test="authenticated"]').textContent()).toBe("yes");
+    expect(await owner.locator('[data-test="detail"]').textContent()).not.toBe("");
+    await shot(owner, "connection-tested");
+  });
+
+  it("a sync is watched live: each entity's status, pages and records while it runs, then its outcome", async () => {
+    leadsGate = new Promise((resolve) => (releaseLeads = resolve));
+    await owner.getByRole("button", { name: "Sync now" }).click();
+    // Live: contacts are done and leads are under way while the source holds them.
+    await owner.locator('tr[data-entity="leads"] .badge', { hasText: "running" }).waitFor();
+    await owner.locator('tr[data-entity="contacts"] .badge', { hasText: "succeeded" }).waitFor();
+    expect(await owner.locator(".run-status").getAttribute("data-status")).toBe("running");
+    await shot(owner, "sync-running");
+
+    releaseLeads();
+    await owner.locator('.run-status[data-status="succeeded"]').waitFor();
+    const leadsRow = owner.locator('tr[data-entity="leads"]');
+    expect(await leadsRow.locator("td").nth(1).textContent()).toBe("2");
+    expect(await leadsRow.locator("td").nth(2).textContent()).toBe(String(LEADS));
+    await shot(owner, "sync-finished");
+  });
+
+  it("the run history lists the run with its counts, and its details open from it", async () => {
+    await owner.getByRole("link", { name: "← Connection" }).click();
+    const history = owner.getByRole("list", { name: "Run history" });
+    await history.getByText("succeeded").waitFor();
+    const line = await history.locator("li").first().textContent();
+    expect(line).toContain(`${2 + 3 + 2 + 1 + LEADS + 1 + 1 + 1} records`);
+    await history.getByRole("link").first().click();
+    await owner.locator('.run-status[data-status="succeeded"]').waitFor();
+    await owner.goto(connectionUrl);
+    await owner.getByRole("heading", { name: source.baseUrl, level: 1 }).waitFor();
+  });
+
+  it("the settings form saves a new rate (start date kept) and shows the API's 422 rule under the field", async () => {
+    const settings = owner.getByRole("form", { name: "Settings" });
+    await settings.getByLabel("Rate limit").fill("1001");
+    await settings.getByRole("button", { name: "Save settings" }).click();
+    await settings.locator(".field-error", { hasText: "rate_limit: must be an integer from 1 to 1000" }).waitFor();
+    await settings.getByLabel("Rate limit").fill("150");
+    await settings.getByRole("button", { name: "Save settings" }).click();
+    await settings.getByText("Saved.").waitFor();
+    await owner.getByRole("region", { name: "Connection" }).getByText("150 requests/s").waitFor();
+    const stored = await harness.service.sync.connections.listAll();
+    expect(stored.map((connection) => [connection.rate_limit, connection.sync_since])).toEqual([[150, "2020-01-01T00:00:00.000Z"]]);
+  });
+
+  it("rotating the token sends it once through PATCH and never shows it in the page", async () => {
+    await owner.getByLabel("New API token").fill(ROTATED_TOKEN);
+    await owner.getByRole("button", { name: "Rotate token" }).click();
+    await owner.getByText("Token rotated.").waitFor();
+    expect(await owner.getByLabel("New API token").inputValue()).toBe("");
+    const dom = await domText(owner);
+    expect(dom).not.toContain(ROTATED_TOKEN);
+    expect(dom).not.toContain(FIRST_TOKEN);
+
+    // The rotated token is the one the service now sends: the source accepts only it.
+    acceptedToken = ROTATED_TOKEN;
+    await owner.getByRole("button", { name: "Test connection" }).click();
+    await owner.locator('[data-test="pipelines-found"]').getByText("2").waitFor();
+    expect(await owner.locator('[data-test="authenticated"]').textContent()).toBe("yes");
+    await shot(owner, "connection");
+  });
+
+  it("the records explorer pages an entity and shows a record's stored JSON on click", async () => {
+    await owner.getByRole("navigation", { name: "Records" }).getByRole("link", { name: "leads", exact: true }).click();
+    await owner.getByText("Page 1: 25 records.").waitFor();
+    await owner.getByRole("button", { name: "Next page" }).click();
+    await owner.getByText("Page 2: 25 records.").waitFor();
+    await owner.getByRole("button", { name: "Previous page" }).click();
+    await owner.getByText("Page 1: 25 records.").waitFor();
+    await owner.getByRole("list", { name: "leads records" }).getByRole("button").first().click();
+    const json = owner.locator(".record-json pre");
+    await json.waitFor();
+    const record = JSON.parse((await json.textContent()) ?? "null") as Record<string, unknown>;
+    expect(record["name"]).toMatch(/^Deal \d+$/);
+    await shot(owner, "records");
+  });
+
+  it("the list shows each connection's rate, health and last run", async () => {
+    await owner.getByRole("link", { name: "CRM connections" }).click();
+    const card = owner.getByRole("list", { name: "Connections" }).locator("li").first();
+    await card.locator(".badge", { hasText: "healthy" }).waitFor();
+    expect(await card.textContent()).toContain("150 requests/s");
+    expect(await card.textContent()).toContain(`${2 + 3 + 2 + 1 + LEADS + 1 + 1 + 1} records`);
+    await shot(owner, "connections");
+  });
+
+  it("a failed run shows each entity's error detail, and the connection turns failing", async () => {
+    acceptedToken = "a-token-the-service-does-not-have";
+    await owner.goto(connectionUrl);
+    await owner.getByRole("button", { name: "Sync now" }).click();
+    await owner.locator('.run-status[data-status="failed"]').waitFor();
+    const error = await owner.locator('tr[data-entity="pipelines"] .error-cell').textContent();
+    expect(error).toBe("SourceAuthError: invalid token");
+    expect(error).not.toContain(ROTATED_TOKEN);
+    await shot(owner, "sync-failed");
+    await owner.getByRole("link", { name: "CRM connections" }).click();
+    await owner.getByRole("list", { name: "Connections" }).locator(".badge", { hasText: "failing" }).waitFor();
+    acceptedToken = ROTATED_TOKEN;
+  });
+
+  it("is readable at 360 px wide: no sideways scrolling, every field labelled", async () => {
+    await owner.setViewportSize({ width: 360, height: 780 });
+    for (const url of [`${harness.url}/#/connections`, connectionUrl]) {
+      await owner.goto(url);
+      await owner.locator("main h1").waitFor();
+      await owner.locator("main .card").first().waitFor();
+      expect(await owner.evaluate<number>("document.documentElement.scrollWidth")).toBeLessThanOrEqual(360);
+    }
+    // Every input and select on the connection page has a label.
+    const unlabelled = await owner.evaluate<number>(`[...document.querySelectorAll("input, select")].filter((field) => field.labels.length === 0).length`);
+    expect(unlabelled).toBe(0);
+    await shot(owner, "connection-360px");
+    await owner.setViewportSize({ width: 1100, height: 900 });
+  });
+
+  it("a 401 from the API sends the owner back to sign in", async () => {
+    // The page keeps its token in memory; a token the server does not accept stands for an expired one.
+    await owner.route("**/api/v1/**", (route) =>
+      route.continue({ headers: { ...route.request().headers(), authorization: "Bearer not-a-session-token" } }),
+    );
+    await owner.goto(`${harness.url}/#/connections`);
+    await owner.getByRole("heading", { name: "CRM connections", level: 1 }).waitFor();
+    await owner.evaluate(`location.hash = "#/connections?again"`);
+    await owner.getByRole("alert").getByText("Your session ended. Sign in again.").waitFor();
+    await owner.getByRole("button", { name: "Sign in" }).waitFor();
+    await owner.unrouteAll();
+  });
+
+  it("a ROP user sees a read-only note saying why, and no write control", async () => {
+    const rop = await harness.signedInPage("acme", "ROP");
+    await rop.getByRole("note").getByText(/Read-only: you are signed in as ROP/).waitFor();
+    await rop.getByText(/The API answered 403/).waitFor();
+    expect(await rop.getByRole("link", { name: "New connection" }).count()).toBe(0);
+    await shot(rop, "read-only-rop");
+    // Even on a connection's own page: no form, no button but signing out.
+    await rop.goto(connectionUrl);
+    await rop.getByRole("note").waitFor();
+    await rop.locator("main p[role=status]").getByText(/not the workspace owner|owner/i).waitFor();
+    expect(await rop.locator("main form, main button").count()).toBe(0);
+    await rop.close();
+  });
+});
