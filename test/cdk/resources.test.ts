@@ -226,7 +226,7 @@ describe("CDK stack: resources", () => {
     expect(ours.FilterPattern).toContain('$.type = "ExecutionFailed"');
     for (const name of CUSTOMER_OR_EXPECTED_ERRORS) expect(ours.FilterPattern).toContain(`$.details.error != "${name}"`);
     // The names left out are exactly the Fail states' errors of the definition (a new Fail state must be judged here).
-    const failErrors = Object.values(loadSyncDefinition().States as Record<string, { Type: string; Error?: string }>)
+    const failErrors = Object.values((loadSyncDefinition() as { States: Record<string, { Type: string; Error?: string }> }).States)
       .filter((state) => state.Type === "Fail")
       .map((state) => state.Error);
     expect([...new Set(failErrors)].sort()).toEqual([...CUSTOMER_OR_EXPECTED_ERRORS].sort());
@@ -234,7 +234,7 @@ describe("CDK stack: resources", () => {
 
     const begin = filters.find((filter) => filter.MetricTransformations[0].MetricName === "SyncRunsCouldNotBegin")!;
     expect(begin.FilterPattern).toContain(`$.details.cause = "${BEGIN_FAILED_CAUSE}*"`);
-    const beginFailed = (loadSyncDefinition().States as Record<string, { Cause?: string }>)["BeginFailed"]!;
+    const beginFailed = (loadSyncDefinition() as { States: Record<string, { Cause?: string }> }).States["BeginFailed"]!;
     expect(beginFailed.Cause!.startsWith(BEGIN_FAILED_CAUSE)).toBe(true);
     expect(alarmNamed("SyncRunsCouldNotBegin")).toMatchObject({ Threshold: THRESHOLDS.runsCouldNotBegin, Period: 900 });
   });
