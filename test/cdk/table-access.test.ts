@@ -10,6 +10,7 @@ import { DynamoDbRunStore } from "../../lambdas/runs/dynamodb-run-store";
 import { createHttpSourceClient } from "../../lambdas/source/http-source-client";
 import { DynamoDbRecordStore } from "../../lambdas/store/dynamodb-record-store";
 import { dispatchSyncs } from "../../lambdas/sync/dispatch-syncs";
+import { makeApiHandler, type ApiEvent } from "../../lambdas/onboarding/http/api-handler";
 import { makeSyncHandlers } from "../../lambdas/sync/handlers/sync-handlers";
 import type { SyncState } from "../../lambdas/sync/sync-state";
 import { TABLE_ACCESS, type TableAction } from "../../lib/table-access";
@@ -39,7 +40,7 @@ function actionsOf(commandName: string, input: Record<string, any>): TableAction
   return [`dynamodb:${name}` as TableAction];
 }
 
-type SyncFunctionName = "BeginRun" | "FetchPage" | "EntityFailed" | "StopRun" | "FinishRun" | "Dispatcher";
+type SyncFunctionName = "BeginRun" | "FetchPage" | "EntityFailed" | "StopRun" | "FinishRun" | "Dispatcher" | "Api" | "TestConnectionApi";
 const recorded = new Map<SyncFunctionName, Set<TableAction>>();
 
 const TOKEN = "table-access-token-7f1e";
@@ -75,8 +76,27 @@ function storesOf(name: SyncFunctionName) {
   };
 }
 
-const handlersOf = (name: Exclude<SyncFunctionName, "Dispatcher">) => makeSyncHandlers({ ...storesOf(name), cipher, source, clock, logger });
-let handlers: { [K in Exclude<SyncFunctionName, "Dispatcher">]: ReturnType<typeof handlersOf> };
+const handlersOf = (name: Exclude<SyncFunctionName, "Dispatcher" | "Api" | "TestConnectionApi">) => makeSyncHandlers({ ...storesOf(name), cipher, source, clock, logger });
+let handlers: { [K in Exclude<SyncFunctionName, "Dispatcher" | "Api" | "TestConnectionApi">]: ReturnType<typeof handlersOf> };
+
+/** An API function (the onboarding entry point) on its own recording client; the run starter is a stub. */
+function apiOf(name: "Api" | "TestConnectionApi") {
+  const starter = { start: async (input: SyncExecutionInput) => `exec-${input.run_id}`, isRunning: async () => false };
+  return makeApiHandler({ ...storesOf(name), cipher, source, starter, clock, logger, allowLoopbackSources: true });
+}
+
+const CONNECTIONS = "/api/v1/crm/custom/connections";
+/** A payload-2.0 event as API Gateway sends it after the JWT authorizer. */
+function apiEvent(routeKey: string, path: Record<string, string> = {}, body?: unknown): ApiEvent {
+  return {
+    routeKey,
+    pathParameters: path,
+    queryStringParameters: {},
+    body: body === undefined ? undefined : JSON.stringify(body),
+    isBase64Encoded: false,
+    requestContext: { authorizer: { jwt: { claims: { business_account_id: "acct-api-access", sub: "user-1", role: "owner" }, scopes: [] } } },
+  } as unknown as ApiEvent;
+}
 
 /** The dispatcher with a stub starter; `running` says whether a started execution is still alive. */
 function dispatcher(started: SyncExecutionInput[], running: boolean) {
@@ -151,7 +171,7 @@ async function addConnection(): Promise<StoredConnection> {
   return connection;
 }
 
-describe("least privilege: the table actions the sync functions send", () => {
+describe("least privilege: the table actions the functions send", () => {
   test("each sync function and the dispatcher send only the table actions TABLE_ACCESS grants them, through a run that succeeds, one with a failed entity, one stopped by a 401, and a dead run taken over", async () => {
     const connection = await addConnection();
     const started: SyncExecutionInput[] = [];
@@ -189,5 +209,33 @@ describe("least privilege: the table actions the sync functions send", () => {
     expect([...recorded.get("Dispatcher")!]).toEqual(expect.arrayContaining(["dynamodb:Query", "dynamodb:PutItem", "dynamodb:DeleteItem"]));
     expect(recorded.get("EntityFailed")!.size).toBeGreaterThan(0);
     expect(recorded.get("StopRun")!.size).toBeGreaterThan(0);
+  }, 60_000);
+
+  test("the two API functions send only the table actions TABLE_ACCESS grants them, over every route they serve", async () => {
+    const api = apiOf("Api");
+    const testApi = apiOf("TestConnectionApi");
+    const call = async (handler: ReturnType<typeof apiOf>, event: ApiEvent) => (await handler(event, {} as never)) as { statusCode: number; body?: string };
+
+    const created = await call(api, apiEvent(`POST ${CONNECTIONS}`, {}, { base_url: server.baseUrl, token: TOKEN, rate_limit: 100 }));
+    expect(created.statusCode).toBe(201);
+    const id = (JSON.parse(created.body!) as { id: string }).id;
+    const statuses = [
+      (await call(api, apiEvent(`GET ${CONNECTIONS}`))).statusCode,
+      (await call(api, apiEvent(`GET ${CONNECTIONS}/{id}`, { id }))).statusCode,
+      (await call(testApi, apiEvent(`POST ${CONNECTIONS}/{id}/test`, { id }))).statusCode,
+      (await call(api, apiEvent(`POST ${CONNECTIONS}/{id}/syncs`, { id }))).statusCode,
+      (await call(api, apiEvent(`GET ${CONNECTIONS}/{id}/syncs`, { id }))).statusCode,
+      (await call(api, apiEvent(`PATCH ${CONNECTIONS}/{id}`, { id }, { sync_since: "2026-02-01T00:00:00Z", token: `${TOKEN}-new` }))).statusCode,
+      (await call(api, apiEvent(`GET ${CONNECTIONS}/{id}/records/{entity}`, { id, entity: "leads" }))).statusCode,
+      (await call(api, apiEvent(`DELETE ${CONNECTIONS}/{id}`, { id }))).statusCode,
+    ];
+    expect(statuses).toEqual([200, 200, 200, 202, 200, 200, 200, 204]);
+
+    for (const name of ["Api", "TestConnectionApi"] as const) {
+      const granted = new Set<string>(TABLE_ACCESS[name]);
+      for (const action of recorded.get(name)!) expect(granted.has(action), `${name} sends ${action}, which TABLE_ACCESS does not grant it`).toBe(true);
+    }
+    expect([...recorded.get("Api")!]).toEqual(expect.arrayContaining(["dynamodb:PutItem", "dynamodb:Query", "dynamodb:BatchWriteItem", "dynamodb:DeleteItem"]));
+    expect([...recorded.get("TestConnectionApi")!].sort()).toEqual(["dynamodb:GetItem", "dynamodb:PutItem"]);
   }, 60_000);
 });
