@@ -1,33 +1,106 @@
-import { Duration } from "aws-cdk-lib";
+import { Duration, Stack } from "aws-cdk-lib";
 import type { HttpApi } from "aws-cdk-lib/aws-apigatewayv2";
-import { Alarm, ComparisonOperator, TreatMissingData, type IMetric } from "aws-cdk-lib/aws-cloudwatch";
+import {
+  Alarm,
+  ComparisonOperator,
+  MathExpression,
+  Metric,
+  TreatMissingData,
+  type IMetric,
+} from "aws-cdk-lib/aws-cloudwatch";
 import { SnsAction } from "aws-cdk-lib/aws-cloudwatch-actions";
-import type { IFunction } from "aws-cdk-lib/aws-lambda";
+import { Operation, type TableV2 } from "aws-cdk-lib/aws-dynamodb";
+import type { Rule } from "aws-cdk-lib/aws-events";
+import { FilterPattern, MetricFilter, type ILogGroup } from "aws-cdk-lib/aws-logs";
 import { Topic } from "aws-cdk-lib/aws-sns";
 import { EmailSubscription } from "aws-cdk-lib/aws-sns-subscriptions";
 import type { StateMachine } from "aws-cdk-lib/aws-stepfunctions";
 import { Construct } from "constructs";
+import type { ServiceFunction } from "./service-function";
 
 export interface AlarmsProps {
   readonly stateMachine: StateMachine;
+  /** The state machine's log group (ERROR level, with execution data: every ExecutionFailed event). */
+  readonly stateMachineLogs: ILogGroup;
   /** Every Lambda of the service, by a short name used in the alarm's id. */
-  readonly functions: Readonly<Record<string, IFunction>>;
+  readonly functions: Readonly<Record<string, ServiceFunction>>;
+  readonly dispatcher: ServiceFunction;
+  readonly dispatchRule: Rule;
+  readonly table: TableV2;
   readonly httpApi: HttpApi;
   readonly alarmEmail: string | undefined;
+  /** Hours without one successful execution before NoSuccessfulRun fires; undefined when the schedule is off. */
+  readonly noSuccessAlarmHours: number | undefined;
 }
+
+/** The namespace of the metrics the stack's metric filters publish. */
+export const METRIC_NAMESPACE = "CrmIntegration";
+
+/**
+ * The error names a sync execution ends with that are not ours: SyncRunFailed
+ * (a required entity failed, usually the customer's source; or the run could
+ * not begin, counted apart below) and RunSupersededError (a run judged dead
+ * was taken over: the design working). Any other name (a States.* error, a
+ * Lambda or store error that escaped the retries) is a fault of the service.
+ */
+export const CUSTOMER_OR_EXPECTED_ERRORS = ["SyncRunFailed", "RunSupersededError"] as const;
+
+/** The first words of the BeginFailed state's Cause (statemachine/sync.asl.json). */
+export const BEGIN_FAILED_CAUSE = "The run could not begin";
+
+/**
+ * Thresholds: each is above what one customer can cause. A connection runs at
+ * most once per schedule tick, so one customer's failing source fails at most
+ * one execution per connection per tick; the alarms below either count errors
+ * no source can produce, or need many at once.
+ */
+export const THRESHOLDS = {
+  /** ExecutionFailed with an error of ours: any one. */
+  runsFailedOurs: 1,
+  /** Runs that could not begin (store down, or connections deleted between dispatch and begin) in 15 minutes. */
+  runsCouldNotBegin: 5,
+  /** Failed executions of any kind in one hour: many customers failing at once is an outage of ours. */
+  runsFailedBurst: 20,
+  /** Connections the dispatcher could not start in one tick (StartExecution refused, store down). */
+  dispatchStartFailures: 3,
+  /** Errors of the functions that never call a source, in 5 minutes. */
+  lambdaErrors: 3,
+  /** 5xx answers of the API in 5 minutes. */
+  apiServerErrors: 5,
+  /** DynamoDB system errors in 5 minutes. */
+  dynamoSystemErrors: 5,
+} as const;
+
+/** Throttles are retried with jitter for minutes (README): only throttling sustained for this many 5-minute periods alarms. */
+export const SUSTAINED_PERIODS = 3;
 
 const PERIOD = Duration.minutes(5);
 
+/** The DynamoDB operations the functions send (lib/table-access.ts); CloudWatch alarms allow 10 metrics per expression. */
+export const TABLE_OPERATIONS = [
+  Operation.GET_ITEM,
+  Operation.QUERY,
+  Operation.PUT_ITEM,
+  Operation.UPDATE_ITEM,
+  Operation.DELETE_ITEM,
+  Operation.BATCH_WRITE_ITEM,
+  Operation.TRANSACT_WRITE_ITEMS,
+  Operation.TRANSACT_GET_ITEMS,
+];
+
 /**
  * The alarms, all on one SNS topic (e-mail subscription when context
- * `alarmEmail` is set): failed and timed-out sync executions, errors of every
- * Lambda, and 5xx answers of the HTTP API (the API handler turns an
- * unexpected error into a 500 response, so its Lambda reports no error).
- * Each fires on one occurrence in five minutes; no data is not a breach.
+ * `alarmEmail` is set), on failures that are ours only (README, "Alarms"):
+ * a customer's failing source fails its entities and its run, which the run
+ * summary reports to the customer; it pages no one.
  */
 export class Alarms extends Construct {
   readonly topic: Topic;
   readonly alarms: Alarm[] = [];
+  /** The metric-filter metrics, for the dashboard. */
+  readonly runsFailedOurs: Metric;
+  readonly runsCouldNotBegin: Metric;
+  readonly dispatchStartFailures: Metric;
 
   constructor(scope: Construct, id: string, props: AlarmsProps) {
     super(scope, id);
@@ -35,26 +108,106 @@ export class Alarms extends Construct {
     // No SSE on this topic: it carries alarm state changes only (alarm name, metric, threshold), never customer
     // data or tokens, and CloudWatch alarms cannot publish to a topic encrypted with the AWS managed SNS key.
     if (props.alarmEmail !== undefined) this.topic.addSubscription(new EmailSubscription(props.alarmEmail));
+    const namespace = `${METRIC_NAMESPACE}/${Stack.of(this).stackName}`;
 
-    this.add("SyncExecutionsFailed", props.stateMachine.metricFailed({ period: PERIOD }), "A sync execution failed (a required entity failed, or the run could not begin)");
-    this.add("SyncExecutionsTimedOut", props.stateMachine.metricTimedOut({ period: PERIOD }), "A sync execution timed out");
-    for (const [name, fn] of Object.entries(props.functions)) {
-      this.add(`${name}Errors`, fn.metricErrors({ period: PERIOD }), `Lambda ${name} reported an error`);
+    // Sync executions.
+    const others = CUSTOMER_OR_EXPECTED_ERRORS.map((name) => `$.details.error != "${name}"`).join(" && ");
+    this.runsFailedOurs = this.filter("RunsFailedOursFilter", props.stateMachineLogs, namespace, "SyncRunsFailedOurs", `{ $.type = "ExecutionFailed" && ${others} }`);
+    this.add("SyncRunsFailedOurs", this.runsFailedOurs, THRESHOLDS.runsFailedOurs, "A sync execution failed with an error of the service (not SyncRunFailed, not RunSupersededError): see the state machine's log group for the error and the run id");
+    this.runsCouldNotBegin = this.filter("RunsCouldNotBeginFilter", props.stateMachineLogs, namespace, "SyncRunsCouldNotBegin", `{ $.type = "ExecutionFailed" && $.details.cause = "${BEGIN_FAILED_CAUSE}*" }`);
+    this.add("SyncRunsCouldNotBegin", this.runsCouldNotBegin.with({ period: Duration.minutes(15) }), THRESHOLDS.runsCouldNotBegin, "Sync runs could not begin (store unreachable or connection reads failing)");
+    this.add("SyncRunsFailedBurst", props.stateMachine.metricFailed({ period: Duration.hours(1) }), THRESHOLDS.runsFailedBurst, "Many sync executions failed within an hour: more than customers' sources failing one by one");
+    this.add("SyncExecutionsTimedOut", props.stateMachine.metricTimedOut({ period: PERIOD }), 1, "A sync execution exceeded its 24-hour TimeoutSeconds: a run is stuck");
+    if (props.noSuccessAlarmHours !== undefined) {
+      const hours = props.noSuccessAlarmHours;
+      this.add(
+        "NoSuccessfulRun",
+        props.stateMachine.metricSucceeded({ period: Duration.hours(1) }),
+        1,
+        `No sync execution of any connection succeeded in ${hours} hours`,
+        { comparison: ComparisonOperator.LESS_THAN_THRESHOLD, periods: hours, missing: TreatMissingData.BREACHING },
+      );
     }
-    this.add("ApiServerErrors", props.httpApi.metricServerError({ period: PERIOD }), "The onboarding API answered 5xx");
+
+    // Dispatch.
+    this.add("DispatchErrors", props.dispatcher.function.metricErrors({ period: PERIOD }), 1, "The scheduled dispatcher failed (no connection was dispatched on this tick)");
+    this.dispatchStartFailures = this.filter(
+      "DispatchStartFailuresFilter",
+      props.dispatcher.logGroup,
+      namespace,
+      "DispatchStartFailures",
+      `{ $.message = "dispatch finished" && $.failed > 0 }`,
+      "$.failed",
+    );
+    this.add("DispatchStartFailures", this.dispatchStartFailures, THRESHOLDS.dispatchStartFailures, "The dispatcher could not start the runs of several connections (StartExecution refused, or the store)");
+    this.add(
+      "DispatchInvocationsFailed",
+      new Metric({ namespace: "AWS/Events", metricName: "FailedInvocations", dimensionsMap: { RuleName: props.dispatchRule.ruleName }, statistic: "Sum", period: PERIOD }),
+      1,
+      "EventBridge could not invoke the dispatcher",
+    );
+
+    // Lambda: errors of the functions that never fail because of a source, throttles of all.
+    const quiet = Object.entries(props.functions).filter(([name]) => name !== "FetchPage");
+    this.add(
+      "LambdaErrors",
+      sum("Errors", Object.fromEntries(quiet.map(([name, fn]) => [name, fn.function.metricErrors({ period: PERIOD })]))),
+      THRESHOLDS.lambdaErrors,
+      `Errors of ${quiet.map(([name]) => name).join(", ")} (FetchPage's errors include customers' sources and are left out)`,
+    );
+    this.add(
+      "LambdaThrottles",
+      sum("Throttles", Object.fromEntries(Object.entries(props.functions).map(([name, fn]) => [name, fn.function.metricThrottles({ period: PERIOD })]))),
+      1,
+      `Lambda throttled the service's functions in ${SUSTAINED_PERIODS} 5-minute periods in a row (reserved concurrency or account quota)`,
+      { periods: SUSTAINED_PERIODS },
+    );
+
+    // DynamoDB.
+    this.add("TableSystemErrors", props.table.metricSystemErrorsForOperations({ operations: TABLE_OPERATIONS, period: PERIOD }), THRESHOLDS.dynamoSystemErrors, "DynamoDB answered with system errors (500)");
+    this.add(
+      "TableThrottles",
+      props.table.metricThrottledRequestsForOperations({ operations: TABLE_OPERATIONS, period: PERIOD }),
+      1,
+      `DynamoDB throttled requests in ${SUSTAINED_PERIODS} 5-minute periods in a row (a hot partition or the account's table quota)`,
+      { periods: SUSTAINED_PERIODS },
+    );
+
+    // API.
+    this.add("ApiServerErrors", props.httpApi.metricServerError({ period: PERIOD }), THRESHOLDS.apiServerErrors, "The onboarding API answered 5xx (the handler turns an unexpected error into a 500 response)");
   }
 
-  private add(id: string, metric: IMetric, description: string): void {
+  private filter(id: string, logGroup: ILogGroup, namespace: string, metricName: string, pattern: string, value = "1"): Metric {
+    new MetricFilter(this, id, { logGroup, metricNamespace: namespace, metricName, filterPattern: FilterPattern.literal(pattern), metricValue: value, defaultValue: 0 });
+    return new Metric({ namespace, metricName, statistic: "Sum", period: PERIOD });
+  }
+
+  private add(
+    id: string,
+    metric: IMetric,
+    threshold: number,
+    description: string,
+    options: { comparison?: ComparisonOperator; periods?: number; missing?: TreatMissingData } = {},
+  ): void {
+    const periods = options.periods ?? 1;
     const alarm = new Alarm(this, id, {
       metric,
       alarmDescription: description,
-      threshold: 1,
-      evaluationPeriods: 1,
-      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      treatMissingData: TreatMissingData.NOT_BREACHING,
+      threshold,
+      evaluationPeriods: periods,
+      datapointsToAlarm: periods,
+      comparisonOperator: options.comparison ?? ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData: options.missing ?? TreatMissingData.NOT_BREACHING,
     });
     alarm.addAlarmAction(new SnsAction(this.topic));
     alarm.addOkAction(new SnsAction(this.topic));
     this.alarms.push(alarm);
   }
+}
+
+/** The sum of one Lambda metric over several functions, as one alarmable expression (ids must start lowercase). */
+function sum(label: string, metrics: Record<string, IMetric>): MathExpression {
+  const usingMetrics = Object.fromEntries(Object.entries(metrics).map(([name, metric]) => [`m${name}`, metric]));
+  // SUM([...]) adds the series present at each time: a function with no datapoint does not blank the total.
+  return new MathExpression({ expression: `SUM([${Object.keys(usingMetrics).join(", ")}])`, usingMetrics, label, period: PERIOD });
 }

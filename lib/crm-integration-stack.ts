@@ -1,9 +1,11 @@
-import { Annotations, CfnOutput, Stack, type StackProps } from "aws-cdk-lib";
+import { CfnOutput, Stack, type StackProps } from "aws-cdk-lib";
 import type { Construct } from "constructs";
 import { Alarms } from "./alarms";
+import { ServiceDashboard } from "./dashboard";
 import { readDeployConfig, type DeployConfig } from "./deploy-config";
 import { OnboardingApi } from "./onboarding-api";
 import { RecordTable } from "./record-table";
+import type { ServiceFunction } from "./service-function";
 import { SourceTokenKey } from "./source-token-key";
 import { SyncFunctions } from "./sync-functions";
 import { SyncSchedule } from "./sync-schedule";
@@ -12,7 +14,7 @@ import { SyncStateMachine } from "./sync-state-machine";
 /**
  * The whole service in one stack: the record table, the source-token key,
  * the sync state machine and its Task functions, the scheduled dispatcher,
- * the onboarding HTTP API, and the alarms. Configuration comes from CDK
+ * the onboarding HTTP API, the alarms and the dashboard. Configuration comes from CDK
  * context (lib/deploy-config.ts); the stack is environment-agnostic, so
  * `cdk synth` needs no AWS account.
  */
@@ -25,21 +27,21 @@ export class CrmIntegrationStack extends Stack {
   readonly syncSchedule: SyncSchedule;
   readonly api: OnboardingApi;
   readonly alarms: Alarms;
+  readonly dashboard: ServiceDashboard;
 
   constructor(scope: Construct, id: string, props?: StackProps) {
     super(scope, id, props);
     const config = (this.config = readDeployConfig(this.node));
-    if (config.usesPlaceholderJwt) {
-      Annotations.of(this).addWarningV2(
-        "crm:placeholder-jwt",
-        "jwtIssuer/jwtAudience are placeholders: the API will reject every token. Deploy with -c jwtIssuer=<IdP issuer URL> -c jwtAudience=<client id> (README, Operations (AWS)).",
-      );
-    }
     const logRetention = config.logRetention;
 
     this.table = new RecordTable(this, "Records");
     this.tokenKey = new SourceTokenKey(this, "SourceTokens");
-    this.syncFunctions = new SyncFunctions(this, "SyncTasks", { table: this.table, tokenKey: this.tokenKey, logRetention });
+    this.syncFunctions = new SyncFunctions(this, "SyncTasks", {
+      table: this.table,
+      tokenKey: this.tokenKey,
+      logRetention,
+      pageTaskConcurrency: config.pageTaskConcurrency,
+    });
     this.syncStateMachine = new SyncStateMachine(this, "Sync", { functions: this.syncFunctions, logRetention });
     this.syncSchedule = new SyncSchedule(this, "Schedule", {
       table: this.table,
@@ -55,22 +57,28 @@ export class CrmIntegrationStack extends Stack {
       jwtIssuer: config.jwtIssuer,
       jwtAudience: config.jwtAudience,
       logRetention,
+      apiConcurrency: config.apiConcurrency,
+      throttle: { rateLimit: config.apiThrottleRate, burstLimit: config.apiThrottleBurst },
     });
-    const tasks = this.syncFunctions.tasks;
+    const functions = this.functions();
     this.alarms = new Alarms(this, "Alarms", {
       stateMachine: this.syncStateMachine.stateMachine,
-      functions: {
-        BeginRun: tasks.BeginRun.function,
-        FetchPage: tasks.FetchPage.function,
-        EntityFailed: tasks.EntityFailed.function,
-        StopRun: tasks.StopRun.function,
-        FinishRun: tasks.FinishRun.function,
-        Dispatcher: this.syncSchedule.dispatcher.function,
-        Api: this.api.apiFunction.function,
-        TestConnectionApi: this.api.testConnectionFunction.function,
-      },
+      stateMachineLogs: this.syncStateMachine.logGroup,
+      functions,
+      dispatcher: this.syncSchedule.dispatcher,
+      dispatchRule: this.syncSchedule.rule,
+      table: this.table.table,
       httpApi: this.api.httpApi,
       alarmEmail: config.alarmEmail,
+      noSuccessAlarmHours: config.syncScheduleEnabled ? config.noSuccessAlarmHours : undefined,
+    });
+    this.dashboard = new ServiceDashboard(this, "Dashboard", {
+      stateMachine: this.syncStateMachine.stateMachine,
+      pageTask: this.syncFunctions.tasks.FetchPage,
+      functions,
+      table: this.table.table,
+      httpApi: this.api.httpApi,
+      alarms: this.alarms,
     });
 
     new CfnOutput(this, "ApiUrl", { value: this.api.url, description: "Onboarding API base URL (routes under /api/v1)" });
@@ -78,5 +86,22 @@ export class CrmIntegrationStack extends Stack {
     new CfnOutput(this, "TableName", { value: this.table.table.tableName });
     new CfnOutput(this, "SourceTokenKeyArn", { value: this.tokenKey.key.keyArn });
     new CfnOutput(this, "AlarmTopicArn", { value: this.alarms.topic.topicArn });
+    new CfnOutput(this, "DashboardName", { value: this.dashboard.dashboard.dashboardName, description: "CloudWatch dashboard of the service" });
+  }
+
+  /** The stack's nine functions, by a short name (alarms, dashboard, tests). */
+  functions(): Record<string, ServiceFunction> {
+    const tasks = this.syncFunctions.tasks;
+    return {
+      BeginRun: tasks.BeginRun,
+      FetchPage: tasks.FetchPage,
+      EntityFailed: tasks.EntityFailed,
+      StopRun: tasks.StopRun,
+      FinishRun: tasks.FinishRun,
+      Dispatcher: this.syncSchedule.dispatcher,
+      Api: this.api.apiFunction,
+      TestConnectionApi: this.api.testConnectionFunction,
+      OpenApi: this.api.openApiFunction,
+    };
   }
 }

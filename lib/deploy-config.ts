@@ -8,9 +8,9 @@ import { DEFAULT_SCHEDULE, ScheduleSchema } from "../lambdas/local/local-schedul
 /**
  * The deployment's knobs, read from CDK context (cdk.json, then `-c key=value`
  * on the command line, which wins). Every value has a default so that
- * `cdk synth` works on a clean clone with no AWS account; the JWT issuer and
- * audience defaults are placeholders that reject every token, and a deploy
- * needs the real ones (README, "Operations (AWS)").
+ * `cdk synth` needs no AWS account; the JWT issuer and audience defaults are
+ * placeholders that fail the synth (and so `cdk deploy`) until the real ones
+ * are given (README, "Operations (AWS)").
  */
 
 /** Placeholder issuer: `.invalid` is reserved (RFC 2606), so it can never serve a JWKS. */
@@ -23,6 +23,11 @@ export const CONTEXT_DEFAULTS = {
   jwtAudience: PLACEHOLDER_JWT_AUDIENCE,
   syncSchedule: DEFAULT_SCHEDULE,
   logRetentionDays: 30,
+  pageTaskConcurrency: 200,
+  apiConcurrency: 20,
+  apiThrottleRate: 50,
+  apiThrottleBurst: 100,
+  noSuccessAlarmHours: 3,
 } as const;
 
 export interface DeployConfig {
@@ -37,8 +42,15 @@ export interface DeployConfig {
   readonly logRetention: RetentionDays;
   /** Optional e-mail subscribed to the alarm topic. */
   readonly alarmEmail: string | undefined;
-  /** True while the JWT issuer or audience is still a placeholder. */
-  readonly usesPlaceholderJwt: boolean;
+  /** Reserved concurrency of the page task (FetchPage): at most this many pages at once, and never starved by the rest. */
+  readonly pageTaskConcurrency: number;
+  /** Reserved concurrency of each authenticated API function (Api, TestConnectionApi). */
+  readonly apiConcurrency: number;
+  /** API stage throttling: steady requests per second and burst, over all routes. */
+  readonly apiThrottleRate: number;
+  readonly apiThrottleBurst: number;
+  /** The "no successful run" alarm fires when no execution succeeded for this many hours. */
+  readonly noSuccessAlarmHours: number;
 }
 
 export class DeployConfigError extends Error {
@@ -70,6 +82,27 @@ const RetentionSchema = v.pipe(
   v.transform((days) => days as RetentionDays),
 );
 
+/** A whole number from min to max; `-c key=value` gives a string, cdk.json a number. */
+const wholeNumber = (key: string, min: number, max: number) =>
+  v.pipe(
+    v.union([v.number(), v.pipe(v.string(), v.trim(), v.regex(/^\d+$/), v.transform(Number))], `context ${key} must be a whole number`),
+    v.integer(`context ${key} must be a whole number`),
+    v.minValue(min, `context ${key} must be from ${min} to ${max}`),
+    v.maxValue(max, `context ${key} must be from ${min} to ${max}`),
+  );
+
+/**
+ * Reserved concurrency is taken from the account's concurrency quota (1,000 by default), and Lambda keeps 100 of it
+ * unreserved: the ceilings below keep the stack's reservations deployable on a default account. 0 would stop the
+ * function entirely, hence the minimum of 1.
+ */
+const PageTaskConcurrencySchema = wholeNumber("pageTaskConcurrency", 1, 800);
+const ApiConcurrencySchema = wholeNumber("apiConcurrency", 1, 100);
+const ApiThrottleRateSchema = wholeNumber("apiThrottleRate", 1, 10_000);
+const ApiThrottleBurstSchema = wholeNumber("apiThrottleBurst", 1, 5_000);
+/** Whole hours up to a day: CloudWatch evaluates at most 24 hours of one-hour periods in one alarm (86,400 s). */
+const NoSuccessHoursSchema = wholeNumber("noSuccessAlarmHours", 1, 24);
+
 const EmailSchema = v.optional(v.pipe(text("alarmEmail"), v.email("context alarmEmail must be an e-mail address")));
 
 /**
@@ -99,7 +132,10 @@ function parse<S extends v.GenericSchema>(schema: S, key: string, raw: unknown):
   throw new DeployConfigError(result.issues[0]?.message ?? `context ${key} is invalid`);
 }
 
-/** Reads and checks every context value; a bad value fails synth with a message naming the key. */
+/**
+ * Reads and checks every context value; a bad value fails synth with a message naming the key. The JWT placeholders
+ * fail it too: a stack whose API rejects every token must never reach `cdk deploy`.
+ */
 export function readDeployConfig(node: Node): DeployConfig {
   const get = (key: keyof typeof CONTEXT_DEFAULTS | "alarmEmail"): unknown => {
     const value: unknown = node.tryGetContext(key);
@@ -108,7 +144,18 @@ export function readDeployConfig(node: Node): DeployConfig {
   };
   const jwtIssuer = parse(IssuerSchema, "jwtIssuer", get("jwtIssuer"));
   const jwtAudience = parse(AudienceSchema, "jwtAudience", get("jwtAudience"));
+  if (jwtIssuer === PLACEHOLDER_JWT_ISSUER || jwtAudience.includes(PLACEHOLDER_JWT_AUDIENCE)) {
+    throw new DeployConfigError(
+      "context jwtIssuer/jwtAudience are still the placeholders of cdk.json: the API would reject every token. " +
+        "Pass the identity provider's values: -c jwtIssuer=<OIDC issuer URL> -c jwtAudience=<client id> (README, Operations (AWS)).",
+    );
+  }
   const { schedule, enabled } = parseSyncSchedule(get("syncSchedule"));
+  const apiThrottleRate = parse(ApiThrottleRateSchema, "apiThrottleRate", get("apiThrottleRate"));
+  const apiThrottleBurst = parse(ApiThrottleBurstSchema, "apiThrottleBurst", get("apiThrottleBurst"));
+  if (apiThrottleBurst < apiThrottleRate) {
+    throw new DeployConfigError(`context apiThrottleBurst (${apiThrottleBurst}) must be at least apiThrottleRate (${apiThrottleRate})`);
+  }
   return {
     jwtIssuer,
     jwtAudience,
@@ -116,6 +163,10 @@ export function readDeployConfig(node: Node): DeployConfig {
     syncScheduleEnabled: enabled,
     logRetention: parse(RetentionSchema, "logRetentionDays", get("logRetentionDays")),
     alarmEmail: parse(EmailSchema, "alarmEmail", get("alarmEmail")),
-    usesPlaceholderJwt: jwtIssuer === PLACEHOLDER_JWT_ISSUER || jwtAudience.includes(PLACEHOLDER_JWT_AUDIENCE),
+    pageTaskConcurrency: parse(PageTaskConcurrencySchema, "pageTaskConcurrency", get("pageTaskConcurrency")),
+    apiConcurrency: parse(ApiConcurrencySchema, "apiConcurrency", get("apiConcurrency")),
+    apiThrottleRate,
+    apiThrottleBurst,
+    noSuccessAlarmHours: parse(NoSuccessHoursSchema, "noSuccessAlarmHours", get("noSuccessAlarmHours")),
   };
 }

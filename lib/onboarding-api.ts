@@ -19,6 +19,10 @@ import type { RecordTable } from "./record-table";
 import { FUNCTION_SIZES, ServiceFunction } from "./service-function";
 import type { SourceTokenKey } from "./source-token-key";
 import type { SyncStateMachine } from "./sync-state-machine";
+import { TABLE_ACCESS } from "./table-access";
+
+/** The public OpenAPI route's function: a flood on the one unauthenticated route can take at most this many. */
+export const OPENAPI_CONCURRENCY = 5;
 
 export interface OnboardingApiProps {
   readonly table: RecordTable;
@@ -27,6 +31,10 @@ export interface OnboardingApiProps {
   readonly jwtIssuer: string;
   readonly jwtAudience: readonly string[];
   readonly logRetention: RetentionDays;
+  /** Reserved concurrency of each authenticated API function (context apiConcurrency). */
+  readonly apiConcurrency: number;
+  /** Stage throttling over all routes (context apiThrottleRate, apiThrottleBurst). */
+  readonly throttle: { readonly rateLimit: number; readonly burstLimit: number };
 }
 
 /** `METHOD /path` (ROUTES' routeKey) as CDK's route key. */
@@ -41,20 +49,27 @@ export function parseRouteKey(routeKey: string): HttpRouteKey {
  * The onboarding HTTP API: every route of ROUTES behind the JWT authorizer
  * (the workspace identity provider's session token), plus the public OpenAPI
  * document. Two functions run the same entry point
- * (lambdas/entrypoints/onboarding-api.ts) with different rights:
+ * (lambdas/entrypoints/onboarding-api.ts) with different rights, and a third
+ * serves the public document alone:
  *
  * - Api: every route but the connection test; stores tokens (kms:Encrypt),
  *   starts and describes sync executions. Never decrypts.
  * - TestConnectionApi: the one route with `callsSource` (the live test
  *   call); decrypts a token (kms:Decrypt), never encrypts, starts nothing.
  *
+ * - OpenApi: `GET /api/v1/openapi.json` (lambdas/entrypoints/openapi-document.ts);
+ *   no table, no key, no state machine, so the one public route reaches no data.
+ *
  * So no single function of the API can both write a token and read one back.
+ * The stage throttles all routes together; each function has reserved
+ * concurrency, so a burst of syncs cannot starve the API (nor the API the syncs).
  */
 export class OnboardingApi extends Construct {
   readonly httpApi: HttpApi;
   readonly stage: HttpStage;
   readonly apiFunction: ServiceFunction;
   readonly testConnectionFunction: ServiceFunction;
+  readonly openApiFunction: ServiceFunction;
   readonly authorizer: HttpJwtAuthorizer;
   readonly accessLogs: LogGroup;
 
@@ -74,9 +89,10 @@ export class OnboardingApi extends Construct {
       ...FUNCTION_SIZES.api,
       environment,
       logRetention: props.logRetention,
+      reservedConcurrency: props.apiConcurrency,
     });
-    props.table.grantRecordAccess(this.apiFunction.function);
-    props.tokenKey.grantEncryptToken(this.apiFunction.function);
+    props.table.grantItemActions(this.apiFunction.role, TABLE_ACCESS.Api);
+    props.tokenKey.grantEncryptToken(this.apiFunction.role);
     props.syncStateMachine.grantStartRuns(this.apiFunction.role);
 
     this.testConnectionFunction = new ServiceFunction(this, "TestConnectionApi", {
@@ -85,10 +101,20 @@ export class OnboardingApi extends Construct {
       ...FUNCTION_SIZES.api,
       environment,
       logRetention: props.logRetention,
+      reservedConcurrency: props.apiConcurrency,
     });
     // Read the connection; write the rate limiter's slot log.
-    props.table.grantRecordAccess(this.testConnectionFunction.function);
-    props.tokenKey.grantDecryptToken(this.testConnectionFunction.function);
+    props.table.grantItemActions(this.testConnectionFunction.role, TABLE_ACCESS.TestConnectionApi);
+    props.tokenKey.grantDecryptToken(this.testConnectionFunction.role);
+
+    this.openApiFunction = new ServiceFunction(this, "OpenApi", {
+      entry: "openapi-document",
+      description: "Onboarding API: the public OpenAPI document (no data access)",
+      ...FUNCTION_SIZES.openApi,
+      environment: {},
+      logRetention: props.logRetention,
+      reservedConcurrency: OPENAPI_CONCURRENCY,
+    });
 
     this.authorizer = new HttpJwtAuthorizer("OwnerSession", props.jwtIssuer, {
       jwtAudience: [...props.jwtAudience],
@@ -104,6 +130,7 @@ export class OnboardingApi extends Construct {
       httpApi: this.httpApi,
       stageName: "$default",
       autoDeploy: true,
+      throttle: { rateLimit: props.throttle.rateLimit, burstLimit: props.throttle.burstLimit },
       accessLogSettings: {
         destination: new LogGroupLogDestination(this.accessLogs),
         // Never headers or bodies: they carry session and source tokens.
@@ -126,18 +153,19 @@ export class OnboardingApi extends Construct {
       },
     });
 
-    const apiIntegration = new HttpLambdaIntegration("Api", this.apiFunction.function);
-    const testIntegration = new HttpLambdaIntegration("TestConnection", this.testConnectionFunction.function);
+    const apiIntegration = new HttpLambdaIntegration("Api", this.apiFunction.alias);
+    const testIntegration = new HttpLambdaIntegration("TestConnection", this.testConnectionFunction.alias);
+    const openApiIntegration = new HttpLambdaIntegration("OpenApi", this.openApiFunction.alias);
     const route = (id: string, routeKey: string, integration: HttpLambdaIntegration, authorizer: IHttpRouteAuthorizer) =>
       new HttpRoute(this, id, { httpApi: this.httpApi, routeKey: parseRouteKey(routeKey), integration, authorizer });
     for (const r of ROUTES) {
       route(`Route-${r.operationId}`, r.routeKey, r.callsSource === true ? testIntegration : apiIntegration, this.authorizer);
     }
     for (const [index, routeKey] of PUBLIC_ROUTE_KEYS.entries()) {
-      const publicRoute = route(index === 0 ? "Route-openApi" : `Route-public-${index}`, routeKey, apiIntegration, new HttpNoneAuthorizer());
+      const publicRoute = route(index === 0 ? "Route-openApi" : `Route-public-${index}`, routeKey, openApiIntegration, new HttpNoneAuthorizer());
       Validations.of(publicRoute).acknowledge({
         id: "AwsSolutions-APIG4",
-        reason: `${routeKey} serves an API description and is public on purpose (PUBLIC_ROUTE_KEYS); it reads nothing of any workspace. Every other route has the JWT authorizer.`,
+        reason: `${routeKey} serves an API description and is public on purpose (PUBLIC_ROUTE_KEYS); its own function (OpenApi) has no table, key or state machine rights, so it reads nothing of any workspace. Every other route has the JWT authorizer.`,
       });
     }
   }

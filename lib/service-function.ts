@@ -1,7 +1,7 @@
 import { fileURLToPath } from "node:url";
 import { Duration, Validations } from "aws-cdk-lib";
 import { PolicyStatement, Role, ServicePrincipal } from "aws-cdk-lib/aws-iam";
-import { Architecture, Runtime } from "aws-cdk-lib/aws-lambda";
+import { Alias, Architecture, Runtime } from "aws-cdk-lib/aws-lambda";
 import { NodejsFunction, OutputFormat } from "aws-cdk-lib/aws-lambda-nodejs";
 import { LogGroup, type RetentionDays } from "aws-cdk-lib/aws-logs";
 import { Construct } from "constructs";
@@ -17,7 +17,8 @@ export type EntryPoint =
   | "sync-stop-run"
   | "sync-finish-run"
   | "dispatch-syncs"
-  | "onboarding-api";
+  | "onboarding-api"
+  | "openapi-document";
 
 export const entryPath = (entry: EntryPoint): string => fileURLToPath(new URL(`../lambdas/entrypoints/${entry}.ts`, import.meta.url));
 
@@ -34,7 +35,12 @@ export interface ServiceFunctionProps {
   readonly timeout: Duration;
   readonly environment: Record<string, string>;
   readonly logRetention: RetentionDays;
+  /** Reserved concurrency: both a floor no other function can take and a ceiling. Unset: the account's shared pool. */
+  readonly reservedConcurrency?: number;
 }
+
+/** The alias every caller invokes (state machine, API, schedule): see ServiceFunction. */
+export const LIVE_ALIAS = "live";
 
 /**
  * One Lambda of the service: nodejs22.x on arm64, bundled by the locally
@@ -42,11 +48,16 @@ export interface ServiceFunctionProps {
  * context) and its own role. The role starts with nothing but writing to that
  * one log group, instead of AWSLambdaBasicExecutionRole (logs:* on every log
  * group); each construct then grants exactly what its function needs.
+ *
+ * Every deploy publishes a version and moves the `live` alias to it; callers
+ * invoke the alias, never $LATEST, so an invocation runs one published version
+ * from start to end and a rollback is moving the alias back.
  */
 export class ServiceFunction extends Construct {
   readonly function: NodejsFunction;
   readonly role: Role;
   readonly logGroup: LogGroup;
+  readonly alias: Alias;
 
   constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
     super(scope, id);
@@ -72,6 +83,7 @@ export class ServiceFunction extends Construct {
       architecture: Architecture.ARM_64,
       memorySize: props.memorySize,
       timeout: props.timeout,
+      ...(props.reservedConcurrency === undefined ? {} : { reservedConcurrentExecutions: props.reservedConcurrency }),
       role: this.role,
       logGroup: this.logGroup,
       environment: {
@@ -91,6 +103,7 @@ export class ServiceFunction extends Construct {
         sourcesContent: false,
       },
     });
+    this.alias = new Alias(this, "Live", { aliasName: LIVE_ALIAS, version: this.function.currentVersion });
     Validations.of(this.function).acknowledge({
       id: "AwsSolutions-L1",
       reason:
@@ -106,4 +119,6 @@ export const FUNCTION_SIZES = {
   dispatcher: { memorySize: 512, timeout: Duration.minutes(5) },
   /** API Gateway's HTTP API gives an integration at most 30 s; 29 s leaves the function's own error inside it. */
   api: { memorySize: 512, timeout: Duration.seconds(29) },
+  /** A static document: small and short. */
+  openApi: { memorySize: 256, timeout: Duration.seconds(10) },
 } as const;

@@ -1,5 +1,5 @@
 import { RemovalPolicy, Stack } from "aws-cdk-lib";
-import { PolicyStatement, type IGrantable } from "aws-cdk-lib/aws-iam";
+import { AccountRootPrincipal, PolicyDocument, PolicyStatement, type IRole } from "aws-cdk-lib/aws-iam";
 import { Key } from "aws-cdk-lib/aws-kms";
 import { Construct } from "constructs";
 import { ENCRYPTION_CONTEXT_KEYS } from "../lambdas/aws/kms-token-cipher";
@@ -29,12 +29,51 @@ export const TOKEN_CONTEXT_CONDITIONS = {
 };
 
 /**
+ * Key administration, the account's only right in the key policies of this
+ * stack: AWS's key-administrator actions (describe, enable/disable, rotate,
+ * tag, change the policy, schedule deletion), and no cryptographic use
+ * (no Encrypt, Decrypt, GenerateDataKey, ReEncrypt). So the key can never
+ * become unmanageable, yet an IAM policy in the account cannot give anyone
+ * the use of the key: only the key policy does, by naming the role.
+ * kms:Create* includes CreateGrant, so whoever holds key administration in
+ * IAM could grant themselves use: keep that right to the operators who rotate
+ * keys (README, "Runbook").
+ */
+export const KEY_ADMIN_ACTIONS = [
+  "kms:Create*",
+  "kms:Describe*",
+  "kms:Enable*",
+  "kms:List*",
+  "kms:Put*",
+  "kms:Update*",
+  "kms:Revoke*",
+  "kms:Disable*",
+  "kms:Get*",
+  "kms:Delete*",
+  "kms:TagResource",
+  "kms:UntagResource",
+  "kms:ScheduleKeyDeletion",
+  "kms:CancelKeyDeletion",
+  "kms:RotateKeyOnDemand",
+] as const;
+
+export function keyAdministration(): PolicyDocument {
+  return new PolicyDocument({
+    statements: [
+      new PolicyStatement({ sid: "AccountAdministersTheKey", principals: [new AccountRootPrincipal()], actions: [...KEY_ADMIN_ACTIONS], resources: ["*"] }),
+    ],
+  });
+}
+
+/**
  * The KMS key of the customers' source tokens: symmetric, rotated yearly by
  * KMS, kept when the stack is deleted (without it no stored token can be
- * read). Its key policy is the default one (the account's IAM decides), and
- * the only IAM grants in this stack are the two below: Encrypt for the
- * onboarding API (it stores tokens), Decrypt for the two functions that call
- * the source (the page task and the connection test route).
+ * read). Its key policy gives the account key administration only
+ * (keyAdministration) and names the users: Encrypt for the onboarding API (it
+ * stores tokens), Decrypt for the two functions that call the source (the
+ * page task and the connection test route), each with the encryption-context
+ * condition. The same grants are in the roles' IAM policies, so either side
+ * read alone tells the truth.
  */
 export class SourceTokenKey extends Construct {
   readonly key: Key;
@@ -46,20 +85,24 @@ export class SourceTokenKey extends Construct {
       enableKeyRotation: true,
       alias: `alias/${Stack.of(this).stackName}/source-tokens`,
       removalPolicy: RemovalPolicy.RETAIN,
+      policy: keyAdministration(),
     });
   }
 
   /** kms:Encrypt of a token, with its workspace and connection as the encryption context. */
-  grantEncryptToken(grantee: IGrantable): void {
-    grantee.grantPrincipal.addToPrincipalPolicy(this.statement("kms:Encrypt"));
+  grantEncryptToken(role: IRole): void {
+    this.grant(role, "kms:Encrypt");
   }
 
   /** kms:Decrypt of a token, with its workspace and connection as the encryption context. */
-  grantDecryptToken(grantee: IGrantable): void {
-    grantee.grantPrincipal.addToPrincipalPolicy(this.statement("kms:Decrypt"));
+  grantDecryptToken(role: IRole): void {
+    this.grant(role, "kms:Decrypt");
   }
 
-  private statement(action: "kms:Encrypt" | "kms:Decrypt"): PolicyStatement {
-    return new PolicyStatement({ actions: [action], resources: [this.key.keyArn], conditions: TOKEN_CONTEXT_CONDITIONS });
+  private grant(role: IRole, action: "kms:Encrypt" | "kms:Decrypt"): void {
+    role.addToPrincipalPolicy(new PolicyStatement({ actions: [action], resources: [this.key.keyArn], conditions: TOKEN_CONTEXT_CONDITIONS }));
+    this.key.addToResourcePolicy(
+      new PolicyStatement({ actions: [action], principals: [role], resources: ["*"], conditions: TOKEN_CONTEXT_CONDITIONS }),
+    );
   }
 }

@@ -3,6 +3,7 @@ import { Construct } from "constructs";
 import type { RecordTable } from "./record-table";
 import { FUNCTION_SIZES, ServiceFunction, type EntryPoint } from "./service-function";
 import type { SourceTokenKey } from "./source-token-key";
+import { TABLE_ACCESS } from "./table-access";
 
 /**
  * The state machine's Task states, each with its Lambda entry point and the
@@ -22,12 +23,15 @@ export interface SyncFunctionsProps {
   readonly table: RecordTable;
   readonly tokenKey: SourceTokenKey;
   readonly logRetention: RetentionDays;
+  /** Reserved concurrency of FetchPage (context pageTaskConcurrency). */
+  readonly pageTaskConcurrency: number;
 }
 
 /**
- * The five Task functions. Every one reads and writes the table (runs,
- * connections, records, the rate limiter); only FetchPage calls the source,
- * so only FetchPage may decrypt a token. The others still get KMS_KEY_ID,
+ * The five Task functions. Each gets the table actions its code sends
+ * (TABLE_ACCESS); only FetchPage calls the source, so only FetchPage may
+ * decrypt a token, and only FetchPage has reserved concurrency (it is the one
+ * that runs once per page: the others run a few times per run). The others still get KMS_KEY_ID,
  * because they share the sync composition root (lambdas/aws/aws-composition.ts),
  * whose configuration requires it; without the grant it is only a name.
  */
@@ -50,8 +54,9 @@ export class SyncFunctions extends Construct {
         ...(name === "FetchPage" ? FUNCTION_SIZES.fetchPage : FUNCTION_SIZES.syncStep),
         environment,
         logRetention: props.logRetention,
+        ...(name === "FetchPage" ? { reservedConcurrency: props.pageTaskConcurrency } : {}),
       });
-      props.table.grantRecordAccess(fn.function);
+      props.table.grantItemActions(fn.role, TABLE_ACCESS[name]);
       return fn;
     };
     this.tasks = {
@@ -61,6 +66,6 @@ export class SyncFunctions extends Construct {
       StopRun: make("StopRun"),
       FinishRun: make("FinishRun"),
     };
-    props.tokenKey.grantDecryptToken(this.tasks.FetchPage.function);
+    props.tokenKey.grantDecryptToken(this.tasks.FetchPage.role);
   }
 }

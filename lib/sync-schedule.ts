@@ -5,6 +5,7 @@ import { Construct } from "constructs";
 import type { RecordTable } from "./record-table";
 import { FUNCTION_SIZES, ServiceFunction } from "./service-function";
 import type { SyncStateMachine } from "./sync-state-machine";
+import { TABLE_ACCESS } from "./table-access";
 
 export interface SyncScheduleProps {
   readonly table: RecordTable;
@@ -37,7 +38,7 @@ export class SyncSchedule extends Construct {
       },
       logRetention: props.logRetention,
     });
-    props.table.grantRecordAccess(this.dispatcher.function);
+    props.table.grantItemActions(this.dispatcher.role, TABLE_ACCESS.Dispatcher);
     props.syncStateMachine.grantStartRuns(this.dispatcher.role);
 
     this.rule = new Rule(this, "Rule", {
@@ -45,7 +46,7 @@ export class SyncSchedule extends Construct {
       schedule: props.schedule,
       enabled: props.enabled,
       // A missed tick is made up by the next one: a dispatch is idempotent (a connection with a run in progress is skipped).
-      targets: [new LambdaFunction(this.dispatcher.function, { retryAttempts: 2 })],
+      targets: [new LambdaFunction(this.dispatcher.alias, { retryAttempts: 2 })],
     });
   }
 }

@@ -15,7 +15,8 @@ export interface SyncStateMachineProps {
 /**
  * The sync state machine: statemachine/sync.asl.json, the same file the local
  * runtime runs, with its five `${...FunctionArn}` placeholders filled by
- * CloudFormation's DefinitionSubstitutions.
+ * CloudFormation's DefinitionSubstitutions with each Task function's `live`
+ * alias ARN.
  *
  * The definition goes into the template as the file's text
  * (DefinitionBody.fromString of the file, not fromFile): fromFile would upload
@@ -40,16 +41,19 @@ export class SyncStateMachine extends Construct {
       stateMachineName: this.stateMachineName,
       stateMachineType: StateMachineType.STANDARD,
       definitionBody: DefinitionBody.fromString(readFileSync(SYNC_DEFINITION_PATH, "utf8")),
-      definitionSubstitutions: Object.fromEntries(names.map((name) => [SYNC_TASKS[name].placeholder, functions[name].function.functionArn])),
+      // The `live` alias, not the function: a page runs the version it was invoked on, and a deploy moves the alias
+      // between two pages, never under one (lib/service-function.ts).
+      definitionSubstitutions: Object.fromEntries(names.map((name) => [SYNC_TASKS[name].placeholder, functions[name].alias.functionArn])),
       // With execution data, an ERROR line says which run and why (error and cause); the state holds ids and
       // cursors only, never a token or a page (README, "The sync state machine").
       logs: { destination: this.logGroup, level: LogLevel.ERROR, includeExecutionData: true },
       tracingEnabled: true,
     });
 
-    // The Task states name the functions directly: InvokeFunction on exactly these five (unqualified) ARNs.
+    // The Task states name the functions' `live` aliases: InvokeFunction on exactly these five alias ARNs (an
+    // unqualified function ARN in a policy does not cover invoking an alias, nor the reverse).
     this.stateMachine.addToRolePolicy(
-      new PolicyStatement({ actions: ["lambda:InvokeFunction"], resources: names.map((name) => functions[name].function.functionArn) }),
+      new PolicyStatement({ actions: ["lambda:InvokeFunction"], resources: names.map((name) => functions[name].alias.functionArn) }),
     );
     // ContinueAsNew: states:startExecution on itself, by the constructed ARN (a Ref would be circular).
     this.stateMachine.addToRolePolicy(new PolicyStatement({ actions: ["states:StartExecution"], resources: [this.ownArn()] }));

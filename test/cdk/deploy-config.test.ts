@@ -1,4 +1,3 @@
-import { Annotations, Match } from "aws-cdk-lib/assertions";
 import { describe, expect, test } from "vitest";
 import { DEFAULT_SCHEDULE } from "../../lambdas/local/local-schedule";
 import { CONTEXT_DEFAULTS, parseSyncSchedule, PLACEHOLDER_JWT_AUDIENCE, PLACEHOLDER_JWT_ISSUER } from "../../lib/deploy-config";
@@ -10,19 +9,18 @@ describe("CDK context values", () => {
     expect(CONTEXT_DEFAULTS.syncSchedule).toBe(DEFAULT_SCHEDULE);
   });
 
-  test("with no context, synth works on placeholders, and says so", () => {
-    const { stack, template } = synthesize({});
-    template.hasResourceProperties("AWS::ApiGatewayV2::Authorizer", {
-      JwtConfiguration: { Issuer: PLACEHOLDER_JWT_ISSUER, Audience: [PLACEHOLDER_JWT_AUDIENCE] },
-    });
-    template.hasResourceProperties("AWS::Events::Rule", { ScheduleExpression: "rate(1 hour)", State: "ENABLED" });
-    template.allResourcesProperties("AWS::Logs::LogGroup", { RetentionInDays: 30 });
-    Annotations.fromStack(stack).hasWarning("*", Match.stringLikeRegexp("jwtIssuer/jwtAudience are placeholders"));
+  test("placeholder JWT settings fail synth (so cdk deploy) with a clear error naming the keys", () => {
+    const message = /jwtIssuer\/jwtAudience are still the placeholders of cdk\.json: the API would reject every token/;
+    expect(() => synthesize({})).toThrow(message);
+    expect(() => synthesize({ ...TEST_CONTEXT, jwtIssuer: PLACEHOLDER_JWT_ISSUER })).toThrow(message);
+    expect(() => synthesize({ ...TEST_CONTEXT, jwtAudience: `crm-web, ${PLACEHOLDER_JWT_AUDIENCE}` })).toThrow(message);
   });
 
-  test("with real values, no placeholder warning", () => {
-    const { stack } = synthesize(TEST_CONTEXT);
-    expect(Annotations.fromStack(stack).findWarning("*", Match.stringLikeRegexp("placeholders"))).toEqual([]);
+  test("with real JWT settings and nothing else, synth takes every other default", () => {
+    const { template } = synthesize({ jwtIssuer: TEST_CONTEXT.jwtIssuer, jwtAudience: TEST_CONTEXT.jwtAudience });
+    template.hasResourceProperties("AWS::ApiGatewayV2::Authorizer", { JwtConfiguration: { Issuer: TEST_CONTEXT.jwtIssuer, Audience: ["crm-web", "crm-cli"] } });
+    template.hasResourceProperties("AWS::Events::Rule", { ScheduleExpression: "rate(1 hour)", State: "ENABLED" });
+    template.allResourcesProperties("AWS::Logs::LogGroup", { RetentionInDays: 30 });
   });
 
   test("syncSchedule: the local SCHEDULE syntax in whole minutes, or an EventBridge expression as is; off deploys the rule disabled", () => {

@@ -3,7 +3,9 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, test } from "vitest";
 import { ENCRYPTION_CONTEXT_KEYS } from "../../lambdas/aws/kms-token-cipher";
-import { RECORD_TABLE_ACTIONS } from "../../lib/record-table";
+import { TABLE_KEY_ACTIONS } from "../../lib/record-table";
+import { KEY_ADMIN_ACTIONS } from "../../lib/source-token-key";
+import { ALL_TABLE_ACTIONS, TABLE_ACCESS, type TableUser } from "../../lib/table-access";
 import { SYNC_TASKS } from "../../lib/sync-functions";
 import { actionsOf, functionId, logicalId, resourcesOf, roleId, roleStatements, serviceFunctions, synthesize, type Statement } from "./stack-fixture";
 
@@ -52,16 +54,56 @@ describe("CDK stack: IAM", () => {
     }
   });
 
-  test("the key policy grants nothing beyond the account (IAM decides, as above)", () => {
-    const key = Object.values(resources).find((resource) => resource.Type === "AWS::KMS::Key")!;
-    const statements = key.Properties.KeyPolicy.Statement as Statement[];
-    expect(statements).toHaveLength(1);
-    expect(JSON.stringify(statements[0])).toContain(":root");
+  test("key policies: the account root administers each key and never uses it (no kms:*, no Encrypt or Decrypt)", () => {
+    const keys = Object.values(resources).filter((resource) => resource.Type === "AWS::KMS::Key");
+    expect(keys).toHaveLength(2);
+    for (const key of keys) {
+      const statements = key.Properties.KeyPolicy.Statement as (Statement & { Principal: { AWS: unknown } })[];
+      const root = statements.filter((statement) => JSON.stringify(statement.Principal).includes(":root"));
+      expect(root).toHaveLength(1);
+      expect(actionsOf(root[0]!).sort()).toEqual([...KEY_ADMIN_ACTIONS].sort());
+      for (const statement of statements) expect(actionsOf(statement)).not.toContain("kms:*");
+      for (const action of ["kms:Encrypt", "kms:Decrypt", "kms:GenerateDataKey", "kms:ReEncryptFrom", "kms:ReEncryptTo"]) {
+        expect(actionsOf(root[0]!)).not.toContain(action);
+      }
+    }
+  });
+
+  test("the token key's policy names its users: Encrypt for Api, Decrypt for FetchPage and TestConnectionApi, each with the encryption-context condition", () => {
+    const key = resources[logicalId(stack.tokenKey.key)]!;
+    const statements = (key.Properties.KeyPolicy.Statement as (Statement & { Principal: { AWS: unknown } })[]).filter(
+      (statement) => !JSON.stringify(statement.Principal).includes(":root"),
+    );
+    // minimizePolicies merges statements that differ only in principal.
+    const principalsOf = (action: string) =>
+      statements.filter((statement) => actionsOf(statement).includes(action)).flatMap((statement) => [statement.Principal.AWS].flat());
+    const roleArn = (name: string) => ({ "Fn::GetAtt": [roleId(functions[name]!), "Arn"] });
+    expect(principalsOf("kms:Encrypt")).toEqual([roleArn("Api")]);
+    expect(principalsOf("kms:Decrypt")).toEqual(expect.arrayContaining([roleArn("FetchPage"), roleArn("TestConnectionApi")]));
+    expect(principalsOf("kms:Decrypt")).toHaveLength(2);
+    for (const statement of statements) {
+      expect(actionsOf(statement)).toHaveLength(1);
+      expect(statement.Condition).toEqual(CONTEXT_CONDITION);
+    }
+  });
+
+  test("the table key's policy names exactly the roles that use the table, through DynamoDB only", () => {
+    const key = resources[logicalId(stack.table.key)]!;
+    const use = (key.Properties.KeyPolicy.Statement as (Statement & { Principal: { AWS: unknown[] } })[]).filter(
+      (statement) => !JSON.stringify(statement.Principal).includes(":root"),
+    );
+    expect(use).toHaveLength(1);
+    expect(actionsOf(use[0]!).sort()).toEqual([...TABLE_KEY_ACTIONS].sort());
+    const users = (Object.keys(TABLE_ACCESS) as TableUser[]).map((name) => ({ "Fn::GetAtt": [roleId(functions[name]!), "Arn"] }));
+    expect(use[0]!.Principal.AWS).toEqual(expect.arrayContaining(users));
+    expect(use[0]!.Principal.AWS).toHaveLength(users.length);
+    expect(JSON.stringify(use[0]!.Condition)).toContain("kms:ViaService");
+    expect(JSON.stringify(use[0]!.Condition)).toContain("dynamodb.");
   });
 
   test("every function has its own role, with no managed policy and logs only to its own log group", () => {
     const roles = new Set(Object.values(functions).map(roleId));
-    expect(roles.size).toBe(8);
+    expect(roles.size).toBe(9);
     for (const [name, fn] of Object.entries(functions)) {
       const role = resources[roleId(fn)]!;
       expect(role.Properties.ManagedPolicyArns, name).toBeUndefined();
@@ -73,17 +115,33 @@ describe("CDK stack: IAM", () => {
     }
   });
 
-  test("every function reads and writes items of the table, by its ARN only, with RECORD_TABLE_ACTIONS", () => {
+  test("least privilege: each function gets exactly the table actions of TABLE_ACCESS, on the table's ARN only", () => {
     const tableArn = { "Fn::GetAtt": [logicalId(stack.table.table), "Arn"] };
-    for (const [name, fn] of Object.entries(functions)) {
-      const dynamo = roleStatements(template, roleId(fn)).filter((statement) => actionsOf(statement).some((action) => action.startsWith("dynamodb:")));
+    for (const name of Object.keys(TABLE_ACCESS) as TableUser[]) {
+      const dynamo = roleStatements(template, roleId(functions[name]!)).filter((statement) => actionsOf(statement).some((action) => action.startsWith("dynamodb:")));
       expect(dynamo, name).toHaveLength(1);
-      expect(actionsOf(dynamo[0]!).sort()).toEqual([...RECORD_TABLE_ACTIONS].sort());
+      expect(actionsOf(dynamo[0]!).sort(), name).toEqual([...new Set(TABLE_ACCESS[name])].sort());
       expect(dynamo[0]!.Resource).toEqual(tableArn);
     }
   });
 
-  test("RECORD_TABLE_ACTIONS covers every DynamoDB command that lambdas/ sends in AWS", () => {
+  test("least privilege: DeleteItem only where the code deletes (FinishRun, Dispatcher, Api), BatchWriteItem only for the API's watermark reset, ConditionCheckItem only for the page task's fence", () => {
+    const holders = (action: string) => rolesWithAction(action);
+    const ids = (...names: string[]) => names.map((name) => roleId(functions[name]!)).sort();
+    expect(holders("dynamodb:DeleteItem")).toEqual(ids("FinishRun", "Dispatcher", "Api"));
+    expect(holders("dynamodb:BatchWriteItem")).toEqual(ids("Api"));
+    expect(holders("dynamodb:ConditionCheckItem")).toEqual(ids("FetchPage"));
+    expect(holders("dynamodb:Query")).toEqual(ids("FetchPage", "Dispatcher", "Api"));
+  });
+
+  test("the public OpenAPI route's function has no table, key or state machine access: its role writes its logs and nothing else", () => {
+    const statements = roleStatements(template, roleId(functions.OpenApi!));
+    expect(statements.flatMap(actionsOf).sort()).toEqual(["logs:CreateLogStream", "logs:PutLogEvents"]);
+    const env = resources[functionId(functions.OpenApi!)]!.Properties.Environment.Variables as Record<string, unknown>;
+    expect(Object.keys(env)).toEqual(["NODE_OPTIONS"]);
+  });
+
+  test("TABLE_ACCESS covers every DynamoDB command that lambdas/ sends in AWS", () => {
     // Each command's IAM action(s); the Transact* calls are authorized per item action.
     const ACTIONS: Record<string, string[]> = {
       GetItem: ["dynamodb:GetItem"],
@@ -104,18 +162,18 @@ describe("CDK stack: IAM", () => {
     const used = new Set(files.flatMap((source) => [...source.matchAll(/\b(?:new\s+)?([A-Z][A-Za-z]+)Command\b|\bpaginate([A-Z][A-Za-z]+)\b/g)].map((m) => (m[1] ?? m[2]) as string)));
     expect(used.size).toBeGreaterThan(0);
     for (const command of used) {
-      expect(ACTIONS[command], `DynamoDB command ${command} has no IAM mapping here: add it, and its action to RECORD_TABLE_ACTIONS`).toBeDefined();
-      for (const action of ACTIONS[command]!) expect(RECORD_TABLE_ACTIONS as readonly string[]).toContain(action);
+      expect(ACTIONS[command], `DynamoDB command ${command} has no IAM mapping here: add it, and its action to TABLE_ACCESS`).toBeDefined();
+      for (const action of ACTIONS[command]!) expect(ALL_TABLE_ACTIONS as readonly string[]).toContain(action);
     }
   });
 
-  test("the state machine's role invokes exactly the five Task functions and starts only itself", () => {
+  test("the state machine's role invokes exactly the five Task functions' live aliases and starts only itself", () => {
     const stateMachine = stack.syncStateMachine.stateMachine;
     const statements = roleStatements(template, logicalId(stateMachine.role));
     const invoke = statements.filter((statement) => actionsOf(statement).includes("lambda:InvokeFunction"));
     expect(invoke).toHaveLength(1);
     expect(actionsOf(invoke[0]!)).toEqual(["lambda:InvokeFunction"]);
-    const taskFunctions = (Object.keys(SYNC_TASKS) as (keyof typeof SYNC_TASKS)[]).map((name) => ({ "Fn::GetAtt": [functionId(stack.syncFunctions.tasks[name]), "Arn"] }));
+    const taskFunctions = (Object.keys(SYNC_TASKS) as (keyof typeof SYNC_TASKS)[]).map((name) => ({ Ref: logicalId(stack.syncFunctions.tasks[name].alias) }));
     expect(resourcesOf(invoke[0]!)).toHaveLength(5);
     expect(resourcesOf(invoke[0]!)).toEqual(expect.arrayContaining(taskFunctions));
 

@@ -21,7 +21,7 @@ describe("CDK stack: cdk-nag AwsSolutions", () => {
     const report = new AwsSolutionsChecks(undefined, { verbose: true }).validateScope(stack);
     expect(report.violations.map((violation) => `${violation.ruleName}: ${violation.violatingResources.map((r) => r.constructPath).join(", ")}`)).toEqual([]);
     expect(report.success).toBe(true);
-  });
+  }, 120_000);
 
   test("synth with the rule pack registered as bin/app.ts registers it does not fail (and would, on a finding)", () => {
     const { app } = build();

@@ -2,6 +2,10 @@ import { Match } from "aws-cdk-lib/assertions";
 import { describe, expect, test } from "vitest";
 import { PUBLIC_ROUTE_KEYS, ROUTES } from "../../lambdas/onboarding/http/routes";
 import { RECORD_TABLE } from "../../lambdas/store/table-definition";
+import { BEGIN_FAILED_CAUSE, CUSTOMER_OR_EXPECTED_ERRORS, SUSTAINED_PERIODS, THRESHOLDS } from "../../lib/alarms";
+import { CONTEXT_DEFAULTS } from "../../lib/deploy-config";
+import { TTL_ATTRIBUTE } from "../../lib/record-table";
+import { loadSyncDefinition } from "../../lambdas/local/sync-definition";
 import { functionId, logicalId, serviceFunctions, synthesize, TEST_CONTEXT } from "./stack-fixture";
 
 const { stack, template } = synthesize();
@@ -29,17 +33,35 @@ describe("CDK stack: resources", () => {
     });
   });
 
-  test("the source-token key: symmetric, rotated, retained, with an alias", () => {
-    template.resourceCountIs("AWS::KMS::Key", 1);
-    template.hasResource("AWS::KMS::Key", {
-      DeletionPolicy: "Retain",
-      Properties: { EnableKeyRotation: true, KeySpec: Match.absent() },
-    });
+  test("two keys, the source tokens' and the table's: symmetric, rotated, retained, each with an alias", () => {
+    template.resourceCountIs("AWS::KMS::Key", 2);
+    for (const key of [stack.tokenKey.key, stack.table.key]) {
+      const resource = template.toJSON().Resources[logicalId(key)];
+      expect(resource).toMatchObject({ DeletionPolicy: "Retain", Properties: { EnableKeyRotation: true } });
+      expect(resource.Properties.KeySpec).toBeUndefined();
+    }
     template.hasResourceProperties("AWS::KMS::Alias", { AliasName: "alias/CrmIntegration/source-tokens" });
+    template.hasResourceProperties("AWS::KMS::Alias", { AliasName: "alias/CrmIntegration/record-table" });
   });
 
-  test("eight Lambdas: nodejs22.x on arm64, ESM bundle handler, source maps on", () => {
-    template.resourceCountIs("AWS::Lambda::Function", 8);
+  test("data protection: the table is encrypted with its customer-managed key and has the TTL attribute", () => {
+    template.hasResourceProperties("AWS::DynamoDB::GlobalTable", {
+      SSESpecification: { SSEEnabled: true, SSEType: "KMS" },
+      Replicas: [Match.objectLike({ SSESpecification: { KMSMasterKeyId: { "Fn::GetAtt": [logicalId(stack.table.key), "Arn"] } } })],
+      TimeToLiveSpecification: { AttributeName: TTL_ATTRIBUTE, Enabled: true },
+    });
+  });
+
+  test("API stage throttling: rate and burst from context, over all routes", () => {
+    template.hasResourceProperties("AWS::ApiGatewayV2::Stage", {
+      DefaultRouteSettings: { ThrottlingRateLimit: CONTEXT_DEFAULTS.apiThrottleRate, ThrottlingBurstLimit: CONTEXT_DEFAULTS.apiThrottleBurst },
+    });
+    const { template: changed } = synthesize({ ...TEST_CONTEXT, apiThrottleRate: "10", apiThrottleBurst: "20" });
+    changed.hasResourceProperties("AWS::ApiGatewayV2::Stage", { DefaultRouteSettings: { ThrottlingRateLimit: 10, ThrottlingBurstLimit: 20 } });
+  });
+
+  test("nine Lambdas: nodejs22.x on arm64, ESM bundle handler, source maps on", () => {
+    template.resourceCountIs("AWS::Lambda::Function", 9);
     for (const [name, fn] of Object.entries(functions)) {
       const resource = template.toJSON().Resources[functionId(fn)];
       expect(resource, name).toBeDefined();
@@ -58,6 +80,7 @@ describe("CDK stack: resources", () => {
     for (const name of ["BeginRun", "FetchPage", "EntityFailed", "StopRun", "FinishRun"]) expect(env(name), name).toEqual(syncTask);
     expect(env("Dispatcher")).toEqual(["NODE_OPTIONS", "STATE_MACHINE_ARN", "TABLE_NAME"]);
     for (const name of ["Api", "TestConnectionApi"]) expect(env(name), name).toEqual(["ALLOW_LOOPBACK_SOURCES", "KMS_KEY_ID", "NODE_OPTIONS", "STATE_MACHINE_ARN", "TABLE_NAME"]);
+    expect(env("OpenApi")).toEqual(["NODE_OPTIONS"]);
     const all = template.findResources("AWS::Lambda::Function");
     for (const fn of Object.values(all)) {
       const variables = fn.Properties.Environment.Variables as Record<string, unknown>;
@@ -78,8 +101,8 @@ describe("CDK stack: resources", () => {
 
   test("every log group has the retention from context; each Lambda logs to its own", () => {
     const groups = template.findResources("AWS::Logs::LogGroup");
-    // 8 functions + the state machine + the API's access logs
-    expect(Object.keys(groups)).toHaveLength(10);
+    // 9 functions + the state machine + the API's access logs
+    expect(Object.keys(groups)).toHaveLength(11);
     for (const group of Object.values(groups)) expect(group.Properties.RetentionInDays).toBe(TEST_CONTEXT.logRetentionDays);
     const seen = new Set<string>();
     for (const [name, fn] of Object.entries(functions)) {
@@ -87,7 +110,7 @@ describe("CDK stack: resources", () => {
       expect(config, name).toEqual({ LogGroup: { Ref: logicalId(fn.logGroup) } });
       seen.add(logicalId(fn.logGroup));
     }
-    expect(seen.size).toBe(8);
+    expect(seen.size).toBe(9);
   });
 
   test("the EventBridge rule runs the dispatcher on the syncSchedule from context", () => {
@@ -95,11 +118,11 @@ describe("CDK stack: resources", () => {
     template.hasResourceProperties("AWS::Events::Rule", {
       ScheduleExpression: "rate(15 minutes)",
       State: "ENABLED",
-      Targets: [Match.objectLike({ Arn: { "Fn::GetAtt": [functionId(functions.Dispatcher!), "Arn"] } })],
+      Targets: [Match.objectLike({ Arn: { Ref: logicalId(functions.Dispatcher!.alias) } })],
     });
     template.hasResourceProperties("AWS::Lambda::Permission", {
       Action: "lambda:InvokeFunction",
-      FunctionName: { "Fn::GetAtt": [functionId(functions.Dispatcher!), "Arn"] },
+      FunctionName: { Ref: logicalId(functions.Dispatcher!.alias) },
       Principal: "events.amazonaws.com",
       SourceArn: { "Fn::GetAtt": [logicalId(stack.syncSchedule.rule), "Arn"] },
     });
@@ -129,15 +152,17 @@ describe("CDK stack: resources", () => {
     }
   });
 
-  test("the callsSource route goes to the TestConnectionApi function, every other route to the Api function", () => {
+  test("the callsSource route goes to the TestConnectionApi function, the public API descriptions to their own function, every other route to the Api function", () => {
     const resources = template.toJSON().Resources as Record<string, { Type: string; Properties: Record<string, any> }>;
-    const targetFunction = (route: { Properties: Record<string, any> }) => {
+    const targetAlias = (route: { Properties: Record<string, any> }) => {
       const integrationId = route.Properties.Target["Fn::Join"][1][1].Ref as string;
-      return resources[integrationId]!.Properties.IntegrationUri["Fn::GetAtt"][0] as string;
+      return resources[integrationId]!.Properties.IntegrationUri.Ref as string;
     };
     for (const route of Object.values(resources).filter((resource) => resource.Type === "AWS::ApiGatewayV2::Route")) {
-      const callsSource = ROUTES.find((r) => r.routeKey === route.Properties.RouteKey)?.callsSource === true;
-      expect(targetFunction(route), route.Properties.RouteKey).toBe(functionId(callsSource ? functions.TestConnectionApi! : functions.Api!));
+      const key = route.Properties.RouteKey as string;
+      const callsSource = ROUTES.find((r) => r.routeKey === key)?.callsSource === true;
+      const expected = PUBLIC_ROUTE_KEYS.includes(key) ? functions.OpenApi! : callsSource ? functions.TestConnectionApi! : functions.Api!;
+      expect(targetAlias(route), key).toBe(logicalId(expected.alias));
     }
     template.allResourcesProperties("AWS::ApiGatewayV2::Integration", { IntegrationType: "AWS_PROXY", PayloadFormatVersion: "2.0" });
   });
@@ -155,25 +180,133 @@ describe("CDK stack: resources", () => {
     expect(format).not.toMatch(/header|body/i);
   });
 
-  test("alarms: failed and timed-out executions, errors of every Lambda, API 5xx; all on the alarm topic", () => {
-    const alarms = Object.values(template.findResources("AWS::CloudWatch::Alarm")).map((alarm) => alarm.Properties);
+  const alarms = () =>
+    Object.fromEntries(
+      Object.entries(template.findResources("AWS::CloudWatch::Alarm")).map(([id, alarm]) => [id, alarm.Properties as Record<string, any>]),
+    );
+  const alarmNamed = (name: string) => alarms()[logicalId(stack.alarms.alarms.find((alarm) => alarm.node.id === name)!)]!;
+
+  test("alarms: only on failures of ours, all on the alarm topic, none that one customer's flaky source can fire", () => {
+    const all = Object.values(alarms());
     const topic = { Ref: logicalId(stack.alarms.topic) };
-    for (const alarm of alarms) {
-      expect(alarm).toMatchObject({ Threshold: 1, ComparisonOperator: "GreaterThanOrEqualToThreshold", EvaluationPeriods: 1, TreatMissingData: "notBreaching" });
-      expect(alarm.AlarmActions).toEqual([topic]);
+    expect(stack.alarms.alarms.map((alarm) => alarm.node.id).sort()).toEqual(
+      [
+        "SyncRunsFailedOurs",
+        "SyncRunsCouldNotBegin",
+        "SyncRunsFailedBurst",
+        "SyncExecutionsTimedOut",
+        "NoSuccessfulRun",
+        "DispatchErrors",
+        "DispatchStartFailures",
+        "DispatchInvocationsFailed",
+        "LambdaErrors",
+        "LambdaThrottles",
+        "TableSystemErrors",
+        "TableThrottles",
+        "ApiServerErrors",
+      ].sort(),
+    );
+    for (const alarm of all) expect(alarm.AlarmActions).toEqual([topic]);
+    // No alarm on every failed execution or on the page task's errors: those include customers' sources.
+    const failed = alarmNamed("SyncRunsFailedBurst");
+    expect(failed).toMatchObject({ MetricName: "ExecutionsFailed", Period: 3600, Threshold: THRESHOLDS.runsFailedBurst });
+    expect(THRESHOLDS.runsFailedBurst).toBeGreaterThan(1);
+    const errors = alarmNamed("LambdaErrors");
+    const errorFunctions = (errors.Metrics as { MetricStat?: { Metric: { Dimensions: { Value: { Ref: string } }[] } } }[])
+      .filter((metric) => metric.MetricStat)
+      .map((metric) => metric.MetricStat!.Metric.Dimensions[0]!.Value.Ref);
+    expect(errorFunctions).not.toContain(functionId(functions.FetchPage!));
+    expect(errorFunctions).toHaveLength(Object.keys(functions).length - 1);
+  });
+
+  test("alarm on executions that failed with an error of ours: a metric filter on the state machine's ExecutionFailed events, leaving out SyncRunFailed and RunSupersededError", () => {
+    const filters = Object.values(template.findResources("AWS::Logs::MetricFilter")).map((filter) => filter.Properties as Record<string, any>);
+    const ours = filters.find((filter) => filter.MetricTransformations[0].MetricName === "SyncRunsFailedOurs")!;
+    expect(ours.LogGroupName).toEqual({ Ref: logicalId(stack.syncStateMachine.logGroup) });
+    expect(ours.FilterPattern).toContain('$.type = "ExecutionFailed"');
+    for (const name of CUSTOMER_OR_EXPECTED_ERRORS) expect(ours.FilterPattern).toContain(`$.details.error != "${name}"`);
+    // The names left out are exactly the Fail states' errors of the definition (a new Fail state must be judged here).
+    const failErrors = Object.values((loadSyncDefinition() as { States: Record<string, { Type: string; Error?: string }> }).States)
+      .filter((state) => state.Type === "Fail")
+      .map((state) => state.Error);
+    expect([...new Set(failErrors)].sort()).toEqual([...CUSTOMER_OR_EXPECTED_ERRORS].sort());
+    expect(alarmNamed("SyncRunsFailedOurs")).toMatchObject({ MetricName: "SyncRunsFailedOurs", Threshold: 1 });
+
+    const begin = filters.find((filter) => filter.MetricTransformations[0].MetricName === "SyncRunsCouldNotBegin")!;
+    expect(begin.FilterPattern).toContain(`$.details.cause = "${BEGIN_FAILED_CAUSE}*"`);
+    const beginFailed = (loadSyncDefinition() as { States: Record<string, { Cause?: string }> }).States["BeginFailed"]!;
+    expect(beginFailed.Cause!.startsWith(BEGIN_FAILED_CAUSE)).toBe(true);
+    expect(alarmNamed("SyncRunsCouldNotBegin")).toMatchObject({ Threshold: THRESHOLDS.runsCouldNotBegin, Period: 900 });
+  });
+
+  test("alarm when no run of any connection succeeded in noSuccessAlarmHours: ExecutionsSucceeded < 1 each hour, missing data breaching; none when the schedule is off", () => {
+    expect(alarmNamed("NoSuccessfulRun")).toMatchObject({
+      Namespace: "AWS/States",
+      MetricName: "ExecutionsSucceeded",
+      Statistic: "Sum",
+      Period: 3600,
+      EvaluationPeriods: CONTEXT_DEFAULTS.noSuccessAlarmHours,
+      DatapointsToAlarm: CONTEXT_DEFAULTS.noSuccessAlarmHours,
+      ComparisonOperator: "LessThanThreshold",
+      Threshold: 1,
+      TreatMissingData: "breaching",
+    });
+    const { stack: off } = synthesize({ ...TEST_CONTEXT, syncSchedule: "off" });
+    expect(off.alarms.alarms.map((alarm) => alarm.node.id)).not.toContain("NoSuccessfulRun");
+  });
+
+  test("dispatch failed: alarms on the dispatcher's errors, on connections it could not start (from its 'dispatch finished' line), and on EventBridge failing to invoke it", () => {
+    expect(alarmNamed("DispatchErrors")).toMatchObject({ MetricName: "Errors", Threshold: 1, Dimensions: [{ Name: "FunctionName", Value: { Ref: functionId(functions.Dispatcher!) } }] });
+    const filter = Object.values(template.findResources("AWS::Logs::MetricFilter"))
+      .map((resource) => resource.Properties as Record<string, any>)
+      .find((properties) => properties.MetricTransformations[0].MetricName === "DispatchStartFailures")!;
+    expect(filter.LogGroupName).toEqual({ Ref: logicalId(functions.Dispatcher!.logGroup) });
+    expect(filter.FilterPattern).toContain('$.message = "dispatch finished"');
+    expect(filter.MetricTransformations[0].MetricValue).toBe("$.failed");
+    expect(alarmNamed("DispatchStartFailures")).toMatchObject({ Threshold: THRESHOLDS.dispatchStartFailures });
+    expect(alarmNamed("DispatchInvocationsFailed")).toMatchObject({
+      Namespace: "AWS/Events",
+      MetricName: "FailedInvocations",
+      Dimensions: [{ Name: "RuleName", Value: { Ref: logicalId(stack.syncSchedule.rule) } }],
+    });
+  });
+
+  test("throttling alarms (Lambda, DynamoDB) fire only when sustained, since the state machine rides out a burst", () => {
+    for (const name of ["LambdaThrottles", "TableThrottles"]) {
+      expect(alarmNamed(name), name).toMatchObject({ EvaluationPeriods: SUSTAINED_PERIODS, DatapointsToAlarm: SUSTAINED_PERIODS });
     }
-    const stateMachine = { Ref: logicalId(stack.syncStateMachine.stateMachine) };
-    for (const metric of ["ExecutionsFailed", "ExecutionsTimedOut"]) {
-      expect(alarms.filter((a) => a.Namespace === "AWS/States" && a.MetricName === metric && JSON.stringify(a.Dimensions) === JSON.stringify([{ Name: "StateMachineArn", Value: stateMachine }]))).toHaveLength(1);
+    expect(SUSTAINED_PERIODS * 5).toBeGreaterThan(1);
+    expect(alarmNamed("SyncExecutionsTimedOut")).toMatchObject({ MetricName: "ExecutionsTimedOut", Threshold: 1 });
+    expect(alarmNamed("TableSystemErrors")).toMatchObject({ Threshold: THRESHOLDS.dynamoSystemErrors });
+    expect(alarmNamed("ApiServerErrors")).toMatchObject({ Namespace: "AWS/ApiGateway", MetricName: "5xx", Threshold: THRESHOLDS.apiServerErrors });
+  });
+
+  test("a CloudWatch dashboard in the stack: executions, the page task, DynamoDB, the API; its name is an output", () => {
+    template.resourceCountIs("AWS::CloudWatch::Dashboard", 1);
+    const dashboard = Object.values(template.findResources("AWS::CloudWatch::Dashboard"))[0]!;
+    expect(dashboard.Properties.DashboardName).toBe("CrmIntegration-operations");
+    const body = JSON.stringify(dashboard.Properties.DashboardBody);
+    for (const metric of [
+      "ExecutionsStarted",
+      "ExecutionsSucceeded",
+      "ExecutionsFailed",
+      "ExecutionsTimedOut",
+      "Duration",
+      "Throttles",
+      "Errors",
+      "ConcurrentExecutions",
+      "ConsumedWriteCapacityUnits",
+      "ConsumedReadCapacityUnits",
+      "ThrottledRequests",
+      "SystemErrors",
+      "4xx",
+      "5xx",
+      "Latency",
+      "SyncRunsFailedOurs",
+    ]) {
+      expect(body, metric).toContain(metric);
     }
-    for (const [name, fn] of Object.entries(functions)) {
-      const forFunction = alarms.filter(
-        (a) => a.Namespace === "AWS/Lambda" && a.MetricName === "Errors" && JSON.stringify(a.Dimensions) === JSON.stringify([{ Name: "FunctionName", Value: { Ref: functionId(fn) } }]),
-      );
-      expect(forFunction, name).toHaveLength(1);
-    }
-    expect(alarms.filter((a) => a.Namespace === "AWS/ApiGateway" && a.MetricName === "5xx")).toHaveLength(1);
-    expect(alarms).toHaveLength(2 + 8 + 1);
+    expect(template.toJSON().Outputs.DashboardName.Value).toEqual({ Ref: logicalId(stack.dashboard.dashboard) });
   });
 
   test("the alarm topic requires TLS and mails alarmEmail when it is set (and only then)", () => {
@@ -185,7 +318,7 @@ describe("CDK stack: resources", () => {
     withoutEmail.resourceCountIs("AWS::SNS::Subscription", 0);
   });
 
-  test("outputs: the API URL, the state machine, the table, the key, the alarm topic", () => {
-    expect(Object.keys(template.toJSON().Outputs).sort()).toEqual(["AlarmTopicArn", "ApiUrl", "SourceTokenKeyArn", "StateMachineArn", "TableName"]);
+  test("outputs: the API URL, the state machine, the table, the key, the alarm topic, the dashboard", () => {
+    expect(Object.keys(template.toJSON().Outputs).sort()).toEqual(["AlarmTopicArn", "ApiUrl", "DashboardName", "SourceTokenKeyArn", "StateMachineArn", "TableName"]);
   });
 });

@@ -65,19 +65,9 @@ export function roleStatements(template: Template, roleLogicalId: string): State
     .flatMap((policy) => policy.Properties.PolicyDocument.Statement as Statement[]);
 }
 
-/** The stack's eight functions, by a short name. */
+/** The stack's nine functions, by a short name. */
 export function serviceFunctions(stack: CrmIntegrationStack): Record<string, ServiceFunction> {
-  const tasks = stack.syncFunctions.tasks;
-  return {
-    BeginRun: tasks.BeginRun,
-    FetchPage: tasks.FetchPage,
-    EntityFailed: tasks.EntityFailed,
-    StopRun: tasks.StopRun,
-    FinishRun: tasks.FinishRun,
-    Dispatcher: stack.syncSchedule.dispatcher,
-    Api: stack.api.apiFunction,
-    TestConnectionApi: stack.api.testConnectionFunction,
-  };
+  return stack.functions();
 }
 
 export const roleId = (fn: ServiceFunction): string => Stack.of(fn).getLogicalId(fn.role.node.defaultChild as CfnElement);

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, test } from "vitest";
 import { SYNC_DEFINITION_PATH } from "../../lambdas/local/sync-definition";
 import { SYNC_TASKS, type SyncTaskName } from "../../lib/sync-functions";
-import { functionId, logicalId, synthesize } from "./stack-fixture";
+import { logicalId, synthesize } from "./stack-fixture";
 
 const { stack, template } = synthesize();
 const stateMachine = template.toJSON().Resources[logicalId(stack.syncStateMachine.stateMachine)];
@@ -30,7 +30,7 @@ describe("CDK stack: the sync state machine", () => {
     expect(stateMachine.Properties.DefinitionS3Location).toBeUndefined();
   });
 
-  test("DefinitionSubstitutions fill exactly the file's five placeholders, each with its Task function's ARN", () => {
+  test("DefinitionSubstitutions fill exactly the file's five placeholders, each with its Task function's live alias ARN", () => {
     const placeholders = new Set([...file.matchAll(PLACEHOLDER)].map((match) => match[1]));
     const substitutions = stateMachine.Properties.DefinitionSubstitutions as Record<string, unknown>;
     expect(Object.keys(substitutions).sort()).toEqual([...placeholders].sort());
@@ -38,15 +38,15 @@ describe("CDK stack: the sync state machine", () => {
       ["BeginRunFunctionArn", "SyncPageFunctionArn", "EntityFailedFunctionArn", "StopRunFunctionArn", "FinishRunFunctionArn"].sort(),
     );
     for (const name of Object.keys(SYNC_TASKS) as SyncTaskName[]) {
-      expect(substitutions[SYNC_TASKS[name].placeholder], name).toEqual({ "Fn::GetAtt": [functionId(stack.syncFunctions.tasks[name]), "Arn"] });
+      expect(substitutions[SYNC_TASKS[name].placeholder], name).toEqual({ Ref: logicalId(stack.syncFunctions.tasks[name].alias) });
     }
   });
 
   test("after substitution no ${Name} placeholder is left, and every Task names a substituted function or the startExecution integration", () => {
-    const substitutions = stateMachine.Properties.DefinitionSubstitutions as Record<string, { "Fn::GetAtt": [string, string] }>;
-    // What CloudFormation does at deploy time, with the function's logical id standing in for its ARN.
+    const substitutions = stateMachine.Properties.DefinitionSubstitutions as Record<string, { Ref: string }>;
+    // What CloudFormation does at deploy time, with the alias's logical id standing in for its ARN.
     const deployed = (stateMachine.Properties.DefinitionString as string).replace(PLACEHOLDER, (whole, key: string) =>
-      key in substitutions ? `arn:function:${substitutions[key]!["Fn::GetAtt"][0]}` : whole,
+      key in substitutions ? `arn:function:${substitutions[key]!.Ref}` : whole,
     );
     // CloudFormation replaces each `${key}` of DefinitionSubstitutions as plain text and leaves anything else as is
     // (the top-level Comment's literal "${...}" stays text): no `${Name}` placeholder may be left for it to miss.
@@ -56,11 +56,11 @@ describe("CDK stack: the sync state machine", () => {
       .filter(([, state]) => state.Type === "Task")
       .map(([name, state]) => [name, state.Resource] as const);
     const expected: Record<string, string> = {
-      BeginRun: `arn:function:${functionId(stack.syncFunctions.tasks.BeginRun)}`,
-      FetchPage: `arn:function:${functionId(stack.syncFunctions.tasks.FetchPage)}`,
-      EntityFailed: `arn:function:${functionId(stack.syncFunctions.tasks.EntityFailed)}`,
-      StopRun: `arn:function:${functionId(stack.syncFunctions.tasks.StopRun)}`,
-      FinishRun: `arn:function:${functionId(stack.syncFunctions.tasks.FinishRun)}`,
+      BeginRun: `arn:function:${logicalId(stack.syncFunctions.tasks.BeginRun.alias)}`,
+      FetchPage: `arn:function:${logicalId(stack.syncFunctions.tasks.FetchPage.alias)}`,
+      EntityFailed: `arn:function:${logicalId(stack.syncFunctions.tasks.EntityFailed.alias)}`,
+      StopRun: `arn:function:${logicalId(stack.syncFunctions.tasks.StopRun.alias)}`,
+      FinishRun: `arn:function:${logicalId(stack.syncFunctions.tasks.FinishRun.alias)}`,
       ContinueAsNew: "arn:aws:states:::states:startExecution",
     };
     expect(Object.fromEntries(taskResources)).toEqual(expected);

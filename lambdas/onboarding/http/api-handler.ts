@@ -7,8 +7,8 @@ import type { OnboardingDeps } from "../onboarding-deps";
 import { InvalidFieldError, NotFoundError, NotOwnerError, OnboardingError, UnauthenticatedError } from "../onboarding-errors";
 import { RETRY_AFTER_SECONDS, statusOf } from "./error-status";
 import { openApiDocument } from "./openapi";
-import { buildSourceApiOpenApi } from "../../preflight/source-api-openapi";
-import { OPENAPI_ROUTE_KEY, ROUTES, SOURCE_API_OPENAPI_ROUTE_KEY, type Route } from "./routes";
+import { publicDocumentOf } from "./public-documents";
+import { ROUTES, type Route } from "./routes";
 
 export type ApiEvent = APIGatewayProxyEventV2WithJWTAuthorizer;
 export type ApiResult = APIGatewayProxyStructuredResultV2;
@@ -33,22 +33,11 @@ function sessionOf(event: ApiEvent) {
  * It finds the route by routeKey, admits only the workspace owner, calls the
  * route's one operation, and shapes the response.
  */
-/** What each public route serves: the API descriptions, built once each on first use. */
-const PUBLIC_DOCUMENTS = new Map<string, () => unknown>([
-  [OPENAPI_ROUTE_KEY, builtOnce(openApiDocument)],
-  [SOURCE_API_OPENAPI_ROUTE_KEY, builtOnce(buildSourceApiOpenApi)],
-]);
-
-function builtOnce<T>(build: () => T): () => T {
-  let built: { value: T } | undefined;
-  return () => (built ??= { value: build() }).value;
-}
-
 export function makeApiHandler(deps: OnboardingDeps) {
   const routes = new Map<string, Route>(ROUTES.map((route) => [route.routeKey, route]));
 
   const handle = async (event: ApiEvent): Promise<ApiResult> => {
-    const publicDocument = PUBLIC_DOCUMENTS.get(event.routeKey);
+    const publicDocument = publicDocumentOf(event.routeKey);
     if (publicDocument !== undefined) return json(200, publicDocument());
     const route = routes.get(event.routeKey);
     if (route === undefined) throw new NotFoundError(`no route ${event.routeKey}`);

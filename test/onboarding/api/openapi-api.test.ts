@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { SYNC_ENTITIES } from "../../../lambdas/core/entities";
 import { entityDefinition } from "../../../lambdas/ingestion/entity-catalog";
-import { ROUTES } from "../../../lambdas/onboarding/http/routes";
+import { handler as publicHandler } from "../../../lambdas/entrypoints/openapi-document";
+import { PUBLIC_ROUTE_KEYS, ROUTES } from "../../../lambdas/onboarding/http/routes";
 import { buildSourceApiOpenApi } from "../../../lambdas/preflight/source-api-openapi";
 import { createApiHarness, CONNECTIONS_PATH, type ApiHarness, type ApiResponse } from "../../support/api-harness";
 
@@ -52,6 +53,18 @@ describe("GET /api/v1/source-api/openapi.json", () => {
     expect(response.body).toEqual(JSON.parse(JSON.stringify(buildSourceApiOpenApi())));
     expect(response.body.openapi).toBe("3.1.0");
     expect(Object.keys(response.body.paths).sort()).toEqual(SYNC_ENTITIES.map((entity) => entityDefinition(entity).path).sort());
+  });
+});
+
+describe("the public routes' own Lambda (lambdas/entrypoints/openapi-document.ts)", () => {
+  test("answers each public route with the document the API serves, and 404 for any other route key", async () => {
+    for (const routeKey of PUBLIC_ROUTE_KEYS) {
+      const path = routeKey.split(" ")[1]!;
+      const fromLambda = await publicHandler({ routeKey });
+      expect(fromLambda.statusCode, routeKey).toBe(200);
+      expect(JSON.parse(fromLambda.body!), routeKey).toEqual((await api.request("GET", path)).body);
+    }
+    expect((await publicHandler({ routeKey: "GET /api/v1/crm/custom/connections" })).statusCode).toBe(404);
   });
 });
 

@@ -1,0 +1,91 @@
+import { Duration, Stack } from "aws-cdk-lib";
+import type { HttpApi } from "aws-cdk-lib/aws-apigatewayv2";
+import { Dashboard, GraphWidget, type IMetric, TextWidget } from "aws-cdk-lib/aws-cloudwatch";
+import type { TableV2 } from "aws-cdk-lib/aws-dynamodb";
+import type { StateMachine } from "aws-cdk-lib/aws-stepfunctions";
+import { Construct } from "constructs";
+import { TABLE_OPERATIONS, type Alarms } from "./alarms";
+import type { ServiceFunction } from "./service-function";
+
+export interface ServiceDashboardProps {
+  readonly stateMachine: StateMachine;
+  readonly pageTask: ServiceFunction;
+  readonly functions: Readonly<Record<string, ServiceFunction>>;
+  readonly table: TableV2;
+  readonly httpApi: HttpApi;
+  readonly alarms: Alarms;
+}
+
+const PERIOD = Duration.minutes(5);
+
+/**
+ * One CloudWatch dashboard for the service (README, "Runbook"): sync
+ * executions and our own failure counts, the page task (duration against its
+ * timeout, errors, throttles, concurrency), DynamoDB capacity and throttles,
+ * and the API's traffic, 4xx, 5xx and latency.
+ */
+export class ServiceDashboard extends Construct {
+  readonly dashboard: Dashboard;
+
+  constructor(scope: Construct, id: string, props: ServiceDashboardProps) {
+    super(scope, id);
+    const sm = props.stateMachine;
+    const page = props.pageTask.function;
+    const graph = (title: string, left: IMetric[], right: IMetric[] = []) => new GraphWidget({ title, left, right, width: 12, height: 6 });
+    const each = (metric: (fn: ServiceFunction) => IMetric) => Object.values(props.functions).map(metric);
+
+    this.dashboard = new Dashboard(this, "Dashboard", {
+      dashboardName: `${Stack.of(this).stackName}-operations`,
+      defaultInterval: Duration.hours(24),
+    });
+    this.dashboard.addWidgets(
+      new TextWidget({
+        markdown:
+          "# CRM integration\nSync runs, page task, table and API. Alarms fire only on failures of the service; a customer's failing source shows in its run summary (README, Operations (AWS), Runbook).",
+        width: 24,
+        height: 2,
+      }),
+    );
+    this.dashboard.addWidgets(
+      graph("Sync executions", [
+        sm.metricStarted({ period: PERIOD }),
+        sm.metricSucceeded({ period: PERIOD }),
+        sm.metricFailed({ period: PERIOD }),
+        sm.metricTimedOut({ period: PERIOD }),
+        sm.metricAborted({ period: PERIOD }),
+      ]),
+      graph("Failures of ours (metric filters)", [props.alarms.runsFailedOurs, props.alarms.runsCouldNotBegin, props.alarms.dispatchStartFailures]),
+    );
+    this.dashboard.addWidgets(
+      graph(
+        "Page task duration (ms)",
+        [page.metricDuration({ period: PERIOD, statistic: "p50" }), page.metricDuration({ period: PERIOD, statistic: "p99" }), page.metricDuration({ period: PERIOD, statistic: "Maximum" })],
+      ),
+      graph(
+        "Page task invocations, errors, throttles, concurrency",
+        [page.metricInvocations({ period: PERIOD }), page.metricErrors({ period: PERIOD }), page.metricThrottles({ period: PERIOD })],
+        [page.metric("ConcurrentExecutions", { period: PERIOD, statistic: "Maximum" })],
+      ),
+    );
+    this.dashboard.addWidgets(
+      graph("Errors per function", each((fn) => fn.function.metricErrors({ period: PERIOD, label: fn.node.id }))),
+      graph("Throttles per function", each((fn) => fn.function.metricThrottles({ period: PERIOD, label: fn.node.id }))),
+    );
+    this.dashboard.addWidgets(
+      graph(
+        "DynamoDB consumed capacity",
+        [props.table.metricConsumedWriteCapacityUnits({ period: PERIOD }), props.table.metricConsumedReadCapacityUnits({ period: PERIOD })],
+      ),
+      // Two expressions over the same operations cannot share a graph (their metric ids collide): throttles left, system errors in their own.
+      graph("DynamoDB throttled requests", [props.table.metricThrottledRequestsForOperations({ operations: TABLE_OPERATIONS, period: PERIOD, label: "ThrottledRequests" })]),
+    );
+    this.dashboard.addWidgets(
+      graph("DynamoDB system errors", [props.table.metricSystemErrorsForOperations({ operations: TABLE_OPERATIONS, period: PERIOD, label: "SystemErrors" })]),
+      graph("DynamoDB user errors (conditional checks are not among them)", [props.table.metricUserErrors({ period: PERIOD })]),
+    );
+    this.dashboard.addWidgets(
+      graph("API requests, 4xx, 5xx", [props.httpApi.metricCount({ period: PERIOD }), props.httpApi.metricClientError({ period: PERIOD }), props.httpApi.metricServerError({ period: PERIOD })]),
+      graph("API latency (ms)", [props.httpApi.metricLatency({ period: PERIOD, statistic: "p50" }), props.httpApi.metricLatency({ period: PERIOD, statistic: "p99" })]),
+    );
+  }
+}

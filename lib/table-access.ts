@@ -1,0 +1,70 @@
+/**
+ * The item-level DynamoDB actions each function's code sends, and no others
+ * (no Scan, no BatchGetItem, no streams, no table management). Read from the
+ * entry point's code path down to the stores' commands; the store methods are
+ * named so a change there can be traced here. TransactWriteItems and
+ * TransactGetItems have no IAM action of their own: DynamoDB checks each item
+ * action inside them (Put, Update, Delete, ConditionCheck, Get).
+ *
+ * test/cdk/iam.test.ts checks every role against this table, and that the
+ * union covers every command lambdas/ sends.
+ */
+export type TableAction =
+  | "dynamodb:GetItem"
+  | "dynamodb:Query"
+  | "dynamodb:PutItem"
+  | "dynamodb:UpdateItem"
+  | "dynamodb:DeleteItem"
+  | "dynamodb:BatchWriteItem"
+  | "dynamodb:ConditionCheckItem";
+
+/**
+ * Shared by the sync steps that only move a run along: runs.setExecution /
+ * heartbeat / handOver / entityStarted / entityFinished (UpdateItem; GetItem
+ * when a condition fails, to say why), runs.get, connections.get and
+ * records.getWatermark (GetItem).
+ */
+const RUN_STEP: readonly TableAction[] = ["dynamodb:GetItem", "dynamodb:UpdateItem"];
+
+/**
+ * startSync (lambdas/sync/start-sync.ts): runs.begin (a transaction of two
+ * conditional Puts, then GetItem of the lock), runs.setExecution (UpdateItem),
+ * and on a failed start or a dead holder runs.entityFinished and runs.finish
+ * (UpdateItem, and DeleteItem of the lock in a transaction).
+ */
+const START_SYNC: readonly TableAction[] = ["dynamodb:PutItem", "dynamodb:GetItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"];
+
+export const TABLE_ACCESS = {
+  /** beginRun: RUN_STEP only. */
+  BeginRun: RUN_STEP,
+  /**
+   * syncPage: limiter.acquire (GetItem, PutItem), records.getStageKinds (Query),
+   * records.commitPage (TransactWriteItems: ConditionCheck on the run's lock,
+   * Put of records, Update of lease, progress and watermark; GetItem of the lock
+   * when the fence refuses), plus RUN_STEP. It never deletes.
+   */
+  FetchPage: [...RUN_STEP, "dynamodb:Query", "dynamodb:PutItem", "dynamodb:ConditionCheckItem"],
+  /** entityFailed (and stopRun when the connection is gone): RUN_STEP only. */
+  EntityFailed: RUN_STEP,
+  /** stopRun: runs.get, runs.entityFinished. */
+  StopRun: RUN_STEP,
+  /** finishRun: runs.get, runs.entityFinished, runs.finish (Update of the summary, Delete of its own lock). */
+  FinishRun: [...RUN_STEP, "dynamodb:DeleteItem"],
+  /** dispatchSyncs: connections.listAll (Query), then startSync per connection. */
+  Dispatcher: ["dynamodb:Query", ...START_SYNC],
+  /**
+   * Every authenticated route but the test: connections.put / get /
+   * listByAccount / delete (PutItem, GetItem, Query, DeleteItem),
+   * records.resetWatermarks on a sync_since change (UpdateItem of the lock,
+   * BatchWriteItem of the watermark deletes), records.listRecords (Query,
+   * TransactGetItems = GetItem), runs.get / list, and startSync.
+   */
+  Api: ["dynamodb:Query", "dynamodb:BatchWriteItem", ...START_SYNC],
+  /** testConnection: connections.get (GetItem), limiter.acquire (GetItem, PutItem of the slot log). */
+  TestConnectionApi: ["dynamodb:GetItem", "dynamodb:PutItem"],
+} as const satisfies Record<string, readonly TableAction[]>;
+
+export type TableUser = keyof typeof TABLE_ACCESS;
+
+/** Every action some function holds: what test/cdk/iam.test.ts checks lambdas/' commands against. */
+export const ALL_TABLE_ACTIONS: readonly TableAction[] = [...new Set(Object.values(TABLE_ACCESS).flat())].sort();

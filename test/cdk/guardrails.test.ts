@@ -1,0 +1,170 @@
+import { describe, expect, test } from "vitest";
+import { PAGE_TASKS_PER_EXECUTION } from "../../lambdas/core/limits";
+import { loadSyncDefinition } from "../../lambdas/local/sync-definition";
+import { CONTEXT_DEFAULTS } from "../../lib/deploy-config";
+import { OPENAPI_CONCURRENCY } from "../../lib/onboarding-api";
+import { LIVE_ALIAS } from "../../lib/service-function";
+import { SYNC_TASKS, type SyncTaskName } from "../../lib/sync-functions";
+import { actionsOf, functionId, logicalId, resourcesOf, roleStatements, serviceFunctions, synthesize, TEST_CONTEXT } from "./stack-fixture";
+
+interface Retrier {
+  ErrorEquals: string[];
+  IntervalSeconds?: number;
+  BackoffRate?: number;
+  MaxAttempts?: number;
+  MaxDelaySeconds?: number;
+  JitterStrategy?: string;
+}
+interface State {
+  Type: string;
+  Resource?: string;
+  TimeoutSeconds?: number;
+  Retry?: Retrier[];
+}
+
+const { stack, template } = synthesize();
+const functions = serviceFunctions(stack);
+const resources = template.toJSON().Resources as Record<string, { Type: string; Properties: Record<string, any> }>;
+const definition = loadSyncDefinition() as { TimeoutSeconds?: number; States: Record<string, State> };
+const lambdaTasks = Object.entries(definition.States).filter(([, state]) => state.Type === "Task" && state.Resource?.startsWith("${"));
+/** A Lambda Task state's function, by its placeholder. */
+const taskFunction = (state: State) => {
+  const name = (Object.keys(SYNC_TASKS) as SyncTaskName[]).find((task) => state.Resource === `\${${SYNC_TASKS[task].placeholder}}`);
+  return stack.syncFunctions.tasks[name!];
+};
+const lambdaTimeout = (state: State): number => resources[functionId(taskFunction(state))]!.Properties.Timeout as number;
+const aliasOf = (name: string) => ({ Ref: logicalId(functions[name]!.alias) });
+
+/** aws-local-stepfunctions' Task deadline when a state sets none (lambdas/local/step-functions/engine-worker.ts). */
+const LOCAL_ENGINE_DEFAULT_TASK_TIMEOUT_SECONDS = 60;
+
+/** The errors that mean "Lambda, DynamoDB or the limiter is briefly overloaded", not a failed page. */
+const THROTTLING_ERRORS = ["Lambda.TooManyRequestsException", "Lambda.ServiceException", "StoreUnavailableError"];
+
+/** Capped waits before each retry, as Step Functions computes them: min(IntervalSeconds × BackoffRate^n, MaxDelaySeconds). */
+const cappedWaits = (retrier: Retrier) =>
+  Array.from({ length: retrier.MaxAttempts ?? 3 }, (_, n) =>
+    Math.min((retrier.IntervalSeconds ?? 1) * (retrier.BackoffRate ?? 2) ** n, retrier.MaxDelaySeconds ?? Number.POSITIVE_INFINITY),
+  );
+const factorial = (n: number): number => (n <= 1 ? 1 : n * factorial(n - 1));
+
+describe("guardrails: reserved concurrency", () => {
+  test("reserved concurrency: the page task and each API function have theirs, from context (defaults in cdk.json); the other functions share the pool", () => {
+    const reserved = (name: string) => resources[functionId(functions[name]!)]!.Properties.ReservedConcurrentExecutions;
+    expect(reserved("FetchPage")).toBe(CONTEXT_DEFAULTS.pageTaskConcurrency);
+    expect(reserved("Api")).toBe(CONTEXT_DEFAULTS.apiConcurrency);
+    expect(reserved("TestConnectionApi")).toBe(CONTEXT_DEFAULTS.apiConcurrency);
+    expect(reserved("OpenApi")).toBe(OPENAPI_CONCURRENCY);
+    for (const name of ["BeginRun", "EntityFailed", "StopRun", "FinishRun", "Dispatcher"]) expect(reserved(name), name).toBeUndefined();
+
+    const { stack: other, template: changed } = synthesize({ ...TEST_CONTEXT, pageTaskConcurrency: "50", apiConcurrency: 7 });
+    const props = changed.toJSON().Resources as Record<string, { Properties: Record<string, any> }>;
+    expect(props[functionId(other.syncFunctions.tasks.FetchPage)]!.Properties.ReservedConcurrentExecutions).toBe(50);
+    expect(props[functionId(other.api.apiFunction)]!.Properties.ReservedConcurrentExecutions).toBe(7);
+  });
+
+  test.each([
+    [{ pageTaskConcurrency: 0 }, /pageTaskConcurrency must be from 1 to 800/],
+    [{ pageTaskConcurrency: 5000 }, /pageTaskConcurrency must be from 1 to 800/],
+    [{ pageTaskConcurrency: "many" }, /pageTaskConcurrency must be a whole number/],
+    [{ apiConcurrency: 2.5 }, /apiConcurrency must be a whole number/],
+    [{ apiThrottleRate: 100, apiThrottleBurst: 10 }, /apiThrottleBurst \(10\) must be at least apiThrottleRate \(100\)/],
+    [{ noSuccessAlarmHours: 48 }, /noSuccessAlarmHours must be from 1 to 24/],
+  ])("a bad guardrail value fails synth naming the key: %j", (bad, message) => {
+    expect(() => synthesize({ ...TEST_CONTEXT, ...bad })).toThrow(message);
+  });
+});
+
+describe("guardrails: the live alias", () => {
+  test("every function has a `live` alias on its published version", () => {
+    const aliases = Object.values(resources).filter((resource) => resource.Type === "AWS::Lambda::Alias");
+    expect(aliases).toHaveLength(Object.keys(functions).length);
+    for (const [name, fn] of Object.entries(functions)) {
+      const alias = resources[logicalId(fn.alias)]!;
+      expect(alias.Properties.Name, name).toBe(LIVE_ALIAS);
+      expect(alias.Properties.FunctionName, name).toEqual({ Ref: functionId(fn) });
+      const version = alias.Properties.FunctionVersion["Fn::GetAtt"] as [string, string];
+      expect(resources[version[0]]!.Type, name).toBe("AWS::Lambda::Version");
+      expect(resources[version[0]]!.Properties.FunctionName, name).toEqual({ Ref: functionId(fn) });
+    }
+  });
+
+  test("a deploy never swaps code under a running page: the Task states, the API routes and the schedule invoke the alias, never the function", () => {
+    const stateMachine = resources[logicalId(stack.syncStateMachine.stateMachine)]!;
+    const substitutions = stateMachine.Properties.DefinitionSubstitutions as Record<string, unknown>;
+    for (const name of Object.keys(SYNC_TASKS) as SyncTaskName[]) expect(substitutions[SYNC_TASKS[name].placeholder], name).toEqual(aliasOf(name));
+
+    const invoke = roleStatements(template, logicalId(stack.syncStateMachine.stateMachine.role)).filter((statement) => actionsOf(statement).includes("lambda:InvokeFunction"));
+    const taskAliases = (Object.keys(SYNC_TASKS) as SyncTaskName[]).map(aliasOf);
+    expect(resourcesOf(invoke[0]!)).toEqual(expect.arrayContaining(taskAliases));
+    expect(resourcesOf(invoke[0]!)).toHaveLength(taskAliases.length);
+
+    const integrations = Object.values(resources).filter((resource) => resource.Type === "AWS::ApiGatewayV2::Integration");
+    expect(integrations.map((integration) => integration.Properties.IntegrationUri)).toEqual(expect.arrayContaining(["Api", "OpenApi", "TestConnectionApi"].map(aliasOf)));
+    expect(integrations).toHaveLength(3);
+    const rule = resources[logicalId(stack.syncSchedule.rule)]!;
+    expect(rule.Properties.Targets[0].Arn).toEqual(aliasOf("Dispatcher"));
+    for (const permission of Object.values(resources).filter((resource) => resource.Type === "AWS::Lambda::Permission")) {
+      expect(Object.keys(functions).map(aliasOf)).toContainEqual(permission.Properties.FunctionName);
+    }
+  });
+});
+
+describe("guardrails: timeouts", () => {
+  test("every Task state has TimeoutSeconds above its Lambda's timeout, and no lower than the local engine's 60 s default", () => {
+    const tasks = Object.entries(definition.States).filter(([, state]) => state.Type === "Task");
+    expect(tasks.length).toBe(6);
+    for (const [name, state] of tasks) {
+      expect(state.TimeoutSeconds, name).toBeGreaterThanOrEqual(LOCAL_ENGINE_DEFAULT_TASK_TIMEOUT_SECONDS);
+    }
+    for (const [name, state] of lambdaTasks) expect(state.TimeoutSeconds!, name).toBeGreaterThan(lambdaTimeout(state));
+  });
+
+  test("executions have TimeoutSeconds that leaves each of an execution's page tasks its whole Task timeout", () => {
+    const fetchPage = definition.States["FetchPage"]!;
+    expect(definition.TimeoutSeconds).toBeDefined();
+    expect(definition.TimeoutSeconds!).toBeGreaterThanOrEqual(PAGE_TASKS_PER_EXECUTION * fetchPage.TimeoutSeconds!);
+    // Step Functions' Standard maximum is a year; a stuck run should be found the next day.
+    expect(definition.TimeoutSeconds!).toBeLessThanOrEqual(24 * 60 * 60);
+  });
+});
+
+describe("guardrails: throttling retries", () => {
+  const throttleRetriers = lambdaTasks.map(([name, state]) => {
+    const retrier = state.Retry?.find((candidate) => candidate.ErrorEquals.includes("Lambda.TooManyRequestsException"));
+    return [name, retrier] as const;
+  });
+
+  test("every Lambda Task retries Lambda's and the store's throttling (and the limiter's stale slots on FetchPage) with full jitter", () => {
+    expect(throttleRetriers).toHaveLength(5);
+    for (const [name, retrier] of throttleRetriers) {
+      expect(retrier, name).toBeDefined();
+      expect(retrier!.ErrorEquals, name).toEqual(expect.arrayContaining(THROTTLING_ERRORS));
+      expect(retrier!.JitterStrategy, name).toBe("FULL");
+      expect(retrier!.MaxDelaySeconds, name).toBeDefined();
+    }
+    expect(throttleRetriers.find(([name]) => name === "FetchPage")![1]!.ErrorEquals).toContain("RateLimitSlotsStaleError");
+  });
+
+  test("throttling never fails an entity in its first minute: the chance that all jittered waits add up to under 60 s is below one in a billion, and on average they span minutes", () => {
+    for (const [name, retrier] of throttleRetriers) {
+      const waits = cappedWaits(retrier!);
+      // Full jitter waits a uniform time in [0, cap]. The k waits capped at 60 s or more alone sum below 60 s with
+      // probability at most 1/k! (the volume of a simplex), whatever the others do.
+      const capped = waits.filter((wait) => wait >= 60).length;
+      expect(1 / factorial(capped), name).toBeLessThan(1e-9);
+      const expected = waits.reduce((sum, wait) => sum + wait / 2, 0);
+      expect(expected, `${name}: mean total wait`).toBeGreaterThanOrEqual(5 * 60);
+      // And it ends: the longest possible total is bounded (the page's lease is renewed by the next page, not by waiting).
+      expect(waits.reduce((sum, wait) => sum + wait, 0), `${name}: longest total wait`).toBeLessThanOrEqual(20 * 60);
+    }
+  });
+
+  test("the spec's source retries are untouched: SourceTransientError 1, 2, 4, 8, 16 s, no jitter, no cap", () => {
+    const transient = definition.States["FetchPage"]!.Retry!.find((retrier) => retrier.ErrorEquals.includes("SourceTransientError"))!;
+    expect(transient.ErrorEquals).toEqual(["SourceTransientError"]);
+    expect(cappedWaits(transient)).toEqual([1, 2, 4, 8, 16]);
+    expect(transient.JitterStrategy).toBe("NONE");
+    expect(transient.MaxDelaySeconds).toBeUndefined();
+  });
+});

@@ -1,0 +1,241 @@
+import { randomBytes, randomUUID } from "node:crypto";
+import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { DynamoDbConnectionStore } from "../../lambdas/connections/dynamodb-connection-store";
+import type { StoredConnection, SyncExecutionInput } from "../../lambdas/core/ports";
+import { AesGcmTokenCipher } from "../../lambdas/local/aes-token-cipher";
+import { createMemoryLogger } from "../../lambdas/observability/json-logger";
+import { DynamoDbRateLimiter } from "../../lambdas/rate-limit/dynamodb-rate-limiter";
+import { DynamoDbRunStore } from "../../lambdas/runs/dynamodb-run-store";
+import { createHttpSourceClient } from "../../lambdas/source/http-source-client";
+import { DynamoDbRecordStore } from "../../lambdas/store/dynamodb-record-store";
+import { dispatchSyncs } from "../../lambdas/sync/dispatch-syncs";
+import { makeApiHandler, type ApiEvent } from "../../lambdas/onboarding/http/api-handler";
+import { makeSyncHandlers } from "../../lambdas/sync/handlers/sync-handlers";
+import type { SyncState } from "../../lambdas/sync/sync-state";
+import { TABLE_ACCESS, type TableAction } from "../../lib/table-access";
+import { contactRecord, leadRecord, pipelineRecord, stageRecord, userRecord } from "../builders/source-records";
+import { crmSource } from "../support/crm-source";
+import { createTestTable, testDynamoDbClient } from "../support/dynamodb";
+import { startSourceServer, type SourceServer } from "../support/source-server";
+
+/**
+ * The table actions each sync function really sends, recorded on DynamoDB
+ * Local: every "function" gets its own client (as each Lambda has its own
+ * process), whose middleware records the IAM action of each command, and the
+ * handlers run as the state machine would call them, through a run that
+ * succeeds, one whose entity fails, one stopped by a 401 and a dead run taken
+ * over by the dispatcher. Step Functions itself is the boundary: the run
+ * starter is a stub.
+ */
+
+/** The IAM action(s) a command needs; transactions by the item actions inside them. */
+function actionsOf(commandName: string, input: Record<string, any>): TableAction[] {
+  const name = commandName.replace(/Command$/, "");
+  if (name === "TransactWriteItems") {
+    const kinds: Record<string, TableAction> = { Put: "dynamodb:PutItem", Update: "dynamodb:UpdateItem", Delete: "dynamodb:DeleteItem", ConditionCheck: "dynamodb:ConditionCheckItem" };
+    return (input.TransactItems as Record<string, unknown>[]).flatMap((item) => Object.keys(item).map((kind) => kinds[kind]!));
+  }
+  if (name === "TransactGetItems") return ["dynamodb:GetItem"];
+  return [`dynamodb:${name}` as TableAction];
+}
+
+type SyncFunctionName = "BeginRun" | "FetchPage" | "EntityFailed" | "StopRun" | "FinishRun" | "Dispatcher" | "Api" | "TestConnectionApi";
+const recorded = new Map<SyncFunctionName, Set<TableAction>>();
+
+const TOKEN = "table-access-token-7f1e";
+let setup: DynamoDBClient;
+let tableName: string;
+let server: SourceServer;
+let failUsers = false;
+let unauthorized = false;
+const clients: DynamoDBClient[] = [];
+const cipher = new AesGcmTokenCipher(randomBytes(32));
+const logger = createMemoryLogger();
+const clock = { now: () => new Date() };
+const source = createHttpSourceClient({ timeoutMs: 2_000 });
+
+/** One function's stores, on its own recording client. */
+function storesOf(name: SyncFunctionName) {
+  const client = testDynamoDbClient();
+  clients.push(client);
+  const actions = recorded.get(name) ?? new Set<TableAction>();
+  recorded.set(name, actions);
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      for (const action of actionsOf(context.commandName as string, args.input as Record<string, any>)) actions.add(action);
+      return next(args);
+    },
+    { step: "initialize", name: "recordTableActions" },
+  );
+  return {
+    records: new DynamoDbRecordStore({ client, tableName }),
+    runs: new DynamoDbRunStore({ client, tableName }),
+    connections: new DynamoDbConnectionStore({ client, tableName }),
+    limiter: new DynamoDbRateLimiter({ client, tableName }),
+  };
+}
+
+const handlersOf = (name: Exclude<SyncFunctionName, "Dispatcher" | "Api" | "TestConnectionApi">) => makeSyncHandlers({ ...storesOf(name), cipher, source, clock, logger });
+let handlers: { [K in Exclude<SyncFunctionName, "Dispatcher" | "Api" | "TestConnectionApi">]: ReturnType<typeof handlersOf> };
+
+/** An API function (the onboarding entry point) on its own recording client; the run starter is a stub. */
+function apiOf(name: "Api" | "TestConnectionApi") {
+  const starter = { start: async (input: SyncExecutionInput) => `exec-${input.run_id}`, isRunning: async () => false };
+  return makeApiHandler({ ...storesOf(name), cipher, source, starter, clock, logger, allowLoopbackSources: true });
+}
+
+const CONNECTIONS = "/api/v1/crm/custom/connections";
+/** A payload-2.0 event as API Gateway sends it after the JWT authorizer. */
+function apiEvent(routeKey: string, path: Record<string, string> = {}, body?: unknown): ApiEvent {
+  return {
+    routeKey,
+    pathParameters: path,
+    queryStringParameters: {},
+    body: body === undefined ? undefined : JSON.stringify(body),
+    isBase64Encoded: false,
+    requestContext: { authorizer: { jwt: { claims: { business_account_id: "acct-api-access", sub: "user-1", role: "owner" }, scopes: [] } } },
+  } as unknown as ApiEvent;
+}
+
+/** The dispatcher with a stub starter; `running` says whether a started execution is still alive. */
+function dispatcher(started: SyncExecutionInput[], running: boolean) {
+  const { runs, connections } = storesOf("Dispatcher");
+  const starter = { start: async (input: SyncExecutionInput) => (started.push(input), `exec-${input.run_id}`), isRunning: async () => running };
+  return { runs, connections, starter, clock, logger };
+}
+
+/** One run as the state machine drives it: BeginRun, pages, the catches, FinishRun. */
+async function driveRun(input: SyncExecutionInput): Promise<void> {
+  let state: SyncState = await handlers.BeginRun.BeginRun({ input, execution_id: `exec-${input.run_id}` });
+  for (let tasks = 0; tasks < 100 && state.step.outcome === "next_page"; tasks += 1) {
+    try {
+      state = await handlers.FetchPage.FetchPage(state);
+    } catch (error) {
+      const caught = { Error: (error as Error).name, Cause: JSON.stringify({ errorType: (error as Error).name, errorMessage: (error as Error).message }) };
+      if (caught.Error === "SourceAuthError") {
+        state = await handlers.StopRun.StopRun({ ...state, error: caught });
+        break;
+      }
+      state = await handlers.EntityFailed.EntityFailed({ ...state, error: caught });
+    }
+  }
+  await handlers.FinishRun.FinishRun(state);
+}
+
+beforeAll(async () => {
+  setup = testDynamoDbClient();
+  tableName = await createTestTable(setup);
+  handlers = { BeginRun: handlersOf("BeginRun"), FetchPage: handlersOf("FetchPage"), EntityFailed: handlersOf("EntityFailed"), StopRun: handlersOf("StopRun"), FinishRun: handlersOf("FinishRun") };
+  server = await startSourceServer(
+    crmSource(
+      () => ({
+        pipelines: [pipelineRecord({ id: "p1", stages: [stageRecord({ id: "s1" })] })],
+        users: [userRecord({ id: "u1" })],
+        contacts: [contactRecord({ id: "c1" })],
+        leads: [leadRecord({ id: "l1", pipeline_id: "p1", stage_id: "s1" })],
+      }),
+      {
+        token: TOKEN,
+        fault: (request) => {
+          if (unauthorized) return { status: 401, json: { error: "revoked" } };
+          if (failUsers && request.path === "/users") return { status: 400, json: { error: "bad request" } };
+          return undefined;
+        },
+      },
+    ),
+  );
+}, 60_000);
+
+afterAll(async () => {
+  await server?.close();
+  for (const client of [...clients, setup]) client?.destroy();
+});
+
+async function addConnection(): Promise<StoredConnection> {
+  const id = `conn-${randomUUID()}`;
+  const businessAccountId = "acct-table-access";
+  const now = new Date().toISOString();
+  const connection: StoredConnection = {
+    id,
+    business_account_id: businessAccountId,
+    crm_type: "custom",
+    base_url: server.baseUrl,
+    rate_limit: 1000,
+    sync_since: "2026-01-01T00:00:00.000Z",
+    created_at: now,
+    updated_at: now,
+    token_ciphertext: await cipher.encrypt(TOKEN, { businessAccountId, connectionId: id }),
+  };
+  await new DynamoDbConnectionStore({ client: setup, tableName }).put(connection);
+  return connection;
+}
+
+describe("least privilege: the table actions the functions send", () => {
+  test("each sync function and the dispatcher send only the table actions TABLE_ACCESS grants them, through a run that succeeds, one with a failed entity, one stopped by a 401, and a dead run taken over", async () => {
+    const connection = await addConnection();
+    const started: SyncExecutionInput[] = [];
+
+    // A run that succeeds.
+    await dispatchSyncs(dispatcher(started, false));
+    expect(started).toHaveLength(1);
+    await driveRun(started[0]!);
+
+    // A run whose /users fails (EntityFailed goes on to the next entity).
+    failUsers = true;
+    await dispatchSyncs(dispatcher(started, false));
+    await driveRun(started[1]!);
+    failUsers = false;
+
+    // A run stopped by a 401 (StopRun fails the rest).
+    unauthorized = true;
+    await dispatchSyncs(dispatcher(started, false));
+    await driveRun(started[2]!);
+    unauthorized = false;
+
+    // A run whose execution died: the next dispatch reports it failed and takes its lock over.
+    await dispatchSyncs(dispatcher(started, false));
+    await dispatchSyncs(dispatcher(started, false));
+    expect(started).toHaveLength(5);
+    void connection;
+
+    for (const [name, actions] of recorded) {
+      const granted = new Set<string>(TABLE_ACCESS[name]);
+      for (const action of actions) expect(granted.has(action), `${name} sends ${action}, which TABLE_ACCESS does not grant it`).toBe(true);
+    }
+    // The runs went where they had to: the page task wrote records, FinishRun released its lock, the dispatcher took a dead one over.
+    expect([...recorded.get("FetchPage")!]).toEqual(expect.arrayContaining(["dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:GetItem", "dynamodb:Query"]));
+    expect([...recorded.get("FinishRun")!]).toContain("dynamodb:DeleteItem");
+    expect([...recorded.get("Dispatcher")!]).toEqual(expect.arrayContaining(["dynamodb:Query", "dynamodb:PutItem", "dynamodb:DeleteItem"]));
+    expect(recorded.get("EntityFailed")!.size).toBeGreaterThan(0);
+    expect(recorded.get("StopRun")!.size).toBeGreaterThan(0);
+  }, 60_000);
+
+  test("the two API functions send only the table actions TABLE_ACCESS grants them, over every route they serve", async () => {
+    const api = apiOf("Api");
+    const testApi = apiOf("TestConnectionApi");
+    const call = async (handler: ReturnType<typeof apiOf>, event: ApiEvent) => (await handler(event, {} as never)) as { statusCode: number; body?: string };
+
+    const created = await call(api, apiEvent(`POST ${CONNECTIONS}`, {}, { base_url: server.baseUrl, token: TOKEN, rate_limit: 100 }));
+    expect(created.statusCode).toBe(201);
+    const id = (JSON.parse(created.body!) as { id: string }).id;
+    const statuses = [
+      (await call(api, apiEvent(`GET ${CONNECTIONS}`))).statusCode,
+      (await call(api, apiEvent(`GET ${CONNECTIONS}/{id}`, { id }))).statusCode,
+      (await call(testApi, apiEvent(`POST ${CONNECTIONS}/{id}/test`, { id }))).statusCode,
+      (await call(api, apiEvent(`POST ${CONNECTIONS}/{id}/syncs`, { id }))).statusCode,
+      (await call(api, apiEvent(`GET ${CONNECTIONS}/{id}/syncs`, { id }))).statusCode,
+      (await call(api, apiEvent(`PATCH ${CONNECTIONS}/{id}`, { id }, { sync_since: "2026-02-01T00:00:00Z", token: `${TOKEN}-new` }))).statusCode,
+      (await call(api, apiEvent(`GET ${CONNECTIONS}/{id}/records/{entity}`, { id, entity: "leads" }))).statusCode,
+      (await call(api, apiEvent(`DELETE ${CONNECTIONS}/{id}`, { id }))).statusCode,
+    ];
+    expect(statuses).toEqual([200, 200, 200, 202, 200, 200, 200, 204]);
+
+    for (const name of ["Api", "TestConnectionApi"] as const) {
+      const granted = new Set<string>(TABLE_ACCESS[name]);
+      for (const action of recorded.get(name)!) expect(granted.has(action), `${name} sends ${action}, which TABLE_ACCESS does not grant it`).toBe(true);
+    }
+    expect([...recorded.get("Api")!]).toEqual(expect.arrayContaining(["dynamodb:PutItem", "dynamodb:Query", "dynamodb:BatchWriteItem", "dynamodb:DeleteItem"]));
+    expect([...recorded.get("TestConnectionApi")!].sort()).toEqual(["dynamodb:GetItem", "dynamodb:PutItem"]);
+  }, 60_000);
+});
