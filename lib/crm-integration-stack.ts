@@ -89,7 +89,7 @@ export class CrmIntegrationStack extends Stack {
     new CfnOutput(this, "DashboardName", { value: this.dashboard.dashboard.dashboardName, description: "CloudWatch dashboard of the service" });
   }
 
-  /** The stack's nine functions, by a short name (alarms, dashboard, tests). */
+  /** The stack's ten functions, by a short name (alarms, dashboard, tests). */
   functions(): Record<string, ServiceFunction> {
     const tasks = this.syncFunctions.tasks;
     return {
@@ -102,6 +102,7 @@ export class CrmIntegrationStack extends Stack {
       Api: this.api.apiFunction,
       TestConnectionApi: this.api.testConnectionFunction,
       OpenApi: this.api.openApiFunction,
+      PreflightWorker: this.api.preflightWorkerFunction,
     };
   }
 }

@@ -70,6 +70,7 @@ export class OnboardingApi extends Construct {
   readonly apiFunction: ServiceFunction;
   readonly testConnectionFunction: ServiceFunction;
   readonly openApiFunction: ServiceFunction;
+  readonly preflightWorkerFunction: ServiceFunction;
   readonly authorizer: HttpJwtAuthorizer;
   readonly accessLogs: LogGroup;
 
@@ -83,14 +84,27 @@ export class OnboardingApi extends Construct {
       ALLOW_LOOPBACK_SOURCES: "false",
     };
 
-    this.apiFunction = new ServiceFunction(this, "Api", {
-      entry: "onboarding-api",
-      description: "Onboarding API: every route but the connection test",
-      ...FUNCTION_SIZES.api,
+    // The conformance kit from the service (POST .../preflight): the API invokes it asynchronously.
+    this.preflightWorkerFunction = new ServiceFunction(this, "PreflightWorker", {
+      entry: "preflight-worker",
+      description: "Onboarding API: runs the conformance kit against a connection's source (async, launched by POST .../preflight)",
+      ...FUNCTION_SIZES.preflightWorker,
       environment,
       logRetention: props.logRetention,
       reservedConcurrency: props.apiConcurrency,
     });
+    props.table.grantItemActions(this.preflightWorkerFunction.role, TABLE_ACCESS.PreflightWorker);
+    props.tokenKey.grantDecryptToken(this.preflightWorkerFunction.role);
+
+    this.apiFunction = new ServiceFunction(this, "Api", {
+      entry: "onboarding-api",
+      description: "Onboarding API: every route but the connection test",
+      ...FUNCTION_SIZES.api,
+      environment: { ...environment, PREFLIGHT_FUNCTION_NAME: this.preflightWorkerFunction.alias.functionArn },
+      logRetention: props.logRetention,
+      reservedConcurrency: props.apiConcurrency,
+    });
+    this.preflightWorkerFunction.alias.grantInvoke(this.apiFunction.role);
     props.table.grantItemActions(this.apiFunction.role, TABLE_ACCESS.Api);
     props.tokenKey.grantEncryptToken(this.apiFunction.role);
     props.syncStateMachine.grantStartRuns(this.apiFunction.role);

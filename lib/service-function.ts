@@ -18,7 +18,8 @@ export type EntryPoint =
   | "sync-finish-run"
   | "dispatch-syncs"
   | "onboarding-api"
-  | "openapi-document";
+  | "openapi-document"
+  | "preflight-worker";
 
 export const entryPath = (entry: EntryPoint): string => fileURLToPath(new URL(`../lambdas/entrypoints/${entry}.ts`, import.meta.url));
 
@@ -121,4 +122,6 @@ export const FUNCTION_SIZES = {
   api: { memorySize: 512, timeout: Duration.seconds(29) },
   /** A static document: small and short. */
   openApi: { memorySize: 256, timeout: Duration.seconds(10) },
+  /** The conformance kit from the service: Lambda's longest run; the check samples PREFLIGHT_SERVICE_MAX_PAGES per endpoint to fit. */
+  preflightWorker: { memorySize: 512, timeout: Duration.minutes(15) },
 } as const;

@@ -62,6 +62,8 @@ export const TABLE_ACCESS = {
   Api: ["dynamodb:Query", "dynamodb:BatchWriteItem", ...START_SYNC],
   /** testConnection: connections.get (GetItem), limiter.acquire (GetItem, PutItem of the slot log). */
   TestConnectionApi: ["dynamodb:GetItem", "dynamodb:PutItem"],
+  /** runPreflightJob: connections.get and preflights.get (GetItem), preflights.put and the limiter's slot (GetItem, PutItem). */
+  PreflightWorker: ["dynamodb:GetItem", "dynamodb:PutItem"],
 } as const satisfies Record<string, readonly TableAction[]>;
 
 export type TableUser = keyof typeof TABLE_ACCESS;

@@ -1,5 +1,6 @@
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { KMSClient } from "@aws-sdk/client-kms";
+import { LambdaClient } from "@aws-sdk/client-lambda";
 import { SFNClient } from "@aws-sdk/client-sfn";
 import { DynamoDbConnectionStore } from "../connections/dynamodb-connection-store";
 import { createJsonLogger } from "../observability/json-logger";
@@ -10,14 +11,18 @@ import { createHttpSourceClient } from "../source/http-source-client";
 import { createGuardedFetch } from "../source/ssrf/guarded-fetch";
 import { DynamoDbRecordStore } from "../store/dynamodb-record-store";
 import type { StartSyncDeps, SyncDeps } from "../sync/sync-deps";
+import type { PreflightJobDeps } from "../preflight/preflight-job";
+import { DynamoDbPreflightStore } from "../preflight-runs/dynamodb-preflight-store";
 import {
   ApiConfigSchema,
+  PreflightWorkerConfigSchema,
   readConfig,
   StarterConfigSchema,
   SyncTaskConfigSchema,
 } from "./aws-config";
 import { cachingDecrypts } from "./cached-token-cipher";
 import { KmsTokenCipher } from "./kms-token-cipher";
+import { LambdaPreflightLauncher } from "./lambda-preflight-launcher";
 import { SfnRunStarter } from "./sfn-run-starter";
 
 /**
@@ -67,7 +72,8 @@ export function awsStartSyncDeps(env: Record<string, string | undefined> = proce
 
 export function awsOnboardingDeps(env: Record<string, string | undefined> = process.env): OnboardingDeps {
   const config = readConfig(ApiConfigSchema, env);
-  const { records, runs, connections, limiter } = stores(new DynamoDBClient({}), config.TABLE_NAME);
+  const dynamodb = new DynamoDBClient({});
+  const { records, runs, connections, limiter } = stores(dynamodb, config.TABLE_NAME);
   return {
     records,
     runs,
@@ -76,8 +82,25 @@ export function awsOnboardingDeps(env: Record<string, string | undefined> = proc
     cipher: new KmsTokenCipher({ client: new KMSClient({}), keyId: config.KMS_KEY_ID }),
     source: sourceClient(config.ALLOW_LOOPBACK_SOURCES),
     starter: new SfnRunStarter({ client: new SFNClient({}), stateMachineArn: config.STATE_MACHINE_ARN }),
+    preflights: new DynamoDbPreflightStore({ client: dynamodb, tableName: config.TABLE_NAME }),
+    preflightLauncher: new LambdaPreflightLauncher({ client: new LambdaClient({}), functionName: config.PREFLIGHT_FUNCTION_NAME }),
     clock,
     logger,
     allowLoopbackSources: config.ALLOW_LOOPBACK_SOURCES,
+  };
+}
+
+export function awsPreflightJobDeps(env: Record<string, string | undefined> = process.env): PreflightJobDeps {
+  const config = readConfig(PreflightWorkerConfigSchema, env);
+  const dynamodb = new DynamoDBClient({});
+  const { connections, limiter } = stores(dynamodb, config.TABLE_NAME);
+  return {
+    connections,
+    limiter,
+    cipher: new KmsTokenCipher({ client: new KMSClient({}), keyId: config.KMS_KEY_ID }),
+    preflights: new DynamoDbPreflightStore({ client: dynamodb, tableName: config.TABLE_NAME }),
+    sourceFetch: createGuardedFetch({ allowLoopback: config.ALLOW_LOOPBACK_SOURCES }),
+    clock,
+    logger,
   };
 }

@@ -27,7 +27,12 @@ export const StarterConfigSchema = v.object({
 export const ApiConfigSchema = v.object({
   ...SyncTaskConfigSchema.entries,
   STATE_MACHINE_ARN: required("STATE_MACHINE_ARN"),
+  /** The preflight worker (its alias ARN): POST .../preflight invokes it asynchronously. */
+  PREFLIGHT_FUNCTION_NAME: required("PREFLIGHT_FUNCTION_NAME"),
 });
+
+/** The preflight worker: what the page task has (table, key, SSRF setting). */
+export const PreflightWorkerConfigSchema = SyncTaskConfigSchema;
 
 export type SyncTaskConfig = v.InferOutput<typeof SyncTaskConfigSchema>;
 export type StarterConfig = v.InferOutput<typeof StarterConfigSchema>;

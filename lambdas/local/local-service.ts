@@ -6,7 +6,10 @@ import type { OnboardingDeps } from "../onboarding/onboarding-deps";
 import { createHttpSourceClient } from "../source/http-source-client";
 import { createGuardedFetch } from "../source/ssrf/guarded-fetch";
 import { startApiGatewayServer } from "./api-gateway-server";
+import { InProcessPreflightLauncher } from "./in-process-preflight-launcher";
 import { createLocalSync } from "./local-sync";
+import { runPreflightJob } from "../preflight/preflight-job";
+import { DynamoDbPreflightStore } from "../preflight-runs/dynamodb-preflight-store";
 
 export interface LocalServiceOptions {
   readonly client: DynamoDBClient;
@@ -28,11 +31,21 @@ export interface LocalServiceOptions {
  * source client. The composition root of the local runtime and the API tests.
  */
 export async function createLocalService(options: LocalServiceOptions) {
+  const sourceFetch = createGuardedFetch({ allowLoopback: options.allowLoopbackSources });
   const source = createHttpSourceClient({
-    fetch: createGuardedFetch({ allowLoopback: options.allowLoopbackSources }),
+    fetch: sourceFetch,
     ...(options.sourceTimeoutMs === undefined ? {} : { timeoutMs: options.sourceTimeoutMs }),
   });
   const sync = createLocalSync({ ...options, source });
+  const preflights = new DynamoDbPreflightStore({ client: options.client, tableName: options.tableName });
+  const preflightLauncher = new InProcessPreflightLauncher(
+    (job) =>
+      runPreflightJob(
+        { connections: sync.connections, cipher: options.cipher, preflights, limiter: sync.limiter, sourceFetch, clock: sync.deps.clock, logger: options.logger },
+        job,
+      ),
+    options.logger,
+  );
   const onboarding: OnboardingDeps = {
     connections: sync.connections,
     cipher: options.cipher,
@@ -43,6 +56,8 @@ export async function createLocalService(options: LocalServiceOptions) {
     starter: sync.engine,
     clock: sync.deps.clock,
     logger: options.logger,
+    preflights,
+    preflightLauncher,
     allowLoopbackSources: options.allowLoopbackSources,
   };
   const signingKey = await loadOrCreateSigningKey(options.dataDir);
@@ -51,6 +66,7 @@ export async function createLocalService(options: LocalServiceOptions) {
   return {
     sync,
     onboarding,
+    preflightLauncher,
     signingKey,
     apiHandler,
     /** Serves the onboarding API like API Gateway would. */

@@ -9,6 +9,7 @@ import type {
   SourceClient,
   TokenCipher,
 } from "../core/ports";
+import type { PreflightLauncher, PreflightStore } from "../preflight/preflight-run";
 
 /** Every port the onboarding API uses; the composition roots (AWS, local, tests) fill it. */
 export interface OnboardingDeps {
@@ -22,6 +23,9 @@ export interface OnboardingDeps {
   readonly starter: RunStarter;
   readonly clock: Clock;
   readonly logger: Logger;
+  /** The service's conformance runs (POST .../preflight) and where they are run. */
+  readonly preflights: PreflightStore;
+  readonly preflightLauncher: PreflightLauncher;
   /** Local runtime only: lets base_url point at loopback (demo, tests). Off in the CDK deployment. */
   readonly allowLoopbackSources: boolean;
 }

@@ -46,3 +46,9 @@ export class NotFoundError extends OnboardingError {
   override readonly name = "NotFoundError";
   readonly code = "not_found";
 }
+
+/** The conformance run could not be handed to its worker (Lambda busy or unavailable): try again shortly. */
+export class PreflightUnavailableError extends OnboardingError {
+  override readonly name = "PreflightUnavailableError";
+  readonly code = "unavailable";
+}

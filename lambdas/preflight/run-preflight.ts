@@ -15,7 +15,7 @@ import { FindingCollector } from "./findings";
 import { crawlParams, type PreflightContext } from "./preflight-context";
 import { PreflightCannotRunError } from "./preflight-errors";
 import { probeUpdatedSince } from "./probe-updated-since";
-import type { PreflightResult } from "./report";
+import type { PreflightResult, Report } from "./report";
 import { systemClock, type PreflightClock } from "./request-window";
 import { missingToken401, wrongToken401 } from "./rules/auth-rules";
 import { ALL_RULES } from "./rules/catalog";
@@ -23,6 +23,8 @@ import { optional200Or404, requiredPresent } from "./rules/endpoint-rules";
 import { errorBody } from "./rules/error-rules";
 import { rateDeclared, rateRetriesExhausted, rateRetryAfter } from "./rules/rate-rules";
 import { SourceTransport, type PreflightFetch, type SourceResponse } from "./source-transport";
+
+const RULE_ORDER = ALL_RULES.map((r) => r.id);
 
 export interface PreflightOptions {
   /** Root of the source API; a trailing slash is stripped. */
@@ -35,8 +37,8 @@ export interface PreflightOptions {
   /** Plain fetch in the CLI; the service will pass its SSRF-guarded one. */
   readonly fetch: PreflightFetch;
   readonly clock?: PreflightClock;
-  /** Called before each page of a crawl is checked. */
-  readonly onProgress?: (progress: { readonly endpoint: string; readonly page: number }) => void;
+  /** Called before each page of a crawl is checked; `report()` is the report as far as the run has got. */
+  readonly onProgress?: (progress: { readonly endpoint: string; readonly page: number; readonly report: () => Report }) => void;
 }
 
 /** The base URL as the service stores it, or a one-line refusal. */
@@ -98,7 +100,9 @@ export async function runPreflight(options: PreflightOptions): Promise<Preflight
   const context: PreflightContext = {
     findings,
     maxPages: Math.min(options.maxPages ?? MAX_PAGES_PER_ENTITY, MAX_PAGES_PER_ENTITY),
-    ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+    ...(options.onProgress
+      ? { onProgress: (at) => options.onProgress?.({ ...at, report: () => findings.result(base, RULE_ORDER).report }) }
+      : {}),
     urlOf: (path, params) =>
       new URL(`${base}${path}?${new URLSearchParams(Object.entries(params).map(([key, value]): [string, string] => [key, String(value)]))}`),
     // Every answer is also checked for what any answer must keep.
@@ -137,5 +141,5 @@ export async function runPreflight(options: PreflightOptions): Promise<Preflight
     if (entityDefinition(entity).incremental) await probeUpdatedSince(context, entity, crawl);
   }
   checkReferences(context, crawls);
-  return findings.result(base, ALL_RULES.map((r) => r.id));
+  return findings.result(base, RULE_ORDER);
 }

@@ -10,6 +10,9 @@ import { DynamoDbRunStore } from "../../lambdas/runs/dynamodb-run-store";
 import { createHttpSourceClient } from "../../lambdas/source/http-source-client";
 import { DynamoDbRecordStore } from "../../lambdas/store/dynamodb-record-store";
 import { dispatchSyncs } from "../../lambdas/sync/dispatch-syncs";
+import { InProcessPreflightLauncher } from "../../lambdas/local/in-process-preflight-launcher";
+import { runPreflightJob } from "../../lambdas/preflight/preflight-job";
+import { DynamoDbPreflightStore } from "../../lambdas/preflight-runs/dynamodb-preflight-store";
 import { makeApiHandler, type ApiEvent } from "../../lambdas/onboarding/http/api-handler";
 import { makeSyncHandlers } from "../../lambdas/sync/handlers/sync-handlers";
 import type { SyncState } from "../../lambdas/sync/sync-state";
@@ -40,7 +43,7 @@ function actionsOf(commandName: string, input: Record<string, any>): TableAction
   return [`dynamodb:${name}` as TableAction];
 }
 
-type SyncFunctionName = "BeginRun" | "FetchPage" | "EntityFailed" | "StopRun" | "FinishRun" | "Dispatcher" | "Api" | "TestConnectionApi";
+type SyncFunctionName = "BeginRun" | "FetchPage" | "EntityFailed" | "StopRun" | "FinishRun" | "Dispatcher" | "Api" | "TestConnectionApi" | "PreflightWorker";
 const recorded = new Map<SyncFunctionName, Set<TableAction>>();
 
 const TOKEN = "table-access-token-7f1e";
@@ -73,16 +76,24 @@ function storesOf(name: SyncFunctionName) {
     runs: new DynamoDbRunStore({ client, tableName }),
     connections: new DynamoDbConnectionStore({ client, tableName }),
     limiter: new DynamoDbRateLimiter({ client, tableName }),
+    preflights: new DynamoDbPreflightStore({ client, tableName }),
   };
 }
 
-const handlersOf = (name: Exclude<SyncFunctionName, "Dispatcher" | "Api" | "TestConnectionApi">) => makeSyncHandlers({ ...storesOf(name), cipher, source, clock, logger });
-let handlers: { [K in Exclude<SyncFunctionName, "Dispatcher" | "Api" | "TestConnectionApi">]: ReturnType<typeof handlersOf> };
+type TaskFunctionName = Exclude<SyncFunctionName, "Dispatcher" | "Api" | "TestConnectionApi" | "PreflightWorker">;
+const handlersOf = (name: TaskFunctionName) => makeSyncHandlers({ ...storesOf(name), cipher, source, clock, logger });
+let handlers: { [K in TaskFunctionName]: ReturnType<typeof handlersOf> };
+
+/** The preflight worker on its own recording client, launched in process as the local runtime does. */
+const preflightWorker = new InProcessPreflightLauncher((job) => {
+  const { connections, limiter, preflights } = storesOf("PreflightWorker");
+  return runPreflightJob({ connections, limiter, preflights, cipher, sourceFetch: fetch, clock, logger }, job);
+}, logger);
 
 /** An API function (the onboarding entry point) on its own recording client; the run starter is a stub. */
 function apiOf(name: "Api" | "TestConnectionApi") {
   const starter = { start: async (input: SyncExecutionInput) => `exec-${input.run_id}`, isRunning: async () => false };
-  return makeApiHandler({ ...storesOf(name), cipher, source, starter, clock, logger, allowLoopbackSources: true });
+  return makeApiHandler({ ...storesOf(name), cipher, source, starter, clock, logger, allowLoopbackSources: true, preflightLauncher: preflightWorker });
 }
 
 const CONNECTIONS = "/api/v1/crm/custom/connections";
@@ -211,7 +222,7 @@ describe("least privilege: the table actions the functions send", () => {
     expect(recorded.get("StopRun")!.size).toBeGreaterThan(0);
   }, 60_000);
 
-  test("the two API functions send only the table actions TABLE_ACCESS grants them, over every route they serve", async () => {
+  test("the API functions and the preflight worker send only the table actions TABLE_ACCESS grants them, over every route they serve", async () => {
     const api = apiOf("Api");
     const testApi = apiOf("TestConnectionApi");
     const call = async (handler: ReturnType<typeof apiOf>, event: ApiEvent) => (await handler(event, {} as never)) as { statusCode: number; body?: string };
@@ -227,15 +238,23 @@ describe("least privilege: the table actions the functions send", () => {
       (await call(api, apiEvent(`GET ${CONNECTIONS}/{id}/syncs`, { id }))).statusCode,
       (await call(api, apiEvent(`PATCH ${CONNECTIONS}/{id}`, { id }, { sync_since: "2026-02-01T00:00:00Z", token: `${TOKEN}-new` }))).statusCode,
       (await call(api, apiEvent(`GET ${CONNECTIONS}/{id}/records/{entity}`, { id, entity: "leads" }))).statusCode,
-      (await call(api, apiEvent(`DELETE ${CONNECTIONS}/{id}`, { id }))).statusCode,
     ];
-    expect(statuses).toEqual([200, 200, 200, 202, 200, 200, 200, 204]);
+    const preflight = await call(api, apiEvent(`POST ${CONNECTIONS}/{id}/preflight`, { id }));
+    await preflightWorker.idle();
+    const preflightId = (JSON.parse(preflight.body!) as { id: string }).id;
+    statuses.push(
+      preflight.statusCode,
+      (await call(api, apiEvent(`GET ${CONNECTIONS}/{id}/preflight/{preflightId}`, { id, preflightId }))).statusCode,
+      (await call(api, apiEvent(`DELETE ${CONNECTIONS}/{id}`, { id }))).statusCode,
+    );
+    expect(statuses).toEqual([200, 200, 200, 202, 200, 200, 200, 202, 200, 204]);
 
-    for (const name of ["Api", "TestConnectionApi"] as const) {
+    for (const name of ["Api", "TestConnectionApi", "PreflightWorker"] as const) {
       const granted = new Set<string>(TABLE_ACCESS[name]);
       for (const action of recorded.get(name)!) expect(granted.has(action), `${name} sends ${action}, which TABLE_ACCESS does not grant it`).toBe(true);
     }
     expect([...recorded.get("Api")!]).toEqual(expect.arrayContaining(["dynamodb:PutItem", "dynamodb:Query", "dynamodb:BatchWriteItem", "dynamodb:DeleteItem"]));
     expect([...recorded.get("TestConnectionApi")!].sort()).toEqual(["dynamodb:GetItem", "dynamodb:PutItem"]);
+    expect([...recorded.get("PreflightWorker")!].sort()).toEqual(["dynamodb:GetItem", "dynamodb:PutItem"]);
   }, 60_000);
 });

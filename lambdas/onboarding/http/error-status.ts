@@ -13,6 +13,7 @@ export const ERROR_STATUS: Readonly<Record<string, number>> = {
   NotOwnerError: 403,
   NotFoundError: 404,
   SyncQueueUnavailableError: 503,
+  PreflightUnavailableError: 503,
   StoreUnavailableError: 503,
   // DynamoDB throttled or conflicted after the SDK's own retries: the client may retry (docs/onboarding-api.md).
   ProvisionedThroughputExceededException: 503,

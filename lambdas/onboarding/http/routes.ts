@@ -3,6 +3,7 @@ import { parseJsonBody } from "../connection-input";
 import type { OnboardingDeps } from "../onboarding-deps";
 import { listRecords } from "../record-operations";
 import { getRun, listRuns, triggerSync } from "../run-operations";
+import { getPreflight, startPreflight } from "../preflight-operations";
 import { testConnection } from "../test-connection";
 
 export const API_PREFIX = "/api/v1";
@@ -102,6 +103,20 @@ export const ROUTES: readonly Route[] = [
     successStatus: 200,
     handle: (deps, request) =>
       listRecords(deps, request.account, param(request, "id"), param(request, "entity"), request.query),
+  },
+  {
+    routeKey: `POST ${CONNECTIONS}/{id}/preflight`,
+    operationId: "startPreflight",
+    summary: "Check the source against every source-side rule of the spec (the conformance kit), from the service",
+    successStatus: 202,
+    handle: (deps, request) => startPreflight(deps, request.account, param(request, "id")),
+  },
+  {
+    routeKey: `GET ${CONNECTIONS}/{id}/preflight/{preflightId}`,
+    operationId: "getPreflight",
+    summary: "A conformance report, as far as the check has got",
+    successStatus: 200,
+    handle: (deps, request) => getPreflight(deps, request.account, param(request, "id"), param(request, "preflightId")),
   },
 ];
 

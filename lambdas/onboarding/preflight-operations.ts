@@ -1,0 +1,47 @@
+import type { PreflightRun } from "../preflight/preflight-run";
+import { newRunId } from "../sync/run-id";
+import { findConnection } from "./connection-operations";
+import type { OnboardingDeps } from "./onboarding-deps";
+import { NotFoundError, PreflightUnavailableError } from "./onboarding-errors";
+import { isStorableRunId } from "./path-id";
+
+/**
+ * Starts the conformance kit against the connection's source, from the
+ * service: answered at once (202) with the run, which goes on elsewhere and is
+ * read back with getPreflight while it runs and when it is done.
+ */
+export async function startPreflight(deps: OnboardingDeps, account: string, id: string): Promise<PreflightRun> {
+  const connection = await findConnection(deps, account, id);
+  const now = deps.clock.now();
+  const run: PreflightRun = {
+    id: newRunId(now),
+    connection_id: id,
+    base_url: connection.base_url,
+    status: "running",
+    started_at: now.toISOString(),
+    finished_at: null,
+    progress: null,
+    error: null,
+    conforms: true,
+    findings: [],
+    checked: [],
+  };
+  await deps.preflights.put(run);
+  try {
+    await deps.preflightLauncher.launch({ business_account_id: account, connection_id: id, preflight_id: run.id });
+  } catch (error) {
+    deps.logger.warn("preflight could not be launched", { connection_id: id, preflight_id: run.id, error: error instanceof Error ? error.name : "unknown" });
+    await deps.preflights.put({ ...run, status: "failed", finished_at: deps.clock.now().toISOString(), error: "the check could not be started; try again shortly" });
+    throw new PreflightUnavailableError("the check could not be started; try again shortly", { cause: error });
+  }
+  deps.logger.info("preflight started", { business_account_id: account, connection_id: id, preflight_id: run.id });
+  return run;
+}
+
+/** One conformance run of the connection, as far as it has got. */
+export async function getPreflight(deps: OnboardingDeps, account: string, id: string, preflightId: string): Promise<PreflightRun> {
+  await findConnection(deps, account, id);
+  const run = isStorableRunId(preflightId) ? await deps.preflights.get(id, preflightId) : null;
+  if (run === null) throw new NotFoundError(`no preflight ${preflightId}`);
+  return run;
+}
