@@ -240,6 +240,13 @@ describe("crash consistency: SIGKILL of the whole local runtime at each point of
         const watermarksAtRestart = await table.watermarks(connectionId);
         expect(Object.fromEntries(watermarksAtRestart)).toEqual(Object.fromEntries(committedWatermarks(crash)));
 
+        // A kill inside a page's write left part of the page behind (the point was really mid-page), and no watermark for it.
+        if (crash.entity === "leads" && crash.committedPages === 0) {
+          const partial = (await table.records(connectionId, "leads")).length;
+          expect(partial).toBeGreaterThan(0);
+          expect(partial).toBeLessThan(100);
+        }
+
         // The dead run is reported failed, with every entity it had not finished failed and explained.
         const dead = await table.runs.get(connectionId, deadRunId);
         expect(dead?.status).toBe("failed");
