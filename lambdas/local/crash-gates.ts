@@ -157,10 +157,8 @@ export function gateDynamoDbClient(client: DynamoDBClient, gates: CrashGates): v
 /** Event-log view of the engine, enough to see an execution enter its Wait state. */
 export interface EngineEvents {
   events(executionRef: string): ReadonlyArray<{ readonly type: string; readonly state?: { readonly name?: string } }>;
+  isRunning(executionRef: string): Promise<boolean>;
 }
-
-/** Upper bound on event-loop turns spent looking for the Wait state's entry (it follows within a few states). */
-const WAIT_ENTRY_TURNS = 100_000;
 
 /**
  * The Task handlers with their gates: FetchPage runs inside a page context and
@@ -215,8 +213,10 @@ export function gateSyncHandlers(
 
 /**
  * Announces "waiting" once the execution's event log shows it entered a Wait
- * state after this task. Not awaited by the task: the engine must go on into
- * the Wait for the point to be reached.
+ * state after this task (the throttle states of statemachine/sync.asl.json lead
+ * there: Throttle* Choice/Pass states, then Wait*). Not awaited by the task:
+ * the engine must go on into the Wait for the point to be reached. Gives up
+ * silently when the execution ends or goes elsewhere (retries exhausted).
  */
 function announceWaiting(
   gates: CrashGates,
@@ -227,18 +227,16 @@ function announceWaiting(
 ): void {
   const seen = engine.events(context.executionId).length;
   void (async () => {
-    for (let turn = 0; turn < WAIT_ENTRY_TURNS; turn += 1) {
-      const entered = engine
-        .events(context.executionId)
-        .slice(seen)
-        .some((event) => event.type === "StateEntered" && event.state?.name?.startsWith("Wait") === true);
-      if (entered) {
-        await gates.pass({ point: "waiting", ...fields });
+    for (;;) {
+      for (const event of engine.events(context.executionId).slice(seen)) {
+        const name = event.state?.name ?? "";
+        if (event.type !== "StateEntered" || name.startsWith("Throttle")) continue;
+        if (name.startsWith("Wait")) await gates.pass({ point: "waiting", ...fields });
         return;
       }
-      // One event-loop turn: lets the worker's event messages in. Not a timed wait.
+      if (!(await engine.isRunning(context.executionId))) return;
+      // One event-loop turn lets the worker's event messages in: a wait on the engine's progress, not on the clock.
       await new Promise((resolve) => setImmediate(resolve));
     }
-    throw new CrashGateError("crash gate waiting: the execution did not enter a Wait state after a throttled page");
   })().catch((error: unknown) => logger.error("crash gate failed", { error: String(error) }));
 }

@@ -57,7 +57,7 @@ export function createLocalSync(options: LocalSyncOptions) {
   };
   const engine: LocalStepFunctions = new LocalStepFunctions({
     definition: loadSyncDefinition(),
-    handlers: options.gates === undefined ? handlers : gateSyncHandlers(handlers, options.gates, { events: (ref) => engine.events(ref) }, options.logger),
+    handlers: options.gates === undefined ? handlers : gateSyncHandlers(handlers, options.gates, { events: (ref) => engine.events(ref), isRunning: (ref) => engine.isRunning(ref) }, options.logger),
     timeScale: options.timeScale,
     stateMachineArn: LOCAL_STATE_MACHINE_ARN,
   });
