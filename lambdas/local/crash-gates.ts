@@ -156,7 +156,7 @@ export function gateDynamoDbClient(client: DynamoDBClient, gates: CrashGates): v
 
 /** Event-log view of the engine, enough to see an execution enter its Wait state. */
 export interface EngineEvents {
-  events(executionRef: string): ReadonlyArray<{ readonly type: string; readonly state?: { readonly name?: string } }>;
+  events(executionRef: string): ReadonlyArray<{ readonly type: string; readonly state?: { readonly type?: string } }>;
   isRunning(executionRef: string): Promise<boolean>;
 }
 
@@ -213,8 +213,8 @@ export function gateSyncHandlers(
 
 /**
  * Announces "waiting" once the execution's event log shows it entered a Wait
- * state after this task (the throttle states of statemachine/sync.asl.json lead
- * there: Throttle* Choice/Pass states, then Wait*). Not awaited by the task:
+ * state after this task (only Choice and Pass states lie between them in
+ * statemachine/sync.asl.json). Not awaited by the task:
  * the engine must go on into the Wait for the point to be reached. Gives up
  * silently when the execution ends or goes elsewhere (retries exhausted).
  */
@@ -229,9 +229,10 @@ function announceWaiting(
   void (async () => {
     for (;;) {
       for (const event of engine.events(context.executionId).slice(seen)) {
-        const name = event.state?.name ?? "";
-        if (event.type !== "StateEntered" || name.startsWith("Throttle")) continue;
-        if (name.startsWith("Wait")) await gates.pass({ point: "waiting", ...fields });
+        const type = event.state?.type;
+        // Choice and Pass states (Route, the throttle budget and plan) lie between the task and its Wait.
+        if (event.type !== "StateEntered" || type === "Choice" || type === "Pass") continue;
+        if (type === "Wait") await gates.pass({ point: "waiting", ...fields });
         return;
       }
       if (!(await engine.isRunning(context.executionId))) return;
