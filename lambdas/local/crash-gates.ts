@@ -140,12 +140,12 @@ export function gateDynamoDbClient(client: DynamoDBClient, gates: CrashGates): v
       }
       const page = pageInProgress.getStore();
       if (page !== undefined && context.commandName === "TransactWriteItemsCommand") {
-        const items = (args.input as { TransactItems?: Array<{ Put?: { Item?: Record<string, { S?: string }> } }> }).TransactItems ?? [];
+        const items = (args.input as { TransactItems?: Array<{ Put?: { TableName?: string; Item?: Record<string, { S?: string }> } }> }).TransactItems ?? [];
         const keys = items.map((item) => item.Put?.Item?.["pk"]?.S ?? "");
         // The page's own transactions: record heads, parts and the watermark (not the run summary's).
         if (keys.some((pk) => pk.startsWith("REC#") || pk.startsWith("PART#") || pk.startsWith("WM#"))) {
           page.transactions += 1;
-          const tableName = (args.input as { TransactItems?: Array<{ Put?: { TableName?: string } }> }).TransactItems?.[0]?.Put?.TableName;
+          const tableName = items.map((item) => item.Put?.TableName).find((name) => name !== undefined);
           await client.send(new PutItemCommand({ TableName: tableName, Item: { pk: { S: BARRIER_PK }, sk: { S: "barrier" } } }));
           await gates.pass({
             point: "after-transaction",
