@@ -2,7 +2,7 @@ import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
 import { COLLECTIONS, SYNC_ENTITIES, type Collection, type SyncEntity } from "../../lambdas/core/entities";
 import type { RunSummary } from "../../lambdas/core/ports";
 import { entityDefinition } from "../../lambdas/ingestion/entity-catalog";
@@ -44,6 +44,16 @@ beforeAll(async () => {
 afterAll(async () => {
   await source.close();
 });
+/** Every runtime a case started: killed here too, since a case that times out never reaches its own finally. */
+const started: RuntimeProcess[] = [];
+afterEach(async () => {
+  await Promise.all(started.splice(0).map((runtime) => runtime.killGroup().catch(() => {})));
+});
+const startRuntime = (env: Record<string, string>) => {
+  const runtime = startRuntimeProcess(env);
+  started.push(runtime);
+  return runtime;
+};
 
 /** Where the dead run was killed, as a page of the sync order: what it had committed follows from it. */
 interface CrashCase {
@@ -198,7 +208,7 @@ describe("crash consistency: SIGKILL of the whole local runtime at each point of
         ...crash.env,
       };
       fault = crash.fault?.();
-      let runtime: RuntimeProcess = startRuntimeProcess(env);
+      let runtime: RuntimeProcess = startRuntime(env);
       const table = tableOf(dynamoDbPort);
       try {
         // --- First life: start a sync and kill everything at the chosen point.
@@ -231,7 +241,7 @@ describe("crash consistency: SIGKILL of the whole local runtime at each point of
 
         // --- Second life: the restart resumes the cut-short run; hold it before its first request.
         const firstFetch = control.hold((a) => a.point === "before-fetch");
-        runtime = startRuntimeProcess(env);
+        runtime = startRuntime(env);
         const begun = await firstFetch;
         const resumedRunId = begun.announcement.run_id!;
         expect(resumedRunId).not.toBe(deadRunId);
