@@ -6,6 +6,7 @@ import type { OnboardingDeps } from "../onboarding/onboarding-deps";
 import { createHttpSourceClient } from "../source/http-source-client";
 import { createGuardedFetch } from "../source/ssrf/guarded-fetch";
 import { startApiGatewayServer } from "./api-gateway-server";
+import { createCrashGates, gateDynamoDbClient, gateSourceClient } from "./crash-gates";
 import { createLocalSync } from "./local-sync";
 
 export interface LocalServiceOptions {
@@ -20,6 +21,10 @@ export interface LocalServiceOptions {
   readonly allowLoopbackSources: boolean;
   /** The source request timeout; defaults to the service's SOURCE_REQUEST_TIMEOUT_MS. */
   readonly sourceTimeoutMs?: number;
+  /** Page tasks per execution before ContinueAsNew; defaults to PAGE_TASKS_PER_EXECUTION. */
+  readonly pageTasksPerExecution?: number;
+  /** CRASH_GATES: the control server's loopback URL; unset in normal use (docs/crash-consistency.md). */
+  readonly crashGatesUrl?: string;
 }
 
 /**
@@ -28,11 +33,15 @@ export interface LocalServiceOptions {
  * source client. The composition root of the local runtime and the API tests.
  */
 export async function createLocalService(options: LocalServiceOptions) {
-  const source = createHttpSourceClient({
+  const httpSource = createHttpSourceClient({
     fetch: createGuardedFetch({ allowLoopback: options.allowLoopbackSources }),
     ...(options.sourceTimeoutMs === undefined ? {} : { timeoutMs: options.sourceTimeoutMs }),
   });
-  const sync = createLocalSync({ ...options, source });
+  // Test hook only: every gate is a decorator, so without CRASH_GATES nothing here differs.
+  const gates = options.crashGatesUrl === undefined ? undefined : createCrashGates(options.crashGatesUrl);
+  if (gates !== undefined) gateDynamoDbClient(options.client, gates);
+  const source = gates === undefined ? httpSource : gateSourceClient(httpSource, gates);
+  const sync = createLocalSync({ ...options, source, ...(gates === undefined ? {} : { gates }) });
   const onboarding: OnboardingDeps = {
     connections: sync.connections,
     cipher: options.cipher,
