@@ -1,4 +1,5 @@
 import * as v from "valibot";
+import { isLoopbackHttpUrl } from "./crash-gates";
 import { DEFAULT_SCHEDULE, ScheduleSchema } from "./local-schedule";
 
 /**
@@ -29,6 +30,14 @@ export const LocalRuntimeConfigSchema = v.object({
   ),
   /** 0 picks a free port. */
   DYNAMODB_PORT: port("DYNAMODB_PORT", "0"),
+  /** Page tasks per execution before ContinueAsNew (tests lower it); the service's default when unset. */
+  PAGE_TASKS_PER_EXECUTION: v.optional(
+    v.pipe(v.string(), v.regex(/^[1-9]\d*$/, "PAGE_TASKS_PER_EXECUTION must be a whole number >= 1"), v.transform(Number)),
+  ),
+  /** Test hook: a loopback URL of a crash-gate control server (docs/crash-consistency.md). Unset in normal use. */
+  CRASH_GATES: v.optional(
+    v.pipe(v.string(), v.check(isLoopbackHttpUrl, "CRASH_GATES must be an http URL on 127.0.0.1, [::1] or localhost")),
+  ),
 });
 export type LocalRuntimeConfig = v.InferOutput<typeof LocalRuntimeConfigSchema>;
 

@@ -59,6 +59,8 @@ export async function startLocalRuntime(config: LocalRuntimeConfig, logger: Logg
       dataDir,
       timeScale: config.TIME_SCALE,
       allowLoopbackSources: config.ALLOW_LOOPBACK_SOURCES,
+      ...(config.PAGE_TASKS_PER_EXECUTION === undefined ? {} : { pageTasksPerExecution: config.PAGE_TASKS_PER_EXECUTION }),
+      ...(config.CRASH_GATES === undefined ? {} : { crashGatesUrl: config.CRASH_GATES }),
     });
     const api = await service.listen(config.PORT, config.HOST);
     await resumeCutShortRuns(service, logger);

@@ -3,13 +3,14 @@ import type { Logger, TokenCipher } from "../core/ports";
 import { loadOrCreateSigningKey } from "../onboarding/auth/local-token-issuer";
 import { makeApiHandler } from "../onboarding/http/api-handler";
 import type { OnboardingDeps } from "../onboarding/onboarding-deps";
+import { DynamoDbPreflightStore } from "../preflight-runs/dynamodb-preflight-store";
+import { runPreflightJob } from "../preflight/preflight-job";
 import { createHttpSourceClient } from "../source/http-source-client";
 import { createGuardedFetch } from "../source/ssrf/guarded-fetch";
 import { startApiGatewayServer } from "./api-gateway-server";
+import { createCrashGates, gateDynamoDbClient, gateSourceClient } from "./crash-gates";
 import { InProcessPreflightLauncher } from "./in-process-preflight-launcher";
 import { createLocalSync } from "./local-sync";
-import { runPreflightJob } from "../preflight/preflight-job";
-import { DynamoDbPreflightStore } from "../preflight-runs/dynamodb-preflight-store";
 
 export interface LocalServiceOptions {
   readonly client: DynamoDBClient;
@@ -23,6 +24,10 @@ export interface LocalServiceOptions {
   readonly allowLoopbackSources: boolean;
   /** The source request timeout; defaults to the service's SOURCE_REQUEST_TIMEOUT_MS. */
   readonly sourceTimeoutMs?: number;
+  /** Page tasks per execution before ContinueAsNew; defaults to PAGE_TASKS_PER_EXECUTION. */
+  readonly pageTasksPerExecution?: number;
+  /** CRASH_GATES: the control server's loopback URL; unset in normal use (docs/crash-consistency.md). */
+  readonly crashGatesUrl?: string;
 }
 
 /**
@@ -32,11 +37,15 @@ export interface LocalServiceOptions {
  */
 export async function createLocalService(options: LocalServiceOptions) {
   const sourceFetch = createGuardedFetch({ allowLoopback: options.allowLoopbackSources });
-  const source = createHttpSourceClient({
+  const httpSource = createHttpSourceClient({
     fetch: sourceFetch,
     ...(options.sourceTimeoutMs === undefined ? {} : { timeoutMs: options.sourceTimeoutMs }),
   });
-  const sync = createLocalSync({ ...options, source });
+  // Test hook only: every gate is a decorator, so without CRASH_GATES nothing here differs.
+  const gates = options.crashGatesUrl === undefined ? undefined : createCrashGates(options.crashGatesUrl);
+  if (gates !== undefined) gateDynamoDbClient(options.client, gates);
+  const source = gates === undefined ? httpSource : gateSourceClient(httpSource, gates);
+  const sync = createLocalSync({ ...options, source, ...(gates === undefined ? {} : { gates }) });
   const preflights = new DynamoDbPreflightStore({ client: options.client, tableName: options.tableName });
   const preflightLauncher = new InProcessPreflightLauncher(
     (job) =>

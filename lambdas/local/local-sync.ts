@@ -6,7 +6,8 @@ import { DynamoDbRunStore } from "../runs/dynamodb-run-store";
 import { DynamoDbRecordStore } from "../store/dynamodb-record-store";
 import { makeSyncHandlers } from "../sync/handlers/sync-handlers";
 import type { StartSyncDeps, SyncDeps } from "../sync/sync-deps";
-import { LocalStepFunctions } from "./step-functions/local-step-functions";
+import { gateSyncHandlers, type CrashGates } from "./crash-gates";
+import { LocalStepFunctions, type TaskHandler } from "./step-functions/local-step-functions";
 import { loadSyncDefinition } from "./sync-definition";
 
 export const LOCAL_STATE_MACHINE_ARN = "arn:aws:states:us-east-1:000000000000:stateMachine:crm-sync";
@@ -21,6 +22,8 @@ export interface LocalSyncOptions {
   readonly timeScale: number;
   readonly clock?: Clock;
   readonly pageTasksPerExecution?: number;
+  /** Test hook (CRASH_GATES): the Task handlers announce their points and wait for the control server. */
+  readonly gates?: CrashGates;
 }
 
 /**
@@ -48,12 +51,13 @@ export function createLocalSync(options: LocalSyncOptions) {
   };
 
   // The ContinueAsNew state starts the next execution of the same definition, as states:startExecution does in AWS.
+  const handlers = {
+    ...makeSyncHandlers(deps),
+    ContinueAsNew: (async (input) => ({ ExecutionArn: await engine.start((input as { Input: unknown }).Input) })) as TaskHandler,
+  };
   const engine: LocalStepFunctions = new LocalStepFunctions({
     definition: loadSyncDefinition(),
-    handlers: {
-      ...makeSyncHandlers(deps),
-      ContinueAsNew: async (input) => ({ ExecutionArn: await engine.start((input as { Input: unknown }).Input) }),
-    },
+    handlers: options.gates === undefined ? handlers : gateSyncHandlers(handlers, options.gates, { events: (ref) => engine.events(ref), isRunning: (ref) => engine.isRunning(ref) }, options.logger),
     timeScale: options.timeScale,
     stateMachineArn: LOCAL_STATE_MACHINE_ARN,
   });
