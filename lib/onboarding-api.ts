@@ -85,25 +85,29 @@ export class OnboardingApi extends Construct {
     };
 
     // The conformance kit from the service (POST .../preflight): the API invokes it asynchronously.
+    const { STATE_MACHINE_ARN: _notNeeded, ...workerEnvironment } = environment;
     this.preflightWorkerFunction = new ServiceFunction(this, "PreflightWorker", {
       entry: "preflight-worker",
       description: "Onboarding API: runs the conformance kit against a connection's source (async, launched by POST .../preflight)",
       ...FUNCTION_SIZES.preflightWorker,
-      environment,
+      environment: workerEnvironment,
       logRetention: props.logRetention,
       reservedConcurrency: props.apiConcurrency,
     });
     props.table.grantItemActions(this.preflightWorkerFunction.role, TABLE_ACCESS.PreflightWorker);
     props.tokenKey.grantDecryptToken(this.preflightWorkerFunction.role);
 
+    // Both API functions run the same composition root (lambdas/aws/aws-config.ts ApiConfigSchema).
+    const apiEnvironment = { ...environment, PREFLIGHT_FUNCTION_NAME: this.preflightWorkerFunction.alias.functionArn };
     this.apiFunction = new ServiceFunction(this, "Api", {
       entry: "onboarding-api",
       description: "Onboarding API: every route but the connection test",
       ...FUNCTION_SIZES.api,
-      environment: { ...environment, PREFLIGHT_FUNCTION_NAME: this.preflightWorkerFunction.alias.functionArn },
+      environment: apiEnvironment,
       logRetention: props.logRetention,
       reservedConcurrency: props.apiConcurrency,
     });
+    // Only the Api function serves POST .../preflight, so only it may invoke the worker.
     this.preflightWorkerFunction.alias.grantInvoke(this.apiFunction.role);
     props.table.grantItemActions(this.apiFunction.role, TABLE_ACCESS.Api);
     props.tokenKey.grantEncryptToken(this.apiFunction.role);
@@ -113,7 +117,7 @@ export class OnboardingApi extends Construct {
       entry: "onboarding-api",
       description: "Onboarding API: the connection test route (calls the source)",
       ...FUNCTION_SIZES.api,
-      environment,
+      environment: apiEnvironment,
       logRetention: props.logRetention,
       reservedConcurrency: props.apiConcurrency,
     });

@@ -41,6 +41,7 @@ describe("CDK stack: Lambda bundles", () => {
       TABLE_NAME: "records",
       KMS_KEY_ID: "arn:aws:kms:us-east-1:111122223333:key/00000000-0000-0000-0000-000000000000",
       STATE_MACHINE_ARN: "arn:aws:states:us-east-1:111122223333:stateMachine:CrmIntegration-Sync",
+      PREFLIGHT_FUNCTION_NAME: "arn:aws:lambda:us-east-1:111122223333:function:CrmIntegration-PreflightWorker:live",
       AWS_REGION: "us-east-1",
       NODE_NO_WARNINGS: "1",
     };

@@ -35,8 +35,8 @@ const allStatements: { role: string; statement: Statement }[] = Object.values(re
 const rolesWithAction = (action: string) => [...new Set(allStatements.filter(({ statement }) => actionsOf(statement).includes(action)).map(({ role }) => role))].sort();
 
 describe("CDK stack: IAM", () => {
-  test("kms:Decrypt only for the functions that call the source: FetchPage and the test-route function", () => {
-    expect(rolesWithAction("kms:Decrypt")).toEqual([roleId(functions.FetchPage!), roleId(functions.TestConnectionApi!)].sort());
+  test("kms:Decrypt only for the functions that call the source: FetchPage, the test-route function and the preflight worker", () => {
+    expect(rolesWithAction("kms:Decrypt")).toEqual([roleId(functions.FetchPage!), roleId(functions.TestConnectionApi!), roleId(functions.PreflightWorker!)].sort());
   });
 
   test("kms:Encrypt only for the onboarding API function (it stores tokens; it never decrypts)", () => {
@@ -45,7 +45,7 @@ describe("CDK stack: IAM", () => {
 
   test("both KMS grants: that one action, on the key's ARN, with the encryption-context condition", () => {
     const kms = allStatements.filter(({ statement }) => actionsOf(statement).some((action) => action.startsWith("kms:")));
-    expect(kms).toHaveLength(3);
+    expect(kms).toHaveLength(4);
     for (const { statement } of kms) {
       expect(actionsOf(statement)).toHaveLength(1);
       expect(statement.Effect).toBe("Allow");
@@ -69,7 +69,7 @@ describe("CDK stack: IAM", () => {
     }
   });
 
-  test("the token key's policy names its users: Encrypt for Api, Decrypt for FetchPage and TestConnectionApi, each with the encryption-context condition", () => {
+  test("the token key's policy names its users: Encrypt for Api, Decrypt for FetchPage, TestConnectionApi and PreflightWorker, each with the encryption-context condition", () => {
     const key = resources[logicalId(stack.tokenKey.key)]!;
     const statements = (key.Properties.KeyPolicy.Statement as (Statement & { Principal: { AWS: unknown } })[]).filter(
       (statement) => !JSON.stringify(statement.Principal).includes(":root"),
@@ -79,8 +79,8 @@ describe("CDK stack: IAM", () => {
       statements.filter((statement) => actionsOf(statement).includes(action)).flatMap((statement) => [statement.Principal.AWS].flat());
     const roleArn = (name: string) => ({ "Fn::GetAtt": [roleId(functions[name]!), "Arn"] });
     expect(principalsOf("kms:Encrypt")).toEqual([roleArn("Api")]);
-    expect(principalsOf("kms:Decrypt")).toEqual(expect.arrayContaining([roleArn("FetchPage"), roleArn("TestConnectionApi")]));
-    expect(principalsOf("kms:Decrypt")).toHaveLength(2);
+    expect(principalsOf("kms:Decrypt")).toEqual(expect.arrayContaining([roleArn("FetchPage"), roleArn("TestConnectionApi"), roleArn("PreflightWorker")]));
+    expect(principalsOf("kms:Decrypt")).toHaveLength(3);
     for (const statement of statements) {
       expect(actionsOf(statement)).toHaveLength(1);
       expect(statement.Condition).toEqual(CONTEXT_CONDITION);
@@ -103,7 +103,7 @@ describe("CDK stack: IAM", () => {
 
   test("every function has its own role, with no managed policy and logs only to its own log group", () => {
     const roles = new Set(Object.values(functions).map(roleId));
-    expect(roles.size).toBe(9);
+    expect(roles.size).toBe(Object.keys(functions).length);
     for (const [name, fn] of Object.entries(functions)) {
       const role = resources[roleId(fn)]!;
       expect(role.Properties.ManagedPolicyArns, name).toBeUndefined();
@@ -113,6 +113,16 @@ describe("CDK stack: IAM", () => {
         { Effect: "Allow", Action: ["logs:CreateLogStream", "logs:PutLogEvents"], Resource: { "Fn::GetAtt": [logicalId(fn.logGroup), "Arn"] } },
       ]);
     }
+  });
+
+  test("only the Api function may invoke the preflight worker, and only its live alias", () => {
+    const invokers = Object.entries(functions).filter(([, fn]) =>
+      roleStatements(template, roleId(fn)).some((statement) => actionsOf(statement).includes("lambda:InvokeFunction")),
+    );
+    expect(invokers.map(([name]) => name)).toEqual(["Api"]);
+    const invoke = roleStatements(template, roleId(functions.Api!)).filter((statement) => actionsOf(statement).includes("lambda:InvokeFunction"));
+    expect(invoke).toHaveLength(1);
+    expect(JSON.stringify(invoke[0]!.Resource)).toContain(logicalId(functions.PreflightWorker!.alias));
   });
 
   test("least privilege: each function gets exactly the table actions of TABLE_ACCESS, on the table's ARN only", () => {

@@ -60,8 +60,8 @@ describe("CDK stack: resources", () => {
     changed.hasResourceProperties("AWS::ApiGatewayV2::Stage", { DefaultRouteSettings: { ThrottlingRateLimit: 10, ThrottlingBurstLimit: 20 } });
   });
 
-  test("nine Lambdas: nodejs22.x on arm64, ESM bundle handler, source maps on", () => {
-    template.resourceCountIs("AWS::Lambda::Function", 9);
+  test("ten Lambdas: nodejs22.x on arm64, ESM bundle handler, source maps on", () => {
+    template.resourceCountIs("AWS::Lambda::Function", 10);
     for (const [name, fn] of Object.entries(functions)) {
       const resource = template.toJSON().Resources[functionId(fn)];
       expect(resource, name).toBeDefined();
@@ -79,7 +79,8 @@ describe("CDK stack: resources", () => {
     const syncTask = ["ALLOW_LOOPBACK_SOURCES", "KMS_KEY_ID", "NODE_OPTIONS", "TABLE_NAME"];
     for (const name of ["BeginRun", "FetchPage", "EntityFailed", "StopRun", "FinishRun"]) expect(env(name), name).toEqual(syncTask);
     expect(env("Dispatcher")).toEqual(["NODE_OPTIONS", "STATE_MACHINE_ARN", "TABLE_NAME"]);
-    for (const name of ["Api", "TestConnectionApi"]) expect(env(name), name).toEqual(["ALLOW_LOOPBACK_SOURCES", "KMS_KEY_ID", "NODE_OPTIONS", "STATE_MACHINE_ARN", "TABLE_NAME"]);
+    for (const name of ["Api", "TestConnectionApi"]) expect(env(name), name).toEqual(["ALLOW_LOOPBACK_SOURCES", "KMS_KEY_ID", "NODE_OPTIONS", "PREFLIGHT_FUNCTION_NAME", "STATE_MACHINE_ARN", "TABLE_NAME"]);
+    expect(env("PreflightWorker")).toEqual(syncTask);
     expect(env("OpenApi")).toEqual(["NODE_OPTIONS"]);
     const all = template.findResources("AWS::Lambda::Function");
     for (const fn of Object.values(all)) {
@@ -101,8 +102,8 @@ describe("CDK stack: resources", () => {
 
   test("every log group has the retention from context; each Lambda logs to its own", () => {
     const groups = template.findResources("AWS::Logs::LogGroup");
-    // 9 functions + the state machine + the API's access logs
-    expect(Object.keys(groups)).toHaveLength(11);
+    // every function + the state machine + the API's access logs
+    expect(Object.keys(groups)).toHaveLength(Object.keys(functions).length + 2);
     for (const group of Object.values(groups)) expect(group.Properties.RetentionInDays).toBe(TEST_CONTEXT.logRetentionDays);
     const seen = new Set<string>();
     for (const [name, fn] of Object.entries(functions)) {
@@ -110,7 +111,7 @@ describe("CDK stack: resources", () => {
       expect(config, name).toEqual({ LogGroup: { Ref: logicalId(fn.logGroup) } });
       seen.add(logicalId(fn.logGroup));
     }
-    expect(seen.size).toBe(9);
+    expect(seen.size).toBe(Object.keys(functions).length);
   });
 
   test("the EventBridge rule runs the dispatcher on the syncSchedule from context", () => {

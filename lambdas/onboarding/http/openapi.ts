@@ -3,6 +3,7 @@ import { SUMMARY_ENTITIES, COLLECTIONS } from "../../core/entities";
 import { CreateConnectionSchema, MAX_RATE_LIMIT, UpdateConnectionSchema } from "../connection-input";
 import { RECORDS_DEFAULT_LIMIT, RECORDS_MAX_LIMIT } from "../record-operations";
 import { ERROR_STATUS, RETRY_AFTER_SECONDS } from "./error-status";
+import { PreflightRunSchema } from "../../preflight/preflight-run";
 import { API_PREFIX, ROUTES, type Route } from "./routes";
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
@@ -48,6 +49,8 @@ function responsesOf(route: Route): Record<string, unknown> {
     listSyncRuns: { description: "Run summaries, newest first", content: content({ type: "object", required: ["data"], properties: { data: { type: "array", items: ref("RunSummary") } } }) },
     getSyncRun: { description: "The run summary", content: content(ref("RunSummary")) },
     listRecords: { description: "A page of canonical records", content: content(ref("RecordsPage")) },
+    startPreflight: { description: "The check started; read it back with getPreflight", content: content(ref("PreflightRun")) },
+    getPreflight: { description: "The conformance report, as far as the check has got", content: content(ref("PreflightRun")) },
   };
   const errors = Object.fromEntries(
     Object.entries(ERROR_RESPONSES).map(([status, { description, headers }]) => [
@@ -165,6 +168,8 @@ export function openApiDocument(): Record<string, unknown> {
             },
           },
         },
+        // From the valibot schema the store parses with: the kit's report plus the run's own state.
+        PreflightRun: (({ $schema: _dialect, ...schema }) => schema)(toJsonSchema(PreflightRunSchema, { errorMode: "ignore" }) as { $schema?: string }),
         RecordsPage: {
           type: "object",
           required: ["data", "next_cursor"],

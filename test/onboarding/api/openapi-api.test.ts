@@ -135,10 +135,10 @@ describe("every documented operation is actually served", () => {
     for (const route of ROUTES) {
       if (route.operationId === "deleteConnection" || route.operationId === "createConnection") continue;
       const [method = "", template = ""] = route.routeKey.split(" ");
-      const path = template.replace("{id}", id).replace("{runId}", "20260101T000000000Z-unknown").replace("{entity}", "leads");
+      const path = template.replace("{id}", id).replace("{runId}", "20260101T000000000Z-unknown").replace("{preflightId}", "20260101T000000000Z-unknown").replace("{entity}", "leads");
       const response = await api.request(method, path, { token: owner, ...(method === "PATCH" ? { body: { rate_limit: 3 } } : {}) });
       expectFromHandler(response, route.routeKey);
-      const expected = route.operationId === "getSyncRun" ? 404 : route.successStatus;
+      const expected = route.operationId === "getSyncRun" || route.operationId === "getPreflight" ? 404 : route.successStatus;
       expect(response.status, `${route.routeKey}: ${response.text}`).toBe(expected);
     }
     expect((await api.request("DELETE", `${CONNECTIONS_PATH}/${id}`, { token: owner })).status).toBe(204);
