@@ -37,7 +37,12 @@ export interface SourceApiOptions {
   readonly faults?: Faults;
   /** Called once per request, when its answer is sent. */
   readonly onResponse?: (entry: RequestLogEntry) => void;
+  /** Holds an answer back `ms` (the slow-ms fault); a real timer unless a test drives it. */
+  readonly delay?: (send: () => void, ms: number) => void;
 }
+
+/** The slow-ms fault's timer. unref: a pending slow answer alone must not keep a stopped server's process alive. */
+const timerDelay = (send: () => void, ms: number): void => void setTimeout(send, ms).unref();
 
 interface Reply {
   readonly status: number;
@@ -126,8 +131,7 @@ export function createSourceApi(options: SourceApiOptions): (req: IncomingMessag
       res.end(body);
     };
     const { slowMs } = faults.options;
-    // unref: a pending slow answer alone must not keep a stopped server's process alive.
-    if (slowMs > 0) setTimeout(send, slowMs).unref();
+    if (slowMs > 0) (options.delay ?? timerDelay)(send, slowMs);
     else send();
   };
 }

@@ -37,6 +37,8 @@ export interface ReferenceSourceOptions {
   readonly mutateEverySeconds?: number;
   /** Keep a log of every request in `requests`; default true. Off for a long-running process. */
   readonly recordRequests?: boolean;
+  /** How slow answers are held back (tests drive it instead of a timer). */
+  readonly delay?: (send: () => void, ms: number) => void;
 }
 
 export interface ReferenceSource {
@@ -72,6 +74,7 @@ export async function startReferenceSource(options: ReferenceSourceOptions = {})
       dataset,
       token,
       faults,
+      ...(options.delay ? { delay: options.delay } : {}),
       ...(recordRequests ? { onResponse: (entry: RequestLogEntry) => void requests.push(entry) } : {}),
     }),
   );

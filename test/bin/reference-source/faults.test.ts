@@ -67,13 +67,32 @@ describe("fault knobs", () => {
     expect(await statuses(source, 2)).toEqual([200, 429]);
   });
 
-  test("--slow-ms 300: every response, errors included, is delayed", async () => {
-    const source = await start({ slowMs: 300 });
+  test("--slow-ms 300: every response, errors included, is held back 300 ms before it is sent", async () => {
+    // The delay is driven by the test: each held answer is released by hand, so nothing waits on the clock.
+    const held: { ms: number; send: () => void }[] = [];
+    let arrived!: () => void;
+    const source = await startReferenceSource({
+      seed: 5,
+      now: new Date("2026-06-01T12:00:00Z"),
+      sizes: SIZES,
+      faults: { slowMs: 300 },
+      delay: (send, ms) => {
+        held.push({ ms, send });
+        arrived();
+      },
+    });
+    sources.push(source);
     for (const token of [source.token, "wrong"]) {
-      const startedAt = performance.now();
-      await get(source, "/pipelines", token);
-      expect(performance.now() - startedAt).toBeGreaterThanOrEqual(290);
+      const heldNow = new Promise<void>((resolve) => (arrived = resolve));
+      let answered = false;
+      const response = get(source, "/pipelines", token).then((answer) => ((answered = true), answer));
+      await heldNow;
+      expect(answered).toBe(false);
+      expect(held.at(-1)!.ms).toBe(300);
+      held.at(-1)!.send();
+      expect((await response).status).toBe(token === source.token ? 200 : 401);
     }
+    expect(held).toHaveLength(2);
   });
 
   test("--bad-record: one lead on page 2 of /leads has a non-numeric price; that page fails validation with PageValidationError naming price", async () => {
