@@ -46,3 +46,9 @@ export class NotFoundError extends OnboardingError {
   override readonly name = "NotFoundError";
   readonly code = "not_found";
 }
+
+/** The request is valid but the resource is not in a state that allows it (e.g. cancelling a finished run). */
+export class ConflictError extends OnboardingError {
+  override readonly name = "ConflictError";
+  readonly code = "conflict";
+}

@@ -4,6 +4,9 @@ import type { OnboardingDeps } from "../onboarding-deps";
 import { listRecords } from "../record-operations";
 import { getRun, listRuns, triggerSync } from "../run-operations";
 import { testConnection } from "../test-connection";
+import { cancelRun } from "../cancel-run";
+import { setPaused } from "../connection-schedule";
+import { resetSync } from "../reset-sync";
 
 export const API_PREFIX = "/api/v1";
 const CONNECTIONS = `${API_PREFIX}/crm/custom/connections`;
@@ -102,6 +105,34 @@ export const ROUTES: readonly Route[] = [
     successStatus: 200,
     handle: (deps, request) =>
       listRecords(deps, request.account, param(request, "id"), param(request, "entity"), request.query),
+  },
+  {
+    routeKey: `POST ${CONNECTIONS}/{id}/pause`,
+    operationId: "pauseConnection",
+    summary: "Pause the connection's schedule (a manual sync still runs)",
+    successStatus: 200,
+    handle: (deps, request) => setPaused(deps, request.account, param(request, "id"), true),
+  },
+  {
+    routeKey: `POST ${CONNECTIONS}/{id}/resume`,
+    operationId: "resumeConnection",
+    summary: "Resume the connection's schedule",
+    successStatus: 200,
+    handle: (deps, request) => setPaused(deps, request.account, param(request, "id"), false),
+  },
+  {
+    routeKey: `POST ${CONNECTIONS}/{id}/syncs/{runId}/cancel`,
+    operationId: "cancelSyncRun",
+    summary: "Cancel a running sync: unfinished entities fail, the lock is released, the execution stopped",
+    successStatus: 200,
+    handle: (deps, request) => cancelRun(deps, request.account, param(request, "id"), param(request, "runId")),
+  },
+  {
+    routeKey: `POST ${CONNECTIONS}/{id}/reset`,
+    operationId: "resetSync",
+    summary: "Watermarks back to sync_since (one entity or every incremental one), then optionally a sync",
+    successStatus: 200,
+    handle: (deps, request) => resetSync(deps, request.account, param(request, "id"), request.body),
   },
 ];
 
