@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import type { Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import {
   callRecord,
   contactRecord,
@@ -228,6 +228,59 @@ describe("owner's console, end to end (Chromium against the local service and a 
     acceptedToken = ROTATED_TOKEN;
   });
 
+  it("pause and resume: the schedule card, the next run and the list's health follow the API", async () => {
+    await owner.goto(connectionUrl);
+    await owner.getByRole("button", { name: "Pause schedule" }).click();
+    await owner.getByText("Schedule paused.").waitFor();
+    await owner.locator('[data-test="next-run"]', { hasText: "paused" }).waitFor();
+    expect((await harness.service.sync.connections.listAll()).map((connection) => connection.paused === true)).toEqual([true]);
+    await shot(owner, "schedule-paused");
+    await owner.getByRole("link", { name: "CRM connections" }).click();
+    const card = owner.getByRole("list", { name: "Connections" }).locator("li").first();
+    await card.locator(".badge", { hasText: "paused" }).waitFor();
+    await card.getByRole("link").click();
+    await owner.getByRole("button", { name: "Resume schedule" }).click();
+    await owner.getByText("Schedule resumed.").waitFor();
+    expect((await harness.service.sync.connections.listAll()).map((connection) => connection.paused === true)).toEqual([false]);
+  });
+
+  it("a running sync is cancelled from its live view: unfinished entities fail 'cancelled by the owner'", async () => {
+    leadsGate = new Promise((resolve) => (releaseLeads = resolve));
+    onTestFinished(() => releaseLeads());
+    await owner.getByRole("button", { name: "Sync now" }).click();
+    await owner.locator('tr[data-entity="leads"] .badge', { hasText: "running" }).waitFor();
+    await owner.getByRole("button", { name: "Cancel sync" }).click();
+    await owner.locator('.run-status[data-status="failed"]').waitFor();
+    expect(await owner.locator('tr[data-entity="leads"] .error-cell').textContent()).toBe("cancelled by the owner");
+    expect(await owner.locator('tr[data-entity="events"] .error-cell').textContent()).toBe("cancelled by the owner");
+    expect(await owner.locator('tr[data-entity="contacts"] .badge').textContent()).toBe("succeeded");
+    expect(await owner.getByRole("button", { name: "Cancel sync" }).isHidden()).toBe(true);
+    await shot(owner, "sync-cancelled");
+  });
+
+  it("reset one entity and re-sync: the new run reads every lead again from the start date", async () => {
+    await owner.goto(connectionUrl);
+    const form = owner.getByRole("form", { name: "Reset and re-sync" });
+    await form.getByLabel("Entity").selectOption("leads");
+    expect(await form.getByLabel("Start a sync now").isChecked()).toBe(true);
+    const seen = source.requests.length;
+    await form.getByRole("button", { name: "Reset" }).click();
+    await owner.locator('.run-status[data-status="succeeded"]').waitFor();
+    expect(await owner.locator('tr[data-entity="leads"]').locator("td").nth(2).textContent()).toBe(String(LEADS));
+    const leadsSince = source.requests.slice(seen).find((request) => request.path === "/leads")?.query["updated_since"];
+    expect(Date.parse(leadsSince ?? "")).toBe(Date.parse("2020-01-01T00:00:00Z"));
+
+    await owner.goto(connectionUrl);
+    await form.getByLabel("Entity").selectOption("");
+    await form.getByLabel("Start a sync now").uncheck();
+    await form.getByRole("button", { name: "Reset" }).click();
+    await form.getByText("Reset: contacts, leads, tasks, calls, events. The next run reads them from the start date.").waitFor();
+    const [stored] = await harness.service.sync.connections.listAll();
+    for (const entity of ["contacts", "leads", "tasks", "calls", "events"] as const) {
+      expect(await harness.service.sync.records.getWatermark(stored!.id, entity)).toBeNull();
+    }
+  });
+
   it("is readable at 360 px wide: no sideways scrolling, every field labelled", async () => {
     await owner.setViewportSize({ width: 360, height: 780 });
     for (const url of [`${harness.url}/#/connections`, connectionUrl]) {
@@ -267,6 +320,11 @@ describe("owner's console, end to end (Chromium against the local service and a 
     await rop.getByRole("note").waitFor();
     await rop.locator("main p[role=status]").getByText(/not the workspace owner|owner/i).waitFor();
     expect(await rop.locator("main form, main button").count()).toBe(0);
+    expect(await rop.getByRole("button", { name: /Pause schedule|Resume schedule|Reset|Cancel sync/ }).count()).toBe(0);
+    // A run's live view: no cancel control either.
+    await rop.goto(`${connectionUrl}/runs/20260101T000000000Z-any`);
+    await rop.locator("main .run-status").waitFor();
+    expect(await rop.locator("main button").count()).toBe(0);
     await rop.close();
   });
 });
