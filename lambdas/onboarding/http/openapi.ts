@@ -54,6 +54,7 @@ function responsesOf(route: Route): Record<string, unknown> {
     resumeConnection: { description: "The connection, resumed", content: content(ref("Connection")) },
     cancelSyncRun: { description: "The cancelled run's summary (or the run's own outcome if it finished first)", content: content(ref("RunSummary")) },
     resetSync: { description: "What was reset, and the run started if asked", content: content(ref("ResetResult")) },
+    getFunnel: { description: "Per pipeline: leads per stage in stage order, won, lost, revenue won, top loss reasons, unresolved won/lost, overdue tasks, connected calls", content: content({ type: "object", required: ["computed_at", "pipelines", "leads_without_pipeline"] }) },
   };
   const errors = Object.fromEntries(
     Object.entries(ERROR_RESPONSES).map(([status, { description, headers }]) => [

@@ -7,6 +7,7 @@ import { testConnection } from "../test-connection";
 import { cancelRun } from "../cancel-run";
 import { setPaused } from "../connection-schedule";
 import { resetSync } from "../reset-sync";
+import { getFunnel } from "../funnel-analytics";
 
 export const API_PREFIX = "/api/v1";
 const CONNECTIONS = `${API_PREFIX}/crm/custom/connections`;
@@ -133,6 +134,13 @@ export const ROUTES: readonly Route[] = [
     summary: "Watermarks back to sync_since (one entity or every incremental one), then optionally a sync",
     successStatus: 200,
     handle: (deps, request) => resetSync(deps, request.account, param(request, "id"), request.body),
+  },
+  {
+    routeKey: `GET ${CONNECTIONS}/{id}/analytics/funnel`,
+    operationId: "getFunnel",
+    summary: "The funnel per pipeline, computed from the canonical records",
+    successStatus: 200,
+    handle: (deps, request) => getFunnel(deps, request.account, param(request, "id")),
   },
 ];
 
