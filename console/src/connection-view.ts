@@ -117,6 +117,7 @@ export async function connectionView(outlet: HTMLElement, id: string, navigate: 
       { class: "card", "aria-labelledby": "records-title" },
       h("h2", { id: "records-title" }, "Records"),
       h("ul", { class: "chips" }, COLLECTIONS.map((entity) => h("li", null, h("a", { href: `#/connections/${encodeURIComponent(id)}/records/${entity}` }, entity)))),
+      h("p", null, h("a", { href: `#/connections/${encodeURIComponent(id)}/funnel` }, "Funnel: leads per stage, won, lost, revenue")),
     ),
   );
   // Every write control is the owner's; the API would answer anyone else 403.

@@ -22,10 +22,17 @@ const data: CrmData = {
   pipelines: [pipelineRecord(), pipelineRecord({ id: "pipeline-2", name: "Partners", sort: 2, stages: [] })],
   users: [userRecord(), userRecord({ id: "user-2", name: "Ben Ortiz", email: "ben@example.com" })],
   contacts: [contactRecord()],
+  // Every tenth lead won (price 1000), every tenth lost (two reasons): the funnel step checks these numbers.
   leads: Array.from({ length: LEADS }, (_, i) =>
-    leadRecord({ id: `lead-${i + 1}`, name: `Deal ${i + 1}`, updated_at: `2026-02-03T08:${String(i % 60).padStart(2, "0")}:00Z` }),
+    leadRecord({
+      id: `lead-${i + 1}`,
+      name: `Deal ${i + 1}`,
+      updated_at: `2026-02-03T08:${String(i % 60).padStart(2, "0")}:00Z`,
+      ...(i % 10 === 1 ? { stage_id: "stage-won", price: 1000 } : {}),
+      ...(i % 10 === 2 ? { stage_id: "stage-lost", loss_reason: i % 20 === 2 ? "too expensive" : "no budget" } : {}),
+    }),
   ),
-  tasks: [taskRecord()],
+  tasks: [taskRecord({ due_at: "2000-01-01T00:00:00Z" })],
   calls: [callRecord()],
   events: [eventRecord()],
 };
@@ -279,6 +286,28 @@ describe("owner's console, end to end (Chromium against the local service and a 
     for (const entity of ["contacts", "leads", "tasks", "calls", "events"] as const) {
       expect(await harness.service.sync.records.getWatermark(stored!.id, entity)).toBeNull();
     }
+  });
+
+  it("the funnel shows, per pipeline, the numbers the canonical data gives", async () => {
+    await owner.goto(connectionUrl);
+    await owner.getByRole("link", { name: /^Funnel/ }).click();
+    const sales = owner.getByRole("region", { name: "Pipeline Sales" });
+    await sales.waitFor();
+    // 130 leads: every tenth won (13, at 1000 each), every tenth lost (13: 7 "too expensive", 6 "no budget"), the rest new.
+    const stageLeads = async (stage: string) => sales.locator(`tr[data-stage="${stage}"] td`).nth(1).textContent();
+    expect([await stageLeads("stage-new"), await stageLeads("stage-won"), await stageLeads("stage-lost")]).toEqual(["104", "13", "13"]);
+    expect(await sales.locator("tbody tr").evaluateAll((rows) => rows.map((row) => row.getAttribute("data-stage")))).toEqual(["stage-new", "stage-won", "stage-lost"]);
+    const fact = async (key: string) => sales.locator(`[data-test="${key}"]`).textContent();
+    expect(await fact("won")).toBe("13");
+    expect(await fact("lost")).toBe("13");
+    expect(await fact("revenue-won")).toBe("13,000");
+    expect(await fact("unresolved")).toBe("0");
+    expect(await fact("overdue-tasks")).toBe("1");
+    expect(await fact("connected-calls")).toBe("1");
+    expect(await sales.locator(".loss-reasons li").allTextContents()).toEqual(["too expensive (7)", "no budget (6)"]);
+    const partners = owner.getByRole("region", { name: "Pipeline Partners" });
+    expect(await partners.locator('[data-test="won"]').textContent()).toBe("0");
+    await shot(owner, "funnel");
   });
 
   it("is readable at 360 px wide: no sideways scrolling, every field labelled", async () => {
