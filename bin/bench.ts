@@ -11,6 +11,7 @@ import { startDynamoDbLocal, type DynamoDbLocal } from "../lambdas/local/dynamod
 import type { BenchContext, MeasurementResult } from "./bench/bench-env";
 import { machineHeader } from "./bench/machine";
 import { parseOptions, USAGE, type MeasurementName } from "./bench/options";
+import { measureAnalytics } from "./bench/analytics";
 import { measureLimiter } from "./bench/limiter";
 import { measureOrchestration } from "./bench/orchestration";
 import { measurePageOverhead } from "./bench/page-overhead";
@@ -26,6 +27,7 @@ const RUN: Record<MeasurementName, (context: BenchContext) => Promise<Measuremen
   orchestration: measureOrchestration,
   validation: measureValidation,
   limiter: measureLimiter,
+  analytics: measureAnalytics,
 };
 
 const out = (text: string) => process.stdout.write(text);

@@ -112,6 +112,7 @@ export class OnboardingApi extends Construct {
     props.table.grantItemActions(this.apiFunction.role, TABLE_ACCESS.Api);
     props.tokenKey.grantEncryptToken(this.apiFunction.role);
     props.syncStateMachine.grantStartRuns(this.apiFunction.role);
+    props.syncStateMachine.grantStopRuns(this.apiFunction.role);
 
     this.testConnectionFunction = new ServiceFunction(this, "TestConnectionApi", {
       entry: "onboarding-api",

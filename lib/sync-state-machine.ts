@@ -100,6 +100,11 @@ export class SyncStateMachine extends Construct {
    * on this state machine, DescribeExecution on its executions (to tell a dead
    * run's lock from a live one).
    */
+  /** The owner's cancel (POST .../syncs/{runId}/cancel): StopExecution on this state machine's executions only. */
+  grantStopRuns(role: Role): void {
+    role.addToPrincipalPolicy(new PolicyStatement({ actions: ["states:StopExecution"], resources: [this.executionsArn()] }));
+  }
+
   grantStartRuns(role: Role): void {
     role.addToPrincipalPolicy(new PolicyStatement({ actions: ["states:StartExecution"], resources: [this.stateMachine.stateMachineArn] }));
     role.addToPrincipalPolicy(new PolicyStatement({ actions: ["states:DescribeExecution"], resources: [this.executionsArn()] }));

@@ -162,6 +162,7 @@ export function createInstrumentedSync(options: InstrumentedSyncOptions) {
   const records: RecordStore = {
     getWatermark: (connectionId, entity) => store.getWatermark(connectionId, entity),
     resetWatermarks: (connectionId) => store.resetWatermarks(connectionId),
+    resetWatermark: (connectionId, entity) => store.resetWatermark(connectionId, entity),
     getStageKinds: (connectionId) => store.getStageKinds(connectionId),
     listRecords: (connectionId, collection, listOptions) => store.listRecords(connectionId, collection, listOptions),
     async commitPage(write) {

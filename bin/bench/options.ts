@@ -1,6 +1,6 @@
 /** `npm run bench -- [--quick] [--only <name>[,<name>...]]`; also BENCH_QUICK=1 and BENCH_ONLY=<names>. */
 
-export const MEASUREMENTS = ["rate", "overhead", "scale", "orchestration", "validation", "limiter"] as const;
+export const MEASUREMENTS = ["rate", "overhead", "scale", "orchestration", "validation", "limiter", "analytics"] as const;
 export type MeasurementName = (typeof MEASUREMENTS)[number];
 
 export interface BenchOptions {
@@ -9,7 +9,7 @@ export interface BenchOptions {
 }
 
 export const USAGE = `usage: npm run bench -- [--quick] [--only <name>[,<name>...]]
-  --quick   smaller sizes for a fast check (2,000 leads at rates 5 and 20; scale 1k and 10k)
+  --quick   smaller sizes for a fast check (2,000 leads at rates 5 and 20; scale 1k and 10k; analytics 10k leads)
   --only    run only these measurements: ${MEASUREMENTS.join(", ")} (repeatable)
   env:      BENCH_QUICK=1, BENCH_ONLY=<names>`;
 

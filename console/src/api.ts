@@ -29,6 +29,10 @@ export interface Connection {
   readonly sync_since: string;
   readonly created_at: string;
   readonly updated_at: string;
+  /** The owner paused the schedule: the dispatcher skips it; "Sync now" still runs. */
+  readonly paused: boolean;
+  /** The dispatcher's interval (`1h`, `off`), or null when the API was not told it. */
+  readonly schedule: string | null;
 }
 
 export interface TestResult {
@@ -62,6 +66,14 @@ export interface RecordsPage {
 
 /** Collections the records endpoint serves, in sync order. */
 export const COLLECTIONS = ["pipelines", "stages", "users", "contacts", "leads", "tasks", "calls", "events", "loss_reasons"] as const;
+
+/** Entities with a watermark, which a reset sends back to the start date (pipelines and users are read in full every run). */
+export const RESETTABLE = ["contacts", "leads", "tasks", "calls", "events"] as const;
+
+export interface ResetResult {
+  readonly reset: readonly string[];
+  readonly run: { readonly id: string; readonly status: "running" } | null;
+}
 
 let onSignedOut: () => void = () => undefined;
 /** Where a 401 sends the owner: the sign-in page. */

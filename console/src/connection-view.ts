@@ -1,7 +1,9 @@
 import { api, COLLECTIONS, connectionPath, type Connection, type RunSummary, type TestResult } from "./api";
 import { duration, h, when } from "./dom";
 import { editConnectionForm, rotateTokenForm } from "./connection-form";
-import { healthOf, recordsOf } from "./health";
+import { healthOf, nextRunOf, recordsOf } from "./health";
+import { resetForm } from "./reset-form";
+import { scheduleCard } from "./schedule-controls";
 import { readOnlyNote } from "./read-only-note";
 import { isOwner } from "./session";
 
@@ -31,6 +33,8 @@ export async function connectionView(outlet: HTMLElement, id: string, navigate: 
       h("dd", null, when(current.sync_since)),
       h("dt", null, "Updated"),
       h("dd", null, when(current.updated_at)),
+      h("dt", null, "Next run"),
+      h("dd", { "data-test": "next-run" }, nextRunOf(current)),
     );
   showFacts(connection);
 
@@ -104,6 +108,7 @@ export async function connectionView(outlet: HTMLElement, id: string, navigate: 
       testResult,
     ),
     h("section", { class: "card", "aria-labelledby": "sync-title" }, h("h2", { id: "sync-title" }, "Sync"), syncButton, syncStatus),
+    ...(isOwner() ? [scheduleCard(connection, showFacts), resetForm(id, navigate)] : []),
     editConnectionForm(connection, showFacts),
     rotateTokenForm(connection),
     h("section", { class: "card", "aria-labelledby": "history-title" }, h("h2", { id: "history-title" }, "Run history"), history),
@@ -112,6 +117,7 @@ export async function connectionView(outlet: HTMLElement, id: string, navigate: 
       { class: "card", "aria-labelledby": "records-title" },
       h("h2", { id: "records-title" }, "Records"),
       h("ul", { class: "chips" }, COLLECTIONS.map((entity) => h("li", null, h("a", { href: `#/connections/${encodeURIComponent(id)}/records/${entity}` }, entity)))),
+      h("p", null, h("a", { href: `#/connections/${encodeURIComponent(id)}/funnel` }, "Funnel: leads per stage, won, lost, revenue")),
     ),
   );
   // Every write control is the owner's; the API would answer anyone else 403.

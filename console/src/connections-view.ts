@@ -1,6 +1,6 @@
 import { api, ApiError, CONNECTIONS, connectionPath, type Connection, type RunSummary } from "./api";
 import { duration, h, when } from "./dom";
-import { healthOf, recordsOf } from "./health";
+import { healthOf, nextRunOf, recordsOf } from "./health";
 import { readOnlyNote } from "./read-only-note";
 import { isOwner } from "./session";
 
@@ -45,13 +45,15 @@ export async function connectionsView(outlet: HTMLElement): Promise<void> {
           h("dd", null, `${connection.rate_limit} requests/s`),
           h("dt", null, "Last run"),
           lastRun,
+          h("dt", null, "Next run"),
+          h("dd", null, nextRunOf(connection)),
         ),
       ),
     );
     void api<{ data: RunSummary[] }>("GET", `${connectionPath(connection.id)}/syncs`).then(
       ({ data }) => {
         const latest = data[0];
-        const state = healthOf(latest);
+        const state = healthOf(latest, connection.paused);
         health.textContent = state;
         health.className = `badge health-${state.replace(" ", "-")}`;
         lastRun.textContent = latest

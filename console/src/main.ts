@@ -3,6 +3,7 @@ import { connectionView } from "./connection-view";
 import { createConnectionView } from "./connection-form";
 import { connectionsView } from "./connections-view";
 import { h, replace } from "./dom";
+import { funnelView } from "./funnel-view";
 import { recordsView } from "./records-view";
 import { runView } from "./run-view";
 import { session, signOut } from "./session";
@@ -66,6 +67,8 @@ async function render(): Promise<void> {
       stopView = runView(main, parts[1], parts[3]);
     } else if (parts[0] === "connections" && parts[1] && parts[2] === "records" && parts[3]) {
       recordsView(main, parts[1], parts[3]);
+    } else if (parts[0] === "connections" && parts[1] && parts[2] === "funnel") {
+      await funnelView(main, parts[1]);
     } else if (parts[0] === "connections" && parts[1]) {
       await connectionView(main, parts[1], navigate);
     } else {

@@ -2,6 +2,7 @@ import {
   DescribeExecutionCommand,
   ExecutionDoesNotExist,
   StartExecutionCommand,
+  StopExecutionCommand,
   type SFNClient,
 } from "@aws-sdk/client-sfn";
 import type { RunStarter, SyncExecutionInput } from "../core/ports";
@@ -34,6 +35,18 @@ export class SfnRunStarter implements RunStarter {
       return out.status === "RUNNING";
     } catch (error) {
       if (error instanceof ExecutionDoesNotExist) return false;
+      throw error;
+    }
+  }
+
+  /** StopExecution; an execution that no longer exists is already stopped. The cause is what the console shows. */
+  async abort(executionRef: string): Promise<void> {
+    try {
+      await this.client.send(
+        new StopExecutionCommand({ executionArn: executionRef, error: "CancelledByOwner", cause: "cancelled by the owner" }),
+      );
+    } catch (error) {
+      if (error instanceof ExecutionDoesNotExist) return;
       throw error;
     }
   }

@@ -123,6 +123,8 @@ function toItem(connection: StoredConnection): Item {
     created_at: { S: connection.created_at },
     updated_at: { S: connection.updated_at },
     token_ciphertext: { S: connection.token_ciphertext },
+    // Written only when true: items from before pausing existed read as not paused.
+    ...(connection.paused === true ? { paused: { BOOL: true } } : {}),
   };
 }
 
@@ -149,5 +151,6 @@ function fromItem(item: Item): StoredConnection {
     created_at: text("created_at"),
     updated_at: text("updated_at"),
     token_ciphertext: text("token_ciphertext"),
+    ...(item["paused"]?.BOOL === true ? { paused: true } : {}),
   };
 }

@@ -91,6 +91,12 @@ export interface RecordStore {
    * watermark back: its next page fails with SyncSinceChangedError.
    */
   resetWatermarks(connectionId: string): Promise<void>;
+  /**
+   * Forgets one entity's watermark, with the same fence as resetWatermarks:
+   * a run under way cannot write it back (its next page fails with
+   * SyncSinceChangedError and writes nothing).
+   */
+  resetWatermark(connectionId: string, entity: SyncEntity): Promise<void>;
   getStageKinds(connectionId: string): Promise<StageKinds>;
   /**
    * Upserts the page's records and then its watermark, with the run's progress
@@ -140,6 +146,8 @@ export interface Connection {
 export interface StoredConnection extends Connection {
   /** Base64 ciphertext from the TokenCipher, bound to (business_account_id, id). */
   readonly token_ciphertext: string;
+  /** True while the owner has paused the schedule: the dispatcher skips it; a manual sync still runs. Absent = false. */
+  readonly paused?: boolean;
 }
 
 export interface ConnectionStore {
@@ -208,6 +216,11 @@ export interface RunStarter {
   start(input: SyncExecutionInput): Promise<string>;
   /** False once the execution has ended in any way (succeeded, failed, aborted, timed out) or is unknown. */
   isRunning(executionRef: string): Promise<boolean>;
+  /**
+   * Ends the execution (StopExecution in AWS; the local engine's abort).
+   * Named `abort`, not `stop`: the local engine's `stop()` shuts the whole engine down.
+   */
+  abort(executionRef: string): Promise<void>;
 }
 
 /** The state machine's input. Small: cursors, never pages. */
@@ -260,6 +273,8 @@ export interface RunStore {
    */
   handOver(connectionId: string, runId: string, leaseUntil: string): Promise<void>;
   get(connectionId: string, runId: string): Promise<RunSummary | null>;
+  /** Who holds the connection's run lock now; null when no run does. */
+  lock(connectionId: string): Promise<RunLock | null>;
   /** Newest first. */
   list(connectionId: string, options?: { readonly limit?: number }): Promise<RunSummary[]>;
   /** Like entityFinished and finish: a no-op once the run has finished (a superseded run cannot rewrite it). */

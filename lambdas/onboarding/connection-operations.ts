@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { DEFAULT_RATE_LIMIT } from "../core/limits";
-import type { Connection, StoredConnection } from "../core/ports";
+import type { StoredConnection } from "../core/ports";
 import { checkBaseUrl } from "../source/ssrf/base-url-policy";
 import { startSync } from "../sync/start-sync";
 import {
@@ -8,7 +8,7 @@ import {
   parseFields,
   UpdateConnectionSchema,
 } from "./connection-input";
-import { toConnectionResource } from "./connection-resource";
+import { toConnectionResource, type ConnectionResource } from "./connection-resource";
 import type { OnboardingDeps } from "./onboarding-deps";
 import { InvalidFieldError, NotFoundError } from "./onboarding-errors";
 import { isStorableConnectionId } from "./path-id";
@@ -40,7 +40,7 @@ export async function createConnection(
   deps: OnboardingDeps,
   account: string,
   body: Record<string, unknown>,
-): Promise<Connection> {
+): Promise<ConnectionResource> {
   const input = parseFields(CreateConnectionSchema, body);
   const baseUrl = sourceBaseUrl(deps, input.base_url);
   const now = deps.clock.now();
@@ -70,15 +70,15 @@ export async function createConnection(
       });
     }
   }
-  return toConnectionResource(stored);
+  return toConnectionResource(stored, deps.schedule);
 }
 
-export async function listConnections(deps: OnboardingDeps, account: string): Promise<Connection[]> {
-  return (await deps.connections.listByAccount(account)).map(toConnectionResource);
+export async function listConnections(deps: OnboardingDeps, account: string): Promise<ConnectionResource[]> {
+  return (await deps.connections.listByAccount(account)).map((stored) => toConnectionResource(stored, deps.schedule));
 }
 
-export async function getConnection(deps: OnboardingDeps, account: string, id: string): Promise<Connection> {
-  return toConnectionResource(await findConnection(deps, account, id));
+export async function getConnection(deps: OnboardingDeps, account: string, id: string): Promise<ConnectionResource> {
+  return toConnectionResource(await findConnection(deps, account, id), deps.schedule);
 }
 
 /**
@@ -91,7 +91,7 @@ export async function updateConnection(
   account: string,
   id: string,
   body: Record<string, unknown>,
-): Promise<Connection> {
+): Promise<ConnectionResource> {
   const input = parseFields(UpdateConnectionSchema, body);
   const current = await findConnection(deps, account, id);
   const next: StoredConnection = {
@@ -113,7 +113,7 @@ export async function updateConnection(
     connection_id: id,
     fields: Object.keys(input).filter((key) => input[key as keyof typeof input] !== undefined),
   });
-  return toConnectionResource(next);
+  return toConnectionResource(next, deps.schedule);
 }
 
 /** Stops syncing: the connection and its encrypted token are deleted; see the README for its data. */

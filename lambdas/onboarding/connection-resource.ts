@@ -1,7 +1,18 @@
 import type { Connection, StoredConnection } from "../core/ports";
 
-/** The Connection as the API returns it: every field but the token, which never leaves the store. */
-export function toConnectionResource(stored: StoredConnection): Connection {
+/** The Connection as the API returns it: every field but the token, plus the schedule as the owner sees it. */
+export interface ConnectionResource extends Connection {
+  /** True while the owner has paused the schedule; a manual sync still runs. */
+  readonly paused: boolean;
+  /**
+   * The scheduled dispatcher's interval as configured (`1h`, `15m`, `off`), or
+   * null when this deployment did not tell the API. The next run is within one
+   * interval: neither EventBridge nor the local timer exposes the exact time.
+   */
+  readonly schedule: string | null;
+}
+
+export function toConnectionResource(stored: StoredConnection, schedule?: string): ConnectionResource {
   return {
     id: stored.id,
     business_account_id: stored.business_account_id,
@@ -11,5 +22,7 @@ export function toConnectionResource(stored: StoredConnection): Connection {
     sync_since: stored.sync_since,
     created_at: stored.created_at,
     updated_at: stored.updated_at,
+    paused: stored.paused === true,
+    schedule: schedule ?? null,
   };
 }

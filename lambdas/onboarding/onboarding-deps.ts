@@ -28,4 +28,6 @@ export interface OnboardingDeps {
   readonly preflightLauncher: PreflightLauncher;
   /** Local runtime only: lets base_url point at loopback (demo, tests). Off in the CDK deployment. */
   readonly allowLoopbackSources: boolean;
+  /** The scheduled dispatcher's interval as configured (`1h`, `off`), shown on each connection; absent when not known. */
+  readonly schedule?: string;
 }

@@ -52,3 +52,9 @@ export class PreflightUnavailableError extends OnboardingError {
   override readonly name = "PreflightUnavailableError";
   readonly code = "unavailable";
 }
+
+/** The request is valid but the resource is not in a state that allows it (e.g. cancelling a finished run). */
+export class ConflictError extends OnboardingError {
+  override readonly name = "ConflictError";
+  readonly code = "conflict";
+}

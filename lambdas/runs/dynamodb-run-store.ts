@@ -298,6 +298,10 @@ export class DynamoDbRunStore implements RunStore {
     };
   }
 
+  lock(connectionId: string): Promise<RunLock | null> {
+    return this.readLock(connectionId);
+  }
+
   private async readLock(connectionId: string): Promise<RunLock | null> {
     const out = await this.client.send(
       new GetItemCommand({ TableName: this.tableName, Key: lockKey(connectionId), ConsistentRead: true }),

@@ -1,6 +1,7 @@
 import {
   BatchWriteItemCommand,
   ConditionalCheckFailedException,
+  DeleteItemCommand,
   TransactionCanceledException,
   UpdateItemCommand,
   GetItemCommand,
@@ -93,6 +94,30 @@ export class DynamoDbRecordStore implements RecordStore {
       const out = await this.client.send(new BatchWriteItemCommand({ RequestItems: { [this.tableName]: requests } }));
       requests = (out.UnprocessedItems?.[this.tableName] ?? []) as typeof requests;
     }
+  }
+
+  /** One entity's watermark, behind the same fence as resetWatermarks (docs/run-safety.md). */
+  async resetWatermark(connectionId: string, entity: SyncEntity): Promise<void> {
+    try {
+      await this.client.send(
+        new UpdateItemCommand({
+          TableName: this.tableName,
+          Key: lockKey(connectionId),
+          UpdateExpression: "SET #reset = :true",
+          ConditionExpression: "attribute_exists(#pk)",
+          ExpressionAttributeNames: { "#pk": RUN_ATTR.pk, "#reset": RUN_ATTR.lockWatermarksReset },
+          ExpressionAttributeValues: { ":true": { BOOL: true } },
+        }),
+      );
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error; // no run under way
+    }
+    await this.client.send(
+      new DeleteItemCommand({
+        TableName: this.tableName,
+        Key: { [ATTR.pk]: { S: watermarkPartitionKey(connectionId) }, [ATTR.sk]: { S: watermarkSortKey(entity) } },
+      }),
+    );
   }
 
   async getStageKinds(connectionId: string): Promise<StageKinds> {

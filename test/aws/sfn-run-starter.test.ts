@@ -1,4 +1,4 @@
-import { DescribeExecutionCommand, ExecutionDoesNotExist, SFNClient, StartExecutionCommand } from "@aws-sdk/client-sfn";
+import { DescribeExecutionCommand, ExecutionDoesNotExist, SFNClient, StartExecutionCommand, StopExecutionCommand } from "@aws-sdk/client-sfn";
 import { describe, expect, test } from "vitest";
 import { SfnRunStarter } from "../../lambdas/aws/sfn-run-starter";
 
@@ -42,5 +42,21 @@ describe("SfnRunStarter", () => {
       throw new ExecutionDoesNotExist({ message: "gone", $metadata: {} });
     });
     await expect(new SfnRunStarter({ client, stateMachineArn: STATE_MACHINE }).isRunning("arn:exec")).resolves.toBe(false);
+  });
+
+  test("abort: one StopExecution of that execution, naming the owner's cancel; a missing execution is already stopped", async () => {
+    const { client, sent } = recordingClient(() => ({ stopDate: new Date(0) }));
+    await new SfnRunStarter({ client, stateMachineArn: STATE_MACHINE }).abort("arn:exec");
+    expect(sent).toHaveLength(1);
+    expect(sent[0]).toBeInstanceOf(StopExecutionCommand);
+    expect((sent[0] as StopExecutionCommand).input).toEqual({ executionArn: "arn:exec", error: "CancelledByOwner", cause: "cancelled by the owner" });
+    const gone = recordingClient(() => {
+      throw new ExecutionDoesNotExist({ message: "gone", $metadata: {} });
+    });
+    await expect(new SfnRunStarter({ client: gone.client, stateMachineArn: STATE_MACHINE }).abort("arn:exec")).resolves.toBeUndefined();
+    const denied = recordingClient(() => {
+      throw Object.assign(new Error("denied"), { name: "AccessDeniedException" });
+    });
+    await expect(new SfnRunStarter({ client: denied.client, stateMachineArn: STATE_MACHINE }).abort("arn:exec")).rejects.toThrow("denied");
   });
 });

@@ -200,17 +200,17 @@ describe("CDK stack: IAM", () => {
     const starters = [roleId(functions.Dispatcher!), roleId(functions.Api!)].sort();
     expect(rolesWithAction("states:StartExecution").filter((role) => role !== logicalId(stack.syncStateMachine.stateMachine.role))).toEqual(starters);
     expect(rolesWithAction("states:DescribeExecution")).toEqual(starters);
+    const executions = {
+      "Fn::Join": ["", ["arn:", { Ref: "AWS::Partition" }, ":states:", { Ref: "AWS::Region" }, ":", { Ref: "AWS::AccountId" }, ":execution:CrmIntegration-Sync:*"]],
+    };
+    // Only the API cancels a run (the owner's cancel route): StopExecution on this state machine's executions.
+    expect(rolesWithAction("states:StopExecution")).toEqual([roleId(functions.Api!)]);
     for (const role of starters) {
       const states = roleStatements(template, role).filter((statement) => actionsOf(statement).some((action) => action.startsWith("states:")));
-      expect(states).toEqual([
-        { Effect: "Allow", Action: "states:StartExecution", Resource: { Ref: logicalId(stack.syncStateMachine.stateMachine) } },
-        {
-          Effect: "Allow",
-          Action: "states:DescribeExecution",
-          Resource: {
-            "Fn::Join": ["", ["arn:", { Ref: "AWS::Partition" }, ":states:", { Ref: "AWS::Region" }, ":", { Ref: "AWS::AccountId" }, ":execution:CrmIntegration-Sync:*"]],
-          },
-        },
+      const onExecutions = role === roleId(functions.Api!) ? ["states:DescribeExecution", "states:StopExecution"] : ["states:DescribeExecution"];
+      expect(states.map((statement) => ({ ...statement, Action: actionsOf(statement).sort() }))).toEqual([
+        { Effect: "Allow", Action: ["states:StartExecution"], Resource: { Ref: logicalId(stack.syncStateMachine.stateMachine) } },
+        { Effect: "Allow", Action: onExecutions, Resource: executions },
       ]);
     }
   });

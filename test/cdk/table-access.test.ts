@@ -92,7 +92,7 @@ const preflightWorker = new InProcessPreflightLauncher((job) => {
 
 /** An API function (the onboarding entry point) on its own recording client; the run starter is a stub. */
 function apiOf(name: "Api" | "TestConnectionApi") {
-  const starter = { start: async (input: SyncExecutionInput) => `exec-${input.run_id}`, isRunning: async () => false };
+  const starter = { start: async (input: SyncExecutionInput) => `exec-${input.run_id}`, isRunning: async () => false, abort: async () => undefined };
   return makeApiHandler({ ...storesOf(name), cipher, source, starter, clock, logger, allowLoopbackSources: true, preflightLauncher: preflightWorker });
 }
 
@@ -112,7 +112,7 @@ function apiEvent(routeKey: string, path: Record<string, string> = {}, body?: un
 /** The dispatcher with a stub starter; `running` says whether a started execution is still alive. */
 function dispatcher(started: SyncExecutionInput[], running: boolean) {
   const { runs, connections } = storesOf("Dispatcher");
-  const starter = { start: async (input: SyncExecutionInput) => (started.push(input), `exec-${input.run_id}`), isRunning: async () => running };
+  const starter = { start: async (input: SyncExecutionInput) => (started.push(input), `exec-${input.run_id}`), isRunning: async () => running, abort: async () => undefined };
   return { runs, connections, starter, clock, logger };
 }
 
@@ -239,6 +239,15 @@ describe("least privilege: the table actions the functions send", () => {
       (await call(api, apiEvent(`PATCH ${CONNECTIONS}/{id}`, { id }, { sync_since: "2026-02-01T00:00:00Z", token: `${TOKEN}-new` }))).statusCode,
       (await call(api, apiEvent(`GET ${CONNECTIONS}/{id}/records/{entity}`, { id, entity: "leads" }))).statusCode,
     ];
+    const runs = JSON.parse((await call(api, apiEvent(`GET ${CONNECTIONS}/{id}/syncs`, { id }))).body!) as { data: { id: string }[] };
+    statuses.push(
+      (await call(api, apiEvent(`POST ${CONNECTIONS}/{id}/pause`, { id }))).statusCode,
+      (await call(api, apiEvent(`POST ${CONNECTIONS}/{id}/resume`, { id }))).statusCode,
+      (await call(api, apiEvent(`POST ${CONNECTIONS}/{id}/syncs/{runId}/cancel`, { id, runId: runs.data[0]!.id }))).statusCode,
+      (await call(api, apiEvent(`POST ${CONNECTIONS}/{id}/reset`, { id }, { entity: "leads" }))).statusCode,
+      (await call(api, apiEvent(`POST ${CONNECTIONS}/{id}/reset`, { id }, {}))).statusCode,
+      (await call(api, apiEvent(`GET ${CONNECTIONS}/{id}/analytics/funnel`, { id }))).statusCode,
+    );
     const preflight = await call(api, apiEvent(`POST ${CONNECTIONS}/{id}/preflight`, { id }));
     await preflightWorker.idle();
     const preflightId = (JSON.parse(preflight.body!) as { id: string }).id;
@@ -247,7 +256,7 @@ describe("least privilege: the table actions the functions send", () => {
       (await call(api, apiEvent(`GET ${CONNECTIONS}/{id}/preflight/{preflightId}`, { id, preflightId }))).statusCode,
       (await call(api, apiEvent(`DELETE ${CONNECTIONS}/{id}`, { id }))).statusCode,
     );
-    expect(statuses).toEqual([200, 200, 200, 202, 200, 200, 200, 202, 200, 204]);
+    expect(statuses).toEqual([200, 200, 200, 202, 200, 200, 200, 200, 200, 200, 200, 200, 200, 202, 200, 204]);
 
     for (const name of ["Api", "TestConnectionApi", "PreflightWorker"] as const) {
       const granted = new Set<string>(TABLE_ACCESS[name]);

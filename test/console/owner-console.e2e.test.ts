@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import type { Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import {
   callRecord,
   contactRecord,
@@ -22,10 +22,17 @@ const data: CrmData = {
   pipelines: [pipelineRecord(), pipelineRecord({ id: "pipeline-2", name: "Partners", sort: 2, stages: [] })],
   users: [userRecord(), userRecord({ id: "user-2", name: "Ben Ortiz", email: "ben@example.com" })],
   contacts: [contactRecord()],
+  // Every tenth lead won (price 1000), every tenth lost (two reasons): the funnel step checks these numbers.
   leads: Array.from({ length: LEADS }, (_, i) =>
-    leadRecord({ id: `lead-${i + 1}`, name: `Deal ${i + 1}`, updated_at: `2026-02-03T08:${String(i % 60).padStart(2, "0")}:00Z` }),
+    leadRecord({
+      id: `lead-${i + 1}`,
+      name: `Deal ${i + 1}`,
+      updated_at: `2026-02-03T08:${String(i % 60).padStart(2, "0")}:00Z`,
+      ...(i % 10 === 1 ? { stage_id: "stage-won", price: 1000 } : {}),
+      ...(i % 10 === 2 ? { stage_id: "stage-lost", loss_reason: i % 20 === 2 ? "too expensive" : "no budget" } : {}),
+    }),
   ),
-  tasks: [taskRecord()],
+  tasks: [taskRecord({ due_at: "2000-01-01T00:00:00Z" })],
   calls: [callRecord()],
   events: [eventRecord()],
 };
@@ -228,6 +235,81 @@ describe("owner's console, end to end (Chromium against the local service and a 
     acceptedToken = ROTATED_TOKEN;
   });
 
+  it("pause and resume: the schedule card, the next run and the list's health follow the API", async () => {
+    await owner.goto(connectionUrl);
+    await owner.getByRole("button", { name: "Pause schedule" }).click();
+    await owner.getByText("Schedule paused.").waitFor();
+    await owner.locator('[data-test="next-run"]', { hasText: "paused" }).waitFor();
+    expect((await harness.service.sync.connections.listAll()).map((connection) => connection.paused === true)).toEqual([true]);
+    await shot(owner, "schedule-paused");
+    await owner.getByRole("link", { name: "CRM connections" }).click();
+    const card = owner.getByRole("list", { name: "Connections" }).locator("li").first();
+    await card.locator(".badge", { hasText: "paused" }).waitFor();
+    await card.getByRole("link").click();
+    await owner.getByRole("button", { name: "Resume schedule" }).click();
+    await owner.getByText("Schedule resumed.").waitFor();
+    expect((await harness.service.sync.connections.listAll()).map((connection) => connection.paused === true)).toEqual([false]);
+  });
+
+  it("a running sync is cancelled from its live view: unfinished entities fail 'cancelled by the owner'", async () => {
+    leadsGate = new Promise((resolve) => (releaseLeads = resolve));
+    onTestFinished(() => releaseLeads());
+    await owner.getByRole("button", { name: "Sync now" }).click();
+    await owner.locator('tr[data-entity="leads"] .badge', { hasText: "running" }).waitFor();
+    await owner.getByRole("button", { name: "Cancel sync" }).click();
+    await owner.locator('.run-status[data-status="failed"]').waitFor();
+    expect(await owner.locator('tr[data-entity="leads"] .error-cell').textContent()).toBe("cancelled by the owner");
+    expect(await owner.locator('tr[data-entity="events"] .error-cell').textContent()).toBe("cancelled by the owner");
+    expect(await owner.locator('tr[data-entity="contacts"] .badge').textContent()).toBe("succeeded");
+    expect(await owner.getByRole("button", { name: "Cancel sync" }).isHidden()).toBe(true);
+    await shot(owner, "sync-cancelled");
+  });
+
+  it("reset one entity and re-sync: the new run reads every lead again from the start date", async () => {
+    await owner.goto(connectionUrl);
+    const form = owner.getByRole("form", { name: "Reset and re-sync" });
+    await form.getByLabel("Entity").selectOption("leads");
+    expect(await form.getByLabel("Start a sync now").isChecked()).toBe(true);
+    const seen = source.requests.length;
+    await form.getByRole("button", { name: "Reset" }).click();
+    await owner.locator('.run-status[data-status="succeeded"]').waitFor();
+    expect(await owner.locator('tr[data-entity="leads"]').locator("td").nth(2).textContent()).toBe(String(LEADS));
+    const leadsSince = source.requests.slice(seen).find((request) => request.path === "/leads")?.query["updated_since"];
+    expect(Date.parse(leadsSince ?? "")).toBe(Date.parse("2020-01-01T00:00:00Z"));
+
+    await owner.goto(connectionUrl);
+    await form.getByLabel("Entity").selectOption("");
+    await form.getByLabel("Start a sync now").uncheck();
+    await form.getByRole("button", { name: "Reset" }).click();
+    await form.getByText("Reset: contacts, leads, tasks, calls, events. The next run reads them from the start date.").waitFor();
+    const [stored] = await harness.service.sync.connections.listAll();
+    for (const entity of ["contacts", "leads", "tasks", "calls", "events"] as const) {
+      expect(await harness.service.sync.records.getWatermark(stored!.id, entity)).toBeNull();
+    }
+  });
+
+  it("the funnel shows, per pipeline, the numbers the canonical data gives", async () => {
+    await owner.goto(connectionUrl);
+    await owner.getByRole("link", { name: /^Funnel/ }).click();
+    const sales = owner.getByRole("region", { name: "Pipeline Sales" });
+    await sales.waitFor();
+    // 130 leads: every tenth won (13, at 1000 each), every tenth lost (13: 7 "too expensive", 6 "no budget"), the rest new.
+    const stageLeads = async (stage: string) => sales.locator(`tr[data-stage="${stage}"] td`).nth(1).textContent();
+    expect([await stageLeads("stage-new"), await stageLeads("stage-won"), await stageLeads("stage-lost")]).toEqual(["104", "13", "13"]);
+    expect(await sales.locator("tbody tr").evaluateAll((rows) => rows.map((row) => row.getAttribute("data-stage")))).toEqual(["stage-new", "stage-won", "stage-lost"]);
+    const fact = async (key: string) => sales.locator(`[data-test="${key}"]`).textContent();
+    expect(await fact("won")).toBe("13");
+    expect(await fact("lost")).toBe("13");
+    expect(await fact("revenue-won")).toBe("13,000");
+    expect(await fact("unresolved")).toBe("0");
+    expect(await fact("overdue-tasks")).toBe("1");
+    expect(await fact("connected-calls")).toBe("1");
+    expect(await sales.locator(".loss-reasons li").allTextContents()).toEqual(["too expensive (7)", "no budget (6)"]);
+    const partners = owner.getByRole("region", { name: "Pipeline Partners" });
+    expect(await partners.locator('[data-test="won"]').textContent()).toBe("0");
+    await shot(owner, "funnel");
+  });
+
   it("is readable at 360 px wide: no sideways scrolling, every field labelled", async () => {
     await owner.setViewportSize({ width: 360, height: 780 });
     for (const url of [`${harness.url}/#/connections`, connectionUrl]) {
@@ -267,6 +349,11 @@ describe("owner's console, end to end (Chromium against the local service and a 
     await rop.getByRole("note").waitFor();
     await rop.locator("main p[role=status]").getByText(/not the workspace owner|owner/i).waitFor();
     expect(await rop.locator("main form, main button").count()).toBe(0);
+    expect(await rop.getByRole("button", { name: /Pause schedule|Resume schedule|Reset|Cancel sync/ }).count()).toBe(0);
+    // A run's live view: no cancel control either.
+    await rop.goto(`${connectionUrl}/runs/20260101T000000000Z-any`);
+    await rop.locator("main .run-status").waitFor();
+    expect(await rop.locator("main button").count()).toBe(0);
     await rop.close();
   });
 });

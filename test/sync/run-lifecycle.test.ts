@@ -148,6 +148,7 @@ describe("a run that dies", () => {
         throw new Error("ServiceUnavailable");
       },
       isRunning: async () => false,
+      abort: async () => {},
     };
     await expect(startSync({ ...harness.startDeps, starter: down }, connection)).rejects.toBeInstanceOf(SyncQueueUnavailableError);
     const [failed] = await harness.runs.list(connection.id);

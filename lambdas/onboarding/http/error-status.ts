@@ -12,6 +12,7 @@ export const ERROR_STATUS: Readonly<Record<string, number>> = {
   UnauthenticatedError: 401,
   NotOwnerError: 403,
   NotFoundError: 404,
+  ConflictError: 409,
   SyncQueueUnavailableError: 503,
   PreflightUnavailableError: 503,
   StoreUnavailableError: 503,

@@ -2,6 +2,7 @@ import { toJsonSchema } from "@valibot/to-json-schema";
 import { SUMMARY_ENTITIES, COLLECTIONS } from "../../core/entities";
 import { CreateConnectionSchema, MAX_RATE_LIMIT, UpdateConnectionSchema } from "../connection-input";
 import { RECORDS_DEFAULT_LIMIT, RECORDS_MAX_LIMIT } from "../record-operations";
+import { RESETTABLE_ENTITIES, ResetSyncSchema } from "../reset-sync";
 import { ERROR_STATUS, RETRY_AFTER_SECONDS } from "./error-status";
 import { PreflightRunSchema } from "../../preflight/preflight-run";
 import { API_PREFIX, ROUTES, type Route } from "./routes";
@@ -30,6 +31,7 @@ const ERROR_RESPONSES: Record<string, { description: string; headers?: Record<st
   "401": { description: "No valid owner session token" },
   "403": { description: "The caller is not the workspace owner (ROP, MOP)" },
   "404": { description: "Unknown id, another workspace's, or one too long to be an id (over 1024 UTF-8 bytes)" },
+  "409": { description: "Not possible in the resource's state (cancelling a run that has finished)" },
   "422": { description: "A field breaks a rule: the body names the field and the rule" },
   "503": {
     description: "Briefly unavailable (the store throttled or busy, or the sync queue); try again after Retry-After",
@@ -51,6 +53,11 @@ function responsesOf(route: Route): Record<string, unknown> {
     listRecords: { description: "A page of canonical records", content: content(ref("RecordsPage")) },
     startPreflight: { description: "The check started; read it back with getPreflight", content: content(ref("PreflightRun")) },
     getPreflight: { description: "The conformance report, as far as the check has got", content: content(ref("PreflightRun")) },
+    pauseConnection: { description: "The connection, paused", content: content(ref("Connection")) },
+    resumeConnection: { description: "The connection, resumed", content: content(ref("Connection")) },
+    cancelSyncRun: { description: "The cancelled run's summary (or the run's own outcome if it finished first)", content: content(ref("RunSummary")) },
+    resetSync: { description: "What was reset, and the run started if asked", content: content(ref("ResetResult")) },
+    getFunnel: { description: "Per pipeline: leads per stage in stage order, won, lost, revenue won, top loss reasons, unresolved won/lost, overdue tasks, connected calls", content: content({ type: "object", required: ["computed_at", "pipelines", "leads_without_pipeline"] }) },
   };
   const errors = Object.fromEntries(
     Object.entries(ERROR_RESPONSES).map(([status, { description, headers }]) => [
@@ -80,13 +87,15 @@ function operationOf(route: Route): Record<string, unknown> {
       ? bodySchema(CreateConnectionSchema)
       : route.operationId === "updateConnection"
         ? bodySchema(UpdateConnectionSchema, { atLeastOneField: true })
-        : undefined;
+        : route.operationId === "resetSync"
+          ? bodySchema(ResetSyncSchema)
+          : undefined;
   return {
     operationId: route.operationId,
     summary: route.summary,
     security: [{ ownerSession: [] }],
     ...(parameters.length > 0 ? { parameters } : {}),
-    ...(body ? { requestBody: { required: true, content: content(body) } } : {}),
+    ...(body ? { requestBody: { required: route.operationId !== "resetSync", content: content(body) } } : {}),
     responses: responsesOf(route),
   };
 }
@@ -114,7 +123,7 @@ export function openApiDocument(): Record<string, unknown> {
       schemas: {
         Connection: {
           type: "object",
-          required: ["id", "business_account_id", "crm_type", "base_url", "rate_limit", "sync_since", "created_at", "updated_at"],
+          required: ["id", "business_account_id", "crm_type", "base_url", "rate_limit", "sync_since", "created_at", "updated_at", "paused", "schedule"],
           properties: {
             id: { type: "string" },
             business_account_id: { type: "string" },
@@ -124,8 +133,18 @@ export function openApiDocument(): Record<string, unknown> {
             sync_since: { type: "string", format: "date-time" },
             created_at: { type: "string", format: "date-time" },
             updated_at: { type: "string", format: "date-time" },
+            paused: { type: "boolean", description: "The schedule is paused: the dispatcher skips it; a manual sync still runs" },
+            schedule: { type: ["string", "null"], description: "The dispatcher's interval (1h, 15m, off); the next scheduled run is within one interval. Null when not configured for the API" },
           },
           additionalProperties: false,
+        },
+        ResetResult: {
+          type: "object",
+          required: ["reset", "run"],
+          properties: {
+            reset: { type: "array", items: { type: "string", enum: [...RESETTABLE_ENTITIES] } },
+            run: { oneOf: [{ type: "null" }, ref("RunStarted")] },
+          },
         },
         ConnectionTest: {
           type: "object",

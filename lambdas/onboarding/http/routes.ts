@@ -5,6 +5,10 @@ import { listRecords } from "../record-operations";
 import { getRun, listRuns, triggerSync } from "../run-operations";
 import { getPreflight, startPreflight } from "../preflight-operations";
 import { testConnection } from "../test-connection";
+import { cancelRun } from "../cancel-run";
+import { setPaused } from "../connection-schedule";
+import { resetSync } from "../reset-sync";
+import { getFunnel } from "../funnel-analytics";
 
 export const API_PREFIX = "/api/v1";
 const CONNECTIONS = `${API_PREFIX}/crm/custom/connections`;
@@ -117,6 +121,41 @@ export const ROUTES: readonly Route[] = [
     summary: "A conformance report, as far as the check has got",
     successStatus: 200,
     handle: (deps, request) => getPreflight(deps, request.account, param(request, "id"), param(request, "preflightId")),
+  },
+  {
+    routeKey: `POST ${CONNECTIONS}/{id}/pause`,
+    operationId: "pauseConnection",
+    summary: "Pause the connection's schedule (a manual sync still runs)",
+    successStatus: 200,
+    handle: (deps, request) => setPaused(deps, request.account, param(request, "id"), true),
+  },
+  {
+    routeKey: `POST ${CONNECTIONS}/{id}/resume`,
+    operationId: "resumeConnection",
+    summary: "Resume the connection's schedule",
+    successStatus: 200,
+    handle: (deps, request) => setPaused(deps, request.account, param(request, "id"), false),
+  },
+  {
+    routeKey: `POST ${CONNECTIONS}/{id}/syncs/{runId}/cancel`,
+    operationId: "cancelSyncRun",
+    summary: "Cancel a running sync: unfinished entities fail, the lock is released, the execution stopped",
+    successStatus: 200,
+    handle: (deps, request) => cancelRun(deps, request.account, param(request, "id"), param(request, "runId")),
+  },
+  {
+    routeKey: `POST ${CONNECTIONS}/{id}/reset`,
+    operationId: "resetSync",
+    summary: "Watermarks back to sync_since (one entity or every incremental one), then optionally a sync",
+    successStatus: 200,
+    handle: (deps, request) => resetSync(deps, request.account, param(request, "id"), request.body),
+  },
+  {
+    routeKey: `GET ${CONNECTIONS}/{id}/analytics/funnel`,
+    operationId: "getFunnel",
+    summary: "The funnel per pipeline, computed from the canonical records",
+    successStatus: 200,
+    handle: (deps, request) => getFunnel(deps, request.account, param(request, "id")),
   },
 ];
 

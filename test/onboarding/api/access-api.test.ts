@@ -97,9 +97,11 @@ describe("roles: only the owner", () => {
     const rop = await api.token("acct-access", "ROP");
     await api.request("PATCH", `${CONNECTIONS_PATH}/${connectionId}`, { token: rop, body: { rate_limit: 99 } });
     await api.request("DELETE", `${CONNECTIONS_PATH}/${connectionId}`, { token: rop });
+    await api.request("POST", `${CONNECTIONS_PATH}/${connectionId}/pause`, { token: rop });
     const still = await api.request("GET", `${CONNECTIONS_PATH}/${connectionId}`, { token: owner });
     expect(still.status).toBe(200);
     expect(still.body.rate_limit).not.toBe(99);
+    expect(still.body.paused).toBe(false);
   });
 });
 
@@ -122,5 +124,6 @@ describe("tenant scope", () => {
     const still = await api.request("GET", `${CONNECTIONS_PATH}/${connectionId}`, { token: owner });
     expect(still.status).toBe(200);
     expect(still.body.rate_limit).not.toBe(2);
+    expect(still.body.paused).toBe(false);
   });
 });

@@ -105,12 +105,16 @@ describe("GET /api/v1/openapi.json", () => {
     const update = doc.paths[`${CONNECTIONS_PATH}/{id}`].patch.requestBody.content["application/json"].schema;
     expect(Object.keys(update.properties).sort()).toEqual(["base_url", "rate_limit", "sync_since", "token"]);
     expect(update.required ?? []).toEqual([]);
-    // Only the two body-taking operations document a body.
+    const reset = doc.paths[`${CONNECTIONS_PATH}/{id}/reset`].post.requestBody;
+    expect(reset.required).toBe(false);
+    expect(Object.keys(reset.content["application/json"].schema.properties).sort()).toEqual(["entity", "start_sync"]);
+    expect(reset.content["application/json"].schema.properties.entity.enum).toEqual(["contacts", "leads", "tasks", "calls", "events"]);
+    // Only the body-taking operations document a body.
     const withBody = documentedOperations().filter((operation) => {
       const [method = "", path = ""] = operation.split(" ");
       return doc.paths[path][method.toLowerCase()].requestBody !== undefined;
     });
-    expect(withBody.sort()).toEqual([`PATCH ${CONNECTIONS_PATH}/{id}`, `POST ${CONNECTIONS_PATH}`]);
+    expect(withBody.sort()).toEqual([`PATCH ${CONNECTIONS_PATH}/{id}`, `POST ${CONNECTIONS_PATH}`, `POST ${CONNECTIONS_PATH}/{id}/reset`]);
   });
 });
 
@@ -138,7 +142,7 @@ describe("every documented operation is actually served", () => {
       const path = template.replace("{id}", id).replace("{runId}", "20260101T000000000Z-unknown").replace("{preflightId}", "20260101T000000000Z-unknown").replace("{entity}", "leads");
       const response = await api.request(method, path, { token: owner, ...(method === "PATCH" ? { body: { rate_limit: 3 } } : {}) });
       expectFromHandler(response, route.routeKey);
-      const expected = route.operationId === "getSyncRun" || route.operationId === "getPreflight" ? 404 : route.successStatus;
+      const expected = ["getSyncRun", "getPreflight", "cancelSyncRun"].includes(route.operationId) ? 404 : route.successStatus;
       expect(response.status, `${route.routeKey}: ${response.text}`).toBe(expected);
     }
     expect((await api.request("DELETE", `${CONNECTIONS_PATH}/${id}`, { token: owner })).status).toBe(204);

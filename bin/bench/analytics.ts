@@ -1,0 +1,120 @@
+import { performance } from "node:perf_hooks";
+import type { RecordWrite } from "../../lambdas/core/ports";
+import { computeFunnel, readFunnelInput } from "../../lambdas/onboarding/funnel-analytics";
+import { DynamoDbRunStore } from "../../lambdas/runs/dynamodb-run-store";
+import { DynamoDbRecordStore } from "../../lambdas/store/dynamodb-record-store";
+import { newRunId } from "../../lambdas/sync/run-id";
+import { benchClient, dropTable, freshTable, type BenchContext, type MeasurementResult } from "./bench-env";
+import { num, type Table } from "./table";
+
+const PIPELINES = 3;
+const STAGES_PER_PIPELINE = 6; // open stages, then one won and one lost
+const PAGE = 100;
+const WRITERS = 8;
+
+/**
+ * 7. The funnel analytics route's work for one connection: read every
+ * pipeline, stage, lead, task and call from DynamoDB Local through the record
+ * store, then compute the funnel in memory. Figures only.
+ */
+export async function measureAnalytics(context: BenchContext): Promise<MeasurementResult> {
+  const leads = context.quick ? 10_000 : 100_000;
+  const tasks = leads / 10;
+  const calls = leads / 10;
+  const client = benchClient(context.endpoint);
+  const tableName = await freshTable(client, "analytics");
+  try {
+    const records = new DynamoDbRecordStore({ client, tableName });
+    const runs = new DynamoDbRunStore({ client, tableName });
+    const connectionId = "bench-analytics";
+    const now = new Date();
+    const runId = newRunId(now);
+    const leaseUntil = new Date(now.getTime() + 3_600_000).toISOString();
+    await runs.begin({ connectionId, runId, startedAt: now.toISOString(), leaseUntil });
+
+    const writes = datasetWrites(leads, tasks, calls);
+    context.progress(`analytics: storing ${writes.length.toLocaleString("en-US")} records (${leads.toLocaleString("en-US")} leads)`);
+    const storeStarted = performance.now();
+    let next = 0;
+    let page = 0;
+    await Promise.all(
+      Array.from({ length: WRITERS }, async () => {
+        while (next < writes.length) {
+          const chunk = writes.slice(next, (next += PAGE));
+          page += 1;
+          await records.commitPage({
+            connectionId,
+            records: chunk,
+            run: { runId, entity: "leads", page, records: chunk.length, stages: 0, unresolvedWonLost: 0, leaseUntil },
+          });
+        }
+      }),
+    );
+    const storeMs = performance.now() - storeStarted;
+
+    context.progress("analytics: reading and computing the funnel");
+    const readStarted = performance.now();
+    const input = await readFunnelInput(records, connectionId);
+    const readMs = performance.now() - readStarted;
+    const computeStarted = performance.now();
+    const funnel = computeFunnel(input, new Date());
+    const computeMs = performance.now() - computeStarted;
+    const counted = funnel.pipelines.reduce((sum, p) => sum + p.stages.reduce((s, stage) => s + stage.leads, 0) + p.unresolved_won_lost, 0);
+    if (counted !== leads) throw new Error(`the funnel counted ${counted} leads of ${leads}`);
+
+    const table: Table = {
+      title: "7. Funnel analytics for one connection (GET .../analytics/funnel's work)",
+      columns: ["leads", "tasks", "calls", "read from the store (ms)", "compute (ms)", "total (ms)", "(setup: store the records, s)"],
+      rows: [[num(leads), num(tasks), num(calls), num(readMs), num(computeMs, 1), num(readMs + computeMs), num(storeMs / 1000, 1)]],
+      notes: [
+        `${PIPELINES} pipelines of ${STAGES_PER_PIPELINE} stages; the route reads every pipeline, stage, lead, task and call (1,000 per query, the five collections in parallel) and computes in memory, one thread, DynamoDB Local in memory.`,
+        "A full read per request: at this size a cached or incrementally maintained funnel would be the next step.",
+      ],
+    };
+    return { tables: [table] };
+  } finally {
+    await dropTable(client, tableName);
+    client.destroy();
+  }
+}
+
+/** Canonical documents as the ingestion stores them: a third of leads won or lost, tasks and calls on leads. */
+function datasetWrites(leads: number, tasks: number, calls: number): RecordWrite[] {
+  const writes: RecordWrite[] = [];
+  for (let p = 0; p < PIPELINES; p += 1) {
+    const pipelineId = `pipeline-${p}`;
+    writes.push({ collection: "pipelines", key: [pipelineId], doc: { id: pipelineId, name: `Pipeline ${p}`, is_archived: false, sort: p } });
+    for (let s = 0; s < STAGES_PER_PIPELINE; s += 1) {
+      const kind = s === STAGES_PER_PIPELINE - 2 ? "won" : s === STAGES_PER_PIPELINE - 1 ? "lost" : "open";
+      const stageId = `stage-${s}`;
+      writes.push({ collection: "stages", key: [pipelineId, stageId], doc: { id: stageId, name: `Stage ${s}`, kind, sort: s, color: null, pipeline_id: pipelineId } });
+    }
+  }
+  for (let i = 0; i < leads; i += 1) {
+    const s = i % STAGES_PER_PIPELINE;
+    const id = `lead-${i}`;
+    writes.push({
+      collection: "leads",
+      key: [id],
+      doc: {
+        id,
+        name: `Deal ${i}`,
+        price: 100 + (i % 50) * 10,
+        pipeline_id: `pipeline-${i % PIPELINES}`,
+        stage_id: `stage-${s}`,
+        loss_reason: s === STAGES_PER_PIPELINE - 1 ? `reason ${i % 7}` : null,
+        is_won: s === STAGES_PER_PIPELINE - 2,
+        is_lost: s === STAGES_PER_PIPELINE - 1,
+        is_deleted: false,
+        updated_at: "2026-02-03T08:00:00.000Z",
+      },
+    });
+  }
+  for (let i = 0; i < tasks; i += 1) {
+    writes.push({ collection: "tasks", key: [`task-${i}`], doc: { id: `task-${i}`, lead_id: `lead-${i * 7 % leads}`, is_completed: i % 3 === 0, due_at: i % 2 === 0 ? "2000-01-01T00:00:00.000Z" : "2999-01-01T00:00:00.000Z" } });
+  }
+  for (let i = 0; i < calls; i += 1) {
+    writes.push({ collection: "calls", key: [`call-${i}`], doc: { id: `call-${i}`, lead_id: `lead-${i * 11 % leads}`, direction: "out", duration_seconds: i % 4 === 0 ? 0 : 60 } });
+  }
+  return writes;
+}

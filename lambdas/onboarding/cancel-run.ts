@@ -1,0 +1,42 @@
+import type { RunSummary } from "../core/ports";
+import type { OnboardingDeps } from "./onboarding-deps";
+import { ConflictError, NotFoundError } from "./onboarding-errors";
+import { getRun } from "./run-operations";
+
+/** The error each entity not yet finished gets when the owner cancels its run. */
+export const CANCELLED_BY_OWNER = "cancelled by the owner";
+
+/**
+ * Cancels a running sync. Order matters (docs/run-safety.md): entities not
+ * finished fail first (entityFinished is a no-op once the run has finished),
+ * then finish() closes the run and releases the lock, which fences the
+ * execution off (its in-flight page writes nothing), and only then is the
+ * execution aborted. If the run finished first, its finish wins and the
+ * summary says so. A failed abort is logged: the fence already stops writes.
+ */
+export async function cancelRun(deps: OnboardingDeps, account: string, id: string, runId: string): Promise<RunSummary> {
+  const run = await getRun(deps, account, id, runId);
+  if (run.status !== "running") throw new ConflictError(`run ${runId} has already finished (${run.status})`);
+  const lock = await deps.runs.lock(id);
+  for (const row of run.entities) {
+    if (row.status === "pending" || row.status === "running") {
+      await deps.runs.entityFinished(id, runId, row.entity, { status: "failed", error: CANCELLED_BY_OWNER });
+    }
+  }
+  await deps.runs.finish(id, runId, { status: "failed", finishedAt: deps.clock.now().toISOString() });
+  if (lock !== null && lock.runId === runId && lock.executionRef !== null) {
+    try {
+      await deps.starter.abort(lock.executionRef);
+    } catch (error) {
+      deps.logger.warn("cancelled run's execution could not be aborted; its lock is released, so it writes nothing", {
+        connection_id: id,
+        run_id: runId,
+        error: error instanceof Error ? error.name : String(error),
+      });
+    }
+  }
+  deps.logger.info("run cancelled by the owner", { business_account_id: account, connection_id: id, run_id: runId });
+  const after = await deps.runs.get(id, runId);
+  if (after === null) throw new NotFoundError(`no run ${runId}`);
+  return after;
+}
