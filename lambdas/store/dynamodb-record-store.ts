@@ -70,20 +70,7 @@ export class DynamoDbRecordStore implements RecordStore {
 
   async resetWatermarks(connectionId: string): Promise<void> {
     // Fence first: a run under way can then no longer write a watermark back after the deletes below.
-    try {
-      await this.client.send(
-        new UpdateItemCommand({
-          TableName: this.tableName,
-          Key: lockKey(connectionId),
-          UpdateExpression: "SET #reset = :true",
-          ConditionExpression: "attribute_exists(#pk)",
-          ExpressionAttributeNames: { "#pk": RUN_ATTR.pk, "#reset": RUN_ATTR.lockWatermarksReset },
-          ExpressionAttributeValues: { ":true": { BOOL: true } },
-        }),
-      );
-    } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error; // no run under way
-    }
+    await this.fenceRunningRun(connectionId);
     // Seven keys at most: one BatchWriteItem; unprocessed deletes are retried until none are left.
     let requests = SYNC_ENTITIES.map((entity) => ({
       DeleteRequest: {
@@ -98,20 +85,7 @@ export class DynamoDbRecordStore implements RecordStore {
 
   /** One entity's watermark, behind the same fence as resetWatermarks (docs/run-safety.md). */
   async resetWatermark(connectionId: string, entity: SyncEntity): Promise<void> {
-    try {
-      await this.client.send(
-        new UpdateItemCommand({
-          TableName: this.tableName,
-          Key: lockKey(connectionId),
-          UpdateExpression: "SET #reset = :true",
-          ConditionExpression: "attribute_exists(#pk)",
-          ExpressionAttributeNames: { "#pk": RUN_ATTR.pk, "#reset": RUN_ATTR.lockWatermarksReset },
-          ExpressionAttributeValues: { ":true": { BOOL: true } },
-        }),
-      );
-    } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error; // no run under way
-    }
+    await this.fenceRunningRun(connectionId);
     await this.client.send(
       new DeleteItemCommand({
         TableName: this.tableName,
@@ -182,6 +156,24 @@ export class DynamoDbRecordStore implements RecordStore {
         return true;
       }
       throw error;
+    }
+  }
+
+  /** Marks the lock of a run under way (if any): its pages can no longer commit, so a reset cannot be undone by it. */
+  private async fenceRunningRun(connectionId: string): Promise<void> {
+    try {
+      await this.client.send(
+        new UpdateItemCommand({
+          TableName: this.tableName,
+          Key: lockKey(connectionId),
+          UpdateExpression: "SET #reset = :true",
+          ConditionExpression: "attribute_exists(#pk)",
+          ExpressionAttributeNames: { "#pk": RUN_ATTR.pk, "#reset": RUN_ATTR.lockWatermarksReset },
+          ExpressionAttributeValues: { ":true": { BOOL: true } },
+        }),
+      );
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error; // no run under way
     }
   }
 
