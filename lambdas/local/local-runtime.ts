@@ -97,7 +97,8 @@ async function resumeCutShortRuns(service: LocalService, logger: Logger): Promis
   for (const connection of await service.sync.connections.listAll()) {
     const [latest] = await service.sync.runs.list(connection.id, { limit: 1 });
     if (latest?.status !== "running") continue;
-    const { runId, started } = await startSync(service.sync.startDeps, connection);
+    // Nothing of the last process runs any more, so even a lock caught handing over to a fresh execution is dead.
+    const { runId, started } = await startSync(service.sync.startDeps, connection, { earlierExecutionsGone: true });
     logger.info("resumed a run cut short by the last stop", { connection_id: connection.id, interrupted_run_id: latest.id, run_id: runId, started });
   }
 }

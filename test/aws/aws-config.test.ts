@@ -1,6 +1,6 @@
 import { describe, expect, test } from "vitest";
 import { ApiConfigSchema, ConfigurationError, readConfig, SyncTaskConfigSchema } from "../../lambdas/aws/aws-config";
-import { awsOnboardingDeps, awsSyncDeps } from "../../lambdas/aws/aws-composition";
+import { awsOnboardingDeps, awsPreflightJobDeps, awsSyncDeps } from "../../lambdas/aws/aws-composition";
 
 describe("Lambda configuration", () => {
   test("is parsed once from the environment; ALLOW_LOOPBACK_SOURCES is off unless set to true", () => {
@@ -19,10 +19,17 @@ describe("Lambda configuration", () => {
   });
 
   test("the composition roots build their adapters without calling AWS", () => {
-    const deps = awsOnboardingDeps({ TABLE_NAME: "t", KMS_KEY_ID: "k", STATE_MACHINE_ARN: "arn:aws:states:eu-west-1:1:stateMachine:s" });
+    const deps = awsOnboardingDeps({
+      TABLE_NAME: "t",
+      KMS_KEY_ID: "k",
+      STATE_MACHINE_ARN: "arn:aws:states:eu-west-1:1:stateMachine:s",
+      PREFLIGHT_FUNCTION_NAME: "arn:aws:lambda:eu-west-1:1:function:preflight:live",
+    });
     expect(deps.allowLoopbackSources).toBe(false);
     expect(Object.keys(deps).sort()).toEqual(
-      ["allowLoopbackSources", "cipher", "clock", "connections", "limiter", "logger", "records", "runs", "source", "starter"].sort(),
+      ["allowLoopbackSources", "cipher", "clock", "connections", "limiter", "logger", "preflightLauncher", "preflights", "records", "runs", "source", "starter"].sort(),
     );
+    const worker = awsPreflightJobDeps({ TABLE_NAME: "t", KMS_KEY_ID: "k" });
+    expect(Object.keys(worker).sort()).toEqual(["cipher", "clock", "connections", "limiter", "logger", "preflights", "sourceFetch"].sort());
   });
 });

@@ -249,3 +249,20 @@ function engineWith(overrides: Record<string, TaskHandler>, pageTasksPerExecutio
   });
   return engine;
 }
+
+describe("a restart of the local runtime", () => {
+  test("a lock caught handing over to a fresh execution (no execution known) is taken over at once when the caller knows every earlier execution is gone", async () => {
+    const connection = await harness.addConnection({ baseUrl: server.baseUrl, token: TOKEN });
+    const now = new Date();
+    const handingOver = newRunId(now);
+    await harness.runs.begin({ connectionId: connection.id, runId: handingOver, startedAt: now.toISOString(), leaseUntil: new Date(now.getTime() + DAY_MS).toISOString() });
+    await harness.runs.handOver(connection.id, handingOver, new Date(now.getTime() + DAY_MS).toISOString());
+
+    // Anyone else keeps away while the lease lasts: the next execution may be about to record itself.
+    expect(await startSync(harness.startDeps, connection)).toEqual({ runId: handingOver, started: false });
+    const resumed = await startSync(harness.startDeps, connection, { earlierExecutionsGone: true });
+    expect(resumed.started).toBe(true);
+    expect((await harness.waitForRun(connection.id, resumed.runId)).status).toBe("succeeded");
+    expect((await harness.runs.get(connection.id, handingOver))?.status).toBe("failed");
+  });
+});
