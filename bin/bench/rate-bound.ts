@@ -1,6 +1,7 @@
 import { DEFAULT_SIZES } from "../reference-source/dataset";
 import { startReferenceSource } from "../reference-source/start-reference-source";
 import type { RunSummary } from "../../lambdas/core/ports";
+import { SLOT_LATE_MS } from "../../lambdas/core/limits";
 import { RATE_WINDOW_MS } from "../../lambdas/rate-limit/dynamodb-rate-limiter";
 import { dropTable, benchClient, freshTable, type BenchContext, type MeasurementResult } from "./bench-env";
 import { createInstrumentedSync, limiterWaitMs } from "./instrumented-sync";
@@ -79,7 +80,7 @@ export async function measureRateBound(context: BenchContext): Promise<Measureme
         num(capacity, 1),
         run.summary.status,
       ]);
-      const costs = `a page task costs a median ${num(pages.busyMs, 0)} ms without its wait (DynamoDB ${num(pages.ddbMs, 0)} ms in ${num(pages.ddbCalls, 0)} sequential calls, fetch ${num(pages.fetchMs, 0)} ms, in-process ${num(pages.inProcessMs, 0)} ms) plus ${num(median(gapMs), 1)} ms of engine between tasks`;
+      const costs = `a page task costs a median ${num(pages.busyMs, 0)} ms without its wait (DynamoDB ${num(pages.ddbMs, 0)} ms in ${num(pages.ddbCalls, 0)} calls, ${num(pages.ddbRoundTrips, 0)} round trips on the critical path, fetch ${num(pages.fetchMs, 0)} ms, in-process ${num(pages.inProcessMs, 0)} ms) plus ${num(median(gapMs), 1)} ms of engine between tasks`;
       if (capacity < ceiling) {
         binding.push(
           `rate_limit ${rate}: the page task's own latency binds: ${costs}, so one page every ${num(work, 0)} ms => at most ${num(capacity, 1)} req/s, below the limiter's ${num(ceiling, 1)}. DynamoDB Local is most of it; the source idles between requests.`,
@@ -126,7 +127,7 @@ export async function measureRateBound(context: BenchContext): Promise<Measureme
     rows,
     notes: [
       "achieved = (requests the source received - 1) / (last arrival - first arrival), arrivals stamped by the source (Date.now, ms); target >= 0.95 x rate_limit, never above 1.0.",
-      "stale slots re-taken = slots recorded but left unused because more than 20 ms passed before the request could leave (the source client then takes a fresh slot); each one is a slot lost.",
+      `stale slots re-taken = slots recorded but left unused because more than ${SLOT_LATE_MS} ms passed before the request could leave (the source client then takes a fresh slot); each one is a slot lost.`,
       "busiest 1 s window = most arrivals in any [t, t + 1000 ms); must be <= rate_limit.",
       `sequential ceiling = 1000 / (median fetch + median bare BatchWriteItem floor of a 100-lead page, ${num(floorMs, 1)} ms here): the most pages per second sequential paging allows when the service adds nothing to the store's floor; the target is achieved >= 0.95 x min(rate_limit, ceiling).`,
       "records/s = records written (sum of the run summary's rows, stages included) / (finished_at - started_at).",
