@@ -28,6 +28,15 @@ export const RATE_WINDOW_MARGIN_MS = 20;
 export const RATE_WINDOW_MS = 1000 + RATE_WINDOW_MARGIN_MS;
 /** Connections whose last written log a process remembers (so that its next slot needs no read). */
 export const REMEMBERED_LOGS = 1000;
+/**
+ * The log's `expires_at` (epoch seconds, the table's TTL attribute) is this
+ * long after its newest start: the log only matters for one window, so an idle
+ * or deleted connection's item is dropped by DynamoDB a day or so later, and a
+ * dropped log just reads as empty (no slot is in the window).
+ */
+export const RATE_LOG_RETENTION_SECONDS = 86_400;
+/** The table's TTL attribute (lib/record-table.ts TTL_ATTRIBUTE). */
+const EXPIRES_AT_ATTR = "expires_at";
 /** Upper bound of the random pause before retrying after losing a write race. */
 export const CONFLICT_JITTER_MAX_MS = 5;
 
@@ -245,6 +254,7 @@ export class DynamoDbRateLimiter implements RateLimiter {
             ...key,
             [RATE_ATTR.starts]: { L: starts.map((start) => ({ N: String(start) })) },
             [RATE_ATTR.version]: { N: String((version ?? 0) + 1) },
+            [EXPIRES_AT_ATTR]: { N: String(logExpiresAt(starts)) },
           },
           ExpressionAttributeNames: { "#version": RATE_ATTR.version },
           // No version read (no item yet): only if still none, so two first writers cannot both win.
@@ -259,6 +269,11 @@ export class DynamoDbRateLimiter implements RateLimiter {
       throw error;
     }
   }
+}
+
+/** RATE_LOG_RETENTION_SECONDS after the newest start (starts are epoch ms; a log always holds at least one). */
+function logExpiresAt(starts: readonly number[]): number {
+  return Math.floor(Math.max(...starts) / 1000) + RATE_LOG_RETENTION_SECONDS;
 }
 
 function readVersion(item: Record<string, AttributeValue> | undefined): number | null {

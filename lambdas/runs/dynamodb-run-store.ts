@@ -27,6 +27,7 @@ import {
   RUN_ATTR,
   entityMapKey,
   runLockPartitionKey,
+  runExpiresAt,
   runPartitionKey,
   runSortKey,
 } from "./run-keys";
@@ -291,10 +292,21 @@ export class DynamoDbRunStore implements RunStore {
     return {
       TableName: this.tableName,
       Key: runKey(connectionId, runId),
-      UpdateExpression: "SET #status = :status, #finishedAt = :finishedAt",
+      // A summary begun before retention existed has no expiry: it gets one counted from its finish.
+      UpdateExpression: "SET #status = :status, #finishedAt = :finishedAt, #expiresAt = if_not_exists(#expiresAt, :expiresAt)",
       ConditionExpression: RUNNING_CONDITION,
-      ExpressionAttributeNames: { "#pk": RUN_ATTR.pk, "#status": RUN_ATTR.status, "#finishedAt": RUN_ATTR.finishedAt },
-      ExpressionAttributeValues: { ":status": { S: outcome.status }, ":finishedAt": { S: outcome.finishedAt }, ":running": { S: "running" } },
+      ExpressionAttributeNames: {
+        "#pk": RUN_ATTR.pk,
+        "#status": RUN_ATTR.status,
+        "#finishedAt": RUN_ATTR.finishedAt,
+        "#expiresAt": RUN_ATTR.expiresAt,
+      },
+      ExpressionAttributeValues: {
+        ":status": { S: outcome.status },
+        ":finishedAt": { S: outcome.finishedAt },
+        ":expiresAt": { N: String(runExpiresAt(outcome.finishedAt)) },
+        ":running": { S: "running" },
+      },
     };
   }
 
@@ -405,6 +417,7 @@ function newRunItem(run: NewRun): Item {
     [RUN_ATTR.finishedAt]: { NULL: true },
     [RUN_ATTR.unresolvedWonLost]: { N: "0" },
     [RUN_ATTR.entities]: { M: entities },
+    [RUN_ATTR.expiresAt]: { N: String(runExpiresAt(run.startedAt)) },
   };
 }
 

@@ -22,7 +22,23 @@ import type { SummaryEntity } from "../core/entities";
  * a map { status, pages, records, error }, so that one page's progress is a
  * single UpdateItem with ADDs on `entities.<entity>.pages` / `.records`.
  * Reading it back orders the entities by SUMMARY_ENTITIES.
+ *
+ * Retention: a run summary carries `expires_at` (epoch seconds, the table's
+ * TTL attribute), RUN_RETENTION_DAYS after the run started, so DynamoDB drops
+ * it within days of that. The lock never carries it: a lock is deleted by
+ * finish(), and a TTL on it could free a connection under a running run.
  */
+
+/** How long a run summary is kept after its run started (the runs list's history). */
+export const RUN_RETENTION_DAYS = 90;
+const SECONDS_PER_DAY = 86_400;
+
+/** The summary's `expires_at`: RUN_RETENTION_DAYS after `isoTime` (a run's start), in epoch seconds. */
+export function runExpiresAt(isoTime: string): number {
+  const ms = Date.parse(isoTime);
+  if (!Number.isFinite(ms)) throw new TypeError(`not an ISO time: ${isoTime}`);
+  return Math.floor(ms / 1000) + RUN_RETENTION_DAYS * SECONDS_PER_DAY;
+}
 
 /** Attribute names of the items. */
 export const RUN_ATTR = {
@@ -36,6 +52,8 @@ export const RUN_ATTR = {
   finishedAt: "finished_at",
   unresolvedWonLost: "unresolved_won_lost",
   entities: "entities",
+  /** Number, epoch seconds: the table's TTL attribute (lib/record-table.ts TTL_ATTRIBUTE). Summaries only. */
+  expiresAt: "expires_at",
   /* inside entities.<entity> */
   entityStatus: "status",
   entityPages: "pages",
