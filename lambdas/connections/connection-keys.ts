@@ -21,6 +21,16 @@
 
 export const CONNECTION_PARTITION_KEY = "CONNECTION";
 
+/**
+ * When a connection is deleted, its watermarks and run lock get `expires_at`
+ * (the table's TTL attribute) this long after the delete. A day is far beyond
+ * any run's lease (RUN_LEASE_SECONDS, 15 minutes), so the TTL never frees a
+ * lock under a run that still holds it.
+ */
+export const DELETED_CONNECTION_RETENTION_SECONDS = 86_400;
+/** The table's TTL attribute (lib/record-table.ts TTL_ATTRIBUTE). */
+export const EXPIRES_AT_ATTR = "expires_at";
+
 /** DynamoDB's limit on a sort key value, in UTF-8 bytes. */
 const SORT_KEY_MAX_BYTES = 1024;
 

@@ -1,16 +1,22 @@
 import {
+  ConditionalCheckFailedException,
   DeleteItemCommand,
   GetItemCommand,
   PutItemCommand,
   QueryCommand,
+  UpdateItemCommand,
   type AttributeValue,
   type DynamoDBClient,
   type QueryCommandInput,
 } from "@aws-sdk/client-dynamodb";
 import type { ConnectionStore, StoredConnection } from "../core/ports";
+import { LOCK_SORT_KEY, RUN_ATTR, runLockPartitionKey } from "../runs/run-keys";
+import { ATTR, watermarkPartitionKey } from "../store/keys";
 import {
   CONNECTION_ATTR,
   CONNECTION_PARTITION_KEY,
+  DELETED_CONNECTION_RETENTION_SECONDS,
+  EXPIRES_AT_ATTR,
   accountSortKeyPrefix,
   connectionSortKey,
 } from "./connection-keys";
@@ -19,6 +25,8 @@ export interface DynamoDbConnectionStoreOptions {
   /** Injected: the store never builds a client (endpoint, credentials and retries are the caller's). */
   readonly client: DynamoDBClient;
   readonly tableName: string;
+  /** Epoch ms; the delete's time, from which the connection's leftovers expire. Defaults to Date.now. */
+  readonly now?: () => number;
 }
 
 /** A stored connection item that is not a StoredConnection (written by something else, or damaged). */
@@ -37,10 +45,12 @@ type Item = Record<string, AttributeValue>;
 export class DynamoDbConnectionStore implements ConnectionStore {
   private readonly client: DynamoDBClient;
   private readonly tableName: string;
+  private readonly now: () => number;
 
   constructor(options: DynamoDbConnectionStoreOptions) {
     this.client = options.client;
     this.tableName = options.tableName;
+    this.now = options.now ?? Date.now;
   }
 
   async put(connection: StoredConnection): Promise<void> {
@@ -77,11 +87,58 @@ export class DynamoDbConnectionStore implements ConnectionStore {
     });
   }
 
-  /** Idempotent: deleting an unknown (or another workspace's) connection does nothing. */
+  /**
+   * Idempotent: deleting an unknown (or another workspace's) connection does
+   * nothing. The connection item goes at once; its watermarks (one small
+   * partition) and run lock are marked to expire a day later, first, so a
+   * retried delete redoes the marking. Records, parts and run summaries are
+   * not marked here (docs/retention.md says what expires and when).
+   */
   async delete(businessAccountId: string, connectionId: string): Promise<void> {
-    await this.client.send(
-      new DeleteItemCommand({ TableName: this.tableName, Key: key(businessAccountId, connectionId) }),
+    const connectionKey = key(businessAccountId, connectionId);
+    const existing = await this.client.send(
+      new GetItemCommand({ TableName: this.tableName, Key: connectionKey, ConsistentRead: true }),
     );
+    if (existing.Item !== undefined) await this.markLeftovers(connectionId);
+    await this.client.send(new DeleteItemCommand({ TableName: this.tableName, Key: connectionKey }));
+  }
+
+  /** Sets expires_at on the connection's watermarks and lock, only on items that exist (never a stub). */
+  private async markLeftovers(connectionId: string): Promise<void> {
+    const expiresAt = Math.floor(this.now() / 1000) + DELETED_CONNECTION_RETENTION_SECONDS;
+    const keys: Item[] = [{ [RUN_ATTR.pk]: { S: runLockPartitionKey(connectionId) }, [RUN_ATTR.sk]: { S: LOCK_SORT_KEY } }];
+    let startKey: Item | undefined;
+    do {
+      const out = await this.client.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          KeyConditionExpression: "#pk = :pk",
+          ProjectionExpression: "#pk, #sk",
+          ExpressionAttributeNames: { "#pk": ATTR.pk, "#sk": ATTR.sk },
+          ExpressionAttributeValues: { ":pk": { S: watermarkPartitionKey(connectionId) } },
+          ExclusiveStartKey: startKey,
+          ConsistentRead: true,
+        }),
+      );
+      keys.push(...(out.Items ?? []));
+      startKey = out.LastEvaluatedKey;
+    } while (startKey !== undefined);
+    for (const itemKey of keys) {
+      try {
+        await this.client.send(
+          new UpdateItemCommand({
+            TableName: this.tableName,
+            Key: itemKey,
+            UpdateExpression: "SET #expiresAt = :expiresAt",
+            ConditionExpression: "attribute_exists(#pk)",
+            ExpressionAttributeNames: { "#expiresAt": EXPIRES_AT_ATTR, "#pk": ATTR.pk },
+            ExpressionAttributeValues: { ":expiresAt": { N: String(expiresAt) } },
+          }),
+        );
+      } catch (error) {
+        if (!(error instanceof ConditionalCheckFailedException)) throw error; // gone already (no lock, or a reset)
+      }
+    }
   }
 
   /** Every page of the query (a response stops at 1 MB; LastEvaluatedKey continues it). */

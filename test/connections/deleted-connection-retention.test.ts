@@ -1,0 +1,118 @@
+import { randomUUID } from "node:crypto";
+import { GetItemCommand, PutItemCommand, QueryCommand, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { TTL_ATTRIBUTE } from "../../lib/record-table";
+import type { StoredConnection } from "../../lambdas/core/ports";
+import { DELETED_CONNECTION_RETENTION_SECONDS } from "../../lambdas/connections/connection-keys";
+import { DynamoDbConnectionStore } from "../../lambdas/connections/dynamodb-connection-store";
+import { DynamoDbRunStore } from "../../lambdas/runs/dynamodb-run-store";
+import { LOCK_SORT_KEY, runLockPartitionKey } from "../../lambdas/runs/run-keys";
+import { watermarkPartitionKey, watermarkSortKey } from "../../lambdas/store/keys";
+import { createTestTable, testDynamoDbClient } from "../support/dynamodb";
+
+let client: DynamoDBClient;
+let tableName: string;
+
+beforeAll(async () => {
+  client = testDynamoDbClient();
+  tableName = await createTestTable(client);
+});
+
+afterAll(() => {
+  client?.destroy();
+});
+
+const ACCOUNT = "acct-retention";
+const DELETED_AT_MS = Date.parse("2026-11-23T11:50:00.500Z");
+const DELETED_AT_S = Math.floor(DELETED_AT_MS / 1000);
+
+function connection(id: string): StoredConnection {
+  return {
+    id,
+    business_account_id: ACCOUNT,
+    crm_type: "custom",
+    base_url: "https://crm.example.test",
+    rate_limit: 5,
+    sync_since: "2026-01-01T00:00:00.000Z",
+    created_at: "2026-11-01T00:00:00.000Z",
+    updated_at: "2026-11-01T00:00:00.000Z",
+    token_ciphertext: "ciphertext",
+  };
+}
+
+async function putWatermark(connectionId: string, entity: "leads" | "users", value: string) {
+  await client.send(
+    new PutItemCommand({
+      TableName: tableName,
+      Item: { pk: { S: watermarkPartitionKey(connectionId) }, sk: { S: watermarkSortKey(entity) }, value: { S: value } },
+    }),
+  );
+}
+
+async function watermarkItems(connectionId: string) {
+  const out = await client.send(
+    new QueryCommand({
+      TableName: tableName,
+      KeyConditionExpression: "pk = :pk",
+      ExpressionAttributeValues: { ":pk": { S: watermarkPartitionKey(connectionId) } },
+      ConsistentRead: true,
+    }),
+  );
+  return out.Items ?? [];
+}
+
+async function lockItem(connectionId: string) {
+  const out = await client.send(
+    new GetItemCommand({
+      TableName: tableName,
+      Key: { pk: { S: runLockPartitionKey(connectionId) }, sk: { S: LOCK_SORT_KEY } },
+      ConsistentRead: true,
+    }),
+  );
+  return out.Item;
+}
+
+describe("a deleted connection's data (DynamoDB TTL, DynamoDB Local)", () => {
+  test("deleting a connection marks its watermarks and run lock to expire one day later; another connection's are untouched", async () => {
+    const store = new DynamoDbConnectionStore({ client, tableName, now: () => DELETED_AT_MS });
+    const runs = new DynamoDbRunStore({ client, tableName });
+    const gone = `conn-${randomUUID()}`;
+    const kept = `conn-${randomUUID()}`;
+    for (const id of [gone, kept]) {
+      await store.put(connection(id));
+      await putWatermark(id, "leads", "2026-11-20T00:00:00.000Z");
+      await putWatermark(id, "users", "2026-11-21T00:00:00.000Z");
+      await runs.begin({ connectionId: id, runId: "20261123T114500000Z-aaaaaa", startedAt: "2026-11-23T11:45:00.000Z", leaseUntil: "2026-11-23T12:00:00.000Z" });
+    }
+
+    await store.delete(ACCOUNT, gone);
+
+    expect(await store.get(ACCOUNT, gone)).toBeNull();
+    const expected = String(DELETED_AT_S + DELETED_CONNECTION_RETENTION_SECONDS);
+    const marked = await watermarkItems(gone);
+    expect(marked.map((item) => [item["sk"]?.S, item[TTL_ATTRIBUTE]?.N, item["value"]?.S])).toEqual([
+      ["leads", expected, "2026-11-20T00:00:00.000Z"],
+      ["users", expected, "2026-11-21T00:00:00.000Z"],
+    ]);
+    const lock = await lockItem(gone);
+    expect(lock?.[TTL_ATTRIBUTE]?.N).toBe(expected);
+    expect(lock?.["runId"]?.S).toBe("20261123T114500000Z-aaaaaa");
+    // One day is far beyond any lease (15 minutes): a run still holding the lock is never freed by the TTL.
+    expect(DELETED_CONNECTION_RETENTION_SECONDS).toBe(86_400);
+
+    expect((await watermarkItems(kept)).every((item) => item[TTL_ATTRIBUTE] === undefined)).toBe(true);
+    expect((await lockItem(kept))?.[TTL_ATTRIBUTE]).toBeUndefined();
+  });
+
+  test("deleting a connection with no watermarks and no lock writes no item (no stub lock is created)", async () => {
+    const store = new DynamoDbConnectionStore({ client, tableName, now: () => DELETED_AT_MS });
+    const id = `conn-${randomUUID()}`;
+    await store.put(connection(id));
+
+    await store.delete(ACCOUNT, id);
+    await store.delete(ACCOUNT, `conn-${randomUUID()}`); // unknown: still a no-op
+
+    expect(await lockItem(id)).toBeUndefined();
+    expect(await watermarkItems(id)).toEqual([]);
+  });
+});
