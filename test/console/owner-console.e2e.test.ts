@@ -348,6 +348,22 @@ describe("owner's console, end to end (Chromium against the local service and a 
     await shot(owner, "preflight");
   });
 
+  it("a source API check that could not run shows the error line saying what to do", async () => {
+    // A source that has gone away: its port refuses connections.
+    const gone = await startSourceServer(() => ({ status: 200 }));
+    await gone.close();
+    await owner.goto(`${harness.url}/#/connections/new`);
+    await owner.getByLabel("Base URL").fill(gone.baseUrl);
+    await owner.getByLabel("API token").fill("a-token-for-a-source-that-is-gone");
+    await owner.getByRole("button", { name: "Create connection" }).click();
+    await owner.getByRole("heading", { name: gone.baseUrl, level: 1 }).waitFor();
+    await owner.getByRole("button", { name: "Check the source API" }).click();
+    await owner.locator('.preflight-summary[data-status="failed"]').waitFor();
+    expect(await owner.locator(".preflight-summary").textContent()).toBe("The check could not run to its end · 0 errors, 0 warnings found before it stopped");
+    expect(await owner.locator('[data-test="preflight-error"]').textContent()).toMatch(/connection refused by .*: start the source or fix the base URL/);
+    expect(await owner.getByRole("button", { name: "Check the source API" }).isEnabled()).toBe(true);
+  });
+
   it("is readable at 360 px wide: no sideways scrolling, every field labelled", async () => {
     await owner.setViewportSize({ width: 360, height: 780 });
     for (const url of [`${harness.url}/#/connections`, connectionUrl]) {
