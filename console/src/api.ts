@@ -117,3 +117,27 @@ function safeJson(text: string): unknown {
 }
 
 export const connectionPath = (id: string) => `${CONNECTIONS}/${encodeURIComponent(id)}`;
+
+/** One broken rule at one endpoint; `detail` says what came back and how to fix it. */
+export interface PreflightFinding {
+  readonly rule: string;
+  readonly severity: "error" | "warning";
+  readonly endpoint: string;
+  readonly detail: string;
+  readonly spec: string;
+  readonly request: string;
+}
+
+/** A conformance run of the connection's source (POST/GET .../preflight), as far as it has got. */
+export interface PreflightRun {
+  readonly id: string;
+  readonly base_url: string;
+  readonly status: "running" | "succeeded" | "failed";
+  readonly conforms: boolean;
+  readonly findings: readonly PreflightFinding[];
+  readonly checked: readonly string[];
+  readonly progress: { readonly endpoint: string; readonly page: number } | null;
+  readonly error: string | null;
+  readonly started_at: string;
+  readonly finished_at: string | null;
+}

@@ -2,6 +2,7 @@ import { api, COLLECTIONS, connectionPath, type Connection, type RunSummary, typ
 import { duration, h, when } from "./dom";
 import { editConnectionForm, rotateTokenForm } from "./connection-form";
 import { healthOf, nextRunOf, recordsOf } from "./health";
+import { preflightCard } from "./preflight-card";
 import { resetForm } from "./reset-form";
 import { scheduleCard } from "./schedule-controls";
 import { readOnlyNote } from "./read-only-note";
@@ -107,6 +108,8 @@ export async function connectionView(outlet: HTMLElement, id: string, navigate: 
       testButton,
       testResult,
     ),
+    // The API answers the check to the owner only.
+    ...(isOwner() ? [preflightCard(id)] : []),
     h("section", { class: "card", "aria-labelledby": "sync-title" }, h("h2", { id: "sync-title" }, "Sync"), syncButton, syncStatus),
     ...(isOwner() ? [scheduleCard(connection, showFacts), resetForm(id, navigate)] : []),
     editConnectionForm(connection, showFacts),

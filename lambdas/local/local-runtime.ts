@@ -59,6 +59,7 @@ export async function startLocalRuntime(config: LocalRuntimeConfig, logger: Logg
       dataDir,
       timeScale: config.TIME_SCALE,
       allowLoopbackSources: config.ALLOW_LOOPBACK_SOURCES,
+      schedule: scheduleLabel(config.SCHEDULE),
       ...(config.PAGE_TASKS_PER_EXECUTION === undefined ? {} : { pageTasksPerExecution: config.PAGE_TASKS_PER_EXECUTION }),
       ...(config.CRASH_GATES === undefined ? {} : { crashGatesUrl: config.CRASH_GATES }),
     });
@@ -90,6 +91,13 @@ export async function startLocalRuntime(config: LocalRuntimeConfig, logger: Logg
     await dynamodb.stop();
     throw error;
   }
+}
+
+/** SCHEDULE as parsed (ms, or null for off) back to the interval the owner reads on each connection: `1h`, `15m`, `off`. */
+export function scheduleLabel(intervalMs: number | null): string {
+  if (intervalMs === null) return "off";
+  const [unit, ms] = ([["h", 3_600_000], ["m", 60_000]] as const).find(([, size]) => intervalMs % size === 0) ?? ["s", 1_000];
+  return `${intervalMs / ms}${unit}`;
 }
 
 /** Runs that were running when the runtime last stopped: their executions died with it, so start them again. */

@@ -28,6 +28,8 @@ export interface LocalServiceOptions {
   readonly pageTasksPerExecution?: number;
   /** CRASH_GATES: the control server's loopback URL; unset in normal use (docs/crash-consistency.md). */
   readonly crashGatesUrl?: string;
+  /** SCHEDULE as configured (`1h`, `off`): each connection shows it; unset, the API answers `schedule: null`. */
+  readonly schedule?: string;
 }
 
 /**
@@ -68,6 +70,7 @@ export async function createLocalService(options: LocalServiceOptions) {
     preflights,
     preflightLauncher,
     allowLoopbackSources: options.allowLoopbackSources,
+    ...(options.schedule === undefined ? {} : { schedule: options.schedule }),
   };
   const signingKey = await loadOrCreateSigningKey(options.dataDir);
   const apiHandler = makeApiHandler(onboarding);

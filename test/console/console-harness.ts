@@ -42,6 +42,8 @@ export async function startConsoleHarness() {
     dataDir,
     timeScale: 0.01,
     allowLoopbackSources: true,
+    // As `npm start` passes its default SCHEDULE: each connection shows the interval as its next run.
+    schedule: "1h",
   });
   const api = await service.listen(0);
   const profileDir = await mkdtemp(join(tmpdir(), "crm-console-chromium-"));

@@ -11,6 +11,7 @@ import {
   userRecord,
 } from "../builders/source-records";
 import { crmSource, type CrmData } from "../support/crm-source";
+import { startPreflightSource } from "../support/preflight-source";
 import { startSourceServer, type SourceServer } from "../support/source-server";
 import { SCREENSHOTS_DIR, startConsoleHarness, type ConsoleHarness } from "./console-harness";
 
@@ -125,6 +126,8 @@ describe("owner's console, end to end (Chromium against the local service and a 
     // After a navigation, keyboard and screen-reader users start at the new page's heading.
     await owner.locator("main h1:focus", { hasText: source.baseUrl }).waitFor();
     expect(await domText(owner)).not.toContain(FIRST_TOKEN);
+    // The runtime's SCHEDULE reaches the page through the API's `schedule`.
+    expect(await owner.locator('[data-test="next-run"]').textContent()).toBe("within 1h (every 1h)");
   });
 
   it("the test call's result shows reachable, authenticated, detail and pipelines found", async () => {
@@ -310,6 +313,57 @@ describe("owner's console, end to end (Chromium against the local service and a 
     await shot(owner, "funnel");
   });
 
+  it("the source API check shows a broken rule's finding under its endpoint, with its fix and spec section", async () => {
+    // A correct source but for one rule: updated_since compared with > instead of >=.
+    const broken = await startPreflightSource({ sinceExclusive: true });
+    onTestFinished(() => broken.close());
+    await owner.goto(`${harness.url}/#/connections/new`);
+    await owner.getByLabel("Base URL").fill(broken.baseUrl);
+    await owner.getByLabel("API token").fill(broken.token);
+    await owner.getByLabel("Rate limit").fill("1000");
+    await owner.getByRole("button", { name: "Create connection" }).click();
+    await owner.getByRole("heading", { name: broken.baseUrl, level: 1 }).waitFor();
+
+    const started = owner.waitForResponse((response) => response.request().method() === "POST" && response.url().endsWith("/preflight"));
+    await owner.getByRole("button", { name: "Check the source API" }).click();
+    expect((await started).status()).toBe(202);
+    // The local service runs the check in process: its launcher's idle() is the gate, then the page's next read shows the end.
+    await harness.service.preflightLauncher.idle();
+    const summary = owner.locator('.preflight-summary[data-status="succeeded"]');
+    await summary.waitFor();
+    expect(await summary.textContent()).toMatch(/^[1-9]\d* errors?, \d+ warnings?$/);
+    const finding = owner.locator('.preflight-endpoint li[data-rule="incremental.inclusive"]').first();
+    await finding.waitFor();
+    expect(await finding.locator(".badge").textContent()).toBe("error");
+    expect(await finding.locator(".finding-detail").textContent()).toContain("compare with >=, not >");
+    expect(await finding.locator(".hint").textContent()).toContain("Spec: Source API > Incremental rules");
+    // Grouped by endpoint: the finding sits under its endpoint's heading.
+    const endpoint = await finding.evaluate((item) => item.closest("section")?.getAttribute("data-endpoint"));
+    expect(await owner.locator(`.preflight-endpoint[data-endpoint="${endpoint}"] h3`).textContent()).toBe(endpoint);
+    // Only the broken rule is reported.
+    expect(new Set(await owner.locator(".preflight-endpoint li").evaluateAll((items) => items.map((item) => item.getAttribute("data-rule"))))).toEqual(
+      new Set(["incremental.inclusive"]),
+    );
+    expect(await domText(owner)).not.toContain(broken.token);
+    await shot(owner, "preflight");
+  });
+
+  it("a source API check that could not run shows the error line saying what to do", async () => {
+    // A source that has gone away: its port refuses connections.
+    const gone = await startSourceServer(() => ({ status: 200 }));
+    await gone.close();
+    await owner.goto(`${harness.url}/#/connections/new`);
+    await owner.getByLabel("Base URL").fill(gone.baseUrl);
+    await owner.getByLabel("API token").fill("a-token-for-a-source-that-is-gone");
+    await owner.getByRole("button", { name: "Create connection" }).click();
+    await owner.getByRole("heading", { name: gone.baseUrl, level: 1 }).waitFor();
+    await owner.getByRole("button", { name: "Check the source API" }).click();
+    await owner.locator('.preflight-summary[data-status="failed"]').waitFor();
+    expect(await owner.locator(".preflight-summary").textContent()).toBe("The check could not run to its end · 0 errors, 0 warnings found before it stopped");
+    expect(await owner.locator('[data-test="preflight-error"]').textContent()).toMatch(/connection refused by .*: start the source or fix the base URL/);
+    expect(await owner.getByRole("button", { name: "Check the source API" }).isEnabled()).toBe(true);
+  });
+
   it("is readable at 360 px wide: no sideways scrolling, every field labelled", async () => {
     await owner.setViewportSize({ width: 360, height: 780 });
     for (const url of [`${harness.url}/#/connections`, connectionUrl]) {
@@ -349,7 +403,8 @@ describe("owner's console, end to end (Chromium against the local service and a 
     await rop.getByRole("note").waitFor();
     await rop.locator("main p[role=status]").getByText(/not the workspace owner|owner/i).waitFor();
     expect(await rop.locator("main form, main button").count()).toBe(0);
-    expect(await rop.getByRole("button", { name: /Pause schedule|Resume schedule|Reset|Cancel sync/ }).count()).toBe(0);
+    expect(await rop.getByRole("button", { name: /Pause schedule|Resume schedule|Reset|Cancel sync|Check the source API/ }).count()).toBe(0);
+    expect(await rop.getByRole("heading", { name: "Source API check" }).count()).toBe(0);
     // A run's live view: no cancel control either.
     await rop.goto(`${connectionUrl}/runs/20260101T000000000Z-any`);
     await rop.locator("main .run-status").waitFor();

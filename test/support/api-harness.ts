@@ -36,7 +36,7 @@ export interface SharedStore {
  * shared client to its owner.
  */
 export async function createApiHarness(
-  options: { allowLoopbackSources?: boolean; timeScale?: number; shareStore?: SharedStore } = {},
+  options: { allowLoopbackSources?: boolean; timeScale?: number; shareStore?: SharedStore; schedule?: string } = {},
 ) {
   const shared = options.shareStore;
   const client = shared?.client ?? testDynamoDbClient();
@@ -53,6 +53,7 @@ export async function createApiHarness(
     timeScale: options.timeScale ?? 0.01,
     allowLoopbackSources: options.allowLoopbackSources ?? true,
     sourceTimeoutMs: 2_000,
+    ...(options.schedule === undefined ? {} : { schedule: options.schedule }),
   });
   const api = await service.listen(0);
   /** Every response text, to check that no secret ever appears in one. */

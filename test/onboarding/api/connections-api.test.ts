@@ -82,6 +82,22 @@ describe("GET /connections and /connections/{id}", () => {
     expect(fetched.status).toBe(200);
     expect(fetched.body).toEqual(created.body);
   });
+
+  test("schedule: GET one shows the dispatcher's configured interval, and null when the service was not told it", async () => {
+    // A second service on the same table, composed as the local runtime composes it with SCHEDULE=15m.
+    const scheduled = await createApiHarness({ shareStore: api.store, schedule: "15m" });
+    try {
+      const created = await api.request("POST", CONNECTIONS_PATH, { token: owner, body: { base_url: source.baseUrl, token: SOURCE_TOKEN } });
+      expect(created.body.schedule).toBeNull();
+      const fetched = await scheduled.request("GET", `${CONNECTIONS_PATH}/${created.body.id}`, { token: await scheduled.token("acct-connections") });
+      expect(fetched.status).toBe(200);
+      expect(fetched.body).toEqual({ ...created.body, schedule: "15m" });
+      const listed = await scheduled.request("GET", CONNECTIONS_PATH, { token: await scheduled.token("acct-connections") });
+      expect(listed.body.data.every((connection: { schedule: string | null }) => connection.schedule === "15m")).toBe(true);
+    } finally {
+      await scheduled.close();
+    }
+  });
 });
 
 describe("PATCH /connections/{id}", () => {
