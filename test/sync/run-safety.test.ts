@@ -266,3 +266,31 @@ describe("a restart of the local runtime", () => {
     expect((await harness.runs.get(connection.id, handingOver))?.status).toBe("failed");
   });
 });
+
+describe("a changed rate_limit", () => {
+  test("a PATCHed rate_limit applies from the page after the one whose connection read first sees it (the slot is taken while the connection is read)", async () => {
+    data = { ...data, leads: leads(350) };
+    const held = holdLeadsPage2();
+    const connection = await harness.addConnection({ baseUrl: server.baseUrl, token: TOKEN, rateLimit: 1000 });
+    const real = harness.limiter.acquire.bind(harness.limiter);
+    const rates: number[] = [];
+    harness.limiter.acquire = async (connectionId, rate) => {
+      if (connectionId === connection.id) rates.push(rate);
+      return real(connectionId, rate);
+    };
+    try {
+      const { runId } = await startSync(harness.startDeps, connection);
+      await held.reached;
+      const before = rates.length;
+      // Page 2 has read the connection and taken its slot already; the new rate is read by page 3.
+      await harness.connections.put({ ...connection, rate_limit: 7, updated_at: new Date().toISOString() });
+      held.release();
+      expect((await harness.waitForRun(connection.id, runId)).status).toBe("succeeded");
+      // Page 3 takes its slot at the rate page 2 read (1000) while it reads 7; every slot after that is at 7.
+      expect(rates.slice(before)).toEqual([1000, ...Array(rates.length - before - 1).fill(7)]);
+      expect(rates.length - before).toBeGreaterThan(2);
+    } finally {
+      harness.limiter.acquire = real;
+    }
+  });
+});
