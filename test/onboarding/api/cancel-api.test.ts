@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { CANCELLED_BY_OWNER } from "../../../lambdas/onboarding/cancel-run";
 import { contactRecord, leadRecord, pipelineRecord, userRecord } from "../../builders/source-records";
-import { crmSource } from "../../support/crm-source";
 import { createApiHarness, CONNECTIONS_PATH, type ApiHarness } from "../../support/api-harness";
-import { startSourceServer, type SourceServer } from "../../support/source-server";
+import { startHoldableCrmSource, type LeadsHold } from "../../support/holdable-crm-source";
+import type { SourceServer } from "../../support/source-server";
 
 const SOURCE_TOKEN = "src-cancel-api-77e0";
 const DATA = {
@@ -19,18 +19,14 @@ const DATA = {
 let api: ApiHarness;
 let source: SourceServer;
 let owner: string;
-/** While set, /leads answers only once it resolves: the run is held with its leads page in flight. */
-let leadsGate: Promise<void> | null = null;
-let onLeads: () => void = () => {};
-const handler = crmSource(() => DATA, { token: SOURCE_TOKEN });
+/** Holds /leads at a gate: a run is caught with its leads page in flight. */
+let holdLeads: () => LeadsHold;
 
 beforeAll(async () => {
   api = await createApiHarness();
-  source = await startSourceServer(async (request) => {
-    if (request.path === "/leads") onLeads();
-    if (request.path === "/leads" && leadsGate !== null) await leadsGate;
-    return handler(request);
-  });
+  const holdable = await startHoldableCrmSource(() => DATA, SOURCE_TOKEN);
+  source = holdable.server;
+  holdLeads = holdable.holdLeads;
   owner = await api.token("acct-cancel");
 });
 afterAll(async () => {
@@ -53,9 +49,8 @@ const executionsOf = (runId: string) =>
 describe("POST /connections/{id}/syncs/{runId}/cancel", () => {
   test("cancelling a running sync: unfinished entities fail 'cancelled by the owner', finished ones keep their outcome, the execution is aborted", async () => {
     const id = await newConnection();
-    let release!: () => void;
-    leadsGate = new Promise<void>((resolve) => (release = resolve));
-    const reachedLeads = new Promise<void>((resolve) => (onLeads = resolve));
+    const hold = holdLeads();
+    const reachedLeads = hold.reached;
     let runId: string;
     let cancelled: Record<string, any>;
     try {
@@ -65,9 +60,7 @@ describe("POST /connections/{id}/syncs/{runId}/cancel", () => {
       expect(response.status, response.text).toBe(200);
       cancelled = response.body;
     } finally {
-      leadsGate = null;
-      onLeads = () => {};
-      release();
+      hold.release();
     }
     expect(cancelled).toMatchObject({ id: runId, status: "failed", finished_at: expect.any(String) });
     const byEntity = Object.fromEntries(cancelled.entities.map((row: { entity: string }) => [row.entity, row]));
@@ -79,9 +72,8 @@ describe("POST /connections/{id}/syncs/{runId}/cancel", () => {
 
   test("the fence: the cancelled run's in-flight page writes no record and no watermark, and its summary stays as the cancel left it", async () => {
     const id = await newConnection();
-    let release!: () => void;
-    leadsGate = new Promise<void>((resolve) => (release = resolve));
-    const reachedLeads = new Promise<void>((resolve) => (onLeads = resolve));
+    const hold = holdLeads();
+    const reachedLeads = hold.reached;
     let runId: string;
     let cancelled: unknown;
     try {
@@ -89,9 +81,7 @@ describe("POST /connections/{id}/syncs/{runId}/cancel", () => {
       await reachedLeads;
       cancelled = (await api.request("POST", `${CONNECTIONS_PATH}/${id}/syncs/${runId}/cancel`, { token: owner })).body;
     } finally {
-      leadsGate = null;
-      onLeads = () => {};
-      release();
+      hold.release();
     }
     // The handler that was fetching the leads page runs to its end (the engine drops its result): wait for it.
     await Promise.all(executionsOf(runId).map((execution) => api.sync.engine.settled(execution.executionId)));
@@ -102,18 +92,15 @@ describe("POST /connections/{id}/syncs/{runId}/cancel", () => {
 
   test("after a cancel the next sync starts a new run at once, which reads the leads the cancelled run did not store", async () => {
     const id = await newConnection();
-    let release!: () => void;
-    leadsGate = new Promise<void>((resolve) => (release = resolve));
-    const reachedLeads = new Promise<void>((resolve) => (onLeads = resolve));
+    const hold = holdLeads();
+    const reachedLeads = hold.reached;
     let runId: string;
     try {
       runId = (await api.request("POST", `${CONNECTIONS_PATH}/${id}/syncs`, { token: owner })).body.id;
       await reachedLeads;
       expect((await api.request("POST", `${CONNECTIONS_PATH}/${id}/syncs/${runId}/cancel`, { token: owner })).status).toBe(200);
     } finally {
-      leadsGate = null;
-      onLeads = () => {};
-      release();
+      hold.release();
     }
     const next = await api.request("POST", `${CONNECTIONS_PATH}/${id}/syncs`, { token: owner });
     expect(next.status).toBe(202);

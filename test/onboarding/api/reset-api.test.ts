@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { callRecord, contactRecord, eventRecord, leadRecord, pipelineRecord, taskRecord, userRecord } from "../../builders/source-records";
-import { crmSource } from "../../support/crm-source";
 import { createApiHarness, CONNECTIONS_PATH, type ApiHarness } from "../../support/api-harness";
-import { startSourceServer, type SourceServer } from "../../support/source-server";
+import { startHoldableCrmSource, type LeadsHold } from "../../support/holdable-crm-source";
+import type { SourceServer } from "../../support/source-server";
 
 const SOURCE_TOKEN = "src-reset-api-c4f2";
 const SYNC_SINCE = "2026-01-01T00:00:00.000Z";
@@ -20,17 +20,14 @@ const DATA = {
 let api: ApiHarness;
 let source: SourceServer;
 let owner: string;
-let leadsGate: Promise<void> | null = null;
-let onLeads: () => void = () => {};
-const handler = crmSource(() => DATA, { token: SOURCE_TOKEN });
+/** Holds /leads at a gate: a run is caught with its leads page in flight. */
+let holdLeads: () => LeadsHold;
 
 beforeAll(async () => {
   api = await createApiHarness();
-  source = await startSourceServer(async (request) => {
-    if (request.path === "/leads") onLeads();
-    if (request.path === "/leads" && leadsGate !== null) await leadsGate;
-    return handler(request);
-  });
+  const holdable = await startHoldableCrmSource(() => DATA, SOURCE_TOKEN);
+  source = holdable.server;
+  holdLeads = holdable.holdLeads;
   owner = await api.token("acct-reset");
 });
 afterAll(async () => {
@@ -95,18 +92,15 @@ describe("POST /connections/{id}/reset", () => {
 
   test("a running run cannot write the reset watermark back: its leads page writes nothing and the watermark stays reset", async () => {
     const id = await newConnection();
-    let release!: () => void;
-    leadsGate = new Promise<void>((resolve) => (release = resolve));
-    const reachedLeads = new Promise<void>((resolve) => (onLeads = resolve));
+    const hold = holdLeads();
+    const reachedLeads = hold.reached;
     let runId: string;
     try {
       runId = (await api.request("POST", `${CONNECTIONS_PATH}/${id}/syncs`, { token: owner })).body.id;
       await reachedLeads; // the leads page is in flight
       expect((await api.request("POST", `${CONNECTIONS_PATH}/${id}/reset`, { token: owner, body: { entity: "leads" } })).status).toBe(200);
     } finally {
-      leadsGate = null;
-      onLeads = () => {};
-      release();
+      hold.release();
     }
     const summary = await api.waitForRun(id, runId);
     expect(summary.entities.find((row) => row.entity === "leads")?.status).toBe("failed");
