@@ -9,6 +9,7 @@ import type { ServiceFunction } from "./service-function";
 import { SourceTokenKey } from "./source-token-key";
 import { SyncFunctions } from "./sync-functions";
 import { SyncSchedule } from "./sync-schedule";
+import { ConnectionPurge } from "./connection-purge";
 import { SyncStateMachine } from "./sync-state-machine";
 
 /**
@@ -25,6 +26,7 @@ export class CrmIntegrationStack extends Stack {
   readonly syncFunctions: SyncFunctions;
   readonly syncStateMachine: SyncStateMachine;
   readonly syncSchedule: SyncSchedule;
+  readonly purge: ConnectionPurge;
   readonly api: OnboardingApi;
   readonly alarms: Alarms;
   readonly dashboard: ServiceDashboard;
@@ -50,6 +52,7 @@ export class CrmIntegrationStack extends Stack {
       enabled: config.syncScheduleEnabled,
       logRetention,
     });
+    this.purge = new ConnectionPurge(this, "Purge", { table: this.table, logRetention });
     this.api = new OnboardingApi(this, "Onboarding", {
       table: this.table,
       tokenKey: this.tokenKey,
@@ -103,6 +106,7 @@ export class CrmIntegrationStack extends Stack {
       TestConnectionApi: this.api.testConnectionFunction,
       OpenApi: this.api.openApiFunction,
       PreflightWorker: this.api.preflightWorkerFunction,
+      PurgeDeleted: this.purge.purger,
     };
   }
 }

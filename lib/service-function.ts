@@ -19,7 +19,8 @@ export type EntryPoint =
   | "dispatch-syncs"
   | "onboarding-api"
   | "openapi-document"
-  | "preflight-worker";
+  | "preflight-worker"
+  | "purge-deleted-connections";
 
 export const entryPath = (entry: EntryPoint): string => fileURLToPath(new URL(`../lambdas/entrypoints/${entry}.ts`, import.meta.url));
 
@@ -124,4 +125,6 @@ export const FUNCTION_SIZES = {
   openApi: { memorySize: 256, timeout: Duration.seconds(10) },
   /** The conformance kit from the service: Lambda's longest run; the check samples PREFLIGHT_SERVICE_MAX_PAGES per endpoint to fit. */
   preflightWorker: { memorySize: 512, timeout: Duration.minutes(15) },
+  /** The hourly purge: PURGE_MAX_ITEMS_PER_INVOCATION deletes take minutes at most; the rest waits for the next hour. */
+  purge: { memorySize: 512, timeout: Duration.minutes(15) },
 } as const;

@@ -64,6 +64,12 @@ export const TABLE_ACCESS = {
   TestConnectionApi: ["dynamodb:GetItem", "dynamodb:PutItem"],
   /** runPreflightJob: connections.get and preflights.get (GetItem), preflights.put and the limiter's slot (GetItem, PutItem). */
   PreflightWorker: ["dynamodb:GetItem", "dynamodb:PutItem"],
+  /**
+   * purgeDeletedConnections: purges.due and the deleted connection's partitions
+   * (Query), connections.get (GetItem), the deletes (BatchWriteItem), and
+   * purges.complete (DeleteItem of the pending purge). It never writes data.
+   */
+  PurgeDeleted: ["dynamodb:Query", "dynamodb:GetItem", "dynamodb:BatchWriteItem", "dynamodb:DeleteItem"],
 } as const satisfies Record<string, readonly TableAction[]>;
 
 export type TableUser = keyof typeof TABLE_ACCESS;

@@ -13,9 +13,12 @@ import { DynamoDbRecordStore } from "../store/dynamodb-record-store";
 import type { StartSyncDeps, SyncDeps } from "../sync/sync-deps";
 import type { PreflightJobDeps } from "../preflight/preflight-job";
 import { DynamoDbPreflightStore } from "../preflight-runs/dynamodb-preflight-store";
+import { DynamoDbPurgeQueue } from "../purges/dynamodb-purge-queue";
+import type { PurgeDeps } from "../retention/purge-deleted-connections";
 import {
   ApiConfigSchema,
   PreflightWorkerConfigSchema,
+  PurgeConfigSchema,
   readConfig,
   StarterConfigSchema,
   SyncTaskConfigSchema,
@@ -100,6 +103,17 @@ export function awsPreflightJobDeps(env: Record<string, string | undefined> = pr
     cipher: new KmsTokenCipher({ client: new KMSClient({}), keyId: config.KMS_KEY_ID }),
     preflights: new DynamoDbPreflightStore({ client: dynamodb, tableName: config.TABLE_NAME }),
     sourceFetch: createGuardedFetch({ allowLoopback: config.ALLOW_LOOPBACK_SOURCES }),
+    clock,
+    logger,
+  };
+}
+
+export function awsPurgeDeps(env: Record<string, string | undefined> = process.env): PurgeDeps {
+  const config = readConfig(PurgeConfigSchema, env);
+  const dynamodb = new DynamoDBClient({});
+  return {
+    purges: new DynamoDbPurgeQueue({ client: dynamodb, tableName: config.TABLE_NAME }),
+    connections: stores(dynamodb, config.TABLE_NAME).connections,
     clock,
     logger,
   };

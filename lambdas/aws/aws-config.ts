@@ -34,6 +34,11 @@ export const ApiConfigSchema = v.object({
 /** The preflight worker: what the page task has (table, key, SSRF setting). */
 export const PreflightWorkerConfigSchema = SyncTaskConfigSchema;
 
+/** The purge of deleted connections needs the table only: no key, no source. */
+export const PurgeConfigSchema = v.object({
+  TABLE_NAME: required("TABLE_NAME"),
+});
+
 export type SyncTaskConfig = v.InferOutput<typeof SyncTaskConfigSchema>;
 export type StarterConfig = v.InferOutput<typeof StarterConfigSchema>;
 export type ApiConfig = v.InferOutput<typeof ApiConfigSchema>;

@@ -11,6 +11,7 @@ import {
 } from "@aws-sdk/client-dynamodb";
 import type { ConnectionStore, StoredConnection } from "../core/ports";
 import { LOCK_SORT_KEY, RUN_ATTR, runLockPartitionKey } from "../runs/run-keys";
+import { DELETED_CONNECTION_PURGE_DELAY_SECONDS, PURGE_ATTR, PURGE_PARTITION_KEY, purgeSortKey } from "../purges/purge-keys";
 import { ATTR, watermarkPartitionKey } from "../store/keys";
 import {
   CONNECTION_ATTR,
@@ -99,8 +100,30 @@ export class DynamoDbConnectionStore implements ConnectionStore {
     const existing = await this.client.send(
       new GetItemCommand({ TableName: this.tableName, Key: connectionKey, ConsistentRead: true }),
     );
-    if (existing.Item !== undefined) await this.markLeftovers(connectionId);
+    if (existing.Item !== undefined) {
+      // Queued first, so a delete that fails after it still has its data purged once retried (the purge keeps a live connection).
+      await this.queuePurge(businessAccountId, connectionId);
+      await this.markLeftovers(connectionId);
+    }
     await this.client.send(new DeleteItemCommand({ TableName: this.tableName, Key: connectionKey }));
+  }
+
+  /** The pending purge of the connection's data (lambdas/retention/purge-deleted-connections.ts), due an hour from now. */
+  private async queuePurge(businessAccountId: string, connectionId: string): Promise<void> {
+    const deletedAt = new Date(this.now());
+    const notBefore = new Date(deletedAt.getTime() + DELETED_CONNECTION_PURGE_DELAY_SECONDS * 1000);
+    await this.client.send(
+      new PutItemCommand({
+        TableName: this.tableName,
+        Item: {
+          [PURGE_ATTR.pk]: { S: PURGE_PARTITION_KEY },
+          [PURGE_ATTR.sk]: { S: purgeSortKey(notBefore, connectionId) },
+          [PURGE_ATTR.connectionId]: { S: connectionId },
+          [PURGE_ATTR.businessAccountId]: { S: businessAccountId },
+          [PURGE_ATTR.deletedAt]: { S: deletedAt.toISOString() },
+        },
+      }),
+    );
   }
 
   /** Sets expires_at on the connection's watermarks and lock, only on items that exist (never a stub). */

@@ -2,6 +2,8 @@ import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Logger } from "../core/ports";
+import { DynamoDbPurgeQueue } from "../purges/dynamodb-purge-queue";
+import { PURGE_INTERVAL_MINUTES, purgeDeletedConnections } from "../retention/purge-deleted-connections";
 import { dispatchSyncs } from "../sync/dispatch-syncs";
 import { startSync } from "../sync/start-sync";
 import { ensureTable } from "../store/table-definition";
@@ -70,6 +72,13 @@ export async function startLocalRuntime(config: LocalRuntimeConfig, logger: Logg
       () => dispatchSyncs(service.sync.startDeps),
       (error) => logger.error("scheduled dispatch failed", { error: String(error) }),
     );
+    // Maintenance, not syncing: it runs hourly whatever SCHEDULE says.
+    const purgeDeps = { purges: new DynamoDbPurgeQueue({ client, tableName: LOCAL_TABLE_NAME }), connections: service.sync.connections, clock: service.sync.deps.clock, logger };
+    const stopPurge = startLocalSchedule(
+      PURGE_INTERVAL_MINUTES * 60_000,
+      () => purgeDeletedConnections(purgeDeps),
+      (error) => logger.error("scheduled purge failed", { error: String(error) }),
+    );
 
     let stopping: Promise<void> | undefined;
     return {
@@ -79,6 +88,7 @@ export async function startLocalRuntime(config: LocalRuntimeConfig, logger: Logg
       stop: () =>
         (stopping ??= (async () => {
           stopSchedule();
+          stopPurge();
           await api.close();
           // Aborts executions between states; a page task already running finishes its write first.
           await service.sync.stop();

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { expect, test } from "vitest";
 
 /** The domain: it talks to the world through ports only, so it runs the same in Lambda, locally and in tests. */
-const DOMAIN_FOLDERS = ["lambdas/core", "lambdas/records", "lambdas/ingestion", "lambdas/sync", "lambdas/onboarding", "lambdas/preflight"];
+const DOMAIN_FOLDERS = ["lambdas/core", "lambdas/records", "lambdas/ingestion", "lambdas/sync", "lambdas/onboarding", "lambdas/preflight", "lambdas/retention"];
 
 function sourceFiles(folder: string): string[] {
   return readdirSync(folder, { withFileTypes: true }).flatMap((entry) =>

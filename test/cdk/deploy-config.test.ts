@@ -1,3 +1,4 @@
+import { Match } from "aws-cdk-lib/assertions";
 import { describe, expect, test } from "vitest";
 import { DEFAULT_SCHEDULE } from "../../lambdas/local/local-schedule";
 import { CONTEXT_DEFAULTS, parseSyncSchedule, PLACEHOLDER_JWT_AUDIENCE, PLACEHOLDER_JWT_ISSUER } from "../../lib/deploy-config";
@@ -19,7 +20,7 @@ describe("CDK context values", () => {
   test("with real JWT settings and nothing else, synth takes every other default", () => {
     const { template } = synthesize({ jwtIssuer: TEST_CONTEXT.jwtIssuer, jwtAudience: TEST_CONTEXT.jwtAudience });
     template.hasResourceProperties("AWS::ApiGatewayV2::Authorizer", { JwtConfiguration: { Issuer: TEST_CONTEXT.jwtIssuer, Audience: ["crm-web", "crm-cli"] } });
-    template.hasResourceProperties("AWS::Events::Rule", { ScheduleExpression: "rate(1 hour)", State: "ENABLED" });
+    template.hasResourceProperties("AWS::Events::Rule", { ScheduleExpression: "rate(1 hour)", State: "ENABLED", Description: Match.stringLikeRegexp("dispatcher") });
     template.allResourcesProperties("AWS::Logs::LogGroup", { RetentionInDays: 30 });
   });
 

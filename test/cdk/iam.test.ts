@@ -135,13 +135,13 @@ describe("CDK stack: IAM", () => {
     }
   });
 
-  test("least privilege: DeleteItem only where the code deletes (FinishRun, Dispatcher, Api), BatchWriteItem only for the API's watermark reset, ConditionCheckItem only for the page task's fence", () => {
+  test("least privilege: DeleteItem only where the code deletes (FinishRun, Dispatcher, Api, the purge), BatchWriteItem only for the API's watermark reset and the purge's deletes, ConditionCheckItem only for the page task's fence", () => {
     const holders = (action: string) => rolesWithAction(action);
     const ids = (...names: string[]) => names.map((name) => roleId(functions[name]!)).sort();
-    expect(holders("dynamodb:DeleteItem")).toEqual(ids("FinishRun", "Dispatcher", "Api"));
-    expect(holders("dynamodb:BatchWriteItem")).toEqual(ids("Api"));
+    expect(holders("dynamodb:DeleteItem")).toEqual(ids("FinishRun", "Dispatcher", "Api", "PurgeDeleted"));
+    expect(holders("dynamodb:BatchWriteItem")).toEqual(ids("Api", "PurgeDeleted"));
     expect(holders("dynamodb:ConditionCheckItem")).toEqual(ids("FetchPage"));
-    expect(holders("dynamodb:Query")).toEqual(ids("FetchPage", "Dispatcher", "Api"));
+    expect(holders("dynamodb:Query")).toEqual(ids("FetchPage", "Dispatcher", "Api", "PurgeDeleted"));
   });
 
   test("the public OpenAPI route's function has no table, key or state machine access: its role writes its logs and nothing else", () => {

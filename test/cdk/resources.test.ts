@@ -60,8 +60,8 @@ describe("CDK stack: resources", () => {
     changed.hasResourceProperties("AWS::ApiGatewayV2::Stage", { DefaultRouteSettings: { ThrottlingRateLimit: 10, ThrottlingBurstLimit: 20 } });
   });
 
-  test("ten Lambdas: nodejs22.x on arm64, ESM bundle handler, source maps on", () => {
-    template.resourceCountIs("AWS::Lambda::Function", 10);
+  test("eleven Lambdas: nodejs22.x on arm64, ESM bundle handler, source maps on", () => {
+    template.resourceCountIs("AWS::Lambda::Function", 11);
     for (const [name, fn] of Object.entries(functions)) {
       const resource = template.toJSON().Resources[functionId(fn)];
       expect(resource, name).toBeDefined();
@@ -82,6 +82,7 @@ describe("CDK stack: resources", () => {
     for (const name of ["Api", "TestConnectionApi"]) expect(env(name), name).toEqual(["ALLOW_LOOPBACK_SOURCES", "KMS_KEY_ID", "NODE_OPTIONS", "PREFLIGHT_FUNCTION_NAME", "STATE_MACHINE_ARN", "TABLE_NAME"]);
     expect(env("PreflightWorker")).toEqual(syncTask);
     expect(env("OpenApi")).toEqual(["NODE_OPTIONS"]);
+    expect(env("PurgeDeleted")).toEqual(["NODE_OPTIONS", "TABLE_NAME"]);
     const all = template.findResources("AWS::Lambda::Function");
     for (const fn of Object.values(all)) {
       const variables = fn.Properties.Environment.Variables as Record<string, unknown>;
@@ -114,8 +115,21 @@ describe("CDK stack: resources", () => {
     expect(seen.size).toBe(Object.keys(functions).length);
   });
 
+  test("the purge of deleted connections runs hourly on its own rule, one at a time (reserved concurrency 1)", () => {
+    template.hasResourceProperties("AWS::Events::Rule", {
+      ScheduleExpression: "rate(1 hour)",
+      State: "ENABLED",
+      Targets: [Match.objectLike({ Arn: { Ref: logicalId(functions.PurgeDeleted!.alias) } })],
+    });
+    template.hasResourceProperties("AWS::Lambda::Function", {
+      FunctionName: Match.absent(),
+      ReservedConcurrentExecutions: 1,
+      Description: Match.stringLikeRegexp("deletes the data of connections deleted"),
+    });
+  });
+
   test("the EventBridge rule runs the dispatcher on the syncSchedule from context", () => {
-    template.resourceCountIs("AWS::Events::Rule", 1);
+    template.resourceCountIs("AWS::Events::Rule", 2);
     template.hasResourceProperties("AWS::Events::Rule", {
       ScheduleExpression: "rate(15 minutes)",
       State: "ENABLED",

@@ -17,6 +17,9 @@ import { makeApiHandler, type ApiEvent } from "../../lambdas/onboarding/http/api
 import { makeSyncHandlers } from "../../lambdas/sync/handlers/sync-handlers";
 import type { SyncState } from "../../lambdas/sync/sync-state";
 import { TABLE_ACCESS, type TableAction } from "../../lib/table-access";
+import { DynamoDbPurgeQueue } from "../../lambdas/purges/dynamodb-purge-queue";
+import { DELETED_CONNECTION_PURGE_DELAY_SECONDS } from "../../lambdas/purges/purge-keys";
+import { makePurgeHandler } from "../../lambdas/retention/purge-handler";
 import { contactRecord, leadRecord, pipelineRecord, stageRecord, userRecord } from "../builders/source-records";
 import { crmSource } from "../support/crm-source";
 import { createTestTable, testDynamoDbClient } from "../support/dynamodb";
@@ -43,7 +46,7 @@ function actionsOf(commandName: string, input: Record<string, any>): TableAction
   return [`dynamodb:${name}` as TableAction];
 }
 
-type SyncFunctionName = "BeginRun" | "FetchPage" | "EntityFailed" | "StopRun" | "FinishRun" | "Dispatcher" | "Api" | "TestConnectionApi" | "PreflightWorker";
+type SyncFunctionName = "BeginRun" | "FetchPage" | "EntityFailed" | "StopRun" | "FinishRun" | "Dispatcher" | "Api" | "TestConnectionApi" | "PreflightWorker" | "PurgeDeleted";
 const recorded = new Map<SyncFunctionName, Set<TableAction>>();
 
 const TOKEN = "table-access-token-7f1e";
@@ -77,10 +80,11 @@ function storesOf(name: SyncFunctionName) {
     connections: new DynamoDbConnectionStore({ client, tableName }),
     limiter: new DynamoDbRateLimiter({ client, tableName }),
     preflights: new DynamoDbPreflightStore({ client, tableName }),
+    purges: new DynamoDbPurgeQueue({ client, tableName }),
   };
 }
 
-type TaskFunctionName = Exclude<SyncFunctionName, "Dispatcher" | "Api" | "TestConnectionApi" | "PreflightWorker">;
+type TaskFunctionName = Exclude<SyncFunctionName, "Dispatcher" | "Api" | "TestConnectionApi" | "PreflightWorker" | "PurgeDeleted">;
 const handlersOf = (name: TaskFunctionName) => makeSyncHandlers({ ...storesOf(name), cipher, source, clock, logger });
 let handlers: { [K in TaskFunctionName]: ReturnType<typeof handlersOf> };
 
@@ -265,5 +269,20 @@ describe("least privilege: the table actions the functions send", () => {
     expect([...recorded.get("Api")!]).toEqual(expect.arrayContaining(["dynamodb:PutItem", "dynamodb:Query", "dynamodb:BatchWriteItem", "dynamodb:DeleteItem"]));
     expect([...recorded.get("TestConnectionApi")!].sort()).toEqual(["dynamodb:GetItem", "dynamodb:PutItem"]);
     expect([...recorded.get("PreflightWorker")!].sort()).toEqual(["dynamodb:GetItem", "dynamodb:PutItem"]);
+  }, 60_000);
+
+  test("the purge of deleted connections sends only the table actions TABLE_ACCESS grants it, over a synced connection's data", async () => {
+    const connection = await addConnection();
+    const started: SyncExecutionInput[] = [];
+    await dispatchSyncs(dispatcher(started, false));
+    await driveRun(started.find((input) => input.connection_id === connection.id)!);
+    await new DynamoDbConnectionStore({ client: setup, tableName }).delete(connection.business_account_id, connection.id);
+
+    const { purges, connections } = storesOf("PurgeDeleted");
+    const later = { now: () => new Date(Date.now() + (DELETED_CONNECTION_PURGE_DELAY_SECONDS + 60) * 1000) };
+    const result = await makePurgeHandler({ purges, connections, clock: later, logger })();
+
+    expect(result.purged).toContain(connection.id);
+    expect([...recorded.get("PurgeDeleted")!].sort()).toEqual([...TABLE_ACCESS.PurgeDeleted].sort());
   }, 60_000);
 });

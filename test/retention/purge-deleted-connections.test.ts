@@ -1,0 +1,228 @@
+import { randomUUID } from "node:crypto";
+import { PutItemCommand, QueryCommand, ScanCommand, type AttributeValue, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { DynamoDbConnectionStore } from "../../lambdas/connections/dynamodb-connection-store";
+import type { Logger, RecordWrite, StoredConnection } from "../../lambdas/core/ports";
+import { preflightPartitionKey } from "../../lambdas/preflight-runs/preflight-keys";
+import { DELETED_CONNECTION_PURGE_DELAY_SECONDS, PURGE_PARTITION_KEY } from "../../lambdas/purges/purge-keys";
+import { DynamoDbPurgeQueue } from "../../lambdas/purges/dynamodb-purge-queue";
+import { DynamoDbRateLimiter } from "../../lambdas/rate-limit/dynamodb-rate-limiter";
+import { purgeDeletedConnections, type PurgeDeps } from "../../lambdas/retention/purge-deleted-connections";
+import { DynamoDbRunStore } from "../../lambdas/runs/dynamodb-run-store";
+import { DynamoDbRecordStore } from "../../lambdas/store/dynamodb-record-store";
+import { partPartitionKey, recordPartitionKey, recordSortKey } from "../../lambdas/store/keys";
+import { DOC_PART_MAX_BYTES } from "../../lambdas/store/page-transactions";
+import { runHoldingLock } from "../builders/page-runs";
+import { createTestTable, testDynamoDbClient } from "../support/dynamodb";
+
+let client: DynamoDBClient;
+let tableName: string;
+
+beforeAll(async () => {
+  client = testDynamoDbClient();
+  tableName = await createTestTable(client);
+});
+
+afterAll(() => {
+  client?.destroy();
+});
+
+const ACCOUNT = "acct-purge";
+const DELETED_AT = Date.parse("2026-11-23T12:00:00.000Z");
+const silent: Logger = { info: () => {}, warn: () => {}, error: () => {} };
+
+function connection(id: string): StoredConnection {
+  return {
+    id,
+    business_account_id: ACCOUNT,
+    crm_type: "custom",
+    base_url: "https://crm.example.test",
+    rate_limit: 5,
+    sync_since: "2026-01-01T00:00:00.000Z",
+    created_at: "2026-11-01T00:00:00.000Z",
+    updated_at: "2026-11-01T00:00:00.000Z",
+    token_ciphertext: "ciphertext",
+  };
+}
+
+function lead(id: string, text = ""): RecordWrite {
+  return { collection: "leads", key: [id], doc: { id, name: `Lead ${id}`, notes: text, updated_at: "2026-11-20T00:00:00.000Z" } };
+}
+
+/** What a synced connection leaves in the table: records (one split into parts), stages, loss reasons, watermark, run summary and lock, rate-limit log, a preflight report. */
+async function syncedConnection(id: string, options: { readonly largeRecord: boolean }): Promise<void> {
+  const connections = new DynamoDbConnectionStore({ client, tableName });
+  const records = new DynamoDbRecordStore({ client, tableName });
+  const runs = new DynamoDbRunStore({ client, tableName });
+  await connections.put(connection(id));
+  const run = await runHoldingLock(runs, id);
+  await records.commitPage(
+    run.page(
+      {
+        connectionId: id,
+        records: [
+          { collection: "pipelines", key: ["p1"], doc: { id: "p1", name: "Sales" } },
+          { collection: "stages", key: ["p1", "s1"], doc: { id: "s1", pipeline_id: "p1", kind: "won" } },
+        ],
+      },
+      "pipelines",
+    ),
+  );
+  const leads = Array.from({ length: 12 }, (_, i) => lead(`l${i}`));
+  if (options.largeRecord) leads.push(lead("big", "x".repeat(DOC_PART_MAX_BYTES * 2 + 10)));
+  await records.commitPage(
+    run.page({
+      connectionId: id,
+      records: [{ collection: "loss_reasons", key: ["lr_1"], doc: { id: "lr_1", text: "price" } }, ...leads],
+      watermark: { entity: "leads", value: "2026-11-20T00:00:00.000Z" },
+    }),
+  );
+  await new DynamoDbRateLimiter({ client, tableName }).acquire(id, 1000);
+  await client.send(
+    new PutItemCommand({ TableName: tableName, Item: { pk: { S: preflightPartitionKey(id) }, sk: { S: "pf-1" }, doc: { S: "{}" } } }),
+  );
+}
+
+/** Every item of the table that belongs to the connection, found without the purge's own key list. */
+async function itemsOf(connectionId: string): Promise<Record<string, AttributeValue>[]> {
+  const items: Record<string, AttributeValue>[] = [];
+  let startKey: Record<string, AttributeValue> | undefined;
+  do {
+    const out = await client.send(
+      new ScanCommand({
+        TableName: tableName,
+        FilterExpression: "contains(pk, :id)",
+        ExpressionAttributeValues: { ":id": { S: connectionId } },
+        ExclusiveStartKey: startKey,
+        ConsistentRead: true,
+      }),
+    );
+    items.push(...(out.Items ?? []));
+    startKey = out.LastEvaluatedKey;
+  } while (startKey !== undefined);
+  return items;
+}
+
+async function pendingPurges(): Promise<string[]> {
+  const out = await client.send(
+    new QueryCommand({
+      TableName: tableName,
+      KeyConditionExpression: "pk = :pk",
+      ExpressionAttributeValues: { ":pk": { S: PURGE_PARTITION_KEY } },
+      ConsistentRead: true,
+    }),
+  );
+  return (out.Items ?? []).map((item) => item["connection_id"]?.S ?? "");
+}
+
+function depsAt(epochMs: number): PurgeDeps {
+  return {
+    purges: new DynamoDbPurgeQueue({ client, tableName }),
+    connections: new DynamoDbConnectionStore({ client, tableName }),
+    clock: { now: () => new Date(epochMs) },
+    logger: silent,
+  };
+}
+
+async function deleteConnection(id: string): Promise<void> {
+  await new DynamoDbConnectionStore({ client, tableName, now: () => DELETED_AT }).delete(ACCOUNT, id);
+}
+
+const DUE = DELETED_AT + DELETED_CONNECTION_PURGE_DELAY_SECONDS * 1000;
+
+describe("purge of a deleted connection's data (DynamoDB Local)", () => {
+  test("a deleted connection's data is kept for the purge delay, then the purge deletes all of it and nothing of another connection", async () => {
+    const gone = `conn-${randomUUID()}`;
+    const kept = `conn-${randomUUID()}`;
+    await syncedConnection(gone, { largeRecord: true });
+    await syncedConnection(kept, { largeRecord: true });
+    const goneBefore = await itemsOf(gone);
+    const keptBefore = await itemsOf(kept);
+    expect(goneBefore.some((item) => item["pk"]?.S?.startsWith("PART#"))).toBe(true);
+
+    await deleteConnection(gone);
+    expect(await pendingPurges()).toContain(gone);
+
+    const early = await purgeDeletedConnections(depsAt(DUE - 1000));
+    expect(early.purged).toEqual([]);
+    // Only the connection item itself went with the delete.
+    expect((await itemsOf(gone)).length).toBe(goneBefore.length);
+
+    const due = await purgeDeletedConnections(depsAt(DUE));
+    expect(due.purged).toEqual([gone]);
+    expect(due.itemsDeleted).toBe(goneBefore.length);
+    expect(await itemsOf(gone)).toEqual([]);
+    expect(await pendingPurges()).not.toContain(gone);
+    expect((await itemsOf(kept)).length).toBe(keptBefore.length);
+  });
+
+  test("the purge is bounded per invocation and resumes where it stopped", async () => {
+    const gone = `conn-${randomUUID()}`;
+    await syncedConnection(gone, { largeRecord: false });
+    const total = (await itemsOf(gone)).length;
+    await deleteConnection(gone);
+
+    const budget = 4;
+    const deletedPerInvocation: number[] = [];
+    for (let invocation = 0; invocation < 20; invocation++) {
+      const result = await purgeDeletedConnections(depsAt(DUE), { maxItems: budget });
+      deletedPerInvocation.push(result.itemsDeleted);
+      if (result.purged.includes(gone)) break;
+      expect(result.unfinished).toEqual([gone]);
+    }
+    expect(Math.max(...deletedPerInvocation)).toBeLessThanOrEqual(budget);
+    expect(deletedPerInvocation.reduce((a, b) => a + b, 0)).toBe(total);
+    expect(deletedPerInvocation.length).toBeGreaterThanOrEqual(Math.ceil(total / budget));
+    expect(await itemsOf(gone)).toEqual([]);
+  });
+
+  test("a purge cut short never leaves a record part whose head is gone", async () => {
+    const gone = `conn-${randomUUID()}`;
+    await syncedConnection(gone, { largeRecord: true });
+    await deleteConnection(gone);
+    const bigHeadSk = recordSortKey(lead("big"));
+    const bigParts = partPartitionKey(gone, "leads", bigHeadSk);
+
+    // A crash before each delete call in turn: the purge dies there, and what it left must still name every part.
+    for (let crashAt = 1; ; crashAt++) {
+      const crashing = testDynamoDbClient();
+      let deleteCalls = 0;
+      crashing.middlewareStack.add(
+        (next, context) => async (args) => {
+          if (context.commandName === "BatchWriteItemCommand" && ++deleteCalls === crashAt) throw new Error("crash");
+          return next(args);
+        },
+        { step: "initialize" },
+      );
+      const deps = { ...depsAt(DUE), purges: new DynamoDbPurgeQueue({ client: crashing, tableName }) };
+      const finished = await purgeDeletedConnections(deps).then(
+        (result) => result.purged.includes(gone),
+        () => false,
+      );
+      crashing.destroy();
+      const left = await itemsOf(gone);
+      const headLeft = left.some((item) => item["pk"]?.S === recordPartitionKey(gone, "leads") && item["sk"]?.S === bigHeadSk);
+      const partsLeft = left.some((item) => item["pk"]?.S === bigParts);
+      if (partsLeft) expect(headLeft, `crash at delete call ${crashAt}: a part is left without the head that names it`).toBe(true);
+      if (finished) break;
+      expect(crashAt).toBeLessThan(50);
+    }
+    expect(await itemsOf(gone)).toEqual([]);
+  });
+
+  test("a purge never deletes the data of a connection that exists (its delete failed after queueing the purge)", async () => {
+    const id = `conn-${randomUUID()}`;
+    await syncedConnection(id, { largeRecord: false });
+    await deleteConnection(id);
+    // The delete's last step did not happen: the connection is there again, as it would be.
+    await new DynamoDbConnectionStore({ client, tableName }).put(connection(id));
+    const before = (await itemsOf(id)).length;
+
+    const result = await purgeDeletedConnections(depsAt(DUE));
+
+    expect(result.kept).toEqual([id]);
+    expect(result.purged).toEqual([]);
+    expect((await itemsOf(id)).length).toBe(before);
+    expect(await pendingPurges()).not.toContain(id);
+  });
+});
