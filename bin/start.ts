@@ -5,7 +5,7 @@ import { readLocalRuntimeConfig, StartupError } from "../lambdas/local/local-run
 import { startLocalRuntime } from "../lambdas/local/local-runtime";
 import { ensureConsoleBuilt } from "../lambdas/local/console-build";
 
-/** `npm start`: the whole service on this machine. Settings: README, "Running locally". */
+/** `npm start`: the whole service on this machine. Settings: the README's "Running locally" table. */
 // The machines here run Node 20; Lambda runs nodejs22.x. The SDK's notice about Node 22 says nothing new locally.
 process.env["AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED"] ??= "true";
 

@@ -37,7 +37,7 @@ export const TOKEN_CONTEXT_CONDITIONS = {
  * the use of the key: only the key policy does, by naming the role.
  * kms:Create* includes CreateGrant, so whoever holds key administration in
  * IAM could grant themselves use: keep that right to the operators who rotate
- * keys (README, "Runbook").
+ * keys (docs/operations.md, "Runbook").
  */
 export const KEY_ADMIN_ACTIONS = [
   "kms:Create*",

@@ -116,7 +116,7 @@ export async function updateConnection(
   return toConnectionResource(next, deps.schedule);
 }
 
-/** Stops syncing: the connection and its encrypted token are deleted; see the README for its data. */
+/** Stops syncing: the connection and its encrypted token are deleted; its data is purged an hour later (docs/retention.md). */
 export async function deleteConnection(deps: OnboardingDeps, account: string, id: string): Promise<void> {
   await findConnection(deps, account, id);
   await deps.connections.delete(account, id);

@@ -185,7 +185,7 @@ describe("POST /connections/{id}/test", () => {
     [403, { reachable: true, authenticated: false }, /403/],
     [404, { reachable: true, authenticated: true }, /404 \(a required endpoint is not implemented\)/],
     [503, { reachable: true, authenticated: true }, /failed \(503\)/],
-  ] as const)("the source answers %i: reachable and authenticated as the README says, no pipelines_found", async (status, expected, detail) => {
+  ] as const)("the source answers %i: reachable and authenticated as docs/onboarding-api.md says, no pipelines_found", async (status, expected, detail) => {
     const answering = await startSourceServer(() => ({ status, json: { error: `status ${status}` } }));
     try {
       const created = await api.request("POST", CONNECTIONS_PATH, { token: owner, body: { base_url: answering.baseUrl, token: SOURCE_TOKEN } });
