@@ -5,12 +5,11 @@ import { Tracer } from "@aws-lambda-powertools/tracer";
 import { captureLambdaHandler } from "@aws-lambda-powertools/tracer/middleware";
 import middy, { type MiddlewareObj } from "@middy/core";
 import type { Context } from "aws-lambda";
+import { METRIC_SERVICE } from "../core/metric-names";
 import type { Logger, Metrics } from "../core/ports";
 import { EmfMetrics } from "./emf-metrics";
 import { powertoolsLogger } from "./powertools-logger";
 
-/** The service dimension of every metric and the `service` key of every log line (POWERTOOLS_SERVICE_NAME in the stack). */
-export const SERVICE_NAME = "crm-integration";
 
 export interface LambdaObservability {
   readonly logger: Logger;
@@ -26,7 +25,7 @@ export interface LambdaObservability {
  * environment the stack sets; `options` override them in tests.
  */
 export function createLambdaObservability(options: { readonly serviceName?: string; readonly namespace?: string } = {}): LambdaObservability {
-  const serviceName = options.serviceName ?? process.env.POWERTOOLS_SERVICE_NAME ?? SERVICE_NAME;
+  const serviceName = options.serviceName ?? process.env.POWERTOOLS_SERVICE_NAME ?? METRIC_SERVICE;
   const powertools = new PowertoolsLogger({ serviceName });
   const metrics = new PowertoolsMetrics({ serviceName, ...(options.namespace === undefined ? {} : { namespace: options.namespace }) });
   const tracer = new Tracer({ serviceName });

@@ -3,6 +3,9 @@
  * port, the AWS adapter publishes them as CloudWatch EMF, the stack's alarms
  * and dashboard read them by these names (docs/observability.md).
  */
+/** The `service` dimension of every metric and key of every log line in AWS (POWERTOOLS_SERVICE_NAME). */
+export const METRIC_SERVICE = "crm-integration";
+
 export const METRIC = {
   /** A page committed (records and watermark written). Dimension: entity. */
   pagesSynced: "PagesSynced",
