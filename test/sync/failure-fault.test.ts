@@ -6,12 +6,15 @@ import { classifyCaught, classifyThrown, FAULT_OF_ERROR_CLASS, faultOfErrorClass
 import { SyncQueueUnavailableError } from "../../lambdas/sync/start-sync";
 
 /** Every concrete SyncError class of the sync, built with placeholder arguments (constructors differ only in extras). */
-const SYNC_ERROR_CLASSES = [
-  ...Object.values(coreErrors).filter((value): value is new (...args: any[]) => SyncError => typeof value === "function" && value.prototype instanceof SyncError),
+type SyncErrorClass = new (...args: any[]) => SyncError;
+const SYNC_ERROR_CLASSES: SyncErrorClass[] = [
+  ...(Object.values(coreErrors) as unknown[]).filter(
+    (value): value is SyncErrorClass => typeof value === "function" && (value as { prototype: unknown }).prototype instanceof SyncError,
+  ),
   SourceAddressRefusedError,
   SyncQueueUnavailableError,
 ];
-const nameOf = (cls: new (...args: any[]) => SyncError) => new cls("detail", 1, "rule").name;
+const nameOf = (cls: SyncErrorClass) => new cls("detail", 1, "rule").name;
 
 describe("failure fault: whose failure it is, by error class", () => {
   test.each([
