@@ -1,4 +1,4 @@
-import { Duration, Stack } from "aws-cdk-lib";
+import { Duration } from "aws-cdk-lib";
 import type { HttpApi } from "aws-cdk-lib/aws-apigatewayv2";
 import {
   Alarm,
@@ -16,7 +16,8 @@ import { Topic } from "aws-cdk-lib/aws-sns";
 import { EmailSubscription } from "aws-cdk-lib/aws-sns-subscriptions";
 import type { StateMachine } from "aws-cdk-lib/aws-stepfunctions";
 import { Construct } from "constructs";
-import type { ServiceFunction } from "./service-function";
+import { METRIC, METRIC_SERVICE, type Fault } from "../lambdas/core/metric-names";
+import { metricNamespace, type ServiceFunction } from "./service-function";
 
 export interface AlarmsProps {
   readonly stateMachine: StateMachine;
@@ -33,8 +34,6 @@ export interface AlarmsProps {
   readonly noSuccessAlarmHours: number | undefined;
 }
 
-/** The namespace of the metrics the stack's metric filters publish. */
-export const METRIC_NAMESPACE = "CrmIntegration";
 
 /**
  * The error names a sync execution ends with that are not ours: SyncRunFailed
@@ -59,8 +58,10 @@ export const THRESHOLDS = {
   runsFailedOurs: 1,
   /** Runs that could not begin (store down, or connections deleted between dispatch and begin) in 15 minutes. */
   runsCouldNotBegin: 5,
-  /** Failed executions of any kind in one hour: many customers failing at once is an outage of ours. */
-  runsFailedBurst: 20,
+  /** Entities failed by an error of ours (EntityFailures, fault ours, from the Task functions' EMF): any one. */
+  entityFailuresOurs: 1,
+  /** Page attempts retried for an error of ours (the store, stale rate-limit slots) per 5 minutes, sustained. */
+  pageRetriesOurs: 10,
   /** Connections the dispatcher could not start in one tick (StartExecution refused, store down). */
   dispatchStartFailures: 3,
   /** Errors of the functions that never call a source, in 5 minutes. */
@@ -90,7 +91,7 @@ export const TABLE_OPERATIONS = [
 
 /**
  * The alarms, all on one SNS topic (e-mail subscription when context
- * `alarmEmail` is set), on failures that are ours only (README, "Alarms"):
+ * `alarmEmail` is set), on failures that are ours only (docs/observability.md):
  * a customer's failing source fails its entities and its run, which the run
  * summary reports to the customer; it pages no one.
  */
@@ -101,6 +102,10 @@ export class Alarms extends Construct {
   readonly runsFailedOurs: Metric;
   readonly runsCouldNotBegin: Metric;
   readonly dispatchStartFailures: Metric;
+  /** The Task functions' EMF metrics (docs/observability.md), for the dashboard. */
+  readonly entityFailuresOurs: Metric;
+  readonly pageRetriesOurs: Metric;
+  readonly runsSucceeded: Metric;
 
   constructor(scope: Construct, id: string, props: AlarmsProps) {
     super(scope, id);
@@ -108,7 +113,7 @@ export class Alarms extends Construct {
     // No SSE on this topic: it carries alarm state changes only (alarm name, metric, threshold), never customer
     // data or tokens, and CloudWatch alarms cannot publish to a topic encrypted with the AWS managed SNS key.
     if (props.alarmEmail !== undefined) this.topic.addSubscription(new EmailSubscription(props.alarmEmail));
-    const namespace = `${METRIC_NAMESPACE}/${Stack.of(this).stackName}`;
+    const namespace = metricNamespace(this);
 
     // Sync executions.
     const others = CUSTOMER_OR_EXPECTED_ERRORS.map((name) => `$.details.error != "${name}"`).join(" && ");
@@ -116,13 +121,27 @@ export class Alarms extends Construct {
     this.add("SyncRunsFailedOurs", this.runsFailedOurs, THRESHOLDS.runsFailedOurs, "A sync execution failed with an error of the service (not SyncRunFailed, not RunSupersededError): see the state machine's log group for the error and the run id");
     this.runsCouldNotBegin = this.filter("RunsCouldNotBeginFilter", props.stateMachineLogs, namespace, "SyncRunsCouldNotBegin", `{ $.type = "ExecutionFailed" && $.details.cause = "${BEGIN_FAILED_CAUSE}*" }`);
     this.add("SyncRunsCouldNotBegin", this.runsCouldNotBegin.with({ period: Duration.minutes(15) }), THRESHOLDS.runsCouldNotBegin, "Sync runs could not begin (store unreachable or connection reads failing)");
-    this.add("SyncRunsFailedBurst", props.stateMachine.metricFailed({ period: Duration.hours(1) }), THRESHOLDS.runsFailedBurst, "Many sync executions failed within an hour: more than customers' sources failing one by one");
+    // No alarm on ExecutionsFailed: a customer's failing source fails its run, which its run summary reports. Ours are below.
     this.add("SyncExecutionsTimedOut", props.stateMachine.metricTimedOut({ period: PERIOD }), 1, "A sync execution exceeded its 24-hour TimeoutSeconds: a run is stuck");
+    // Failures the Task functions classify as ours (lambdas/sync/failure-fault.ts), read from their EMF under [service, fault].
+    this.entityFailuresOurs = emf(namespace, METRIC.entityFailures, "ours");
+    this.add("EntityFailuresOurs", this.entityFailuresOurs, THRESHOLDS.entityFailuresOurs, "An entity of a run failed with an error of the service (store, key, Lambda, a Task timeout, a bug): the error_class dimension and the 'entity failed' log line (run_id, connection_id) say which");
+    this.pageRetriesOurs = emf(namespace, METRIC.pageRetries, "ours");
+    this.add(
+      "PageRetriesOurs",
+      this.pageRetriesOurs,
+      THRESHOLDS.pageRetriesOurs,
+      `Page attempts retried for errors of the service (StoreUnavailableError, RateLimitSlotsStaleError) in ${SUSTAINED_PERIODS} 5-minute periods in a row`,
+      { periods: SUSTAINED_PERIODS },
+    );
+
+    this.runsSucceeded = emf(namespace, METRIC.runsSucceeded, undefined, Duration.hours(1));
     if (props.noSuccessAlarmHours !== undefined) {
       const hours = props.noSuccessAlarmHours;
       this.add(
         "NoSuccessfulRun",
-        props.stateMachine.metricSucceeded({ period: Duration.hours(1) }),
+        // RunsSucceeded (FinishRun's EMF), not ExecutionsSucceeded: an execution that hands over to a fresh one (ContinueAsNew) also ends "succeeded".
+        this.runsSucceeded,
         1,
         `No sync execution of any connection succeeded in ${hours} hours`,
         { comparison: ComparisonOperator.LESS_THAN_THRESHOLD, periods: hours, missing: TreatMissingData.BREACHING },
@@ -205,6 +224,17 @@ export class Alarms extends Construct {
     alarm.addOkAction(new SnsAction(this.topic));
     this.alarms.push(alarm);
   }
+}
+
+/** A metric the functions publish as EMF, under [service] or [service, fault]: the dimension sets lambdas/aws/emf-metrics.ts writes. */
+function emf(namespace: string, metricName: string, fault: Fault | undefined, period: Duration = PERIOD): Metric {
+  return new Metric({
+    namespace,
+    metricName,
+    dimensionsMap: { service: METRIC_SERVICE, ...(fault === undefined ? {} : { fault }) },
+    statistic: "Sum",
+    period,
+  });
 }
 
 /** The sum of one Lambda metric over several functions, as one alarmable expression (ids must start lowercase). */

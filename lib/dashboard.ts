@@ -1,11 +1,12 @@
 import { Duration, Stack } from "aws-cdk-lib";
 import type { HttpApi } from "aws-cdk-lib/aws-apigatewayv2";
-import { Dashboard, GraphWidget, type IMetric, TextWidget } from "aws-cdk-lib/aws-cloudwatch";
+import { Dashboard, GraphWidget, type IMetric, MathExpression, TextWidget } from "aws-cdk-lib/aws-cloudwatch";
 import type { TableV2 } from "aws-cdk-lib/aws-dynamodb";
 import type { StateMachine } from "aws-cdk-lib/aws-stepfunctions";
 import { Construct } from "constructs";
+import { METRIC, METRIC_SERVICE } from "../lambdas/core/metric-names";
 import { TABLE_OPERATIONS, type Alarms } from "./alarms";
-import type { ServiceFunction } from "./service-function";
+import { metricNamespace, type ServiceFunction } from "./service-function";
 
 export interface ServiceDashboardProps {
   readonly stateMachine: StateMachine;
@@ -53,8 +54,31 @@ export class ServiceDashboard extends Construct {
         sm.metricFailed({ period: PERIOD }),
         sm.metricTimedOut({ period: PERIOD }),
         sm.metricAborted({ period: PERIOD }),
+        // Runs, not executions: a run that continues in a fresh execution ends one "succeeded" execution on the way.
+        props.alarms.runsSucceeded.with({ period: PERIOD, label: "RunsSucceeded" }),
       ]),
-      graph("Failures of ours (metric filters)", [props.alarms.runsFailedOurs, props.alarms.runsCouldNotBegin, props.alarms.dispatchStartFailures]),
+      graph("Failures of ours", [props.alarms.runsFailedOurs, props.alarms.runsCouldNotBegin, props.alarms.dispatchStartFailures, props.alarms.entityFailuresOurs, props.alarms.pageRetriesOurs]),
+    );
+    // The Task functions' EMF metrics, one line per entity or error class (SEARCH: the set of entities needs no list here).
+    const namespace = metricNamespace(this);
+    const search = (label: string, dimensions: string, metricName: string, filter = "") =>
+      new MathExpression({
+        expression: `SEARCH('{${namespace},${dimensions}} MetricName="${metricName}" service="${METRIC_SERVICE}"${filter}', 'Sum', 300)`,
+        usingMetrics: {},
+        label,
+        period: PERIOD,
+      });
+    this.dashboard.addWidgets(
+      graph("Pages synced per entity", [search("Pages", "service,entity", METRIC.pagesSynced)]),
+      graph("Records synced per entity", [search("Records", "service,entity", METRIC.recordsSynced)]),
+    );
+    this.dashboard.addWidgets(
+      graph("Entity failures: ours (alarmed) and the customers' (not)", [search("EntityFailures", "service,fault", METRIC.entityFailures)]),
+      graph("Entity failures per entity and error class", [search("EntityFailures", "service,entity,error_class", METRIC.entityFailures)]),
+    );
+    this.dashboard.addWidgets(
+      graph("429s from sources per entity", [search("Throttled", "service,entity", METRIC.pagesThrottled)]),
+      graph("Page retries per error class", [search("Retries", "service,entity,error_class", METRIC.pageRetries)]),
     );
     this.dashboard.addWidgets(
       graph(

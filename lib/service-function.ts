@@ -1,10 +1,14 @@
 import { fileURLToPath } from "node:url";
-import { Duration, Validations } from "aws-cdk-lib";
+import { Duration, Stack, Validations } from "aws-cdk-lib";
 import { PolicyStatement, Role, ServicePrincipal } from "aws-cdk-lib/aws-iam";
-import { Alias, Architecture, Runtime } from "aws-cdk-lib/aws-lambda";
+import { Alias, ApplicationLogLevel, Architecture, LoggingFormat, Runtime, SystemLogLevel, Tracing } from "aws-cdk-lib/aws-lambda";
 import { NodejsFunction, OutputFormat } from "aws-cdk-lib/aws-lambda-nodejs";
 import { LogGroup, type RetentionDays } from "aws-cdk-lib/aws-logs";
 import { Construct } from "constructs";
+import { METRIC_SERVICE } from "../lambdas/core/metric-names";
+
+/** The CloudWatch namespace of the service's metrics (EMF from the functions, metric filters): one per stack. */
+export const metricNamespace = (scope: Construct): string => `CrmIntegration/${Stack.of(scope).stackName}`;
 
 /** The repository root: NodejsFunction's projectRoot and the base of every entry path. */
 export const REPO_ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -88,9 +92,18 @@ export class ServiceFunction extends Construct {
       ...(props.reservedConcurrency === undefined ? {} : { reservedConcurrentExecutions: props.reservedConcurrency }),
       role: this.role,
       logGroup: this.logGroup,
+      // Lambda's advanced logging controls: JSON lines, and the level Powertools' Logger obeys (AWS_LAMBDA_LOG_LEVEL),
+      // changed on the function's configuration without a deploy of code.
+      loggingFormat: LoggingFormat.JSON,
+      applicationLogLevelV2: ApplicationLogLevel.INFO,
+      systemLogLevelV2: SystemLogLevel.WARN,
+      // Active tracing: an X-Ray trace per invocation; Powertools' Tracer adds the SDK calls and the run_id annotation.
+      tracing: Tracing.ACTIVE,
       environment: {
         ...props.environment,
         NODE_OPTIONS: "--enable-source-maps",
+        POWERTOOLS_SERVICE_NAME: METRIC_SERVICE,
+        POWERTOOLS_METRICS_NAMESPACE: metricNamespace(this),
       },
       bundling: {
         format: OutputFormat.ESM,
@@ -106,6 +119,11 @@ export class ServiceFunction extends Construct {
       },
     });
     this.alias = new Alias(this, "Live", { aliasName: LIVE_ALIAS, version: this.function.currentVersion });
+    Validations.of(this.role).acknowledge({
+      id: "AwsSolutions-IAM5[Resource::*]",
+      reason:
+        "Added by CDK for active tracing: xray:PutTraceSegments and xray:PutTelemetryRecords support no resource-level permission, so their only resource is '*'. Every other statement of this role names its resources.",
+    });
     Validations.of(this.function).acknowledge({
       id: "AwsSolutions-L1",
       reason:

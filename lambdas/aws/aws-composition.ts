@@ -3,7 +3,6 @@ import { KMSClient } from "@aws-sdk/client-kms";
 import { LambdaClient } from "@aws-sdk/client-lambda";
 import { SFNClient } from "@aws-sdk/client-sfn";
 import { DynamoDbConnectionStore } from "../connections/dynamodb-connection-store";
-import { createJsonLogger } from "../observability/json-logger";
 import type { OnboardingDeps } from "../onboarding/onboarding-deps";
 import { DynamoDbRateLimiter } from "../rate-limit/dynamodb-rate-limiter";
 import { DynamoDbRunStore } from "../runs/dynamodb-run-store";
@@ -25,6 +24,7 @@ import {
 } from "./aws-config";
 import { cachingDecrypts } from "./cached-token-cipher";
 import { KmsTokenCipher } from "./kms-token-cipher";
+import { createLambdaObservability } from "./lambda-observability";
 import { LambdaPreflightLauncher } from "./lambda-preflight-launcher";
 import { SfnRunStarter } from "./sfn-run-starter";
 
@@ -34,7 +34,17 @@ import { SfnRunStarter } from "./sfn-run-starter";
  * never inside the domain.
  */
 const clock = { now: () => new Date() };
-const logger = createJsonLogger();
+const observability = createLambdaObservability();
+const { logger, metrics, tracer } = observability;
+
+/** Every entry point wraps its handler in this: tracing, request id, cold start, the run's ids (lambda-observability.ts). */
+export const observed = observability.observed;
+
+// X-Ray subsegments for every AWS call (active tracing is on for every function: lib/service-function.ts).
+const dynamoDbClient = () => tracer.captureAWSv3Client(new DynamoDBClient({}));
+const kmsClient = () => tracer.captureAWSv3Client(new KMSClient({}));
+const sfnClient = () => tracer.captureAWSv3Client(new SFNClient({}));
+const lambdaClient = () => tracer.captureAWSv3Client(new LambdaClient({}));
 
 function stores(client: DynamoDBClient, tableName: string) {
   return {
@@ -52,22 +62,23 @@ function sourceClient(allowLoopback: boolean) {
 export function awsSyncDeps(env: Record<string, string | undefined> = process.env): SyncDeps {
   const config = readConfig(SyncTaskConfigSchema, env);
   return {
-    ...stores(new DynamoDBClient({}), config.TABLE_NAME),
+    ...stores(dynamoDbClient(), config.TABLE_NAME),
     // The page task decrypts once per warm container, not once per page.
-    cipher: cachingDecrypts(new KmsTokenCipher({ client: new KMSClient({}), keyId: config.KMS_KEY_ID })),
+    cipher: cachingDecrypts(new KmsTokenCipher({ client: kmsClient(), keyId: config.KMS_KEY_ID })),
     source: sourceClient(config.ALLOW_LOOPBACK_SOURCES),
     clock,
     logger,
+    metrics,
   };
 }
 
 export function awsStartSyncDeps(env: Record<string, string | undefined> = process.env): StartSyncDeps {
   const config = readConfig(StarterConfigSchema, env);
-  const { runs, connections } = stores(new DynamoDBClient({}), config.TABLE_NAME);
+  const { runs, connections } = stores(dynamoDbClient(), config.TABLE_NAME);
   return {
     runs,
     connections,
-    starter: new SfnRunStarter({ client: new SFNClient({}), stateMachineArn: config.STATE_MACHINE_ARN }),
+    starter: new SfnRunStarter({ client: sfnClient(), stateMachineArn: config.STATE_MACHINE_ARN }),
     clock,
     logger,
   };
@@ -75,18 +86,18 @@ export function awsStartSyncDeps(env: Record<string, string | undefined> = proce
 
 export function awsOnboardingDeps(env: Record<string, string | undefined> = process.env): OnboardingDeps {
   const config = readConfig(ApiConfigSchema, env);
-  const dynamodb = new DynamoDBClient({});
+  const dynamodb = dynamoDbClient();
   const { records, runs, connections, limiter } = stores(dynamodb, config.TABLE_NAME);
   return {
     records,
     runs,
     connections,
     limiter,
-    cipher: new KmsTokenCipher({ client: new KMSClient({}), keyId: config.KMS_KEY_ID }),
+    cipher: new KmsTokenCipher({ client: kmsClient(), keyId: config.KMS_KEY_ID }),
     source: sourceClient(config.ALLOW_LOOPBACK_SOURCES),
-    starter: new SfnRunStarter({ client: new SFNClient({}), stateMachineArn: config.STATE_MACHINE_ARN }),
+    starter: new SfnRunStarter({ client: sfnClient(), stateMachineArn: config.STATE_MACHINE_ARN }),
     preflights: new DynamoDbPreflightStore({ client: dynamodb, tableName: config.TABLE_NAME }),
-    preflightLauncher: new LambdaPreflightLauncher({ client: new LambdaClient({}), functionName: config.PREFLIGHT_FUNCTION_NAME }),
+    preflightLauncher: new LambdaPreflightLauncher({ client: lambdaClient(), functionName: config.PREFLIGHT_FUNCTION_NAME }),
     clock,
     logger,
     allowLoopbackSources: config.ALLOW_LOOPBACK_SOURCES,
@@ -95,12 +106,12 @@ export function awsOnboardingDeps(env: Record<string, string | undefined> = proc
 
 export function awsPreflightJobDeps(env: Record<string, string | undefined> = process.env): PreflightJobDeps {
   const config = readConfig(PreflightWorkerConfigSchema, env);
-  const dynamodb = new DynamoDBClient({});
+  const dynamodb = dynamoDbClient();
   const { connections, limiter } = stores(dynamodb, config.TABLE_NAME);
   return {
     connections,
     limiter,
-    cipher: new KmsTokenCipher({ client: new KMSClient({}), keyId: config.KMS_KEY_ID }),
+    cipher: new KmsTokenCipher({ client: kmsClient(), keyId: config.KMS_KEY_ID }),
     preflights: new DynamoDbPreflightStore({ client: dynamodb, tableName: config.TABLE_NAME }),
     sourceFetch: createGuardedFetch({ allowLoopback: config.ALLOW_LOOPBACK_SOURCES }),
     clock,
@@ -110,7 +121,7 @@ export function awsPreflightJobDeps(env: Record<string, string | undefined> = pr
 
 export function awsPurgeDeps(env: Record<string, string | undefined> = process.env): PurgeDeps {
   const config = readConfig(PurgeConfigSchema, env);
-  const dynamodb = new DynamoDBClient({});
+  const dynamodb = dynamoDbClient();
   return {
     purges: new DynamoDbPurgeQueue({ client: dynamodb, tableName: config.TABLE_NAME }),
     connections: stores(dynamodb, config.TABLE_NAME).connections,

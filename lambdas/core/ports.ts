@@ -1,4 +1,5 @@
 import type { Collection, StageKind, SummaryEntity, SyncEntity } from "./entities";
+import type { MetricDimensions, MetricName } from "./metric-names";
 
 /**
  * The domain's ports. Adapters (DynamoDB, KMS, SFN, HTTP) and their local
@@ -123,6 +124,11 @@ export interface Logger {
   info(message: string, fields?: Record<string, unknown>): void;
   warn(message: string, fields?: Record<string, unknown>): void;
   error(message: string, fields?: Record<string, unknown>): void;
+}
+
+/** Counters (EMF in AWS, counted in memory locally). Dimensions stay low-cardinality: ids go in log keys. */
+export interface Metrics {
+  count(name: MetricName, value: number, dimensions?: MetricDimensions): void;
 }
 
 /* ----- Connections (owned by the onboarding API, read by the sync) ----- */

@@ -1,5 +1,5 @@
-import { awsStartSyncDeps } from "../aws/aws-composition";
+import { awsStartSyncDeps, observed } from "../aws/aws-composition";
 import { makeDispatchHandler } from "../sync/handlers/dispatch-handler";
 
 /** Lambda entry of the scheduled dispatcher (EventBridge rule). */
-export const handler = makeDispatchHandler(awsStartSyncDeps());
+export const handler = observed(makeDispatchHandler(awsStartSyncDeps()));

@@ -1,4 +1,4 @@
-import { awsPreflightJobDeps } from "../aws/aws-composition";
+import { awsPreflightJobDeps, observed } from "../aws/aws-composition";
 import { makePreflightWorkerHandler } from "../preflight/preflight-worker-handler";
 
-export const handler = makePreflightWorkerHandler(awsPreflightJobDeps());
+export const handler = observed(makePreflightWorkerHandler(awsPreflightJobDeps()));

@@ -1,5 +1,5 @@
-import { awsSyncDeps } from "../aws/aws-composition";
+import { awsSyncDeps, observed } from "../aws/aws-composition";
 import { makeSyncHandlers } from "../sync/handlers/sync-handlers";
 
 /** Lambda entry of the state machine's FetchPage Task state (statemachine/sync.asl.json). */
-export const handler = makeSyncHandlers(awsSyncDeps()).FetchPage;
+export const handler = observed(makeSyncHandlers(awsSyncDeps()).FetchPage);

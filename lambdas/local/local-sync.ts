@@ -1,6 +1,7 @@
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { DynamoDbConnectionStore } from "../connections/dynamodb-connection-store";
-import type { Clock, Logger, SourceClient, TokenCipher } from "../core/ports";
+import type { Clock, Logger, Metrics, SourceClient, TokenCipher } from "../core/ports";
+import { CountingMetrics } from "../observability/counting-metrics";
 import { DynamoDbRateLimiter } from "../rate-limit/dynamodb-rate-limiter";
 import { DynamoDbRunStore } from "../runs/dynamodb-run-store";
 import { DynamoDbRecordStore } from "../store/dynamodb-record-store";
@@ -18,6 +19,8 @@ export interface LocalSyncOptions {
   readonly cipher: TokenCipher;
   readonly source: SourceClient;
   readonly logger: Logger;
+  /** Defaults to in-memory totals (the local runtime has no CloudWatch). */
+  readonly metrics?: Metrics;
   /** Multiplies every wait of the state machine (never the rate limit). */
   readonly timeScale: number;
   readonly clock?: Clock;
@@ -47,6 +50,7 @@ export function createLocalSync(options: LocalSyncOptions) {
     limiter,
     clock,
     logger: options.logger,
+    metrics: options.metrics ?? new CountingMetrics(),
     ...(options.pageTasksPerExecution === undefined ? {} : { pageTasksPerExecution: options.pageTasksPerExecution }),
   };
 

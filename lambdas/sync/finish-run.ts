@@ -1,4 +1,5 @@
 import type { SummaryEntity } from "../core/entities";
+import { METRIC } from "../core/metric-names";
 import { ENTITY_CATALOG } from "../ingestion/entity-catalog";
 import type { SyncDeps } from "./sync-deps";
 import { summaryRowsOf } from "./entity-steps";
@@ -36,6 +37,7 @@ export async function finishRun(deps: SyncDeps, state: SyncState): Promise<Finis
   const status = failed ? "failed" : "succeeded";
   const finishedAt = deps.clock.now().toISOString();
   await deps.runs.finish(run.connection_id, run.run_id, { status, finishedAt });
+  deps.metrics.count(status === "succeeded" ? METRIC.runsSucceeded : METRIC.runsFailed, 1);
   deps.logger.info("run finished", {
     connection_id: run.connection_id,
     run_id: run.run_id,

@@ -2,6 +2,7 @@ import type {
   Clock,
   ConnectionStore,
   Logger,
+  Metrics,
   RateLimiter,
   RecordStore,
   RunStarter,
@@ -21,6 +22,8 @@ export interface SyncDeps {
   readonly limiter: RateLimiter;
   readonly clock: Clock;
   readonly logger: Logger;
+  /** Pages, records, throttles, retries and failures per entity (docs/observability.md). */
+  readonly metrics: Metrics;
   /** Stage kinds read once per run (makeSyncHandlers supplies the memo); each leads page reads the store when absent. */
   readonly stageKinds?: StageKindsOfRun;
   /** Page tasks per execution before continuing in a fresh one; defaults to PAGE_TASKS_PER_EXECUTION (tests lower it). */

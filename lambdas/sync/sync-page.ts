@@ -1,5 +1,6 @@
 import { SourceNotImplementedError, SourceThrottledError, SyncError } from "../core/errors";
 import { MAX_RETRY_AFTER_SECONDS } from "../core/limits";
+import { METRIC } from "../core/metric-names";
 import { entityDefinition } from "../ingestion/entity-catalog";
 import { ingestPage } from "../ingestion/ingest-page";
 import { rateLimited } from "../rate-limit/rate-limited-source-client";
@@ -64,6 +65,7 @@ export async function syncPage(deps: SyncDeps, state: SyncState): Promise<SyncSt
       );
     }
     if (error instanceof SourceThrottledError) {
+      deps.metrics.count(METRIC.pagesThrottled, 1, { entity: cursor.entity });
       deps.logger.warn("page throttled", {
         connection_id: run.connection_id,
         run_id: run.run_id,
@@ -101,6 +103,9 @@ export async function syncPage(deps: SyncDeps, state: SyncState): Promise<SyncSt
     }
     throw error;
   }
+  deps.metrics.count(METRIC.pagesSynced, 1, { entity: cursor.entity });
+  deps.metrics.count(METRIC.recordsSynced, page.records, { entity: cursor.entity });
+  if (page.stages > 0) deps.metrics.count(METRIC.recordsSynced, page.stages, { entity: "stages" });
 
   if (page.hasMore) {
     const next: SyncCursor = {

@@ -6,13 +6,16 @@ import { expect, test } from "vitest";
 /** The domain: it talks to the world through ports only, so it runs the same in Lambda, locally and in tests. */
 const DOMAIN_FOLDERS = ["lambdas/core", "lambdas/records", "lambdas/ingestion", "lambdas/sync", "lambdas/onboarding", "lambdas/preflight", "lambdas/retention"];
 
+/** Packages only the AWS adapters (lambdas/aws) may import. */
+const AWS_ONLY_PACKAGES = ["@aws-sdk/", "@aws-lambda-powertools/"];
+
 function sourceFiles(folder: string): string[] {
   return readdirSync(folder, { withFileTypes: true }).flatMap((entry) =>
     entry.isDirectory() ? sourceFiles(join(folder, entry.name)) : entry.name.endsWith(".ts") ? [join(folder, entry.name)] : [],
   );
 }
 
-test("domain code imports no AWS SDK, directly or through another module", async () => {
+test("domain code imports no AWS SDK and no Powertools (metrics and logs go through ports), directly or through another module", async () => {
   const entryPoints = DOMAIN_FOLDERS.flatMap(sourceFiles);
   // esbuild follows every import of every domain file; only packages are left unresolved.
   const result = await build({
@@ -27,7 +30,7 @@ test("domain code imports no AWS SDK, directly or through another module", async
     logLevel: "silent",
   });
   const offenders = Object.values(result.metafile.outputs).flatMap((output) =>
-    (output.imports ?? []).filter((i) => i.path.startsWith("@aws-sdk/")).map((i) => `${output.entryPoint} -> ${i.path}`),
+    (output.imports ?? []).filter((i) => AWS_ONLY_PACKAGES.some((prefix) => i.path.startsWith(prefix))).map((i) => `${output.entryPoint} -> ${i.path}`),
   );
   expect(entryPoints.length).toBeGreaterThan(30);
   expect(offenders).toEqual([]);

@@ -144,11 +144,11 @@ describe("CDK stack: IAM", () => {
     expect(holders("dynamodb:Query")).toEqual(ids("FetchPage", "Dispatcher", "Api", "PurgeDeleted"));
   });
 
-  test("the public OpenAPI route's function has no table, key or state machine access: its role writes its logs and nothing else", () => {
+  test("the public OpenAPI route's function has no table, key or state machine access: its role writes its logs and traces and nothing else", () => {
     const statements = roleStatements(template, roleId(functions.OpenApi!));
-    expect(statements.flatMap(actionsOf).sort()).toEqual(["logs:CreateLogStream", "logs:PutLogEvents"]);
+    expect(statements.flatMap(actionsOf).sort()).toEqual(["logs:CreateLogStream", "logs:PutLogEvents", "xray:PutTelemetryRecords", "xray:PutTraceSegments"]);
     const env = resources[functionId(functions.OpenApi!)]!.Properties.Environment.Variables as Record<string, unknown>;
-    expect(Object.keys(env)).toEqual(["NODE_OPTIONS"]);
+    expect(Object.keys(env).sort()).toEqual(["NODE_OPTIONS", "POWERTOOLS_METRICS_NAMESPACE", "POWERTOOLS_SERVICE_NAME"]);
   });
 
   test("TABLE_ACCESS covers every DynamoDB command that lambdas/ sends in AWS", () => {
@@ -215,7 +215,7 @@ describe("CDK stack: IAM", () => {
     }
   });
 
-  test("no `*` resource where the action has a resource type: only Step Functions' log-delivery and X-Ray actions", () => {
+  test("no `*` resource where the action has a resource type: only Step Functions' log-delivery and X-Ray actions, and the functions' X-Ray trace writes (active tracing)", () => {
     const NO_RESOURCE_LEVEL = new Set([
       "logs:CreateLogDelivery",
       "logs:GetLogDelivery",
@@ -232,7 +232,12 @@ describe("CDK stack: IAM", () => {
     ]);
     const wildcard = allStatements.filter(({ statement }) => resourcesOf(statement).includes("*"));
     expect(wildcard.length).toBeGreaterThan(0);
+    const functionRoles = new Set(Object.values(functions).map(roleId));
     for (const { role, statement } of wildcard) {
+      if (functionRoles.has(role)) {
+        expect(actionsOf(statement).sort()).toEqual(["xray:PutTelemetryRecords", "xray:PutTraceSegments"]);
+        continue;
+      }
       expect(role).toBe(logicalId(stack.syncStateMachine.stateMachine.role));
       for (const action of actionsOf(statement)) expect(NO_RESOURCE_LEVEL.has(action), action).toBe(true);
     }

@@ -2,11 +2,12 @@ import { Match } from "aws-cdk-lib/assertions";
 import { describe, expect, test } from "vitest";
 import { PUBLIC_ROUTE_KEYS, ROUTES } from "../../lambdas/onboarding/http/routes";
 import { RECORD_TABLE } from "../../lambdas/store/table-definition";
+import { METRIC, METRIC_SERVICE } from "../../lambdas/core/metric-names";
 import { BEGIN_FAILED_CAUSE, CUSTOMER_OR_EXPECTED_ERRORS, SUSTAINED_PERIODS, THRESHOLDS } from "../../lib/alarms";
 import { CONTEXT_DEFAULTS } from "../../lib/deploy-config";
 import { TTL_ATTRIBUTE } from "../../lib/record-table";
 import { loadSyncDefinition } from "../../lambdas/local/sync-definition";
-import { functionId, logicalId, serviceFunctions, synthesize, TEST_CONTEXT } from "./stack-fixture";
+import { actionsOf, functionId, logicalId, roleId, roleStatements, serviceFunctions, synthesize, TEST_CONTEXT } from "./stack-fixture";
 
 const { stack, template } = synthesize();
 const functions = serviceFunctions(stack);
@@ -75,7 +76,11 @@ describe("CDK stack: resources", () => {
   });
 
   test("each Lambda gets exactly the environment its composition root reads (lambdas/aws/aws-config.ts)", () => {
-    const env = (name: string) => Object.keys(template.toJSON().Resources[functionId(functions[name]!)].Properties.Environment.Variables).sort();
+    // Powertools' service and metrics namespace go to every function (lib/service-function.ts).
+    const env = (name: string) =>
+      Object.keys(template.toJSON().Resources[functionId(functions[name]!)].Properties.Environment.Variables)
+        .filter((key) => !key.startsWith("POWERTOOLS_"))
+        .sort();
     const syncTask = ["ALLOW_LOOPBACK_SOURCES", "KMS_KEY_ID", "NODE_OPTIONS", "TABLE_NAME"];
     for (const name of ["BeginRun", "FetchPage", "EntityFailed", "StopRun", "FinishRun"]) expect(env(name), name).toEqual(syncTask);
     expect(env("Dispatcher")).toEqual(["NODE_OPTIONS", "STATE_MACHINE_ARN", "TABLE_NAME"]);
@@ -109,7 +114,7 @@ describe("CDK stack: resources", () => {
     const seen = new Set<string>();
     for (const [name, fn] of Object.entries(functions)) {
       const config = template.toJSON().Resources[functionId(fn)].Properties.LoggingConfig;
-      expect(config, name).toEqual({ LogGroup: { Ref: logicalId(fn.logGroup) } });
+      expect(config.LogGroup, name).toEqual({ Ref: logicalId(fn.logGroup) });
       seen.add(logicalId(fn.logGroup));
     }
     expect(seen.size).toBe(Object.keys(functions).length);
@@ -126,6 +131,21 @@ describe("CDK stack: resources", () => {
       ReservedConcurrentExecutions: 1,
       Description: Match.stringLikeRegexp("deletes the data of connections deleted"),
     });
+  });
+
+  test("log level from Lambda's log controls: every function logs JSON, application level INFO, system level WARN (Powertools obeys AWS_LAMBDA_LOG_LEVEL)", () => {
+    for (const [name, fn] of Object.entries(functions)) {
+      const config = template.toJSON().Resources[functionId(fn)].Properties.LoggingConfig;
+      expect(config, name).toEqual({ LogGroup: { Ref: logicalId(fn.logGroup) }, LogFormat: "JSON", ApplicationLogLevel: "INFO", SystemLogLevel: "WARN" });
+    }
+  });
+
+  test("active tracing on every function (X-Ray), and each role may put trace segments", () => {
+    for (const [name, fn] of Object.entries(functions)) {
+      expect(template.toJSON().Resources[functionId(fn)].Properties.TracingConfig, name).toEqual({ Mode: "Active" });
+      const xray = roleStatements(template, roleId(fn)).filter((statement) => actionsOf(statement).some((action) => action.startsWith("xray:")));
+      expect(xray.flatMap(actionsOf).sort(), name).toEqual(["xray:PutTelemetryRecords", "xray:PutTraceSegments"]);
+    }
   });
 
   test("the EventBridge rule runs the dispatcher on the syncSchedule from context", () => {
@@ -208,7 +228,8 @@ describe("CDK stack: resources", () => {
       [
         "SyncRunsFailedOurs",
         "SyncRunsCouldNotBegin",
-        "SyncRunsFailedBurst",
+        "EntityFailuresOurs",
+        "PageRetriesOurs",
         "SyncExecutionsTimedOut",
         "NoSuccessfulRun",
         "DispatchErrors",
@@ -222,10 +243,20 @@ describe("CDK stack: resources", () => {
       ].sort(),
     );
     for (const alarm of all) expect(alarm.AlarmActions).toEqual([topic]);
-    // No alarm on every failed execution or on the page task's errors: those include customers' sources.
-    const failed = alarmNamed("SyncRunsFailedBurst");
-    expect(failed).toMatchObject({ MetricName: "ExecutionsFailed", Period: 3600, Threshold: THRESHOLDS.runsFailedBurst });
-    expect(THRESHOLDS.runsFailedBurst).toBeGreaterThan(1);
+    // No alarm on failed executions or on the page task's errors: those include customers' sources.
+    for (const alarm of all) {
+      const metricNames = [alarm.MetricName, ...((alarm.Metrics as { MetricStat?: { Metric: { MetricName: string } } }[] | undefined) ?? []).map((m) => m.MetricStat?.Metric.MetricName)];
+      expect(metricNames).not.toContain("ExecutionsFailed");
+    }
+    // No alarm reads a metric of the customers' failures: every EMF alarm names fault "ours", or is the total of successful runs.
+    const emfAlarms = all.filter((alarm) => JSON.stringify(alarm.Dimensions ?? []).includes('"service"'));
+    expect(emfAlarms.length).toBe(3);
+    for (const alarm of emfAlarms) {
+      const dimensions = Object.fromEntries((alarm.Dimensions as { Name: string; Value: string }[]).map((d) => [d.Name, d.Value]));
+      if (alarm.MetricName === METRIC.runsSucceeded) expect(dimensions).toEqual({ service: METRIC_SERVICE });
+      else expect(dimensions).toEqual({ service: METRIC_SERVICE, fault: "ours" });
+    }
+    expect(JSON.stringify(all)).not.toContain('"customer"');
     const errors = alarmNamed("LambdaErrors");
     const errorFunctions = (errors.Metrics as { MetricStat?: { Metric: { Dimensions: { Value: { Ref: string } }[] } } }[])
       .filter((metric) => metric.MetricStat)
@@ -254,10 +285,41 @@ describe("CDK stack: resources", () => {
     expect(alarmNamed("SyncRunsCouldNotBegin")).toMatchObject({ Threshold: THRESHOLDS.runsCouldNotBegin, Period: 900 });
   });
 
-  test("alarm when no run of any connection succeeded in noSuccessAlarmHours: ExecutionsSucceeded < 1 each hour, missing data breaching; none when the schedule is off", () => {
+  test("alarm on entities failed by errors of ours: EntityFailures (EMF) under [service, fault=ours], any one; page retries of ours only when sustained", () => {
+    expect(alarmNamed("EntityFailuresOurs")).toMatchObject({
+      Namespace: "CrmIntegration/CrmIntegration",
+      MetricName: METRIC.entityFailures,
+      Dimensions: [
+        { Name: "fault", Value: "ours" },
+        { Name: "service", Value: METRIC_SERVICE },
+      ],
+      Statistic: "Sum",
+      Period: 300,
+      Threshold: THRESHOLDS.entityFailuresOurs,
+      ComparisonOperator: "GreaterThanOrEqualToThreshold",
+    });
+    expect(alarmNamed("PageRetriesOurs")).toMatchObject({
+      MetricName: METRIC.pageRetries,
+      Dimensions: [
+        { Name: "fault", Value: "ours" },
+        { Name: "service", Value: METRIC_SERVICE },
+      ],
+      Threshold: THRESHOLDS.pageRetriesOurs,
+      EvaluationPeriods: SUSTAINED_PERIODS,
+      DatapointsToAlarm: SUSTAINED_PERIODS,
+    });
+    // The functions publish into the namespace and under the service the alarms read.
+    for (const fn of Object.values(functions)) {
+      const env = template.toJSON().Resources[functionId(fn)].Properties.Environment.Variables as Record<string, unknown>;
+      expect(env, fn.node.id).toMatchObject({ POWERTOOLS_SERVICE_NAME: METRIC_SERVICE, POWERTOOLS_METRICS_NAMESPACE: "CrmIntegration/CrmIntegration" });
+    }
+  });
+
+  test("alarm when no run of any connection succeeded in noSuccessAlarmHours: RunsSucceeded (EMF, not ExecutionsSucceeded, which counts hand-overs) < 1 each hour, missing data breaching; none when the schedule is off", () => {
     expect(alarmNamed("NoSuccessfulRun")).toMatchObject({
-      Namespace: "AWS/States",
-      MetricName: "ExecutionsSucceeded",
+      Namespace: "CrmIntegration/CrmIntegration",
+      MetricName: METRIC.runsSucceeded,
+      Dimensions: [{ Name: "service", Value: METRIC_SERVICE }],
       Statistic: "Sum",
       Period: 3600,
       EvaluationPeriods: CONTEXT_DEFAULTS.noSuccessAlarmHours,
@@ -318,6 +380,12 @@ describe("CDK stack: resources", () => {
       "5xx",
       "Latency",
       "SyncRunsFailedOurs",
+      METRIC.pagesSynced,
+      METRIC.recordsSynced,
+      METRIC.pagesThrottled,
+      METRIC.pageRetries,
+      METRIC.entityFailures,
+      METRIC.runsSucceeded,
     ]) {
       expect(body, metric).toContain(metric);
     }

@@ -24,6 +24,7 @@ import { contactRecord, leadRecord, pipelineRecord, stageRecord, userRecord } fr
 import { crmSource } from "../support/crm-source";
 import { createTestTable, testDynamoDbClient } from "../support/dynamodb";
 import { startSourceServer, type SourceServer } from "../support/source-server";
+import { CountingMetrics } from "../../lambdas/observability/counting-metrics";
 
 /**
  * The table actions each sync function really sends, recorded on DynamoDB
@@ -85,7 +86,7 @@ function storesOf(name: SyncFunctionName) {
 }
 
 type TaskFunctionName = Exclude<SyncFunctionName, "Dispatcher" | "Api" | "TestConnectionApi" | "PreflightWorker" | "PurgeDeleted">;
-const handlersOf = (name: TaskFunctionName) => makeSyncHandlers({ ...storesOf(name), cipher, source, clock, logger });
+const handlersOf = (name: TaskFunctionName) => makeSyncHandlers({ ...storesOf(name), cipher, source, clock, logger, metrics: new CountingMetrics() });
 let handlers: { [K in TaskFunctionName]: ReturnType<typeof handlersOf> };
 
 /** The preflight worker on its own recording client, launched in process as the local runtime does. */

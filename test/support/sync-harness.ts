@@ -2,6 +2,7 @@ import { randomBytes, randomUUID } from "node:crypto";
 import type { RunSummary, SourceClient, StoredConnection } from "../../lambdas/core/ports";
 import { AesGcmTokenCipher } from "../../lambdas/local/aes-token-cipher";
 import { createLocalSync } from "../../lambdas/local/local-sync";
+import { CountingMetrics } from "../../lambdas/observability/counting-metrics";
 import { createMemoryLogger } from "../../lambdas/observability/json-logger";
 import { createHttpSourceClient } from "../../lambdas/source/http-source-client";
 import { startSync } from "../../lambdas/sync/start-sync";
@@ -20,6 +21,8 @@ export async function createSyncHarness(options: { timeScale?: number; pageTasks
   const tableName = await createTestTable(client);
   const cipher = new AesGcmTokenCipher(randomBytes(32));
   const logger = createMemoryLogger();
+  /** What the Task handlers counted (pages, records, throttles, retries, failures): the local twin of the EMF metrics. */
+  const metrics = new CountingMetrics();
   const http = createHttpSourceClient({ timeoutMs: 2_000 });
   /**
    * Every request the page tasks send, with Date.now() at the moment it is
@@ -39,6 +42,7 @@ export async function createSyncHarness(options: { timeScale?: number; pageTasks
     tableName,
     cipher,
     logger,
+    metrics,
     source,
     timeScale: options.timeScale ?? 0.01,
     ...(options.pageTasksPerExecution === undefined ? {} : { pageTasksPerExecution: options.pageTasksPerExecution }),
@@ -100,6 +104,7 @@ export async function createSyncHarness(options: { timeScale?: number; pageTasks
   return {
     ...local,
     logger,
+    metrics,
     sent,
     addConnection,
     waitForRun,

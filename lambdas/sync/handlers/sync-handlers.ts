@@ -1,4 +1,6 @@
 import * as v from "valibot";
+import { SyncError } from "../../core/errors";
+import { METRIC } from "../../core/metric-names";
 import { beginRun, BeginRunEventSchema } from "../begin-run";
 import { entityFailed } from "../entity-failed";
 import { finishRun, type FinishRunResult } from "../finish-run";
@@ -7,6 +9,7 @@ import { memoStageKinds } from "../stage-kinds-memo";
 import { syncPage } from "../sync-page";
 import type { SyncDeps } from "../sync-deps";
 import type { CaughtError, SyncState } from "../sync-state";
+import { classifyThrown } from "../failure-fault";
 import { withStoreErrors } from "./store-errors";
 
 /**
@@ -28,9 +31,25 @@ export function makeSyncHandlers(syncDeps: SyncDeps): SyncHandlers {
   const deps: SyncDeps = { ...syncDeps, stageKinds: syncDeps.stageKinds ?? memoStageKinds(syncDeps.records) };
   return {
     BeginRun: (event) => withStoreErrors(() => beginRun(deps, v.parse(BeginRunEventSchema, event))),
-    FetchPage: (event) => withStoreErrors(() => syncPage(deps, event as SyncState)),
+    FetchPage: (event) => countingRetries(deps, event as SyncState, () => withStoreErrors(() => syncPage(deps, event as SyncState))),
     EntityFailed: (event) => withStoreErrors(() => entityFailed(deps, event as SyncState & { error: CaughtError })),
     StopRun: (event) => withStoreErrors(() => stopRun(deps, event as SyncState & { error: CaughtError })),
     FinishRun: (event) => withStoreErrors(() => finishRun(deps, event as SyncState)),
   };
+}
+
+/**
+ * Counts a page attempt that failed with an error the state machine retries
+ * (after withStoreErrors has named the store's): the retry happens in the
+ * definition's Retry block, which nothing else reports.
+ */
+async function countingRetries(deps: SyncDeps, state: SyncState, work: () => Promise<SyncState>): Promise<SyncState> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof SyncError && error.retryable && state.cursor !== null) {
+      deps.metrics.count(METRIC.pageRetries, 1, { entity: state.cursor.entity, ...classifyThrown(error) });
+    }
+    throw error;
+  }
 }
