@@ -62,6 +62,7 @@ export class CrmIntegrationStack extends Stack {
       logRetention,
       apiConcurrency: config.apiConcurrency,
       throttle: { rateLimit: config.apiThrottleRate, burstLimit: config.apiThrottleBurst },
+      scheduleLabel: config.syncScheduleLabel,
     });
     const functions = this.functions();
     this.alarms = new Alarms(this, "Alarms", {

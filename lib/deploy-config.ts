@@ -39,6 +39,8 @@ export interface DeployConfig {
   readonly syncSchedule: Schedule;
   /** False when syncSchedule is `off`: the rule is deployed disabled. */
   readonly syncScheduleEnabled: boolean;
+  /** syncSchedule as the owner reads it on each connection (`1h`, `rate(2 hours)`, `off`): the API's SYNC_SCHEDULE. */
+  readonly syncScheduleLabel: string;
   readonly logRetention: RetentionDays;
   /** Optional e-mail subscribed to the alarm topic. */
   readonly alarmEmail: string | undefined;
@@ -110,8 +112,12 @@ const EmailSchema = v.optional(v.pipe(text("alarmEmail"), v.email("context alarm
  * whole minutes: EventBridge's finest rate is one minute), or an EventBridge
  * expression as is (`rate(2 hours)`, `cron(0 * * * ? *)`).
  */
-export function parseSyncSchedule(raw: unknown): { schedule: Schedule; enabled: boolean } {
+export function parseSyncSchedule(raw: unknown): { schedule: Schedule; enabled: boolean; label: string } {
   const value = parse(text("syncSchedule"), "syncSchedule", raw);
+  return { ...scheduleOf(value), label: value.trim() };
+}
+
+function scheduleOf(value: string): { schedule: Schedule; enabled: boolean } {
   if (/^(rate|cron)\(.+\)$/.test(value)) return { schedule: Schedule.expression(value), enabled: true };
   const parsed = v.safeParse(ScheduleSchema, value);
   if (!parsed.success) {
@@ -147,10 +153,10 @@ export function readDeployConfig(node: Node): DeployConfig {
   if (jwtIssuer === PLACEHOLDER_JWT_ISSUER || jwtAudience.includes(PLACEHOLDER_JWT_AUDIENCE)) {
     throw new DeployConfigError(
       "context jwtIssuer/jwtAudience are still the placeholders of cdk.json: the API would reject every token. " +
-        "Pass the identity provider's values: -c jwtIssuer=<OIDC issuer URL> -c jwtAudience=<client id> (README, Operations (AWS)).",
+        "Pass the identity provider's values: -c jwtIssuer=<OIDC issuer URL> -c jwtAudience=<client id> (docs/operations.md).",
     );
   }
-  const { schedule, enabled } = parseSyncSchedule(get("syncSchedule"));
+  const { schedule, enabled, label } = parseSyncSchedule(get("syncSchedule"));
   const apiThrottleRate = parse(ApiThrottleRateSchema, "apiThrottleRate", get("apiThrottleRate"));
   const apiThrottleBurst = parse(ApiThrottleBurstSchema, "apiThrottleBurst", get("apiThrottleBurst"));
   if (apiThrottleBurst < apiThrottleRate) {
@@ -161,6 +167,7 @@ export function readDeployConfig(node: Node): DeployConfig {
     jwtAudience,
     syncSchedule: schedule,
     syncScheduleEnabled: enabled,
+    syncScheduleLabel: label,
     logRetention: parse(RetentionSchema, "logRetentionDays", get("logRetentionDays")),
     alarmEmail: parse(EmailSchema, "alarmEmail", get("alarmEmail")),
     pageTaskConcurrency: parse(PageTaskConcurrencySchema, "pageTaskConcurrency", get("pageTaskConcurrency")),

@@ -35,6 +35,8 @@ export interface OnboardingApiProps {
   readonly apiConcurrency: number;
   /** Stage throttling over all routes (context apiThrottleRate, apiThrottleBurst). */
   readonly throttle: { readonly rateLimit: number; readonly burstLimit: number };
+  /** The schedule as the owner reads it on each connection (context syncSchedule as given). */
+  readonly scheduleLabel: string;
 }
 
 /** `METHOD /path` (ROUTES' routeKey) as CDK's route key. */
@@ -98,7 +100,11 @@ export class OnboardingApi extends Construct {
     props.tokenKey.grantDecryptToken(this.preflightWorkerFunction.role);
 
     // Both API functions run the same composition root (lambdas/aws/aws-config.ts ApiConfigSchema).
-    const apiEnvironment = { ...environment, PREFLIGHT_FUNCTION_NAME: this.preflightWorkerFunction.alias.functionArn };
+    const apiEnvironment = {
+      ...environment,
+      PREFLIGHT_FUNCTION_NAME: this.preflightWorkerFunction.alias.functionArn,
+      SYNC_SCHEDULE: props.scheduleLabel,
+    };
     this.apiFunction = new ServiceFunction(this, "Api", {
       entry: "onboarding-api",
       description: "Onboarding API: every route but the connection test",

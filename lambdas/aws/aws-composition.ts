@@ -101,6 +101,7 @@ export function awsOnboardingDeps(env: Record<string, string | undefined> = proc
     clock,
     logger,
     allowLoopbackSources: config.ALLOW_LOOPBACK_SOURCES,
+    ...(config.SYNC_SCHEDULE === undefined ? {} : { schedule: config.SYNC_SCHEDULE }),
   };
 }
 

@@ -29,6 +29,8 @@ export const ApiConfigSchema = v.object({
   STATE_MACHINE_ARN: required("STATE_MACHINE_ARN"),
   /** The preflight worker (its alias ARN): POST .../preflight invokes it asynchronously. */
   PREFLIGHT_FUNCTION_NAME: required("PREFLIGHT_FUNCTION_NAME"),
+  /** The deploy's syncSchedule as given (`1h`, `rate(2 hours)`, `off`), shown on each connection; absent: null. */
+  SYNC_SCHEDULE: v.optional(v.pipe(v.string(), v.trim(), v.nonEmpty())),
 });
 
 /** The preflight worker: what the page task has (table, key, SSRF setting). */

@@ -29,6 +29,16 @@ describe("Lambda configuration", () => {
     expect(Object.keys(deps).sort()).toEqual(
       ["allowLoopbackSources", "cipher", "clock", "connections", "limiter", "logger", "preflightLauncher", "preflights", "records", "runs", "source", "starter"].sort(),
     );
+    // The deploy's syncSchedule reaches each connection's `schedule` in AWS too (null when the variable is absent).
+    const scheduled = awsOnboardingDeps({
+      TABLE_NAME: "t",
+      KMS_KEY_ID: "k",
+      STATE_MACHINE_ARN: "arn:aws:states:eu-west-1:1:stateMachine:s",
+      PREFLIGHT_FUNCTION_NAME: "arn:aws:lambda:eu-west-1:1:function:preflight:live",
+      SYNC_SCHEDULE: "rate(2 hours)",
+    });
+    expect(scheduled.schedule).toBe("rate(2 hours)");
+    expect(deps.schedule).toBeUndefined();
     const worker = awsPreflightJobDeps({ TABLE_NAME: "t", KMS_KEY_ID: "k" });
     expect(Object.keys(worker).sort()).toEqual(["cipher", "clock", "connections", "limiter", "logger", "preflights", "sourceFetch"].sort());
   });

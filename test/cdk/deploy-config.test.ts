@@ -34,6 +34,12 @@ describe("CDK context values", () => {
     expect(parseSyncSchedule("off").enabled).toBe(false);
     const { template } = synthesize({ ...TEST_CONTEXT, syncSchedule: "off" });
     template.hasResourceProperties("AWS::Events::Rule", { State: "DISABLED" });
+    // The owner reads the schedule on each connection: the API functions get it as given.
+    expect(parseSyncSchedule(" rate(2 hours) ").label).toBe("rate(2 hours)");
+    template.hasResourceProperties("AWS::Lambda::Function", {
+      Description: "Onboarding API: every route but the connection test",
+      Environment: { Variables: Match.objectLike({ SYNC_SCHEDULE: "off" }) },
+    });
   });
 
   test.each([
