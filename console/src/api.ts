@@ -75,6 +75,12 @@ export interface ResetResult {
   readonly run: { readonly id: string; readonly status: "running" } | null;
 }
 
+let apiBase = "";
+/** The API's origin from /config.json's apiBaseUrl; "" (this origin) by default. */
+export function setApiBase(base: string): void {
+  apiBase = base;
+}
+
 let onSignedOut: () => void = () => undefined;
 /** Where a 401 sends the owner: the sign-in page. */
 export function whenSignedOut(handler: () => void): void {
@@ -87,7 +93,7 @@ export async function api<T>(method: string, path: string, body?: unknown): Prom
   const token = session()?.token;
   if (token) headers["authorization"] = `Bearer ${token}`;
   if (body !== undefined) headers["content-type"] = "application/json";
-  const response = await fetch(path, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+  const response = await fetch(`${apiBase}${path}`, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
   if (response.status === 401) {
     signOut();
     onSignedOut();
