@@ -110,9 +110,12 @@ export interface RecordStore {
   listRecords(
     connectionId: string,
     collection: Collection,
-    options: { limit: number; cursor?: string | null },
+    /** order: `key` (default, the store's key order) or `newest` (by updated_at, else created_at, newest first). */
+    options: { limit: number; cursor?: string | null; order?: RecordOrder },
   ): Promise<RecordPage>;
 }
+
+export type RecordOrder = "key" | "newest";
 
 export interface Clock {
   now(): Date;

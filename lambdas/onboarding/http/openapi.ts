@@ -1,7 +1,7 @@
 import { toJsonSchema } from "@valibot/to-json-schema";
 import { SUMMARY_ENTITIES, COLLECTIONS } from "../../core/entities";
 import { CreateConnectionSchema, MAX_RATE_LIMIT, UpdateConnectionSchema } from "../connection-input";
-import { RECORDS_DEFAULT_LIMIT, RECORDS_MAX_LIMIT } from "../record-operations";
+import { RECORD_ORDERS, RECORDS_DEFAULT_LIMIT, RECORDS_MAX_LIMIT } from "../record-operations";
 import { RESETTABLE_ENTITIES, ResetSyncSchema } from "../reset-sync";
 import { ERROR_STATUS, RETRY_AFTER_SECONDS } from "./error-status";
 import { PreflightRunSchema } from "../../preflight/preflight-run";
@@ -80,6 +80,13 @@ function operationOf(route: Route): Record<string, unknown> {
     parameters.push(
       { name: "limit", in: "query", required: false, schema: { type: "integer", minimum: 1, maximum: RECORDS_MAX_LIMIT, default: RECORDS_DEFAULT_LIMIT } as never },
       { name: "cursor", in: "query", required: false, schema: { type: "string" } },
+      {
+        name: "order",
+        in: "query",
+        required: false,
+        // key: the store's key order; newest: by updated_at (else created_at) newest first, records with neither last.
+        schema: { type: "string", enum: [...RECORD_ORDERS], default: "key" } as never,
+      },
     );
   }
   const body =
