@@ -182,13 +182,30 @@ export function openApiDocument(): Record<string, unknown> {
               type: "array",
               items: {
                 type: "object",
-                required: ["entity", "status", "pages", "records", "error"],
+                required: ["entity", "status", "pages", "records", "error", "waits"],
                 properties: {
                   entity: { enum: [...SUMMARY_ENTITIES] },
                   status: { enum: ["pending", "running", "succeeded", "failed"] },
                   pages: { type: "integer", minimum: 0 },
                   records: { type: "integer", minimum: 0 },
                   error: { type: ["string", "null"], maxLength: 300 },
+                  waits: {
+                    description: "Each wait before a page was tried again, oldest first (at most 25): after a 429 or a 5xx/timeout",
+                    type: "array",
+                    items: {
+                      type: "object",
+                      required: ["kind", "page", "attempt", "seconds", "retry_after_seconds", "at", "detail"],
+                      properties: {
+                        kind: { enum: ["throttled", "retry"] },
+                        page: { type: "integer", minimum: 1 },
+                        attempt: { type: "integer", minimum: 1, maximum: 5 },
+                        seconds: { type: "integer", minimum: 1 },
+                        retry_after_seconds: { type: ["integer", "null"], minimum: 0 },
+                        at: { type: "string", format: "date-time" },
+                        detail: { type: ["string", "null"], maxLength: 300 },
+                      },
+                    },
+                  },
                 },
               },
             },
