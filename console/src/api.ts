@@ -48,7 +48,23 @@ export interface EntityProgress {
   readonly pages: number;
   readonly records: number;
   readonly error: string | null;
+  /** Each wait before a page was tried again, oldest first (docs/console.md, run). */
+  readonly waits: readonly RunWait[];
 }
+
+/** A wait the sync made (or is making) before trying a page again: after a 429, or after a 5xx/timeout. */
+export interface RunWait {
+  readonly kind: "throttled" | "retry";
+  readonly page: number;
+  readonly attempt: number;
+  readonly seconds: number;
+  readonly retry_after_seconds: number | null;
+  readonly at: string;
+  readonly detail: string | null;
+}
+
+/** Retries of one page before its entity fails (the service's RETRY_BACKOFF_SECONDS: 1, 2, 4, 8, 16 s). */
+export const MAX_RETRIES = 5;
 
 export interface RunSummary {
   readonly id: string;
