@@ -47,7 +47,8 @@ export class RuntimeConfigError extends Error {
 export async function loadRuntimeConfig(): Promise<RuntimeConfig> {
   let body: unknown;
   try {
-    const response = await fetch("/config.json", { headers: { accept: "application/json" }, cache: "no-store" });
+    // The server sends it no-cache: a deploy that changes it reaches the next page load.
+    const response = await fetch("/config.json", { headers: { accept: "application/json" } });
     if (!response.ok) throw new RuntimeConfigError(`/config.json answered ${response.status}`);
     body = await response.json();
   } catch (error) {

@@ -60,6 +60,7 @@ describe("owner's console, end to end (Chromium against the local service and a 
   let contactsRetryGate: Promise<void> = Promise.resolve();
   let owner: Page;
   let connectionUrl = "";
+  let throttledRunUrl = "";
 
   beforeAll(async () => {
     harness = await startConsoleHarness();
@@ -156,6 +157,8 @@ describe("owner's console, end to end (Chromium against the local service and a 
     throttleContactsOnce = true;
     contactsRetryGate = new Promise((resolve) => (releaseContactsRetry = resolve));
     await owner.getByRole("button", { name: "Sync now" }).click();
+    await owner.getByRole("heading", { name: "Sync run", level: 1 }).waitFor();
+    throttledRunUrl = owner.url();
     // A 429 wait shows while it happens: contacts is still running, its retry held by the source.
     const waits = owner.getByRole("list", { name: "Retries and waits" });
     await waits
@@ -399,11 +402,17 @@ describe("owner's console, end to end (Chromium against the local service and a 
 
   it("is readable at 360 px wide: no sideways scrolling, every field labelled", async () => {
     await owner.setViewportSize({ width: 360, height: 780 });
-    for (const url of [`${harness.url}/#/connections`, connectionUrl]) {
+    const pages: [string, string][] = [
+      [throttledRunUrl, "main .waits li"],
+      [`${connectionUrl}/records/leads`, "main .records li"],
+      [`${harness.url}/#/connections`, "main .card"],
+      [connectionUrl, "main .card"],
+    ];
+    for (const [url, ready] of pages) {
       await owner.goto(url);
       await owner.locator("main h1").waitFor();
-      await owner.locator("main .card").first().waitFor();
-      expect(await owner.evaluate<number>("document.documentElement.scrollWidth")).toBeLessThanOrEqual(360);
+      await owner.locator(ready).first().waitFor();
+      expect(await owner.evaluate<number>("document.documentElement.scrollWidth"), url).toBeLessThanOrEqual(360);
     }
     // Every input and select on the connection page has a label.
     const unlabelled = await owner.evaluate<number>(`[...document.querySelectorAll("input, select")].filter((field) => field.labels.length === 0).length`);
