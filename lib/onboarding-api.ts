@@ -116,6 +116,7 @@ export class OnboardingApi extends Construct {
     // Only the Api function serves POST .../preflight, so only it may invoke the worker.
     this.preflightWorkerFunction.alias.grantInvoke(this.apiFunction.role);
     props.table.grantItemActions(this.apiFunction.role, TABLE_ACCESS.Api);
+    props.table.grantNewestIndexQuery(this.apiFunction.role);
     props.tokenKey.grantEncryptToken(this.apiFunction.role);
     props.syncStateMachine.grantStartRuns(this.apiFunction.role);
     props.syncStateMachine.grantStopRuns(this.apiFunction.role);

@@ -1,5 +1,5 @@
 import { RemovalPolicy, Stack } from "aws-cdk-lib";
-import { AttributeType, Billing, type CfnGlobalTable, TableV2 } from "aws-cdk-lib/aws-dynamodb";
+import { AttributeType, Billing, type CfnGlobalTable, ProjectionType, TableV2 } from "aws-cdk-lib/aws-dynamodb";
 import { PolicyStatement, type IRole } from "aws-cdk-lib/aws-iam";
 import { Key } from "aws-cdk-lib/aws-kms";
 import { Construct } from "constructs";
@@ -59,6 +59,15 @@ export class RecordTable extends Construct {
       sortKey: { name: RECORD_TABLE.sortKey.name, type: AttributeType.STRING },
       billing: Billing.onDemand(),
       timeToLiveAttribute: TTL_ATTRIBUTE,
+      // The records explorer's newest-first listing (lambdas/store/table-definition.ts).
+      globalSecondaryIndexes: [
+        {
+          indexName: RECORD_TABLE.newestIndex.name,
+          partitionKey: { name: RECORD_TABLE.partitionKey.name, type: AttributeType.STRING },
+          sortKey: { name: RECORD_TABLE.newestIndex.sortKey.name, type: AttributeType.STRING },
+          projectionType: ProjectionType.ALL,
+        },
+      ],
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       deletionProtection: true,
       // Customer data: a stack deletion keeps the table.
@@ -79,11 +88,18 @@ export class RecordTable extends Construct {
   }
 
   /**
-   * Exactly `actions` on this table's ARN (the table has no index), and the
+   * Exactly `actions` on this table's ARN (not its index: see grantNewestIndexQuery), and the
    * role named in the table key's policy (use through DynamoDB only).
    */
   grantItemActions(role: IRole, actions: readonly TableAction[]): void {
     role.addToPrincipalPolicy(new PolicyStatement({ actions: [...actions], resources: [this.table.tableArn] }));
     this.keyUse.addArnPrincipal(role.roleArn);
+  }
+
+  /** Query on the records-newest index only: the records explorer's newest-first listing (the Api function). */
+  grantNewestIndexQuery(role: IRole): void {
+    role.addToPrincipalPolicy(
+      new PolicyStatement({ actions: ["dynamodb:Query"], resources: [`${this.table.tableArn}/index/${RECORD_TABLE.newestIndex.name}`] }),
+    );
   }
 }

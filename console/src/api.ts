@@ -48,7 +48,23 @@ export interface EntityProgress {
   readonly pages: number;
   readonly records: number;
   readonly error: string | null;
+  /** Each wait before a page was tried again, oldest first (docs/console.md, run). */
+  readonly waits: readonly RunWait[];
 }
+
+/** A wait the sync made (or is making) before trying a page again: after a 429, or after a 5xx/timeout. */
+export interface RunWait {
+  readonly kind: "throttled" | "retry";
+  readonly page: number;
+  readonly attempt: number;
+  readonly seconds: number;
+  readonly retry_after_seconds: number | null;
+  readonly at: string;
+  readonly detail: string | null;
+}
+
+/** Retries of one page before its entity fails (the service's RETRY_BACKOFF_SECONDS: 1, 2, 4, 8, 16 s). */
+export const MAX_RETRIES = 5;
 
 export interface RunSummary {
   readonly id: string;
@@ -75,6 +91,12 @@ export interface ResetResult {
   readonly run: { readonly id: string; readonly status: "running" } | null;
 }
 
+let apiBase = "";
+/** The API's origin from /config.json's apiBaseUrl; "" (this origin) by default. */
+export function setApiBase(base: string): void {
+  apiBase = base;
+}
+
 let onSignedOut: () => void = () => undefined;
 /** Where a 401 sends the owner: the sign-in page. */
 export function whenSignedOut(handler: () => void): void {
@@ -87,7 +109,7 @@ export async function api<T>(method: string, path: string, body?: unknown): Prom
   const token = session()?.token;
   if (token) headers["authorization"] = `Bearer ${token}`;
   if (body !== undefined) headers["content-type"] = "application/json";
-  const response = await fetch(path, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+  const response = await fetch(`${apiBase}${path}`, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
   if (response.status === 401) {
     signOut();
     onSignedOut();

@@ -1,4 +1,4 @@
-import { whenSignedOut } from "./api";
+import { setApiBase, whenSignedOut } from "./api";
 import { connectionView } from "./connection-view";
 import { createConnectionView } from "./connection-form";
 import { connectionsView } from "./connections-view";
@@ -7,7 +7,9 @@ import { funnelView } from "./funnel-view";
 import { recordsView } from "./records-view";
 import { runView } from "./run-view";
 import { session, signOut } from "./session";
-import { signInView } from "./sign-in-view";
+import { completeOidcSignIn, configureOidc, forgetOidcUser, isOidcCallback, OidcSignInError } from "./oidc-sign-in";
+import { loadRuntimeConfig, type RuntimeConfig } from "./runtime-config";
+import { notConfiguredView, oidcSignInView, signInView } from "./sign-in-view";
 
 const app = document.getElementById("app")!;
 const header = h("header", { class: "top" });
@@ -16,6 +18,7 @@ app.replaceChildren(header, main);
 
 let stopView: (() => void) | void = undefined;
 let signInReason: string | null = null;
+let authMode: RuntimeConfig["auth"]["mode"] = "dev";
 
 function navigate(hash: string): void {
   if (location.hash === hash) void render();
@@ -37,6 +40,7 @@ function renderHeader(): void {
               type: "button",
               onclick: () => {
                 signOut();
+                void forgetOidcUser();
                 signInReason = null;
                 navigate("#/sign-in");
               },
@@ -55,10 +59,13 @@ async function render(): Promise<void> {
   renderHeader();
   const route = location.hash.replace(/^#/, "") || "/connections";
   if (session() === null) {
-    signInView(main, signInReason, () => {
-      signInReason = null;
-      navigate("#/connections");
-    });
+    // The dev sign-in exists only when the config says dev: in oidc mode (AWS) it is never rendered.
+    if (authMode === "oidc") oidcSignInView(main, signInReason, location.hash.startsWith("#/") && location.hash !== "#/sign-in" ? location.hash : "#/connections");
+    else
+      signInView(main, signInReason, () => {
+        signInReason = null;
+        navigate("#/connections");
+      });
   } else {
     const parts = route.split("/").filter(Boolean).map(decodeURIComponent);
     if (parts[0] === "connections" && parts[1] === "new") {
@@ -82,7 +89,33 @@ async function render(): Promise<void> {
 // A 401 anywhere: back to sign in, saying why.
 whenSignedOut(() => {
   signInReason = "Your session ended. Sign in again.";
+  void forgetOidcUser();
   void render();
 });
-window.addEventListener("hashchange", () => void render());
-void render();
+async function boot(): Promise<void> {
+  let config: RuntimeConfig;
+  try {
+    config = await loadRuntimeConfig();
+  } catch (error) {
+    notConfiguredView(main, (error as Error).message);
+    main.querySelector<HTMLElement>("h1")?.focus();
+    return;
+  }
+  authMode = config.auth.mode;
+  if (config.apiBaseUrl !== undefined) setApiBase(config.apiBaseUrl);
+  if (config.auth.mode === "oidc") {
+    configureOidc(config.auth);
+    if (isOidcCallback()) {
+      try {
+        const returnTo = await completeOidcSignIn();
+        if (location.hash !== returnTo) history.replaceState(null, "", `${location.pathname}${returnTo}`);
+      } catch (error) {
+        if (!(error instanceof OidcSignInError)) throw error;
+        signInReason = error.message;
+      }
+    }
+  }
+  window.addEventListener("hashchange", () => void render());
+  await render();
+}
+void boot();

@@ -4,14 +4,15 @@ import { h } from "./dom";
 const PAGE_SIZE = 25;
 const LABEL_FIELDS = ["name", "title", "subject", "type", "email", "label"];
 
-/** A short line that tells records apart: its id and the first name-like field it has. */
+/** A short line that tells records apart: its id, the first name-like field it has, and when it last changed. */
 function labelOf(record: Record<string, unknown>): string {
   const id = String(record["id"] ?? record["source_id"] ?? "record");
   const named = LABEL_FIELDS.map((field) => record[field]).find((value) => typeof value === "string" && value !== "");
-  return named ? `${id} · ${String(named)}` : id;
+  const changed = [record["updated_at"], record["created_at"]].find((value) => typeof value === "string" && value !== "");
+  return [id, named, changed ? `updated ${String(changed)}` : null].filter(Boolean).join(" · ");
 }
 
-/** The records explorer of one entity: pages from the records endpoint; a record's stored JSON on click. */
+/** The records explorer of one entity, newest first (updated_at, else created_at: docs/console.md); a record's stored JSON on click. */
 export function recordsView(outlet: HTMLElement, id: string, entity: string): void {
   const list = h("ul", { class: "records", "aria-label": `${entity} records` });
   const detail = h("section", { class: "card record-json", "aria-labelledby": "json-title", hidden: true });
@@ -27,7 +28,7 @@ export function recordsView(outlet: HTMLElement, id: string, entity: string): vo
     previous.disabled = true;
     next.disabled = true;
     const cursor = cursors[page] ?? null;
-    const query = `?limit=${PAGE_SIZE}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`;
+    const query = `?order=newest&limit=${PAGE_SIZE}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`;
     try {
       const result = await api<RecordsPage>("GET", `${connectionPath(id)}/records/${encodeURIComponent(entity)}${query}`);
       cursors[page + 1] = result.next_cursor;
@@ -83,6 +84,7 @@ export function recordsView(outlet: HTMLElement, id: string, entity: string): vo
         ),
       ),
     ),
+    h("p", { class: "note" }, "Newest first: by the record's updated_at (created_at when it has none); records with neither come last."),
     status,
     h("div", { class: "records-layout" }, h("div", null, list, h("div", { class: "actions" }, previous, next)), detail),
   );

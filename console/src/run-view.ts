@@ -1,4 +1,4 @@
-import { api, connectionPath, type RunSummary } from "./api";
+import { api, connectionPath, MAX_RETRIES, type RunSummary, type RunWait } from "./api";
 import { duration, h, when } from "./dom";
 import { recordsOf } from "./health";
 import { isOwner } from "./session";
@@ -6,13 +6,24 @@ import { isOwner } from "./session";
 /** How often a running run's summary is read again. */
 const POLL_MS = 500;
 
-/** One run, watched live while it runs: each entity's status, pages, records and error. Returns a stop function. */
+/** One line per wait: what the source answered, how long the sync waits, and which retry comes after. */
+export function waitLine(entity: string, wait: RunWait): string {
+  const cause =
+    wait.kind === "throttled"
+      ? `the source answered 429${wait.retry_after_seconds === null ? " (no Retry-After)" : ` (Retry-After ${wait.retry_after_seconds} s)`}`
+      : "the source failed (5xx, timeout or broken connection)";
+  return `${entity}, page ${wait.page}: ${cause}; waiting ${wait.seconds} s, then retry ${wait.attempt} of ${MAX_RETRIES}`;
+}
+
+/** One run, watched live while it runs: each entity's status, pages, records, waits and error. Returns a stop function. */
 export function runView(outlet: HTMLElement, id: string, runId: string): () => void {
   let stopped = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
   const heading = h("h1", { tabindex: "-1" }, "Sync run");
   const status = h("p", { class: "run-status", role: "status", "aria-live": "polite" }, "Loading…");
   const body = h("tbody");
+  const waits = h("ol", { class: "waits", "aria-label": "Retries and waits" });
+  const waitsNote = h("p", { class: "note" }, "None so far.");
   // Shown only while the run is running, and only to the owner (the API answers anyone else 403).
   const cancelStatus = h("p", { role: "status", "aria-live": "polite" });
   const cancelButton = h("button", { type: "button", hidden: true }, "Cancel sync");
@@ -41,9 +52,18 @@ export function runView(outlet: HTMLElement, id: string, runId: string): () => v
         "table",
         { class: "entities" },
         h("caption", null, "Entities in sync order"),
-        h("thead", null, h("tr", null, ["Entity", "Status", "Pages", "Records", "Error"].map((name) => h("th", { scope: "col" }, name)))),
+        h("thead", null, h("tr", null, ["Entity", "Status", "Pages", "Records", "Waits", "Error"].map((name) => h("th", { scope: "col" }, name)))),
         body,
       ),
+    ),
+    h(
+      "section",
+      { class: "card", "aria-labelledby": "waits-title" },
+      h("h2", { id: "waits-title" }, "Retries and waits"),
+      h("p", { class: "note" }, "Each wait before a page is tried again, as the sync starts it: after a 429 the larger of Retry-After and the backoff step, after a 5xx or timeout the backoff step (1, 2, 4, 8, 16 s)."),
+      waitsNote,
+      // Polite: a screen reader hears each new wait without losing its place.
+      h("div", { "aria-live": "polite" }, waits),
     ),
   );
 
@@ -63,10 +83,29 @@ export function runView(outlet: HTMLElement, id: string, runId: string): () => v
           h("td", null, h("span", { class: `badge entity-${entity.status}` }, entity.status)),
           h("td", null, entity.pages),
           h("td", null, entity.records),
+          h("td", null, entity.waits.length),
           h("td", { class: "error-cell" }, entity.error ?? ""),
         ),
       ),
     );
+  };
+
+  const showWaits = (run: RunSummary) => {
+    const all = run.entities.flatMap((entity) => entity.waits.map((wait) => ({ entity: entity.entity, wait })));
+    all.sort((a, b) => a.wait.at.localeCompare(b.wait.at));
+    waitsNote.hidden = all.length > 0;
+    // Only new lines are added, so the live region reads out each wait once.
+    for (const { entity, wait } of all.slice(waits.children.length)) {
+      waits.append(
+        h(
+          "li",
+          { "data-entity": entity, "data-kind": wait.kind },
+          h("span", null, waitLine(entity, wait)),
+          h("span", { class: "when" }, ` · ${when(wait.at)}`),
+          wait.detail ? h("span", { class: "detail" }, ` · ${wait.detail}`) : null,
+        ),
+      );
+    }
   };
 
   const poll = async () => {
@@ -74,6 +113,7 @@ export function runView(outlet: HTMLElement, id: string, runId: string): () => v
       const run = await api<RunSummary>("GET", `${connectionPath(id)}/syncs/${encodeURIComponent(runId)}`);
       if (stopped) return;
       show(run);
+      showWaits(run);
       if (run.status === "running") timer = setTimeout(() => void poll(), POLL_MS);
     } catch (error) {
       if (!stopped) status.textContent = (error as Error).message;

@@ -1,7 +1,51 @@
 import { ApiError } from "./api";
 import { h } from "./dom";
 import { formField, statusLine } from "./form-field";
+import { startOidcSignIn } from "./oidc-sign-in";
 import { ROLES, signIn, type Role } from "./session";
+
+/**
+ * Sign-in at the workspace's identity provider (`auth.mode` oidc): one button
+ * that leaves for the provider; the page comes back with a code. No workspace
+ * or role field: the provider's token carries both.
+ */
+export function oidcSignInView(outlet: HTMLElement, reason: string | null, returnTo: string): void {
+  const status = statusLine();
+  const button = h("button", { type: "button", class: "primary" }, "Sign in with your identity provider");
+  button.addEventListener("click", async () => {
+    button.disabled = true;
+    status.textContent = "Going to the identity provider…";
+    try {
+      await startOidcSignIn(returnTo);
+    } catch (error) {
+      status.textContent = `The identity provider could not be reached: ${(error as Error).message}`;
+      button.disabled = false;
+    }
+  });
+  outlet.replaceChildren(
+    h(
+      "section",
+      { class: "card narrow" },
+      h("h1", { tabindex: "-1" }, "Sign in"),
+      h("p", { class: "note" }, "You sign in at your workspace's identity provider. Your session lives in this tab and ends when you close or reload it."),
+      reason ? h("p", { class: "alert", role: "alert" }, reason) : null,
+      button,
+      status,
+    ),
+  );
+}
+
+/** /config.json could not be used: say so, and offer no sign-in (never the dev one). */
+export function notConfiguredView(outlet: HTMLElement, message: string): void {
+  outlet.replaceChildren(
+    h(
+      "section",
+      { class: "card narrow" },
+      h("h1", { tabindex: "-1" }, "The console is not configured"),
+      h("p", { class: "alert", role: "alert" }, message),
+    ),
+  );
+}
 
 /**
  * The local runtime's development sign-in: a workspace and a role, and the

@@ -111,9 +111,12 @@ export interface RecordStore {
   listRecords(
     connectionId: string,
     collection: Collection,
-    options: { limit: number; cursor?: string | null },
+    /** order: `key` (default, the store's key order) or `newest` (by updated_at, else created_at, newest first). */
+    options: { limit: number; cursor?: string | null; order?: RecordOrder },
   ): Promise<RecordPage>;
 }
+
+export type RecordOrder = "key" | "newest";
 
 export interface Clock {
   now(): Date;
@@ -203,6 +206,27 @@ export interface EntityProgress {
   readonly records: number;
   /** At most 300 characters; never the token. */
   readonly error: string | null;
+  /** Each wait before a page was tried again, oldest first, as the page task recorded it (at most MAX_RECORDED_WAITS). */
+  readonly waits: readonly RunWait[];
+}
+
+/**
+ * One wait the state machine makes before trying a page again: after a 429
+ * (`throttled`: the larger of Retry-After and the backoff step) or after a
+ * 5xx, timeout or broken connection (`retry`: the backoff step).
+ */
+export interface RunWait {
+  readonly kind: "throttled" | "retry";
+  readonly page: number;
+  /** 1..MAX_RETRIES: which try of the page comes after the wait. */
+  readonly attempt: number;
+  readonly seconds: number;
+  /** The source's Retry-After (429 only). */
+  readonly retry_after_seconds: number | null;
+  /** When the page task recorded it (the wait starts right after). */
+  readonly at: string;
+  /** What the source answered, cut to 300 characters; never the token. */
+  readonly detail: string | null;
 }
 
 export interface RunSummary {
@@ -285,6 +309,8 @@ export interface RunStore {
   list(connectionId: string, options?: { readonly limit?: number }): Promise<RunSummary[]>;
   /** Like entityFinished and finish: a no-op once the run has finished (a superseded run cannot rewrite it). */
   entityStarted(connectionId: string, runId: string, entity: SummaryEntity): Promise<void>;
+  /** Appends a wait to the entity's list; a no-op once the run has finished or the list holds MAX_RECORDED_WAITS. */
+  entityWaited(connectionId: string, runId: string, entity: SummaryEntity, wait: RunWait): Promise<void>;
   entityFinished(
     connectionId: string,
     runId: string,

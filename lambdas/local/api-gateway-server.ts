@@ -14,6 +14,8 @@ import type { ApiEvent, ApiResult } from "../onboarding/http/api-handler";
 import { PUBLIC_ROUTE_KEYS, ROUTES } from "../onboarding/http/routes";
 import { serveConsoleAsset } from "./console-assets";
 import { serveDevSignIn } from "./dev-sign-in";
+import { createOidcTokenVerifier, type LocalOidcSettings } from "./oidc-token-verifier";
+import { serveRuntimeConfig } from "./runtime-config-route";
 
 /** Request bodies above this are refused with 413, as API Gateway refuses payloads over its limit. */
 export const MAX_REQUEST_BODY_BYTES = 1024 * 1024;
@@ -58,9 +60,12 @@ export async function startApiGatewayServer(options: {
   readonly host?: string;
   readonly handler: LambdaHandler;
   readonly signingKey: LocalSigningKey;
+  /** An outside OIDC issuer whose tokens are accepted too; the console then signs in there and offers no dev sign-in. */
+  readonly oidc?: LocalOidcSettings;
 }): Promise<{ readonly url: string; readonly server: Server; close(): Promise<void> }> {
+  const verifyOidc = options.oidc === undefined ? undefined : createOidcTokenVerifier(options.oidc);
   const server = createServer((request, response) => {
-    serve(request, response, options).catch(() => {
+    serve(request, response, { ...options, verifyOidc }).catch(() => {
       if (!response.headersSent) send(response, 500, { message: "Internal Server Error" });
     });
   });
@@ -83,13 +88,20 @@ export async function startApiGatewayServer(options: {
 async function serve(
   request: IncomingMessage,
   response: ServerResponse,
-  options: { readonly handler: LambdaHandler; readonly signingKey: LocalSigningKey },
+  options: {
+    readonly handler: LambdaHandler;
+    readonly signingKey: LocalSigningKey;
+    readonly oidc?: LocalOidcSettings;
+    readonly verifyOidc: ((token: string) => Promise<Record<string, unknown>>) | undefined;
+  },
 ): Promise<void> {
   const url = URL.canParse(request.url ?? "/", "http://localhost") ? new URL(request.url ?? "/", "http://localhost") : null;
   if (url === null) return send(response, 400, { message: "Bad Request" });
   // The owner's console and its development sign-in share the API's origin locally (no CORS); neither is in AWS.
-  if (await serveConsoleAsset(request, response)) return;
-  if (await serveDevSignIn(request, response, options.signingKey)) return;
+  if (await serveConsoleAsset(request, response, undefined, options.oidc?.issuer)) return;
+  if (serveRuntimeConfig(request, response, options.oidc)) return;
+  // With an OIDC issuer configured the console signs in there only: the dev sign-in is not routed at all.
+  if (options.oidc === undefined && (await serveDevSignIn(request, response, options.signingKey))) return;
   const method = request.method ?? "GET";
   let match: { route: CompiledRoute; values: string[] } | undefined;
   for (const route of ROUTE_TABLE) {
@@ -110,11 +122,16 @@ async function serve(
 
   let claims: Record<string, string> | undefined;
   if (!match.route.public) {
+    const token = bearerToken(request.headers.authorization);
     try {
-      const payload = await verifySessionToken(bearerToken(request.headers.authorization), {
+      const payload = await verifySessionToken(token, {
         issuer: LOCAL_ISSUER,
         audience: LOCAL_AUDIENCE,
         key: options.signingKey.publicKey,
+      }).catch((error: unknown) => {
+        // `npm run token` keeps working beside the OIDC issuer; a token neither accepts is a 401.
+        if (options.verifyOidc === undefined || token === undefined) throw error;
+        return options.verifyOidc(token);
       });
       claims = toAuthorizerClaims(payload);
     } catch {

@@ -34,6 +34,16 @@ const CONTENT_TYPES: Readonly<Record<string, string>> = {
 };
 
 /**
+ * The headers with the OIDC issuer's origin added to connect-src: the page
+ * itself fetches the issuer's discovery document, keys and token endpoint.
+ */
+export function consoleSecurityHeaders(oidcIssuer?: string): Readonly<Record<string, string>> {
+  if (oidcIssuer === undefined) return CONSOLE_SECURITY_HEADERS;
+  const csp = CONSOLE_SECURITY_HEADERS["content-security-policy"]!.replace("connect-src 'self'", `connect-src 'self' ${new URL(oidcIssuer).origin}`);
+  return { ...CONSOLE_SECURITY_HEADERS, "content-security-policy": csp };
+}
+
+/**
  * Serves the built console for GET/HEAD of `/`, `/index.html` and `/assets/*`
  * and answers true; anything else (the API, unknown paths) is left to the
  * caller and answers false. Only files under `distDir` are ever read.
@@ -42,7 +52,9 @@ export async function serveConsoleAsset(
   request: IncomingMessage,
   response: ServerResponse,
   distDir: string = CONSOLE_DIST_DIR,
+  oidcIssuer?: string,
 ): Promise<boolean> {
+  const securityHeaders = consoleSecurityHeaders(oidcIssuer);
   const method = request.method ?? "GET";
   if (method !== "GET" && method !== "HEAD") return false;
   const pathname = new URL(request.url ?? "/", "http://localhost").pathname;
@@ -66,7 +78,7 @@ export async function serveConsoleAsset(
     body = await readFile(file);
   } catch {
     if (isPage) {
-      response.writeHead(404, { "content-type": "text/plain; charset=utf-8", ...CONSOLE_SECURITY_HEADERS });
+      response.writeHead(404, { "content-type": "text/plain; charset=utf-8", ...securityHeaders });
       response.end("The console is not built: run `npm run build` (npm start builds it when missing).\n");
       return true;
     }
@@ -77,7 +89,7 @@ export async function serveConsoleAsset(
     "content-length": String(body.length),
     // Vite names assets by content hash: they never change under a name. The page itself must be fetched fresh.
     "cache-control": isPage ? "no-cache" : "public, max-age=31536000, immutable",
-    ...CONSOLE_SECURITY_HEADERS,
+    ...securityHeaders,
   });
   response.end(method === "HEAD" ? undefined : body);
   return true;

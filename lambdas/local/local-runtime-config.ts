@@ -34,6 +34,10 @@ export const LocalRuntimeConfigSchema = v.object({
   PAGE_TASKS_PER_EXECUTION: v.optional(
     v.pipe(v.string(), v.regex(/^[1-9]\d*$/, "PAGE_TASKS_PER_EXECUTION must be a whole number >= 1"), v.transform(Number)),
   ),
+  /** The owner's console signs in at this OIDC issuer (authorization code + PKCE) instead of the dev sign-in; needs OIDC_CLIENT_ID. */
+  OIDC_ISSUER: v.optional(v.pipe(v.string(), v.url("OIDC_ISSUER must be a URL (the identity provider's issuer)"))),
+  /** The console's client id at OIDC_ISSUER: the `aud` the API accepts, as the JWT authorizer's jwtAudience. */
+  OIDC_CLIENT_ID: v.optional(v.pipe(v.string(), v.nonEmpty("OIDC_CLIENT_ID must not be empty"))),
   /** Test hook: a loopback URL of a crash-gate control server (docs/crash-consistency.md). Unset in normal use. */
   CRASH_GATES: v.optional(
     v.pipe(v.string(), v.check(isLoopbackHttpUrl, "CRASH_GATES must be an http URL on 127.0.0.1, [::1] or localhost")),
@@ -48,6 +52,11 @@ export class StartupError extends Error {
 
 export function readLocalRuntimeConfig(env: Record<string, string | undefined> = process.env): LocalRuntimeConfig {
   const result = v.safeParse(LocalRuntimeConfigSchema, env);
-  if (result.success) return result.output;
+  if (result.success) {
+    if ((result.output.OIDC_ISSUER === undefined) !== (result.output.OIDC_CLIENT_ID === undefined)) {
+      throw new StartupError("OIDC_ISSUER and OIDC_CLIENT_ID go together: set both or neither (see docs/console.md)");
+    }
+    return result.output;
+  }
   throw new StartupError(`${result.issues[0].message} (see the settings table in README.md)`);
 }

@@ -64,6 +64,9 @@ export async function startLocalRuntime(config: LocalRuntimeConfig, logger: Logg
       schedule: scheduleLabel(config.SCHEDULE),
       ...(config.PAGE_TASKS_PER_EXECUTION === undefined ? {} : { pageTasksPerExecution: config.PAGE_TASKS_PER_EXECUTION }),
       ...(config.CRASH_GATES === undefined ? {} : { crashGatesUrl: config.CRASH_GATES }),
+      ...(config.OIDC_ISSUER === undefined || config.OIDC_CLIENT_ID === undefined
+        ? {}
+        : { oidc: { issuer: config.OIDC_ISSUER, clientId: config.OIDC_CLIENT_ID } }),
     });
     const api = await service.listen(config.PORT, config.HOST);
     await resumeCutShortRuns(service, logger);

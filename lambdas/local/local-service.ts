@@ -11,6 +11,7 @@ import { startApiGatewayServer } from "./api-gateway-server";
 import { createCrashGates, gateDynamoDbClient, gateSourceClient } from "./crash-gates";
 import { InProcessPreflightLauncher } from "./in-process-preflight-launcher";
 import { createLocalSync } from "./local-sync";
+import type { LocalOidcSettings } from "./oidc-token-verifier";
 
 export interface LocalServiceOptions {
   readonly client: DynamoDBClient;
@@ -30,6 +31,8 @@ export interface LocalServiceOptions {
   readonly crashGatesUrl?: string;
   /** SCHEDULE as configured (`1h`, `off`): each connection shows it; unset, the API answers `schedule: null`. */
   readonly schedule?: string;
+  /** OIDC_ISSUER and OIDC_CLIENT_ID: the console signs in there (authorization code + PKCE) and the API accepts its tokens. */
+  readonly oidc?: LocalOidcSettings;
 }
 
 /**
@@ -83,7 +86,13 @@ export async function createLocalService(options: LocalServiceOptions) {
     apiHandler,
     /** Serves the onboarding API like API Gateway would. */
     listen: (port: number, host?: string) =>
-      startApiGatewayServer({ port, ...(host === undefined ? {} : { host }), handler: apiHandler, signingKey }),
+      startApiGatewayServer({
+        port,
+        ...(host === undefined ? {} : { host }),
+        handler: apiHandler,
+        signingKey,
+        ...(options.oidc === undefined ? {} : { oidc: options.oidc }),
+      }),
   };
 }
 export type LocalService = Awaited<ReturnType<typeof createLocalService>>;

@@ -1,11 +1,13 @@
 import * as v from "valibot";
 import { COLLECTIONS, type Collection } from "../core/entities";
+import type { RecordOrder } from "../core/ports";
 import { findConnection } from "./connection-operations";
 import { parseFields } from "./connection-input";
 import type { OnboardingDeps } from "./onboarding-deps";
 import { NotFoundError } from "./onboarding-errors";
 
 export const RECORDS_DEFAULT_LIMIT = 100;
+export const RECORD_ORDERS = ["key", "newest"] as const satisfies readonly RecordOrder[];
 export const RECORDS_MAX_LIMIT = 1000;
 const LIMIT_RULE = `must be an integer from 1 to ${RECORDS_MAX_LIMIT}`;
 
@@ -22,6 +24,8 @@ const RecordsQuerySchema = v.object({
     String(RECORDS_DEFAULT_LIMIT),
   ),
   cursor: v.optional(v.pipe(v.string(), v.nonEmpty("must not be empty"))),
+  /** `key` (default): the store's key order; `newest`: by updated_at (else created_at), newest first. */
+  order: v.optional(v.picklist(RECORD_ORDERS, `must be one of ${RECORD_ORDERS.join(", ")}`), "key"),
 });
 
 export interface RecordsPage {
@@ -42,7 +46,7 @@ export async function listRecords(
   if (!(COLLECTIONS as readonly string[]).includes(entity)) {
     throw new NotFoundError(`no record collection ${entity}; one of ${COLLECTIONS.join(", ")}`);
   }
-  const { limit, cursor } = parseFields(RecordsQuerySchema, query);
-  const page = await deps.records.listRecords(id, entity as Collection, { limit, cursor: cursor ?? null });
+  const { limit, cursor, order } = parseFields(RecordsQuerySchema, query);
+  const page = await deps.records.listRecords(id, entity as Collection, { limit, cursor: cursor ?? null, order });
   return { data: page.records, next_cursor: page.nextCursor };
 }

@@ -21,6 +21,7 @@ import type {
   RunStatus,
   RunStore,
   RunSummary,
+  RunWait,
 } from "../core/ports";
 import {
   LOCK_SORT_KEY,
@@ -52,6 +53,9 @@ export class RunAlreadyExistsError extends Error {
 export const RUN_LIST_MAX_LIMIT = 1000;
 /** Tries of begin's transaction when the lock changes under it (released between the failed condition and the read, or a transaction conflict). */
 const BEGIN_ATTEMPTS = 5;
+/** Waits kept per entity in a run summary; later ones are not recorded (the sync itself is unaffected). */
+export const MAX_RECORDED_WAITS = 25;
+
 /** Upper bound of the random wait before retrying a transaction that conflicted with another one on the lock. */
 const CONFLICT_BACKOFF_MS = 50;
 
@@ -221,6 +225,37 @@ export class DynamoDbRunStore implements RunStore {
       ExpressionAttributeNames: { "#entities": RUN_ATTR.entities, "#entity": entityMapKey(entity), "#status": RUN_ATTR.entityStatus },
       ExpressionAttributeValues: { ":running": { S: "running" } },
     });
+  }
+
+  async entityWaited(connectionId: string, runId: string, entity: SummaryEntity, wait: RunWait): Promise<void> {
+    const names = { "#entities": RUN_ATTR.entities, "#entity": entityMapKey(entity), "#waits": RUN_ATTR.entityWaits };
+    const item: AttributeValue = {
+      M: {
+        kind: { S: wait.kind },
+        page: { N: String(wait.page) },
+        attempt: { N: String(wait.attempt) },
+        seconds: { N: String(wait.seconds) },
+        retry_after_seconds: wait.retry_after_seconds === null ? { NULL: true } : { N: String(wait.retry_after_seconds) },
+        at: { S: wait.at },
+        detail: wait.detail === null ? { NULL: true } : { S: cutDetail(wait.detail) },
+      },
+    };
+    try {
+      await this.client.send(
+        new UpdateItemCommand({
+          TableName: this.tableName,
+          Key: runKey(connectionId, runId),
+          UpdateExpression: "SET #entities.#entity.#waits = list_append(if_not_exists(#entities.#entity.#waits, :none), :wait)",
+          // Bounded, so a source that throttles every page cannot grow the summary item without end.
+          ConditionExpression: `${RUNNING_CONDITION} AND (attribute_not_exists(#entities.#entity.#waits) OR size(#entities.#entity.#waits) < :max)`,
+          ExpressionAttributeNames: { ...names, "#pk": RUN_ATTR.pk, "#status": RUN_ATTR.status },
+          ExpressionAttributeValues: { ":none": { L: [] }, ":wait": { L: [item] }, ":max": { N: String(MAX_RECORDED_WAITS) }, ":running": { S: "running" } },
+        }),
+      );
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return this.requireRun(connectionId, runId, error);
+      throw error;
+    }
   }
 
   /** Sets the entity's final status; the error is cut to 300 characters. */
@@ -421,6 +456,21 @@ function newRunItem(run: NewRun): Item {
   };
 }
 
+function fromWaitItem(wait: Record<string, AttributeValue>, where: string): RunWait {
+  const kind = wait["kind"]?.S;
+  if (kind !== "throttled" && kind !== "retry") throw new Error(`${where}: a wait of unknown kind ${kind}`);
+  const retryAfter = wait["retry_after_seconds"]?.N;
+  return {
+    kind,
+    page: toCount(wait["page"]),
+    attempt: toCount(wait["attempt"]),
+    seconds: toCount(wait["seconds"]),
+    retry_after_seconds: retryAfter === undefined ? null : Number(retryAfter),
+    at: wait["at"]?.S ?? "",
+    detail: wait["detail"]?.S ?? null,
+  };
+}
+
 function fromRunItem(item: Item): RunSummary {
   const where = `run item ${item[RUN_ATTR.pk]?.S ?? "?"} / ${item[RUN_ATTR.sk]?.S ?? "?"}`;
   const text = (name: string): string => {
@@ -441,6 +491,7 @@ function fromRunItem(item: Item): RunSummary {
       pages: toCount(progress[RUN_ATTR.entityPages]),
       records: toCount(progress[RUN_ATTR.entityRecords]),
       error: progress[RUN_ATTR.entityError]?.S ?? null,
+      waits: (progress[RUN_ATTR.entityWaits]?.L ?? []).map((wait) => fromWaitItem(wait.M ?? {}, where)),
     };
   });
   return {

@@ -59,6 +59,8 @@ export const RUN_ATTR = {
   entityPages: "pages",
   entityRecords: "records",
   entityError: "error",
+  /** A list of maps, one per RunWait (MAX_RECORDED_WAITS at most). */
+  entityWaits: "waits",
   /** The last page number counted: a page is counted only when its number is above it (replays count once). */
   entityLastPage: "last_page",
   /* run lock */

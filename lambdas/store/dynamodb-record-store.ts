@@ -14,7 +14,7 @@ import {
 } from "@aws-sdk/client-dynamodb";
 import { STAGE_KINDS, SYNC_ENTITIES, type Collection, type StageKind, type SyncEntity } from "../core/entities";
 import { RunSupersededError, SyncSinceChangedError } from "../core/errors";
-import type { PageWrite, RecordPage, RecordStore, StageKinds } from "../core/ports";
+import type { PageWrite, RecordOrder, RecordPage, RecordStore, StageKinds } from "../core/ports";
 import { LOCK_SORT_KEY, RUN_ATTR, runLockPartitionKey } from "../runs/run-keys";
 import {
   ATTR,
@@ -25,6 +25,7 @@ import {
   watermarkSortKey,
 } from "./keys";
 import { LOCK_ACTION_INDEX, PROGRESS_ACTION_INDEX, planPageTransactions } from "./page-transactions";
+import { RECORD_TABLE } from "./table-definition";
 
 /** listRecords accepts a limit of 1..LIST_MAX_LIMIT. */
 export const LIST_MAX_LIMIT = 1000;
@@ -192,14 +193,23 @@ export class DynamoDbRecordStore implements RecordStore {
   async listRecords(
     connectionId: string,
     collection: Collection,
-    options: { limit: number; cursor?: string | null },
+    options: { limit: number; cursor?: string | null; order?: RecordOrder },
   ): Promise<RecordPage> {
     const { limit } = options;
     if (!Number.isInteger(limit) || limit < 1 || limit > LIST_MAX_LIMIT) {
       throw new RangeError(`limit must be an integer from 1 to ${LIST_MAX_LIMIT}; got ${limit}`);
     }
+    const order = options.order ?? "key";
     const pk = recordPartitionKey(connectionId, collection);
-    const startSk = options.cursor === undefined || options.cursor === null ? undefined : decodeCursor(options.cursor);
+    const start = options.cursor === undefined || options.cursor === null ? undefined : decodeCursor(options.cursor, order);
+    const startKey =
+      start === undefined
+        ? undefined
+        : {
+            [ATTR.pk]: { S: pk },
+            [ATTR.sk]: { S: start.sk },
+            ...(start.newest === undefined ? {} : { [ATTR.newest]: { S: start.newest } }),
+          };
 
     // One item more than asked: when it comes back, there is a next page.
     const out = await this.client.send(
@@ -208,22 +218,23 @@ export class DynamoDbRecordStore implements RecordStore {
         KeyConditionExpression: "#pk = :pk",
         ExpressionAttributeNames: { "#pk": ATTR.pk },
         ExpressionAttributeValues: { ":pk": { S: pk } },
-        ExclusiveStartKey: startSk === undefined ? undefined : { [ATTR.pk]: { S: pk }, [ATTR.sk]: { S: startSk } },
+        ExclusiveStartKey: startKey,
         Limit: limit + 1,
-        ConsistentRead: true,
+        // The index is read backwards (newest first); a global secondary index cannot be read consistently.
+        ...(order === "newest" ? { IndexName: RECORD_TABLE.newestIndex.name, ScanIndexForward: false } : { ConsistentRead: true }),
       }),
     );
     const items = out.Items ?? [];
     const heads = items.slice(0, limit);
-    let nextSk: string | undefined;
-    if (items.length > limit) nextSk = heads.at(-1)?.[ATTR.sk]?.S;
+    let last: Record<string, AttributeValue> | undefined;
+    if (items.length > limit) last = heads.at(-1);
     // Fewer items but a LastEvaluatedKey: the 1 MB response cap cut the page short.
-    else if (out.LastEvaluatedKey !== undefined) nextSk = out.LastEvaluatedKey[ATTR.sk]?.S;
+    else if (out.LastEvaluatedKey !== undefined) last = out.LastEvaluatedKey;
 
     const docs = await Promise.all(heads.map((head) => this.readDoc(connectionId, collection, head)));
     const records: Record<string, unknown>[] = [];
     for (const doc of docs) if (doc !== null) records.push(JSON.parse(doc) as Record<string, unknown>);
-    return { records, nextCursor: nextSk === undefined ? null : encodeCursor(nextSk) };
+    return { records, nextCursor: last === undefined ? null : encodeCursor(last, order) };
   }
 
   /** The document JSON of a head, with its parts when it was split; null when the record vanished. */
@@ -293,17 +304,26 @@ function isStageKind(kind: string | undefined): kind is StageKind {
 }
 
 /** Opaque to callers: base64url of the last returned sort key. */
-function encodeCursor(sk: string): string {
-  return Buffer.from(JSON.stringify({ sk }), "utf8").toString("base64url");
+/** A key-order cursor holds the sort key; a newest-first one also the index's sort value (`n`), so one order's cursor never passes for the other's. */
+function encodeCursor(item: Record<string, AttributeValue>, order: RecordOrder): string {
+  const sk = item[ATTR.sk]?.S ?? "";
+  const body = order === "newest" ? { sk, n: item[ATTR.newest]?.S ?? "" } : { sk };
+  return Buffer.from(JSON.stringify(body), "utf8").toString("base64url");
 }
 
-function decodeCursor(cursor: string): string {
+function decodeCursor(cursor: string, order: RecordOrder): { sk: string; newest?: string } {
   try {
     if (!/^[A-Za-z0-9_-]+$/.test(cursor)) throw new Error("not base64url");
-    const parsed: unknown = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
-    const sk = (parsed as { sk?: unknown } | null)?.sk;
+    const parsed = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as { sk?: unknown; n?: unknown } | null;
+    const sk = parsed?.sk;
     if (typeof sk !== "string" || sk.length === 0) throw new Error("no sort key");
-    return sk;
+    if (order === "key") {
+      if (parsed?.n !== undefined) throw new Error("a newest-first cursor");
+      return { sk };
+    }
+    const newest = parsed?.n;
+    if (typeof newest !== "string" || newest.length === 0) throw new Error("not a newest-first cursor");
+    return { sk, newest };
   } catch (error) {
     throw new InvalidCursorError("cursor is not one this store issued", { cause: error });
   }

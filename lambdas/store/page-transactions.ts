@@ -7,6 +7,7 @@ import {
   ATTR,
   partPartitionKey,
   partSortKey,
+  recordNewestValue,
   recordPartitionKey,
   recordSortKey,
   utf8Bytes,
@@ -213,6 +214,7 @@ export function recordItems(connectionId: string, write: RecordWrite): RecordIte
     [ATTR.sk]: { S: sk },
     [ATTR.key]: { S: JSON.stringify(write.key) },
     [ATTR.doc]: { S: chunks[0] ?? "" },
+    [ATTR.newest]: { S: recordNewestValue(write.doc) },
   };
   if (chunks.length > 1) head[ATTR.parts] = { N: String(chunks.length - 1) };
   const kind = write.collection === "stages" ? stageKind(write.doc) : undefined;

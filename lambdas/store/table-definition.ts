@@ -3,6 +3,7 @@ import {
   DescribeTableCommand,
   ResourceInUseException,
   ResourceNotFoundException,
+  UpdateTableCommand,
   waitUntilTableExists,
   type CreateTableCommandInput,
   type DynamoDBClient,
@@ -17,6 +18,11 @@ export const RECORD_TABLE = {
   partitionKey: { name: "pk", type: "S" },
   sortKey: { name: "sk", type: "S" },
   billingMode: "PAY_PER_REQUEST",
+  /**
+   * Record heads of one collection, newest first (query backwards): same partition key as the table, sorted by
+   * the head's `newest` attribute (keys.ts, recordNewestValue). Sparse: parts, watermarks and run items lack it.
+   */
+  newestIndex: { name: "records-newest", sortKey: { name: "newest", type: "S" } },
 } as const;
 
 /** Longest wait for a new table to become ACTIVE (DynamoDB Local: immediate; AWS: seconds). */
@@ -28,12 +34,25 @@ export function createTableInput(tableName: string): CreateTableCommandInput {
     AttributeDefinitions: [
       { AttributeName: RECORD_TABLE.partitionKey.name, AttributeType: RECORD_TABLE.partitionKey.type },
       { AttributeName: RECORD_TABLE.sortKey.name, AttributeType: RECORD_TABLE.sortKey.type },
+      { AttributeName: RECORD_TABLE.newestIndex.sortKey.name, AttributeType: RECORD_TABLE.newestIndex.sortKey.type },
     ],
     KeySchema: [
       { AttributeName: RECORD_TABLE.partitionKey.name, KeyType: "HASH" },
       { AttributeName: RECORD_TABLE.sortKey.name, KeyType: "RANGE" },
     ],
+    GlobalSecondaryIndexes: [newestIndexDefinition()],
     BillingMode: RECORD_TABLE.billingMode,
+  };
+}
+
+function newestIndexDefinition() {
+  return {
+    IndexName: RECORD_TABLE.newestIndex.name,
+    KeySchema: [
+      { AttributeName: RECORD_TABLE.partitionKey.name, KeyType: "HASH" as const },
+      { AttributeName: RECORD_TABLE.newestIndex.sortKey.name, KeyType: "RANGE" as const },
+    ],
+    Projection: { ProjectionType: "ALL" as const },
   };
 }
 
@@ -41,7 +60,17 @@ export function createTableInput(tableName: string): CreateTableCommandInput {
 export async function ensureTable(client: DynamoDBClient, tableName: string): Promise<void> {
   try {
     const described = await client.send(new DescribeTableCommand({ TableName: tableName }));
-    if (described.Table?.TableStatus === "ACTIVE") return;
+    const indexes = described.Table?.GlobalSecondaryIndexes ?? [];
+    if (!indexes.some((index) => index.IndexName === RECORD_TABLE.newestIndex.name)) {
+      // A data dir from before the newest-first index: add it (heads written since carry its sort key).
+      await client.send(
+        new UpdateTableCommand({
+          TableName: tableName,
+          AttributeDefinitions: [{ AttributeName: RECORD_TABLE.newestIndex.sortKey.name, AttributeType: RECORD_TABLE.newestIndex.sortKey.type }],
+          GlobalSecondaryIndexUpdates: [{ Create: newestIndexDefinition() }],
+        }),
+      );
+    } else if (described.Table?.TableStatus === "ACTIVE") return;
   } catch (error) {
     if (!(error instanceof ResourceNotFoundException)) throw error;
     try {

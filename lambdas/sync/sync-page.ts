@@ -1,10 +1,11 @@
-import { SourceNotImplementedError, SourceThrottledError, SyncError } from "../core/errors";
+import { SourceNotImplementedError, SourceThrottledError, SourceTransientError, SyncError } from "../core/errors";
 import { MAX_RETRY_AFTER_SECONDS } from "../core/limits";
 import { METRIC } from "../core/metric-names";
 import { entityDefinition } from "../ingestion/entity-catalog";
 import { ingestPage } from "../ingestion/ingest-page";
 import { rateLimited } from "../rate-limit/rate-limited-source-client";
 import { finishEntityAndAdvance, handOverIfContinuing, leaseUntil, loadConnection, nextPageStep } from "./entity-steps";
+import { recordRetryWait, recordThrottleWait } from "./record-wait";
 import type { SyncDeps } from "./sync-deps";
 import type { SyncCursor, SyncState } from "./sync-state";
 
@@ -74,6 +75,7 @@ export async function syncPage(deps: SyncDeps, state: SyncState): Promise<SyncSt
         retry_after_seconds: error.retryAfterSeconds,
         attempt: cursor.throttle_attempts + 1,
       });
+      await recordThrottleWait(deps, run, cursor, error);
       return {
         run,
         cursor: { ...cursor, throttle_attempts: cursor.throttle_attempts + 1, steps },
@@ -89,6 +91,7 @@ export async function syncPage(deps: SyncDeps, state: SyncState): Promise<SyncSt
         page: cursor.page,
         error: `${error.name}: ${error.detail}`,
       });
+      if (error instanceof SourceTransientError) await recordRetryWait(deps, run, cursor, error);
     }
     if (error instanceof SourceNotImplementedError && !entityDefinition(cursor.entity).required) {
       deps.logger.info("optional endpoint not implemented (404): 0 records", {

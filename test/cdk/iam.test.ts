@@ -3,11 +3,15 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, test } from "vitest";
 import { ENCRYPTION_CONTEXT_KEYS } from "../../lambdas/aws/kms-token-cipher";
+import { RECORD_TABLE } from "../../lambdas/store/table-definition";
 import { TABLE_KEY_ACTIONS } from "../../lib/record-table";
 import { KEY_ADMIN_ACTIONS } from "../../lib/source-token-key";
 import { ALL_TABLE_ACTIONS, TABLE_ACCESS, type TableUser } from "../../lib/table-access";
 import { SYNC_TASKS } from "../../lib/sync-functions";
 import { actionsOf, functionId, logicalId, resourcesOf, roleId, roleStatements, serviceFunctions, synthesize, type Statement } from "./stack-fixture";
+
+/** The statement that lets a role Query the records-newest index (and nothing else). */
+const isNewestIndexQuery = (statement: Statement) => JSON.stringify(statement.Resource ?? "").includes(`/index/${RECORD_TABLE.newestIndex.name}`);
 
 const { stack, template } = synthesize();
 const functions = serviceFunctions(stack);
@@ -128,11 +132,25 @@ describe("CDK stack: IAM", () => {
   test("least privilege: each function gets exactly the table actions of TABLE_ACCESS, on the table's ARN only", () => {
     const tableArn = { "Fn::GetAtt": [logicalId(stack.table.table), "Arn"] };
     for (const name of Object.keys(TABLE_ACCESS) as TableUser[]) {
-      const dynamo = roleStatements(template, roleId(functions[name]!)).filter((statement) => actionsOf(statement).some((action) => action.startsWith("dynamodb:")));
+      const dynamo = roleStatements(template, roleId(functions[name]!)).filter(
+        (statement) => actionsOf(statement).some((action) => action.startsWith("dynamodb:")) && !isNewestIndexQuery(statement),
+      );
       expect(dynamo, name).toHaveLength(1);
       expect(actionsOf(dynamo[0]!).sort(), name).toEqual([...new Set(TABLE_ACCESS[name])].sort());
       expect(dynamo[0]!.Resource).toEqual(tableArn);
     }
+  });
+
+  test("least privilege: only the Api may Query the records-newest index (the records explorer), and nothing else on it", () => {
+    const holders = Object.entries(functions)
+      .filter(([, fn]) => roleStatements(template, roleId(fn!)).some(isNewestIndexQuery))
+      .map(([name]) => name);
+    expect(holders).toEqual(["Api"]);
+    const [statement] = roleStatements(template, roleId(functions.Api!)).filter(isNewestIndexQuery);
+    expect(actionsOf(statement!)).toEqual(["dynamodb:Query"]);
+    expect(statement!.Resource).toEqual({
+      "Fn::Join": ["", [{ "Fn::GetAtt": [logicalId(stack.table.table), "Arn"] }, `/index/${RECORD_TABLE.newestIndex.name}`]],
+    });
   });
 
   test("least privilege: DeleteItem only where the code deletes (FinishRun, Dispatcher, Api, the purge), BatchWriteItem only for the API's watermark reset and the purge's deletes, ConditionCheckItem only for the page task's fence", () => {

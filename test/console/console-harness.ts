@@ -29,7 +29,7 @@ export const SCREENSHOTS_DIR = fileURLToPath(new URL("../../docs/screenshots/", 
  * state machine, the API server that also serves the console and the dev
  * sign-in), on a fresh table, plus one headless Chromium with a fresh profile.
  */
-export async function startConsoleHarness() {
+export async function startConsoleHarness(options: { readonly oidc?: { readonly issuer: string; readonly clientId: string } } = {}) {
   await ensureConsoleBuilt();
   const client = testDynamoDbClient();
   const tableName = await createTestTable(client);
@@ -44,6 +44,7 @@ export async function startConsoleHarness() {
     allowLoopbackSources: true,
     // As `npm start` passes its default SCHEDULE: each connection shows the interval as its next run.
     schedule: "1h",
+    ...(options.oidc === undefined ? {} : { oidc: options.oidc }),
   });
   const api = await service.listen(0);
   const profileDir = await mkdtemp(join(tmpdir(), "crm-console-chromium-"));

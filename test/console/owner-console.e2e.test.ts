@@ -54,12 +54,22 @@ describe("owner's console, end to end (Chromium against the local service and a 
   // An explicit gate: the source holds every /leads request until the test has seen the run live.
   let releaseLeads: () => void = () => undefined;
   let leadsGate: Promise<void> = Promise.resolve();
+  // One 429 (Retry-After 2) on /contacts when armed; the retry is then held until the test has seen the wait on the page.
+  let throttleContactsOnce = false;
+  let releaseContactsRetry: () => void = () => undefined;
+  let contactsRetryGate: Promise<void> = Promise.resolve();
   let owner: Page;
   let connectionUrl = "";
+  let throttledRunUrl = "";
 
   beforeAll(async () => {
     harness = await startConsoleHarness();
     source = await startSourceServer(async (request) => {
+      if (request.path === "/contacts" && throttleContactsOnce) {
+        throttleContactsOnce = false;
+        return { status: 429, headers: { "retry-after": "2" }, json: { error: "slow down" } };
+      }
+      if (request.path === "/contacts") await contactsRetryGate;
       if (request.path === "/leads") await leadsGate;
       return crmSource(() => data, { token: acceptedToken })(request);
     });
@@ -67,6 +77,7 @@ describe("owner's console, end to end (Chromium against the local service and a 
 
   afterAll(async () => {
     releaseLeads();
+    releaseContactsRetry();
     await source?.close();
     await harness?.close();
   });
@@ -143,7 +154,20 @@ describe("owner's console, end to end (Chromium against the local service and a 
 
   it("a sync is watched live: each entity's status, pages and records while it runs, then its outcome", async () => {
     leadsGate = new Promise((resolve) => (releaseLeads = resolve));
+    throttleContactsOnce = true;
+    contactsRetryGate = new Promise((resolve) => (releaseContactsRetry = resolve));
     await owner.getByRole("button", { name: "Sync now" }).click();
+    await owner.getByRole("heading", { name: "Sync run", level: 1 }).waitFor();
+    throttledRunUrl = owner.url();
+    // A 429 wait shows while it happens: contacts is still running, its retry held by the source.
+    const waits = owner.getByRole("list", { name: "Retries and waits" });
+    await waits
+      .getByText("contacts, page 1: the source answered 429 (Retry-After 2 s); waiting 2 s, then retry 1 of 5", { exact: true })
+      .waitFor();
+    expect(await owner.locator('tr[data-entity="contacts"] .badge').textContent()).toBe("running");
+    expect(await owner.locator('tr[data-entity="contacts"] td').nth(3).textContent()).toBe("1");
+    expect(await waits.locator("li").first().textContent()).toContain("slow down");
+    releaseContactsRetry();
     // Live: contacts are done and leads are under way while the source holds them.
     await owner.locator('tr[data-entity="leads"] .badge', { hasText: "running" }).waitFor();
     await owner.locator('tr[data-entity="contacts"] .badge', { hasText: "succeeded" }).waitFor();
@@ -155,6 +179,8 @@ describe("owner's console, end to end (Chromium against the local service and a 
     const leadsRow = owner.locator('tr[data-entity="leads"]');
     expect(await leadsRow.locator("td").nth(1).textContent()).toBe("2");
     expect(await leadsRow.locator("td").nth(2).textContent()).toBe(String(LEADS));
+    // The wait stays in the finished run's record; it was the run's only one.
+    expect(await waits.locator("li").count()).toBe(1);
     await shot(owner, "sync-finished");
   });
 
@@ -203,8 +229,18 @@ describe("owner's console, end to end (Chromium against the local service and a 
   it("the records explorer pages an entity and shows a record's stored JSON on click", async () => {
     await owner.getByRole("navigation", { name: "Records" }).getByRole("link", { name: "leads", exact: true }).click();
     await owner.getByText("Page 1: 25 records.").waitFor();
+    const list = owner.getByRole("list", { name: "leads records" });
+    // Newest first: updated_at never rises down a page, nor from one page to the next.
+    const updatedOf = async () =>
+      (await list.getByRole("button").allTextContents()).map((label) => /updated (\S+)$/.exec(label)?.[1] ?? "missing");
+    const first = await updatedOf();
+    expect(first[0]).toBe("2026-02-03T08:59:00.000Z");
+    expect(first).toEqual([...first].sort().reverse());
     await owner.getByRole("button", { name: "Next page" }).click();
     await owner.getByText("Page 2: 25 records.").waitFor();
+    const second = await updatedOf();
+    expect(second).toEqual([...second].sort().reverse());
+    expect(second[0]! <= first.at(-1)!).toBe(true);
     await owner.getByRole("button", { name: "Previous page" }).click();
     await owner.getByText("Page 1: 25 records.").waitFor();
     await owner.getByRole("list", { name: "leads records" }).getByRole("button").first().click();
@@ -366,11 +402,17 @@ describe("owner's console, end to end (Chromium against the local service and a 
 
   it("is readable at 360 px wide: no sideways scrolling, every field labelled", async () => {
     await owner.setViewportSize({ width: 360, height: 780 });
-    for (const url of [`${harness.url}/#/connections`, connectionUrl]) {
+    const pages: [string, string][] = [
+      [throttledRunUrl, "main .waits li"],
+      [`${connectionUrl}/records/leads`, "main .records li"],
+      [`${harness.url}/#/connections`, "main .card"],
+      [connectionUrl, "main .card"],
+    ];
+    for (const [url, ready] of pages) {
       await owner.goto(url);
       await owner.locator("main h1").waitFor();
-      await owner.locator("main .card").first().waitFor();
-      expect(await owner.evaluate<number>("document.documentElement.scrollWidth")).toBeLessThanOrEqual(360);
+      await owner.locator(ready).first().waitFor();
+      expect(await owner.evaluate<number>("document.documentElement.scrollWidth"), url).toBeLessThanOrEqual(360);
     }
     // Every input and select on the connection page has a label.
     const unlabelled = await owner.evaluate<number>(`[...document.querySelectorAll("input, select")].filter((field) => field.labels.length === 0).length`);

@@ -2,8 +2,8 @@ import { randomUUID } from "node:crypto";
 import { GetItemCommand, QueryCommand, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { SUMMARY_ENTITIES } from "../../lambdas/core/entities";
-import type { NewRun } from "../../lambdas/core/ports";
-import { DynamoDbRunStore, RunAlreadyExistsError, RunNotFoundError } from "../../lambdas/runs/dynamodb-run-store";
+import type { NewRun, RunWait } from "../../lambdas/core/ports";
+import { DynamoDbRunStore, MAX_RECORDED_WAITS, RunAlreadyExistsError, RunNotFoundError } from "../../lambdas/runs/dynamodb-run-store";
 import { LOCK_SORT_KEY, runLockPartitionKey, runPartitionKey } from "../../lambdas/runs/run-keys";
 import { createTestTable, testDynamoDbClient } from "../support/dynamodb";
 
@@ -71,9 +71,32 @@ describe("begin", () => {
       started_at: "2026-11-21T16:18:00.123Z",
       finished_at: null,
       unresolved_won_lost: 0,
-      entities: SUMMARY_ENTITIES.map((entity) => ({ entity, status: "pending", pages: 0, records: 0, error: null })),
+      entities: SUMMARY_ENTITIES.map((entity) => ({ entity, status: "pending", pages: 0, records: 0, error: null, waits: [] })),
     });
     expect((await store.get(connectionId, RUN_A))?.entities).toHaveLength(8);
+  });
+
+  test("entityWaited appends waits in order, keeps at most MAX_RECORDED_WAITS, cuts the detail to 300 characters, and is a no-op once the run finished", async () => {
+    const connectionId = newConnection();
+    await store.begin(newRun(connectionId, RUN_A));
+    const wait = (attempt: number): RunWait => ({
+      kind: attempt % 2 === 0 ? "retry" : "throttled",
+      page: 3,
+      attempt,
+      seconds: attempt * 2,
+      retry_after_seconds: attempt % 2 === 0 ? null : attempt,
+      at: "2026-11-21T16:19:00.000Z",
+      detail: attempt === 1 ? "x".repeat(400) : null,
+    });
+    for (let attempt = 1; attempt <= MAX_RECORDED_WAITS + 3; attempt += 1) await store.entityWaited(connectionId, RUN_A, "leads", wait(attempt));
+    const waits = (await store.get(connectionId, RUN_A))!.entities.find((e) => e.entity === "leads")!.waits;
+    expect(waits).toHaveLength(MAX_RECORDED_WAITS);
+    expect(waits.slice(1)).toEqual(Array.from({ length: MAX_RECORDED_WAITS - 1 }, (_, i) => wait(i + 2)));
+    expect(waits[0]).toEqual({ ...wait(1), detail: "x".repeat(300) });
+
+    await store.finish(connectionId, RUN_A, { status: "succeeded", finishedAt: "2026-11-21T16:30:00.000Z" });
+    await store.entityWaited(connectionId, RUN_A, "tasks", wait(1));
+    expect((await store.get(connectionId, RUN_A))!.entities.find((e) => e.entity === "tasks")!.waits).toEqual([]);
   });
 
   test("begin takes the lock with the run id, no execution and the lease", async () => {
@@ -185,6 +208,7 @@ describe("progress", () => {
       pages: 0,
       records: 0,
       error: null,
+      waits: [],
     });
   });
 

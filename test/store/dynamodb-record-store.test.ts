@@ -349,6 +349,48 @@ describe("DynamoDbRecordStore on DynamoDB Local", () => {
     expect(empty).toEqual({ records: [], nextCursor: null });
   });
 
+  test("listRecords order newest: by updated_at newest first (else created_at, undated last), paged by cursor, a rewrite moves a record up", async () => {
+    const connectionId = newConnection();
+    // updated_at in mixed forms: fractional seconds and an offset must still compare as times, not strings.
+    const times = range(12).map((i) => new Date(Date.UTC(2026, 0, 1 + i, 12)).toISOString());
+    await store.commitPage(
+      await fenced({
+        connectionId,
+        records: [
+          ...times.map((time, i) =>
+            lead(`l${pad(i)}`, { updated_at: i % 3 === 0 ? time.replace(".000Z", "+00:00") : i % 3 === 1 ? time.replace(".000Z", "Z") : time }),
+          ),
+          // Half a second after l0004's "...12:00:00Z": as strings it would sort before it ('.' < 'Z').
+          lead("l-fraction", { updated_at: "2026-01-05T12:00:00.5Z" }),
+          lead("l-created-only", { updated_at: null, created_at: "2026-01-09T13:00:00Z" }),
+          lead("l-undated", { updated_at: null }),
+        ],
+      }),
+    );
+    const ids: unknown[] = [];
+    const sizes: number[] = [];
+    let cursor: string | null = null;
+    do {
+      const page = await store.listRecords(connectionId, "leads", { limit: 4, cursor, order: "newest" });
+      sizes.push(page.records.length);
+      ids.push(...page.records.map((doc) => doc["id"]));
+      cursor = page.nextCursor;
+    } while (cursor !== null);
+    expect(sizes).toEqual([4, 4, 4, 3]);
+    const l = (i: number) => `l${pad(i)}`;
+    expect(ids).toEqual([l(11), l(10), l(9), "l-created-only", l(8), l(7), l(6), l(5), "l-fraction", l(4), l(3), l(2), l(1), l(0), "l-undated"]);
+
+    // A record updated again at the source is newest after its rewrite.
+    await store.commitPage(await fenced({ connectionId, records: [lead(l(0), { updated_at: "2026-02-01T00:00:00Z" })] }));
+    const first = await store.listRecords(connectionId, "leads", { limit: 2, order: "newest" });
+    expect(first.records.map((doc) => doc["id"])).toEqual([l(0), l(11)]);
+
+    // One order's cursor is refused by the other.
+    await expect(store.listRecords(connectionId, "leads", { limit: 2, cursor: first.nextCursor, order: "key" })).rejects.toBeInstanceOf(InvalidCursorError);
+    const byKey = await store.listRecords(connectionId, "leads", { limit: 2 });
+    await expect(store.listRecords(connectionId, "leads", { limit: 2, cursor: byKey.nextCursor, order: "newest" })).rejects.toBeInstanceOf(InvalidCursorError);
+  });
+
   test("listRecords refuses a limit outside 1..1000 and a cursor it did not issue", async () => {
     const connectionId = newConnection();
     await expect(store.listRecords(connectionId, "leads", { limit: 0 })).rejects.toBeInstanceOf(RangeError);

@@ -95,6 +95,23 @@ function failFirst(path: string, times: number, reply: SourceReply): (request: S
   };
 }
 
+/** Answers the replies in turn to the first requests to `path`, then lets the source answer. */
+function failInTurn(path: string, replies: readonly SourceReply[]): (request: SourceRequest) => SourceReply | undefined {
+  let seen = 0;
+  return (request) => {
+    if (request.path !== path) return undefined;
+    seen += 1;
+    return replies[seen - 1];
+  };
+}
+
+/** Every wait the run summary recorded, over all entities, as [entity, kind, page, attempt, seconds, retry_after]. */
+function recordedWaits(summary: RunSummary) {
+  return summary.entities.flatMap((row) =>
+    row.waits.map((wait) => [row.entity, wait.kind, wait.page, wait.attempt, wait.seconds, wait.retry_after_seconds] as const),
+  );
+}
+
 const to = (server: SourceServer, path: string): RecordedRequest[] => server.requests.filter((request) => request.path === path);
 
 function statuses(summary: RunSummary): Record<string, string> {
@@ -112,6 +129,9 @@ describe.concurrent("the retry ladder: the waits the state machine asks for", ()
     expect(contacts.every((request) => request.query["page"] === "1")).toBe(true);
     // Exactly one wait before each retry, in this order; no other wait in the run.
     expect(harness.waitsOf(summary.id)).toEqual([1, 2, 4, 8, 16]);
+    // The run summary shows each of them (the console's live view reads it), with the source's answer.
+    expect(recordedWaits(summary)).toEqual([1, 2, 4, 8, 16].map((seconds, i) => ["contacts", "retry", 1, i + 1, seconds, null]));
+    expect(entityRow(summary, "contacts")?.waits[0]?.detail).toContain("maintenance window in progress");
 
     const row = entityRow(summary, "contacts");
     expect(row?.status).toBe("failed");
@@ -126,6 +146,23 @@ describe.concurrent("the retry ladder: the waits the state machine asks for", ()
   });
 });
 
+describe.concurrent("the run summary records every wait the state machine makes, as it makes it", () => {
+  test("a 5xx, then a 429, then a 5xx on the same page: the retry count starts again after the 429's wait, as FetchPage's Retry does", async ({ expect }) => {
+    const busy: SourceReply = { status: 503, json: { error: "busy" } };
+    const { summary } = await syncAgainst(
+      faulty(smallCrm(), failInTurn("/leads", [busy, busy, { status: 429, headers: { "retry-after": "7" }, json: { error: "slow down" } }, busy])),
+    );
+    expect(harness.waitsOf(summary.id)).toEqual([1, 2, 7, 1]);
+    expect(recordedWaits(summary)).toEqual([
+      ["leads", "retry", 1, 1, 1, null],
+      ["leads", "retry", 1, 2, 2, null],
+      ["leads", "throttled", 1, 1, 7, 7],
+      ["leads", "retry", 1, 1, 1, null],
+    ]);
+    expect(entityRow(summary, "leads")).toMatchObject({ status: "succeeded", records: 2 });
+  });
+});
+
 // Each test has its own source and connection: they all run at once.
 describe.concurrent("statuses and failures", () => {
   test("429: waits the larger of Retry-After and the backoff step (Retry-After wins)", async ({ expect }) => {
@@ -137,6 +174,7 @@ describe.concurrent("statuses and failures", () => {
     expect(users).toHaveLength(2);
     // Retry-After 5 s against backoff step 1 (1 s): the wait is 5 s.
     expect(harness.waitsOf(summary.id)).toEqual([5]);
+    expect(recordedWaits(summary)).toEqual([["users", "throttled", 1, 1, 5, 5]]);
     expect(entityRow(summary, "users")).toMatchObject({ status: "succeeded", records: 2 });
     expect(summary.status).toBe("succeeded");
   });
@@ -162,6 +200,11 @@ describe.concurrent("statuses and failures", () => {
     expect(to(server, "/users")).toHaveLength(4);
     // max(3, 1), max(3, 2), max(3, 4).
     expect(harness.waitsOf(summary.id)).toEqual([3, 3, 4]);
+    expect(recordedWaits(summary)).toEqual([
+      ["users", "throttled", 1, 1, 3, 3],
+      ["users", "throttled", 1, 2, 3, 3],
+      ["users", "throttled", 1, 3, 4, 3],
+    ]);
     expect(entityRow(summary, "users")).toMatchObject({ status: "succeeded", records: 2 });
   });
 
@@ -216,6 +259,10 @@ describe.concurrent("statuses and failures", () => {
     expect(to(server, "/users")).toHaveLength(6);
     // No Retry-After: the backoff steps alone.
     expect(harness.waitsOf(summary.id)).toEqual([1, 2, 4, 8, 16]);
+    // Five waits recorded, none for the sixth 429 (no wait follows it: the entity fails).
+    expect(recordedWaits(summary).map(([, kind, , attempt, seconds]) => [kind, attempt, seconds])).toEqual(
+      [1, 2, 4, 8, 16].map((seconds, i) => ["throttled", i + 1, seconds]),
+    );
     const row = entityRow(summary, "users");
     expect(row?.status).toBe("failed");
     expect(row?.error).toMatch(/429|throttl/i);

@@ -1,7 +1,7 @@
 import { toJsonSchema } from "@valibot/to-json-schema";
 import { SUMMARY_ENTITIES, COLLECTIONS } from "../../core/entities";
 import { CreateConnectionSchema, MAX_RATE_LIMIT, UpdateConnectionSchema } from "../connection-input";
-import { RECORDS_DEFAULT_LIMIT, RECORDS_MAX_LIMIT } from "../record-operations";
+import { RECORD_ORDERS, RECORDS_DEFAULT_LIMIT, RECORDS_MAX_LIMIT } from "../record-operations";
 import { RESETTABLE_ENTITIES, ResetSyncSchema } from "../reset-sync";
 import { ERROR_STATUS, RETRY_AFTER_SECONDS } from "./error-status";
 import { PreflightRunSchema } from "../../preflight/preflight-run";
@@ -80,6 +80,13 @@ function operationOf(route: Route): Record<string, unknown> {
     parameters.push(
       { name: "limit", in: "query", required: false, schema: { type: "integer", minimum: 1, maximum: RECORDS_MAX_LIMIT, default: RECORDS_DEFAULT_LIMIT } as never },
       { name: "cursor", in: "query", required: false, schema: { type: "string" } },
+      {
+        name: "order",
+        in: "query",
+        required: false,
+        // key: the store's key order; newest: by updated_at (else created_at) newest first, records with neither last.
+        schema: { type: "string", enum: [...RECORD_ORDERS], default: "key" } as never,
+      },
     );
   }
   const body =
@@ -175,13 +182,30 @@ export function openApiDocument(): Record<string, unknown> {
               type: "array",
               items: {
                 type: "object",
-                required: ["entity", "status", "pages", "records", "error"],
+                required: ["entity", "status", "pages", "records", "error", "waits"],
                 properties: {
                   entity: { enum: [...SUMMARY_ENTITIES] },
                   status: { enum: ["pending", "running", "succeeded", "failed"] },
                   pages: { type: "integer", minimum: 0 },
                   records: { type: "integer", minimum: 0 },
                   error: { type: ["string", "null"], maxLength: 300 },
+                  waits: {
+                    description: "Each wait before a page was tried again, oldest first (at most 25): after a 429 or a 5xx/timeout",
+                    type: "array",
+                    items: {
+                      type: "object",
+                      required: ["kind", "page", "attempt", "seconds", "retry_after_seconds", "at", "detail"],
+                      properties: {
+                        kind: { enum: ["throttled", "retry"] },
+                        page: { type: "integer", minimum: 1 },
+                        attempt: { type: "integer", minimum: 1, maximum: 5 },
+                        seconds: { type: "integer", minimum: 1 },
+                        retry_after_seconds: { type: ["integer", "null"], minimum: 0 },
+                        at: { type: "string", format: "date-time" },
+                        detail: { type: ["string", "null"], maxLength: 300 },
+                      },
+                    },
+                  },
                 },
               },
             },

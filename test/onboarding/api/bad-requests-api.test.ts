@@ -241,6 +241,16 @@ describe("odd requests of every kind get a 4xx (or are served), never a 5xx", ()
     }
   });
 
+  test("records order: a value other than key or newest is a 422 naming order, and a cursor of the other order is a 422", async () => {
+    const records = `${CONNECTIONS_PATH}/${connectionId}/records/leads`;
+    const bad = await rawRequest("GET", `${records}?order=oldest`, { headers: auth() });
+    expect(bad.status).toBe(422);
+    expect(JSON.parse(bad.text)).toMatchObject({ error: { field: "order", rule: "must be one of key, newest" } });
+    expect((await rawRequest("GET", `${records}?order=newest`, { headers: auth() })).status).toBe(200);
+    const keyCursor = Buffer.from(JSON.stringify({ sk: "lead-1" })).toString("base64url");
+    expect((await rawRequest("GET", `${records}?order=newest&cursor=${keyCursor}`, { headers: auth() })).status).toBe(422);
+  });
+
   test("odd request targets: never a 5xx", async () => {
     for (const target of ["//", "///api/v1", "/%", "/api/v1/%", "*", "/api/v1/crm/custom/connections/..%2F..%2F", "/api/v1/crm/custom/connections/%2e%2e"]) {
       const response = await rawRequest("GET", target, { headers: auth() });
