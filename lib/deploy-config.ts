@@ -1,8 +1,10 @@
 import { Duration } from "aws-cdk-lib";
 import { Schedule } from "aws-cdk-lib/aws-events";
 import { RetentionDays } from "aws-cdk-lib/aws-logs";
+import { resolve } from "node:path";
 import type { Node } from "constructs";
 import * as v from "valibot";
+import { CONSOLE_DIST_DIR } from "../lambdas/local/console-assets";
 import { DEFAULT_SCHEDULE, ScheduleSchema } from "../lambdas/local/local-schedule";
 
 /**
@@ -51,6 +53,10 @@ export interface DeployConfig {
   readonly apiThrottleBurst: number;
   /** The "no successful run" alarm fires when no execution succeeded for this many hours. */
   readonly noSuccessAlarmHours: number;
+  /** The OIDC client the console signs in as (its config.json); context consoleClientId, else jwtAudience's first. */
+  readonly consoleClientId: string;
+  /** The console build the stack deploys: context consoleBuildDir (relative to the working directory), else console/dist. */
+  readonly consoleBuildDir: string;
 }
 
 export class DeployConfigError extends Error {
@@ -103,6 +109,9 @@ const ApiThrottleBurstSchema = wholeNumber("apiThrottleBurst", 1, 5_000);
 /** Whole hours up to a day: CloudWatch evaluates at most 24 hours of one-hour periods in one alarm (86,400 s). */
 const NoSuccessHoursSchema = wholeNumber("noSuccessAlarmHours", 1, 24);
 
+const ClientIdSchema = v.optional(text("consoleClientId"));
+const BuildDirSchema = v.optional(text("consoleBuildDir"));
+
 const EmailSchema = v.optional(v.pipe(text("alarmEmail"), v.email("context alarmEmail must be an e-mail address")));
 
 /**
@@ -126,6 +135,11 @@ export function parseSyncSchedule(raw: unknown): { schedule: Schedule; enabled: 
   return { schedule: Schedule.rate(Duration.minutes(minutes)), enabled: true };
 }
 
+/** Context keys with no cdk.json default: unset means "not wanted" or "derived from another key". */
+const OPTIONAL_KEYS = ["alarmEmail", "consoleClientId", "consoleBuildDir"] as const;
+type OptionalKey = (typeof OPTIONAL_KEYS)[number];
+const isOptional = (key: string): key is OptionalKey => (OPTIONAL_KEYS as readonly string[]).includes(key);
+
 function parse<S extends v.GenericSchema>(schema: S, key: string, raw: unknown): v.InferOutput<S> {
   const result = v.safeParse(schema, raw);
   if (result.success) return result.output;
@@ -137,10 +151,10 @@ function parse<S extends v.GenericSchema>(schema: S, key: string, raw: unknown):
  * fail it too: a stack whose API rejects every token must never reach `cdk deploy`.
  */
 export function readDeployConfig(node: Node): DeployConfig {
-  const get = (key: keyof typeof CONTEXT_DEFAULTS | "alarmEmail"): unknown => {
+  const get = (key: keyof typeof CONTEXT_DEFAULTS | OptionalKey): unknown => {
     const value: unknown = node.tryGetContext(key);
     if (value !== undefined && value !== null && value !== "") return value;
-    return key === "alarmEmail" ? undefined : CONTEXT_DEFAULTS[key];
+    return isOptional(key) ? undefined : CONTEXT_DEFAULTS[key];
   };
   const jwtIssuer = parse(IssuerSchema, "jwtIssuer", get("jwtIssuer"));
   const jwtAudience = parse(AudienceSchema, "jwtAudience", get("jwtAudience"));
@@ -168,5 +182,7 @@ export function readDeployConfig(node: Node): DeployConfig {
     apiThrottleRate,
     apiThrottleBurst,
     noSuccessAlarmHours: parse(NoSuccessHoursSchema, "noSuccessAlarmHours", get("noSuccessAlarmHours")),
+    consoleClientId: parse(ClientIdSchema, "consoleClientId", get("consoleClientId")) ?? (jwtAudience[0] as string),
+    consoleBuildDir: resolve(parse(BuildDirSchema, "consoleBuildDir", get("consoleBuildDir")) ?? CONSOLE_DIST_DIR),
   };
 }
