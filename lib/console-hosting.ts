@@ -101,11 +101,6 @@ export class ConsoleHosting extends Construct {
       objectOwnership: ObjectOwnership.BUCKET_OWNER_PREFERRED,
       lifecycleRules: props.logRetention === RetentionDays.INFINITE ? [] : [{ expiration: Duration.days(props.logRetention) }],
     });
-    Validations.of(this.logBucket).acknowledge({
-      id: "AwsSolutions-S1",
-      reason:
-        "This is the access-log bucket itself (CloudFront's and the console bucket's logs land here); logging its own access would need yet another bucket, and only the log delivery services write to it.",
-    });
 
     this.bucket = new Bucket(this, "Site", {
       blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
