@@ -25,7 +25,7 @@ import { CONSOLE_SECURITY_HEADERS } from "../lambdas/local/console-assets";
 
 /** The CloudFront path pattern that goes to the HTTP API: every route lives under API_PREFIX (/api/v1), so under /api/ as is. */
 export const API_PATH_PATTERN = "/api/*";
-/** Where the page reads its runtime settings (h13-console's docs/console.md, "Runtime config"). */
+/** Where the page reads its runtime settings (docs/console.md, "Runtime config"). */
 export const RUNTIME_CONFIG_KEY = "config.json";
 /** HSTS for two years: the page and the API are only ever served over HTTPS. */
 export const HSTS_MAX_AGE = Duration.days(730);
@@ -34,14 +34,17 @@ const HASHED_ASSETS = "assets/*";
 /** Written by lambdas/local/console-build.ts for `npm start`'s staleness check; nothing the page needs. */
 const SOURCE_HASH_FILE = ".source-hash";
 
-/** The page's runtime settings in AWS: sign in with the workspace identity provider; the API under the same origin. */
+/**
+ * The page's runtime settings in AWS (console/src/runtime-config.ts RuntimeConfigSchema, a strict object): sign in
+ * with the workspace identity provider, sending its ID token (whose `aud` is clientId). No apiBaseUrl: the API is
+ * this origin's /api/*.
+ */
 export interface ConsoleRuntimeConfig {
   readonly auth: { readonly mode: "oidc"; readonly issuer: string; readonly clientId: string };
-  readonly apiBase: string;
 }
 
 export function consoleRuntimeConfig(oidc: { issuer: string; clientId: string }): ConsoleRuntimeConfig {
-  return { auth: { mode: "oidc", issuer: oidc.issuer, clientId: oidc.clientId }, apiBase: "/api" };
+  return { auth: { mode: "oidc", issuer: oidc.issuer, clientId: oidc.clientId } };
 }
 
 /**
@@ -65,6 +68,8 @@ export interface ConsoleHostingProps {
   readonly buildDir: string;
   readonly oidcIssuer: string;
   readonly oidcClientId: string;
+  /** More origins the page fetches at sign-in, besides the issuer's (context consoleConnectOrigins). */
+  readonly connectOrigins: readonly string[];
   readonly logRetention: RetentionDays;
 }
 
@@ -113,7 +118,7 @@ export class ConsoleHosting extends Construct {
     this.responseHeaders = new ResponseHeadersPolicy(this, "SecurityHeaders", {
       comment: "Owner's console: the local server's security headers, plus HSTS",
       securityHeadersBehavior: {
-        contentSecurityPolicy: { contentSecurityPolicy: consoleContentSecurityPolicy([new URL(props.oidcIssuer).origin]), override: true },
+        contentSecurityPolicy: { contentSecurityPolicy: consoleContentSecurityPolicy([new URL(props.oidcIssuer).origin, ...props.connectOrigins]), override: true },
         strictTransportSecurity: { accessControlMaxAge: HSTS_MAX_AGE, includeSubdomains: true, override: true },
         contentTypeOptions: { override: true },
         frameOptions: { frameOption: HeadersFrameOption.DENY, override: true },

@@ -68,6 +68,7 @@ export class CrmIntegrationStack extends Stack {
       buildDir: config.consoleBuildDir,
       oidcIssuer: config.jwtIssuer,
       oidcClientId: config.consoleClientId,
+      connectOrigins: config.consoleConnectOrigins,
       logRetention,
     });
     const functions = this.functions();

@@ -53,8 +53,13 @@ export interface DeployConfig {
   readonly apiThrottleBurst: number;
   /** The "no successful run" alarm fires when no execution succeeded for this many hours. */
   readonly noSuccessAlarmHours: number;
-  /** The OIDC client the console signs in as (its config.json); context consoleClientId, else jwtAudience's first. */
+  /**
+   * The OIDC client the console signs in as (its config.json): context consoleClientId, else jwtAudience's first. It
+   * must be one of jwtAudience, since the page sends its ID token, whose `aud` is this client id.
+   */
   readonly consoleClientId: string;
+  /** Origins besides the issuer's that the page fetches at sign-in (a token endpoint elsewhere, as Cognito's): context consoleConnectOrigins. */
+  readonly consoleConnectOrigins: readonly string[];
   /** The console build the stack deploys: context consoleBuildDir (relative to the working directory), else console/dist. */
   readonly consoleBuildDir: string;
 }
@@ -111,6 +116,17 @@ const NoSuccessHoursSchema = wholeNumber("noSuccessAlarmHours", 1, 24);
 
 const ClientIdSchema = v.optional(text("consoleClientId"));
 const BuildDirSchema = v.optional(text("consoleBuildDir"));
+/** Comma-separated https origins (scheme and host, no path): they go into the console's CSP connect-src as they are. */
+const ConnectOriginsSchema = v.optional(
+  v.pipe(
+    text("consoleConnectOrigins"),
+    v.transform((value) => value.split(",").map((part) => part.trim()).filter((part) => part.length > 0)),
+    v.check(
+      (origins) => origins.every((origin) => URL.canParse(origin) && origin.startsWith("https://") && new URL(origin).origin === origin),
+      "context consoleConnectOrigins must be https origins (https://host[:port], no path), comma-separated",
+    ),
+  ),
+);
 
 const EmailSchema = v.optional(v.pipe(text("alarmEmail"), v.email("context alarmEmail must be an e-mail address")));
 
@@ -136,7 +152,7 @@ export function parseSyncSchedule(raw: unknown): { schedule: Schedule; enabled: 
 }
 
 /** Context keys with no cdk.json default: unset means "not wanted" or "derived from another key". */
-const OPTIONAL_KEYS = ["alarmEmail", "consoleClientId", "consoleBuildDir"] as const;
+const OPTIONAL_KEYS = ["alarmEmail", "consoleClientId", "consoleConnectOrigins", "consoleBuildDir"] as const;
 type OptionalKey = (typeof OPTIONAL_KEYS)[number];
 const isOptional = (key: string): key is OptionalKey => (OPTIONAL_KEYS as readonly string[]).includes(key);
 
@@ -164,6 +180,13 @@ export function readDeployConfig(node: Node): DeployConfig {
         "Pass the identity provider's values: -c jwtIssuer=<OIDC issuer URL> -c jwtAudience=<client id> (README, Operations (AWS)).",
     );
   }
+  const consoleClientId = parse(ClientIdSchema, "consoleClientId", get("consoleClientId")) ?? (jwtAudience[0] as string);
+  if (!jwtAudience.includes(consoleClientId)) {
+    throw new DeployConfigError(
+      `context consoleClientId (${JSON.stringify(consoleClientId)}) must be one of jwtAudience (${jwtAudience.join(", ")}): ` +
+        "the console sends its ID token, whose aud is its client id, and the API accepts only jwtAudience.",
+    );
+  }
   const { schedule, enabled } = parseSyncSchedule(get("syncSchedule"));
   const apiThrottleRate = parse(ApiThrottleRateSchema, "apiThrottleRate", get("apiThrottleRate"));
   const apiThrottleBurst = parse(ApiThrottleBurstSchema, "apiThrottleBurst", get("apiThrottleBurst"));
@@ -182,7 +205,8 @@ export function readDeployConfig(node: Node): DeployConfig {
     apiThrottleRate,
     apiThrottleBurst,
     noSuccessAlarmHours: parse(NoSuccessHoursSchema, "noSuccessAlarmHours", get("noSuccessAlarmHours")),
-    consoleClientId: parse(ClientIdSchema, "consoleClientId", get("consoleClientId")) ?? (jwtAudience[0] as string),
+    consoleClientId,
+    consoleConnectOrigins: parse(ConnectOriginsSchema, "consoleConnectOrigins", get("consoleConnectOrigins")) ?? [],
     consoleBuildDir: resolve(parse(BuildDirSchema, "consoleBuildDir", get("consoleBuildDir")) ?? CONSOLE_DIST_DIR),
   };
 }

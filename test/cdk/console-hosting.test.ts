@@ -123,6 +123,15 @@ describe("console hosting: security headers", () => {
     }
   });
 
+  test("consoleConnectOrigins adds origins to connect-src after the issuer's (a token endpoint on another host); anything but https origins fails synth", () => {
+    const { stack: other, template: changed } = synthesize({ ...TEST_CONTEXT, consoleConnectOrigins: "https://auth.example.com, https://login.example.net:8443" });
+    const csp = cspDirectives(changed.toJSON().Resources[logicalId(other.console.responseHeaders)].Properties.ResponseHeadersPolicyConfig.SecurityHeadersConfig.ContentSecurityPolicy.ContentSecurityPolicy);
+    expect(csp.get("connect-src")).toEqual(["'self'", "https://idp.example.com", "https://auth.example.com", "https://login.example.net:8443"]);
+    for (const bad of ["http://auth.example.com", "https://auth.example.com/oauth2/token", "*", "https://auth.example.com; script-src *"]) {
+      expect(() => synthesize({ ...TEST_CONTEXT, consoleConnectOrigins: bad }), bad).toThrow(/context consoleConnectOrigins must be https origins/);
+    }
+  });
+
   test("HSTS for two years with subdomains, nosniff, Referrer-Policy no-referrer, X-Frame-Options DENY", () => {
     expect(policy().StrictTransportSecurity).toEqual({ AccessControlMaxAgeSec: 63_072_000, IncludeSubdomains: true, Override: true });
     expect(policy().ContentTypeOptions).toEqual({ Override: true });
@@ -151,19 +160,23 @@ describe("console hosting: the build and its runtime config", () => {
     expect(existsSync(join(build, ".source-hash"))).toBe(false);
   });
 
-  test("config.json: OIDC sign-in against the JWT authorizer's issuer, as client consoleClientId (by default jwtAudience's first), and the API under /api on the same origin", () => {
+  test("config.json: OIDC sign-in against the JWT authorizer's issuer, as client consoleClientId (by default jwtAudience's first, and always one of them), no apiBaseUrl (the API is this origin)", () => {
     const page = deploymentResource(hosting.pageDeployment);
     const config = JSON.parse(readFileSync(join(stagedSource(page.SourceObjectKeys[1]), RUNTIME_CONFIG_KEY), "utf8"));
-    expect(config).toEqual({ auth: { mode: "oidc", issuer: TEST_CONTEXT.jwtIssuer, clientId: "crm-web" }, apiBase: "/api" });
+    // Exactly these keys: the page's RuntimeConfigSchema is strict, so an extra key would stop its sign-in.
+    expect(config).toEqual({ auth: { mode: "oidc", issuer: TEST_CONTEXT.jwtIssuer, clientId: "crm-web" } });
     template.hasResourceProperties("AWS::ApiGatewayV2::Authorizer", { JwtConfiguration: { Issuer: config.auth.issuer, Audience: Match.arrayWith([config.auth.clientId]) } });
 
-    const other = synthesize({ ...TEST_CONTEXT, consoleClientId: "owner-console" });
+    const other = synthesize({ ...TEST_CONTEXT, consoleClientId: "crm-cli" });
     const otherPage = other.template.toJSON().Resources[
       Stack.of(other.stack).getLogicalId(other.stack.console.pageDeployment.node.findChild("CustomResource").node.defaultChild as CfnElement)
     ].Properties;
     const otherConfig = JSON.parse(readFileSync(join(other.app.synth().directory, `asset.${otherPage.SourceObjectKeys[1].replace(/\.zip$/, "")}`, RUNTIME_CONFIG_KEY), "utf8"));
-    expect(otherConfig.auth).toEqual({ mode: "oidc", issuer: TEST_CONTEXT.jwtIssuer, clientId: "owner-console" });
+    expect(otherConfig.auth).toEqual({ mode: "oidc", issuer: TEST_CONTEXT.jwtIssuer, clientId: "crm-cli" });
     expect(() => synthesize({ ...TEST_CONTEXT, consoleClientId: "  " })).toThrow(/context consoleClientId must not be empty/);
+    expect(() => synthesize({ ...TEST_CONTEXT, consoleClientId: "owner-console" })).toThrow(
+      /context consoleClientId \("owner-console"\) must be one of jwtAudience \(crm-web, crm-cli\): the console sends its ID token/,
+    );
   });
 
   test("a missing console build fails synth with a message naming the folder, npm run build and consoleBuildDir", () => {
