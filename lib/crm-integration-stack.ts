@@ -1,6 +1,7 @@
 import { CfnOutput, Stack, type StackProps } from "aws-cdk-lib";
 import type { Construct } from "constructs";
 import { Alarms } from "./alarms";
+import { ConsoleHosting } from "./console-hosting";
 import { ServiceDashboard } from "./dashboard";
 import { readDeployConfig, type DeployConfig } from "./deploy-config";
 import { OnboardingApi } from "./onboarding-api";
@@ -15,7 +16,8 @@ import { SyncStateMachine } from "./sync-state-machine";
 /**
  * The whole service in one stack: the record table, the source-token key,
  * the sync state machine and its Task functions, the scheduled dispatcher,
- * the onboarding HTTP API, the alarms and the dashboard. Configuration comes from CDK
+ * the onboarding HTTP API, the owner's console (S3 + CloudFront, docs/console-hosting.md),
+ * the alarms and the dashboard. Configuration comes from CDK
  * context (lib/deploy-config.ts); the stack is environment-agnostic, so
  * `cdk synth` needs no AWS account.
  */
@@ -28,6 +30,7 @@ export class CrmIntegrationStack extends Stack {
   readonly syncSchedule: SyncSchedule;
   readonly purge: ConnectionPurge;
   readonly api: OnboardingApi;
+  readonly console: ConsoleHosting;
   readonly alarms: Alarms;
   readonly dashboard: ServiceDashboard;
 
@@ -64,6 +67,14 @@ export class CrmIntegrationStack extends Stack {
       throttle: { rateLimit: config.apiThrottleRate, burstLimit: config.apiThrottleBurst },
       scheduleLabel: config.syncScheduleLabel,
     });
+    this.console = new ConsoleHosting(this, "Console", {
+      httpApi: this.api.httpApi,
+      buildDir: config.consoleBuildDir,
+      oidcIssuer: config.jwtIssuer,
+      oidcClientId: config.consoleClientId,
+      connectOrigins: config.consoleConnectOrigins,
+      logRetention,
+    });
     const functions = this.functions();
     this.alarms = new Alarms(this, "Alarms", {
       stateMachine: this.syncStateMachine.stateMachine,
@@ -90,6 +101,8 @@ export class CrmIntegrationStack extends Stack {
     new CfnOutput(this, "TableName", { value: this.table.table.tableName });
     new CfnOutput(this, "SourceTokenKeyArn", { value: this.tokenKey.key.keyArn });
     new CfnOutput(this, "AlarmTopicArn", { value: this.alarms.topic.topicArn });
+    new CfnOutput(this, "ConsoleUrl", { value: this.console.url, description: "The owner's console (its API under /api/ on the same origin)" });
+    new CfnOutput(this, "ConsoleDistributionId", { value: this.console.distribution.distributionId, description: "CloudFront distribution of the console" });
     new CfnOutput(this, "DashboardName", { value: this.dashboard.dashboard.dashboardName, description: "CloudWatch dashboard of the service" });
   }
 

@@ -1,8 +1,10 @@
 import { Duration } from "aws-cdk-lib";
 import { Schedule } from "aws-cdk-lib/aws-events";
 import { RetentionDays } from "aws-cdk-lib/aws-logs";
+import { resolve } from "node:path";
 import type { Node } from "constructs";
 import * as v from "valibot";
+import { CONSOLE_DIST_DIR } from "../lambdas/local/console-assets";
 import { DEFAULT_SCHEDULE, ScheduleSchema } from "../lambdas/local/local-schedule";
 
 /**
@@ -53,6 +55,15 @@ export interface DeployConfig {
   readonly apiThrottleBurst: number;
   /** The "no successful run" alarm fires when no execution succeeded for this many hours. */
   readonly noSuccessAlarmHours: number;
+  /**
+   * The OIDC client the console signs in as (its config.json): context consoleClientId, else jwtAudience's first. It
+   * must be one of jwtAudience, since the page sends its ID token, whose `aud` is this client id.
+   */
+  readonly consoleClientId: string;
+  /** Origins besides the issuer's that the page fetches at sign-in (a token endpoint elsewhere, as Cognito's): context consoleConnectOrigins. */
+  readonly consoleConnectOrigins: readonly string[];
+  /** The console build the stack deploys: context consoleBuildDir (relative to the working directory), else console/dist. */
+  readonly consoleBuildDir: string;
 }
 
 export class DeployConfigError extends Error {
@@ -105,6 +116,20 @@ const ApiThrottleBurstSchema = wholeNumber("apiThrottleBurst", 1, 5_000);
 /** Whole hours up to a day: CloudWatch evaluates at most 24 hours of one-hour periods in one alarm (86,400 s). */
 const NoSuccessHoursSchema = wholeNumber("noSuccessAlarmHours", 1, 24);
 
+const ClientIdSchema = v.optional(text("consoleClientId"));
+const BuildDirSchema = v.optional(text("consoleBuildDir"));
+/** Comma-separated https origins (scheme and host, no path): they go into the console's CSP connect-src as they are. */
+const ConnectOriginsSchema = v.optional(
+  v.pipe(
+    text("consoleConnectOrigins"),
+    v.transform((value) => value.split(",").map((part) => part.trim()).filter((part) => part.length > 0)),
+    v.check(
+      (origins) => origins.every((origin) => URL.canParse(origin) && origin.startsWith("https://") && new URL(origin).origin === origin),
+      "context consoleConnectOrigins must be https origins (https://host[:port], no path), comma-separated",
+    ),
+  ),
+);
+
 const EmailSchema = v.optional(v.pipe(text("alarmEmail"), v.email("context alarmEmail must be an e-mail address")));
 
 /**
@@ -132,6 +157,11 @@ function scheduleOf(value: string): { schedule: Schedule; enabled: boolean } {
   return { schedule: Schedule.rate(Duration.minutes(minutes)), enabled: true };
 }
 
+/** Context keys with no cdk.json default: unset means "not wanted" or "derived from another key". */
+const OPTIONAL_KEYS = ["alarmEmail", "consoleClientId", "consoleConnectOrigins", "consoleBuildDir"] as const;
+type OptionalKey = (typeof OPTIONAL_KEYS)[number];
+const isOptional = (key: string): key is OptionalKey => (OPTIONAL_KEYS as readonly string[]).includes(key);
+
 function parse<S extends v.GenericSchema>(schema: S, key: string, raw: unknown): v.InferOutput<S> {
   const result = v.safeParse(schema, raw);
   if (result.success) return result.output;
@@ -143,10 +173,10 @@ function parse<S extends v.GenericSchema>(schema: S, key: string, raw: unknown):
  * fail it too: a stack whose API rejects every token must never reach `cdk deploy`.
  */
 export function readDeployConfig(node: Node): DeployConfig {
-  const get = (key: keyof typeof CONTEXT_DEFAULTS | "alarmEmail"): unknown => {
+  const get = (key: keyof typeof CONTEXT_DEFAULTS | OptionalKey): unknown => {
     const value: unknown = node.tryGetContext(key);
     if (value !== undefined && value !== null && value !== "") return value;
-    return key === "alarmEmail" ? undefined : CONTEXT_DEFAULTS[key];
+    return isOptional(key) ? undefined : CONTEXT_DEFAULTS[key];
   };
   const jwtIssuer = parse(IssuerSchema, "jwtIssuer", get("jwtIssuer"));
   const jwtAudience = parse(AudienceSchema, "jwtAudience", get("jwtAudience"));
@@ -154,6 +184,13 @@ export function readDeployConfig(node: Node): DeployConfig {
     throw new DeployConfigError(
       "context jwtIssuer/jwtAudience are still the placeholders of cdk.json: the API would reject every token. " +
         "Pass the identity provider's values: -c jwtIssuer=<OIDC issuer URL> -c jwtAudience=<client id> (docs/operations.md).",
+    );
+  }
+  const consoleClientId = parse(ClientIdSchema, "consoleClientId", get("consoleClientId")) ?? (jwtAudience[0] as string);
+  if (!jwtAudience.includes(consoleClientId)) {
+    throw new DeployConfigError(
+      `context consoleClientId (${JSON.stringify(consoleClientId)}) must be one of jwtAudience (${jwtAudience.join(", ")}): ` +
+        "the console sends its ID token, whose aud is its client id, and the API accepts only jwtAudience.",
     );
   }
   const { schedule, enabled, label } = parseSyncSchedule(get("syncSchedule"));
@@ -175,5 +212,8 @@ export function readDeployConfig(node: Node): DeployConfig {
     apiThrottleRate,
     apiThrottleBurst,
     noSuccessAlarmHours: parse(NoSuccessHoursSchema, "noSuccessAlarmHours", get("noSuccessAlarmHours")),
+    consoleClientId,
+    consoleConnectOrigins: parse(ConnectOriginsSchema, "consoleConnectOrigins", get("consoleConnectOrigins")) ?? [],
+    consoleBuildDir: resolve(parse(BuildDirSchema, "consoleBuildDir", get("consoleBuildDir")) ?? CONSOLE_DIST_DIR),
   };
 }

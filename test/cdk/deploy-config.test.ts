@@ -22,7 +22,7 @@ describe("CDK context values", () => {
     template.hasResourceProperties("AWS::ApiGatewayV2::Authorizer", { JwtConfiguration: { Issuer: TEST_CONTEXT.jwtIssuer, Audience: ["crm-web", "crm-cli"] } });
     template.hasResourceProperties("AWS::Events::Rule", { ScheduleExpression: "rate(1 hour)", State: "ENABLED", Description: Match.stringLikeRegexp("dispatcher") });
     template.allResourcesProperties("AWS::Logs::LogGroup", { RetentionInDays: 30 });
-  });
+  }, 120_000);
 
   test("syncSchedule: the local SCHEDULE syntax in whole minutes, or an EventBridge expression as is; off deploys the rule disabled", () => {
     expect(parseSyncSchedule("1h").schedule.expressionString).toBe("rate(1 hour)");

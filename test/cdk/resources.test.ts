@@ -61,8 +61,10 @@ describe("CDK stack: resources", () => {
     changed.hasResourceProperties("AWS::ApiGatewayV2::Stage", { DefaultRouteSettings: { ThrottlingRateLimit: 10, ThrottlingBurstLimit: 20 } });
   });
 
-  test("eleven Lambdas: nodejs22.x on arm64, ESM bundle handler, source maps on", () => {
-    template.resourceCountIs("AWS::Lambda::Function", 11);
+  test("the service's eleven Lambdas: nodejs22.x on arm64, ESM bundle handler, source maps on", () => {
+    // The service's eleven, plus aws-cdk-lib's BucketDeployment handler for the console (test/cdk/console-hosting.test.ts).
+    template.resourceCountIs("AWS::Lambda::Function", Object.keys(functions).length + 1);
+    expect(Object.keys(functions)).toHaveLength(11);
     for (const [name, fn] of Object.entries(functions)) {
       const resource = template.toJSON().Resources[functionId(fn)];
       expect(resource, name).toBeDefined();
@@ -108,8 +110,8 @@ describe("CDK stack: resources", () => {
 
   test("every log group has the retention from context; each Lambda logs to its own", () => {
     const groups = template.findResources("AWS::Logs::LogGroup");
-    // every function + the state machine + the API's access logs
-    expect(Object.keys(groups)).toHaveLength(Object.keys(functions).length + 2);
+    // every function + the state machine + the API's access logs + the console deployment handler's
+    expect(Object.keys(groups)).toHaveLength(Object.keys(functions).length + 3);
     for (const group of Object.values(groups)) expect(group.Properties.RetentionInDays).toBe(TEST_CONTEXT.logRetentionDays);
     const seen = new Set<string>();
     for (const [name, fn] of Object.entries(functions)) {
@@ -401,7 +403,16 @@ describe("CDK stack: resources", () => {
     withoutEmail.resourceCountIs("AWS::SNS::Subscription", 0);
   });
 
-  test("outputs: the API URL, the state machine, the table, the key, the alarm topic, the dashboard", () => {
-    expect(Object.keys(template.toJSON().Outputs).sort()).toEqual(["AlarmTopicArn", "ApiUrl", "DashboardName", "SourceTokenKeyArn", "StateMachineArn", "TableName"]);
+  test("outputs: the API URL, the state machine, the table, the key, the alarm topic, the dashboard, the console's URL and distribution", () => {
+    expect(Object.keys(template.toJSON().Outputs).sort()).toEqual([
+      "AlarmTopicArn",
+      "ApiUrl",
+      "ConsoleDistributionId",
+      "ConsoleUrl",
+      "DashboardName",
+      "SourceTokenKeyArn",
+      "StateMachineArn",
+      "TableName",
+    ]);
   });
 });

@@ -26,6 +26,12 @@ export const CDK_JSON = JSON.parse(readFileSync(fileURLToPath(new URL("../../cdk
 const FEATURE_FLAGS = Object.fromEntries(Object.entries(CDK_JSON.context).filter(([key]) => key.startsWith("@aws-cdk/")));
 
 /**
+ * A stand-in console build (index.html, assets/): the stack deploys it, so synth needs one, and a clean clone has no
+ * console/dist. A context that names its own consoleBuildDir wins.
+ */
+export const CONSOLE_BUILD_FIXTURE = fileURLToPath(new URL("./console-build-fixture", import.meta.url));
+
+/**
  * Builds the stack as bin/app.ts does, under cdk.json's feature flags and the given context. Bundling is skipped (the
  * `aws:cdk:bundling-stacks` context set to no stack) unless asked for:
  * test/cdk/bundling.test.ts bundles for real, once.
@@ -38,7 +44,7 @@ export function synthesize(context: Record<string, unknown> = TEST_CONTEXT, opti
 /** The app and stack, not yet synthesized (a second synth of an app returns the first one's assembly). */
 export function build(context: Record<string, unknown> = TEST_CONTEXT, options: { bundle?: boolean; outdir?: string } = {}) {
   const app = new App({
-    context: { ...FEATURE_FLAGS, ...context, ...(options.bundle === true ? {} : { "aws:cdk:bundling-stacks": [] }) },
+    context: { ...FEATURE_FLAGS, consoleBuildDir: CONSOLE_BUILD_FIXTURE, ...context, ...(options.bundle === true ? {} : { "aws:cdk:bundling-stacks": [] }) },
     ...(options.outdir === undefined ? {} : { outdir: options.outdir }),
   });
   const stack = new CrmIntegrationStack(app, "CrmIntegration");
