@@ -1,4 +1,6 @@
+import type { StoredConnection } from "./connection";
 import type { Collection, StageKind, SummaryEntity, SyncEntity } from "./entities";
+import type { RunSummary } from "./run-summary";
 
 /**
  * The domain's ports. Adapters (DynamoDB, KMS, SFN, HTTP) and their local
@@ -127,28 +129,8 @@ export interface Logger {
 
 /* ----- Connections (owned by the onboarding API, read by the sync) ----- */
 
-/** A connection as the onboarding API returns it: never the token. */
-export interface Connection {
-  readonly id: string;
-  readonly business_account_id: string;
-  readonly crm_type: "custom";
-  /** Trailing slash stripped. */
-  readonly base_url: string;
-  /** Requests per second, integer >= 1. */
-  readonly rate_limit: number;
-  /** ISO-8601 UTC; where the first sync of each incremental entity starts. */
-  readonly sync_since: string;
-  readonly created_at: string;
-  readonly updated_at: string;
-}
-
-/** What is stored: the connection plus its encrypted source token. */
-export interface StoredConnection extends Connection {
-  /** Base64 ciphertext from the TokenCipher, bound to (business_account_id, id). */
-  readonly token_ciphertext: string;
-  /** True while the owner has paused the schedule: the dispatcher skips it; a manual sync still runs. Absent = false. */
-  readonly paused?: boolean;
-}
+// A connection as the onboarding API returns it (never the token), and as stored (with the token's ciphertext).
+export type { Connection, StoredConnection } from "./connection";
 
 export interface ConnectionStore {
   /** Creates or replaces. */
@@ -186,29 +168,8 @@ export interface RateLimiter {
 
 /* ----- Sync runs ----- */
 
-export type RunStatus = "running" | "succeeded" | "failed";
-/** pending: not reached yet; running: in progress; the final summary holds only succeeded and failed. */
-export type EntityRunStatus = "pending" | "running" | "succeeded" | "failed";
-
-export interface EntityProgress {
-  readonly entity: SummaryEntity;
-  readonly status: EntityRunStatus;
-  readonly pages: number;
-  readonly records: number;
-  /** At most 300 characters; never the token. */
-  readonly error: string | null;
-}
-
-export interface RunSummary {
-  readonly id: string;
-  readonly connection_id: string;
-  readonly status: RunStatus;
-  readonly started_at: string;
-  readonly finished_at: string | null;
-  readonly unresolved_won_lost: number;
-  /** In sync order. */
-  readonly entities: readonly EntityProgress[];
-}
+// The run summary and its entity rows: types from the schemas of ./run-summary.ts.
+export type { EntityProgress, EntityRunStatus, RunStatus, RunSummary } from "./run-summary";
 
 /** Starts state machine executions (Step Functions in AWS, aws-local-stepfunctions locally). */
 export interface RunStarter {

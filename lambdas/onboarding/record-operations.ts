@@ -24,11 +24,12 @@ const RecordsQuerySchema = v.object({
   cursor: v.optional(v.pipe(v.string(), v.nonEmpty("must not be empty"))),
 });
 
-export interface RecordsPage {
-  readonly data: readonly Record<string, unknown>[];
-  /** Pass back as `cursor` for the next page; null on the last page. */
-  readonly next_cursor: string | null;
-}
+/** A page of canonical records, exactly as stored. */
+export const RecordsPageSchema = v.object({
+  data: v.pipe(v.array(v.record(v.string(), v.unknown())), v.readonly()),
+  next_cursor: v.pipe(v.nullable(v.string()), v.description("Pass back as `cursor` for the next page; null on the last page")),
+});
+export type RecordsPage = v.InferOutput<typeof RecordsPageSchema>;
 
 /** Exactly what was ingested for one collection, in the canonical shape. */
 export async function listRecords(
