@@ -1,8 +1,12 @@
-import { toJsonSchema } from "@valibot/to-json-schema";
-import { SUMMARY_ENTITIES, COLLECTIONS } from "../../core/entities";
-import { CreateConnectionSchema, MAX_RATE_LIMIT, UpdateConnectionSchema } from "../connection-input";
-import { RECORDS_DEFAULT_LIMIT, RECORDS_MAX_LIMIT } from "../record-operations";
-import { RESETTABLE_ENTITIES, ResetSyncSchema } from "../reset-sync";
+import { toJsonSchema, toJsonSchemaDefs } from "@valibot/to-json-schema";
+import { COLLECTIONS } from "../../core/entities";
+import { RunSummarySchema } from "../../core/run-summary";
+import { CreateConnectionSchema, UpdateConnectionSchema } from "../connection-input";
+import { ConnectionListSchema, ConnectionResourceSchema } from "../connection-resource";
+import { RECORDS_DEFAULT_LIMIT, RECORDS_MAX_LIMIT, RecordsPageSchema } from "../record-operations";
+import { ResetResultSchema, ResetSyncSchema } from "../reset-sync";
+import { RunListSchema, RunStartedSchema } from "../run-operations";
+import { ConnectionTestResultSchema } from "../test-connection";
 import { ERROR_STATUS, RETRY_AFTER_SECONDS } from "./error-status";
 import { PreflightRunSchema } from "../../preflight/preflight-run";
 import { API_PREFIX, ROUTES, type Route } from "./routes";
@@ -26,6 +30,32 @@ const bodySchema = (schema: Parameters<typeof toJsonSchema>[0], options: { atLea
   return { ...rest, ...(options.atLeastOneField ? { minProperties: 1 } : {}) };
 };
 
+/**
+ * Response bodies come from the valibot schemas their types are inferred from:
+ * one description of each shape, so the document cannot drift from the code.
+ * A schema used inside another (RunStarted in ResetResult, Connection in its
+ * list) becomes a $ref to its component.
+ */
+export const RESPONSE_SCHEMAS = {
+  Connection: ConnectionResourceSchema,
+  ConnectionList: ConnectionListSchema,
+  ConnectionTest: ConnectionTestResultSchema,
+  RunStarted: RunStartedSchema,
+  RunSummary: RunSummarySchema,
+  RunList: RunListSchema,
+  RecordsPage: RecordsPageSchema,
+  ResetResult: ResetResultSchema,
+  // The kit's report plus the run's own state: the schema the preflight store parses with.
+  PreflightRun: PreflightRunSchema,
+};
+
+function responseComponents(): Record<string, object> {
+  return toJsonSchemaDefs(RESPONSE_SCHEMAS, {
+    errorMode: "ignore",
+    overrideRef: ({ referenceId }) => `#/components/schemas/${referenceId}`,
+  });
+}
+
 const ERROR_RESPONSES: Record<string, { description: string; headers?: Record<string, unknown> }> = {
   "400": { description: "The body is not a JSON object, or a path holds a malformed percent-escape" },
   "401": { description: "No valid owner session token" },
@@ -42,13 +72,13 @@ const ERROR_RESPONSES: Record<string, { description: string; headers?: Record<st
 function responsesOf(route: Route): Record<string, unknown> {
   const success: Record<string, unknown> = {
     createConnection: { description: "Created", content: content(ref("Connection")) },
-    listConnections: { description: "This workspace's connections", content: content({ type: "object", required: ["data"], properties: { data: { type: "array", items: ref("Connection") } } }) },
+    listConnections: { description: "This workspace's connections", content: content(ref("ConnectionList")) },
     getConnection: { description: "The connection", content: content(ref("Connection")) },
     updateConnection: { description: "The updated connection", content: content(ref("Connection")) },
     deleteConnection: { description: "Deleted; the connection stops syncing" },
     testConnection: { description: "What the live request found", content: content(ref("ConnectionTest")) },
     triggerSync: { description: "The run started, or the one in progress", content: content(ref("RunStarted")) },
-    listSyncRuns: { description: "Run summaries, newest first", content: content({ type: "object", required: ["data"], properties: { data: { type: "array", items: ref("RunSummary") } } }) },
+    listSyncRuns: { description: "Run summaries, newest first", content: content(ref("RunList")) },
     getSyncRun: { description: "The run summary", content: content(ref("RunSummary")) },
     listRecords: { description: "A page of canonical records", content: content(ref("RecordsPage")) },
     startPreflight: { description: "The check started; read it back with getPreflight", content: content(ref("PreflightRun")) },
@@ -107,7 +137,6 @@ export function openApiDocument(): Record<string, unknown> {
     const [method = "", path = ""] = route.routeKey.split(" ");
     (paths[path] ??= {})[method.toLowerCase()] = operationOf(route);
   }
-  const timestamp = { type: ["string", "null"], format: "date-time" };
   return {
     openapi: "3.1.0",
     info: {
@@ -121,82 +150,7 @@ export function openApiDocument(): Record<string, unknown> {
         ownerSession: { type: "http", scheme: "bearer", bearerFormat: "JWT", description: "The workspace owner's session token (claims business_account_id, sub, role)" },
       },
       schemas: {
-        Connection: {
-          type: "object",
-          required: ["id", "business_account_id", "crm_type", "base_url", "rate_limit", "sync_since", "created_at", "updated_at", "paused", "schedule"],
-          properties: {
-            id: { type: "string" },
-            business_account_id: { type: "string" },
-            crm_type: { const: "custom" },
-            base_url: { type: "string", format: "uri" },
-            rate_limit: { type: "integer", minimum: 1, maximum: MAX_RATE_LIMIT },
-            sync_since: { type: "string", format: "date-time" },
-            created_at: { type: "string", format: "date-time" },
-            updated_at: { type: "string", format: "date-time" },
-            paused: { type: "boolean", description: "The schedule is paused: the dispatcher skips it; a manual sync still runs" },
-            schedule: { type: ["string", "null"], description: "The dispatcher's interval (1h, 15m, off); the next scheduled run is within one interval. Null when not configured for the API" },
-          },
-          additionalProperties: false,
-        },
-        ResetResult: {
-          type: "object",
-          required: ["reset", "run"],
-          properties: {
-            reset: { type: "array", items: { type: "string", enum: [...RESETTABLE_ENTITIES] } },
-            run: { oneOf: [{ type: "null" }, ref("RunStarted")] },
-          },
-        },
-        ConnectionTest: {
-          type: "object",
-          required: ["reachable", "authenticated", "detail"],
-          properties: {
-            reachable: { type: "boolean" },
-            authenticated: { type: "boolean" },
-            detail: { type: "string" },
-            pipelines_found: { type: "integer", minimum: 0 },
-          },
-        },
-        RunStarted: {
-          type: "object",
-          required: ["id", "status"],
-          properties: { id: { type: "string" }, status: { const: "running" } },
-        },
-        RunSummary: {
-          type: "object",
-          required: ["id", "connection_id", "status", "started_at", "finished_at", "unresolved_won_lost", "entities"],
-          properties: {
-            id: { type: "string" },
-            connection_id: { type: "string" },
-            status: { enum: ["running", "succeeded", "failed"] },
-            started_at: { type: "string", format: "date-time" },
-            finished_at: timestamp,
-            unresolved_won_lost: { type: "integer", minimum: 0 },
-            entities: {
-              type: "array",
-              items: {
-                type: "object",
-                required: ["entity", "status", "pages", "records", "error"],
-                properties: {
-                  entity: { enum: [...SUMMARY_ENTITIES] },
-                  status: { enum: ["pending", "running", "succeeded", "failed"] },
-                  pages: { type: "integer", minimum: 0 },
-                  records: { type: "integer", minimum: 0 },
-                  error: { type: ["string", "null"], maxLength: 300 },
-                },
-              },
-            },
-          },
-        },
-        // From the valibot schema the store parses with: the kit's report plus the run's own state.
-        PreflightRun: (({ $schema: _dialect, ...schema }) => schema)(toJsonSchema(PreflightRunSchema, { errorMode: "ignore" }) as { $schema?: string }),
-        RecordsPage: {
-          type: "object",
-          required: ["data", "next_cursor"],
-          properties: {
-            data: { type: "array", items: { type: "object" } },
-            next_cursor: { type: ["string", "null"] },
-          },
-        },
+        ...responseComponents(),
         Error: {
           type: "object",
           required: ["error"],
