@@ -7,6 +7,7 @@ import { RECORDS_DEFAULT_LIMIT, RECORDS_MAX_LIMIT, RecordsPageSchema } from "../
 import { ResetResultSchema, ResetSyncSchema } from "../reset-sync";
 import { RunListSchema, RunStartedSchema } from "../run-operations";
 import { ConnectionTestResultSchema } from "../test-connection";
+import { FunnelSchema } from "../funnel-analytics";
 import { ERROR_STATUS, RETRY_AFTER_SECONDS } from "./error-status";
 import { PreflightRunSchema } from "../../preflight/preflight-run";
 import { API_PREFIX, ROUTES, type Route } from "./routes";
@@ -47,6 +48,7 @@ export const RESPONSE_SCHEMAS = {
   ResetResult: ResetResultSchema,
   // The kit's report plus the run's own state: the schema the preflight store parses with.
   PreflightRun: PreflightRunSchema,
+  Funnel: FunnelSchema,
 };
 
 function responseComponents(): Record<string, object> {
@@ -56,9 +58,10 @@ function responseComponents(): Record<string, object> {
   });
 }
 
-const ERROR_RESPONSES: Record<string, { description: string; headers?: Record<string, unknown> }> = {
+const ERROR_RESPONSES: Record<string, { description: string; headers?: Record<string, unknown>; schema?: object }> = {
   "400": { description: "The body is not a JSON object, or a path holds a malformed percent-escape" },
-  "401": { description: "No valid owner session token" },
+  // A missing or invalid JWT is refused by API Gateway's authorizer before the handler runs, in the gateway's own shape.
+  "401": { description: "No valid owner session token", schema: { anyOf: [ref("Error"), ref("GatewayError")] } },
   "403": { description: "The caller is not the workspace owner (ROP, MOP)" },
   "404": { description: "Unknown id, another workspace's, or one too long to be an id (over 1024 UTF-8 bytes)" },
   "409": { description: "Not possible in the resource's state (cancelling a run that has finished)" },
@@ -87,12 +90,12 @@ function responsesOf(route: Route): Record<string, unknown> {
     resumeConnection: { description: "The connection, resumed", content: content(ref("Connection")) },
     cancelSyncRun: { description: "The cancelled run's summary (or the run's own outcome if it finished first)", content: content(ref("RunSummary")) },
     resetSync: { description: "What was reset, and the run started if asked", content: content(ref("ResetResult")) },
-    getFunnel: { description: "Per pipeline: leads per stage in stage order, won, lost, revenue won, top loss reasons, unresolved won/lost, overdue tasks, connected calls", content: content({ type: "object", required: ["computed_at", "pipelines", "leads_without_pipeline"] }) },
+    getFunnel: { description: "Per pipeline: leads per stage in stage order, won, lost, revenue won, top loss reasons, unresolved won/lost, overdue tasks, connected calls", content: content(ref("Funnel")) },
   };
   const errors = Object.fromEntries(
-    Object.entries(ERROR_RESPONSES).map(([status, { description, headers }]) => [
+    Object.entries(ERROR_RESPONSES).map(([status, { description, headers, schema }]) => [
       status,
-      { description, ...(headers ? { headers } : {}), content: content(ref("Error")) },
+      { description, ...(headers ? { headers } : {}), content: content(schema ?? ref("Error")) },
     ]),
   );
   return { [String(route.successStatus)]: success[route.operationId], ...errors };
@@ -151,6 +154,12 @@ export function openApiDocument(): Record<string, unknown> {
       },
       schemas: {
         ...responseComponents(),
+        GatewayError: {
+          type: "object",
+          description: "API Gateway's own answer (its JWT authorizer refused the request)",
+          required: ["message"],
+          properties: { message: { type: "string" } },
+        },
         Error: {
           type: "object",
           required: ["error"],
