@@ -1,5 +1,6 @@
 import type { StoredConnection } from "./connection";
 import type { Collection, StageKind, SummaryEntity, SyncEntity } from "./entities";
+import type { RunLock } from "./run-lock";
 import type { RunSummary } from "./run-summary";
 
 /**
@@ -193,17 +194,8 @@ export interface SyncExecutionInput {
   readonly continuation?: unknown;
 }
 
-/** Who holds a connection's run lock. */
-export interface RunLock {
-  readonly runId: string;
-  /** Null until the execution has been started, and while the run hands over to a fresh execution. */
-  readonly executionRef: string | null;
-  /**
-   * ISO-8601. Governs only while executionRef is null: a run whose execution
-   * is known is dead exactly when that execution has ended.
-   */
-  readonly leaseUntil: string;
-}
+/** Who holds a connection's run lock: the type of ./run-lock.ts's schema. */
+export type { RunLock } from "./run-lock";
 
 export interface NewRun {
   readonly connectionId: string;
