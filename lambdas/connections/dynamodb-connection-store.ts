@@ -9,6 +9,9 @@ import {
   type DynamoDBClient,
   type QueryCommandInput,
 } from "@aws-sdk/client-dynamodb";
+import { marshall, unmarshall } from "@aws-sdk/util-dynamodb";
+import * as v from "valibot";
+import { StoredConnectionSchema } from "../core/connection";
 import type { ConnectionStore, StoredConnection } from "../core/ports";
 import { LOCK_SORT_KEY, RUN_ATTR, runLockPartitionKey } from "../runs/run-keys";
 import { DELETED_CONNECTION_PURGE_DELAY_SECONDS, PURGE_ATTR, PURGE_PARTITION_KEY, purgeSortKey } from "../purges/purge-keys";
@@ -40,8 +43,9 @@ type Item = Record<string, AttributeValue>;
 /**
  * ConnectionStore on the single DynamoDB table (key layout: ./connection-keys.ts).
  * Each field of the connection is its own attribute (rate_limit a number, the
- * rest strings), never a JSON blob. Reads are strongly consistent. DynamoDB
- * errors propagate unchanged.
+ * rest strings), never a JSON blob: util-dynamodb converts, the domain's
+ * StoredConnectionSchema checks both ways. Reads are strongly consistent.
+ * DynamoDB errors propagate unchanged.
  */
 export class DynamoDbConnectionStore implements ConnectionStore {
   private readonly client: DynamoDBClient;
@@ -189,48 +193,26 @@ function key(businessAccountId: string, connectionId: string): Item {
 }
 
 function toItem(connection: StoredConnection): Item {
-  if (!Number.isInteger(connection.rate_limit) || connection.rate_limit < 1) {
-    throw new RangeError(`rate_limit must be an integer >= 1; got ${connection.rate_limit}`);
-  }
+  const parsed = v.safeParse(StoredConnectionSchema, connection, { abortEarly: true });
+  if (!parsed.success) throw new RangeError(`connection ${connection.id}: ${describeIssue(parsed.issues[0])}`);
+  // paused is written only when true: items from before pausing existed read as not paused.
+  const { paused, ...fields } = parsed.output;
   return {
     ...key(connection.business_account_id, connection.id),
-    id: { S: connection.id },
-    business_account_id: { S: connection.business_account_id },
-    crm_type: { S: connection.crm_type },
-    base_url: { S: connection.base_url },
-    rate_limit: { N: String(connection.rate_limit) },
-    sync_since: { S: connection.sync_since },
-    created_at: { S: connection.created_at },
-    updated_at: { S: connection.updated_at },
-    token_ciphertext: { S: connection.token_ciphertext },
-    // Written only when true: items from before pausing existed read as not paused.
-    ...(connection.paused === true ? { paused: { BOOL: true } } : {}),
+    ...marshall({ ...fields, ...(paused === true ? { paused: true } : {}) }, { removeUndefinedValues: true }),
   };
 }
 
 function fromItem(item: Item): StoredConnection {
-  const where = `connection item ${item[CONNECTION_ATTR.sk]?.S ?? "(no sk)"}`;
-  const text = (name: string): string => {
-    const value = item[name]?.S;
-    if (value === undefined) throw new CorruptConnectionItemError(`${where}: ${name} is missing or not a string`);
-    return value;
-  };
-  const crmType = text("crm_type");
-  if (crmType !== "custom") throw new CorruptConnectionItemError(`${where}: unknown crm_type`);
-  const rateLimit = Number(item["rate_limit"]?.N);
-  if (!Number.isInteger(rateLimit) || rateLimit < 1) {
-    throw new CorruptConnectionItemError(`${where}: rate_limit is missing or not an integer >= 1`);
+  const parsed = v.safeParse(StoredConnectionSchema, unmarshall(item), { abortEarly: true });
+  if (!parsed.success) {
+    const where = `connection item ${item[CONNECTION_ATTR.sk]?.S ?? "(no sk)"}`;
+    throw new CorruptConnectionItemError(`${where}: ${describeIssue(parsed.issues[0])}`);
   }
-  return {
-    id: text("id"),
-    business_account_id: text("business_account_id"),
-    crm_type: crmType,
-    base_url: text("base_url"),
-    rate_limit: rateLimit,
-    sync_since: text("sync_since"),
-    created_at: text("created_at"),
-    updated_at: text("updated_at"),
-    token_ciphertext: text("token_ciphertext"),
-    ...(item["paused"]?.BOOL === true ? { paused: true } : {}),
-  };
+  const { paused, ...fields } = parsed.output;
+  return { ...fields, ...(paused === true ? { paused: true } : {}) };
+}
+
+function describeIssue(issue: v.BaseIssue<unknown>): string {
+  return `${issue.path?.map((item) => String(item.key)).join(".") || "(item)"}: ${issue.message}`;
 }

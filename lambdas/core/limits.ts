@@ -50,6 +50,8 @@ export const TEXT_LIMITS = {
 export const SOURCE_REQUEST_TIMEOUT_MS = 20_000;
 /** Largest source response body read; a bigger one fails the page instead of exhausting Lambda memory. */
 export const SOURCE_MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
+/** A rate_limit above this is refused: one limiter item keeps one start time per request per second. */
+export const MAX_RATE_LIMIT = 1000;
 
 /**
  * Incremental entities restart from their watermark minus this margin: a

@@ -1,5 +1,8 @@
+import type { StoredConnection } from "./connection";
 import type { Collection, StageKind, SummaryEntity, SyncEntity } from "./entities";
 import type { MetricDimensions, MetricName } from "./metric-names";
+import type { RunLock } from "./run-lock";
+import type { RunSummary, RunWait } from "./run-summary";
 
 /**
  * The domain's ports. Adapters (DynamoDB, KMS, SFN, HTTP) and their local
@@ -136,28 +139,8 @@ export interface Metrics {
 
 /* ----- Connections (owned by the onboarding API, read by the sync) ----- */
 
-/** A connection as the onboarding API returns it: never the token. */
-export interface Connection {
-  readonly id: string;
-  readonly business_account_id: string;
-  readonly crm_type: "custom";
-  /** Trailing slash stripped. */
-  readonly base_url: string;
-  /** Requests per second, integer >= 1. */
-  readonly rate_limit: number;
-  /** ISO-8601 UTC; where the first sync of each incremental entity starts. */
-  readonly sync_since: string;
-  readonly created_at: string;
-  readonly updated_at: string;
-}
-
-/** What is stored: the connection plus its encrypted source token. */
-export interface StoredConnection extends Connection {
-  /** Base64 ciphertext from the TokenCipher, bound to (business_account_id, id). */
-  readonly token_ciphertext: string;
-  /** True while the owner has paused the schedule: the dispatcher skips it; a manual sync still runs. Absent = false. */
-  readonly paused?: boolean;
-}
+// A connection as the onboarding API returns it (never the token), and as stored (with the token's ciphertext).
+export type { Connection, StoredConnection } from "./connection";
 
 export interface ConnectionStore {
   /** Creates or replaces. */
@@ -195,50 +178,8 @@ export interface RateLimiter {
 
 /* ----- Sync runs ----- */
 
-export type RunStatus = "running" | "succeeded" | "failed";
-/** pending: not reached yet; running: in progress; the final summary holds only succeeded and failed. */
-export type EntityRunStatus = "pending" | "running" | "succeeded" | "failed";
-
-export interface EntityProgress {
-  readonly entity: SummaryEntity;
-  readonly status: EntityRunStatus;
-  readonly pages: number;
-  readonly records: number;
-  /** At most 300 characters; never the token. */
-  readonly error: string | null;
-  /** Each wait before a page was tried again, oldest first, as the page task recorded it (at most MAX_RECORDED_WAITS). */
-  readonly waits: readonly RunWait[];
-}
-
-/**
- * One wait the state machine makes before trying a page again: after a 429
- * (`throttled`: the larger of Retry-After and the backoff step) or after a
- * 5xx, timeout or broken connection (`retry`: the backoff step).
- */
-export interface RunWait {
-  readonly kind: "throttled" | "retry";
-  readonly page: number;
-  /** 1..MAX_RETRIES: which try of the page comes after the wait. */
-  readonly attempt: number;
-  readonly seconds: number;
-  /** The source's Retry-After (429 only). */
-  readonly retry_after_seconds: number | null;
-  /** When the page task recorded it (the wait starts right after). */
-  readonly at: string;
-  /** What the source answered, cut to 300 characters; never the token. */
-  readonly detail: string | null;
-}
-
-export interface RunSummary {
-  readonly id: string;
-  readonly connection_id: string;
-  readonly status: RunStatus;
-  readonly started_at: string;
-  readonly finished_at: string | null;
-  readonly unresolved_won_lost: number;
-  /** In sync order. */
-  readonly entities: readonly EntityProgress[];
-}
+// The run summary, its entity rows and their waits: types from the schemas of ./run-summary.ts.
+export type { EntityProgress, EntityRunStatus, RunStatus, RunSummary, RunWait } from "./run-summary";
 
 /** Starts state machine executions (Step Functions in AWS, aws-local-stepfunctions locally). */
 export interface RunStarter {
@@ -262,17 +203,8 @@ export interface SyncExecutionInput {
   readonly continuation?: unknown;
 }
 
-/** Who holds a connection's run lock. */
-export interface RunLock {
-  readonly runId: string;
-  /** Null until the execution has been started, and while the run hands over to a fresh execution. */
-  readonly executionRef: string | null;
-  /**
-   * ISO-8601. Governs only while executionRef is null: a run whose execution
-   * is known is dead exactly when that execution has ended.
-   */
-  readonly leaseUntil: string;
-}
+/** Who holds a connection's run lock: the type of ./run-lock.ts's schema. */
+export type { RunLock } from "./run-lock";
 
 export interface NewRun {
   readonly connectionId: string;

@@ -1,9 +1,9 @@
 import * as v from "valibot";
 import { parseTimestamp } from "../records/fields/timestamp";
+import { MAX_RATE_LIMIT } from "../core/limits";
 import { InvalidFieldError, MalformedBodyError } from "./onboarding-errors";
 
-/** A rate_limit above this is refused: one limiter item keeps one start time per request per second. */
-export const MAX_RATE_LIMIT = 1000;
+export { MAX_RATE_LIMIT };
 /** Longest accepted source token; anything longer is not a Bearer token anyone issues. */
 export const MAX_TOKEN_LENGTH = 4096;
 /**

@@ -1,16 +1,24 @@
-import type { Connection, StoredConnection } from "../core/ports";
+import * as v from "valibot";
+import { ConnectionSchema } from "../core/connection";
+import type { StoredConnection } from "../core/ports";
 
-/** The Connection as the API returns it: every field but the token, plus the schedule as the owner sees it. */
-export interface ConnectionResource extends Connection {
-  /** True while the owner has paused the schedule; a manual sync still runs. */
-  readonly paused: boolean;
-  /**
-   * The scheduled dispatcher's interval as configured (`1h`, `15m`, `off`), or
-   * null when this deployment did not tell the API. The next run is within one
-   * interval: neither EventBridge nor the local timer exposes the exact time.
+/** The Connection as the API returns it: every field but the token, plus the schedule as the owner sees it. Nothing else. */
+export const ConnectionResourceSchema = v.strictObject({
+  ...ConnectionSchema.entries,
+  paused: v.pipe(v.boolean(), v.description("The schedule is paused: the dispatcher skips it; a manual sync still runs")),
+  /*
+   * Neither EventBridge nor the local timer exposes the exact time of the
+   * next run, so the API gives the interval it is within.
    */
-  readonly schedule: string | null;
-}
+  schedule: v.pipe(
+    v.nullable(v.string()),
+    v.description("The dispatcher's interval (1h, 15m, off); the next scheduled run is within one interval. Null when not configured for the API"),
+  ),
+});
+export type ConnectionResource = v.InferOutput<typeof ConnectionResourceSchema>;
+
+/** GET /connections: this workspace's connections. */
+export const ConnectionListSchema = v.object({ data: v.array(ConnectionResourceSchema) });
 
 export function toConnectionResource(stored: StoredConnection, schedule?: string): ConnectionResource {
   return {

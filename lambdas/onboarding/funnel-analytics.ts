@@ -1,4 +1,6 @@
+import * as v from "valibot";
 import type { Collection } from "../core/entities";
+import { IsoTimeSchema } from "../core/iso-time-schema";
 import type { RecordStore } from "../core/ports";
 import { findConnection } from "./connection-operations";
 import type { OnboardingDeps } from "./onboarding-deps";
@@ -8,38 +10,44 @@ export const TOP_LOSS_REASONS = 5;
 /** Records per read while the analytics scan a collection (the store's own maximum). */
 const SCAN_PAGE = 1000;
 
-export interface FunnelStage {
-  readonly id: string;
-  readonly name: string | null;
-  readonly kind: string;
-  readonly leads: number;
-}
+const count = v.pipe(v.number(), v.integer(), v.minValue(0));
+const readonlyArray = <S extends v.GenericSchema>(item: S) => v.pipe(v.array(item), v.readonly());
 
-export interface PipelineFunnel {
-  readonly id: string;
-  readonly name: string | null;
+export const FunnelStageSchema = v.object({
+  id: v.string(),
+  name: v.nullable(v.string()),
+  kind: v.string(),
+  leads: count,
+});
+export type FunnelStage = v.InferOutput<typeof FunnelStageSchema>;
+
+export const PipelineFunnelSchema = v.object({
+  id: v.string(),
+  name: v.nullable(v.string()),
   /** In stage order (`sort`, then id). */
-  readonly stages: readonly FunnelStage[];
-  readonly won: number;
-  readonly lost: number;
+  stages: readonlyArray(FunnelStageSchema),
+  won: count,
+  lost: count,
   /** Sum of `price` over won leads (whole numbers, the connection's one currency). */
-  readonly revenue_won: number;
-  readonly top_loss_reasons: readonly { readonly reason: string; readonly leads: number }[];
+  revenue_won: v.number(),
+  top_loss_reasons: readonlyArray(v.object({ reason: v.string(), leads: count })),
   /** Leads whose stage does not resolve (not synced, or not in this pipeline): neither won nor lost. */
-  readonly unresolved_won_lost: number;
+  unresolved_won_lost: count,
   /** Open tasks of this pipeline's leads whose due_at has passed. */
-  readonly overdue_tasks: number;
+  overdue_tasks: count,
   /** Calls of this pipeline's leads with duration_seconds > 0. */
-  readonly connected_calls: number;
-}
+  connected_calls: count,
+});
+export type PipelineFunnel = v.InferOutput<typeof PipelineFunnelSchema>;
 
-export interface Funnel {
-  readonly computed_at: string;
+export const FunnelSchema = v.object({
+  computed_at: IsoTimeSchema,
   /** In pipeline order (`sort`, then id). */
-  readonly pipelines: readonly PipelineFunnel[];
+  pipelines: readonlyArray(PipelineFunnelSchema),
   /** Leads (not deleted) whose pipeline_id names no synced pipeline. */
-  readonly leads_without_pipeline: number;
-}
+  leads_without_pipeline: count,
+});
+export type Funnel = v.InferOutput<typeof FunnelSchema>;
 
 type Doc = Readonly<Record<string, unknown>>;
 

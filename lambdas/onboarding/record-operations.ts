@@ -28,11 +28,12 @@ const RecordsQuerySchema = v.object({
   order: v.optional(v.picklist(RECORD_ORDERS, `must be one of ${RECORD_ORDERS.join(", ")}`), "key"),
 });
 
-export interface RecordsPage {
-  readonly data: readonly Record<string, unknown>[];
-  /** Pass back as `cursor` for the next page; null on the last page. */
-  readonly next_cursor: string | null;
-}
+/** A page of canonical records, exactly as stored. */
+export const RecordsPageSchema = v.object({
+  data: v.pipe(v.array(v.record(v.string(), v.unknown())), v.readonly()),
+  next_cursor: v.pipe(v.nullable(v.string()), v.description("Pass back as `cursor` for the next page; null on the last page")),
+});
+export type RecordsPage = v.InferOutput<typeof RecordsPageSchema>;
 
 /** Exactly what was ingested for one collection, in the canonical shape. */
 export async function listRecords(

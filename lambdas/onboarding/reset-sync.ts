@@ -5,6 +5,7 @@ import { startSync } from "../sync/start-sync";
 import { parseFields, parseJsonBody } from "./connection-input";
 import { findConnection } from "./connection-operations";
 import type { OnboardingDeps } from "./onboarding-deps";
+import { RunStartedSchema } from "./run-operations";
 
 /** Entities with a watermark: pipelines and users are read in full on every run, so there is nothing to reset. */
 export const RESETTABLE_ENTITIES: readonly SyncEntity[] = SYNC_ENTITIES.filter((entity) => entityDefinition(entity).incremental);
@@ -17,12 +18,11 @@ export const ResetSyncSchema = v.object({
   start_sync: v.optional(v.boolean("must be a boolean")),
 });
 
-export interface ResetResult {
-  /** The entities whose watermark went back to sync_since. */
-  readonly reset: readonly SyncEntity[];
-  /** The run started (or already in progress) when start_sync was true; null otherwise. */
-  readonly run: { readonly id: string; readonly status: "running" } | null;
-}
+export const ResetResultSchema = v.object({
+  reset: v.pipe(v.array(v.picklist(RESETTABLE_ENTITIES as SyncEntity[])), v.readonly(), v.description("The entities whose watermark went back to sync_since")),
+  run: v.pipe(v.nullable(RunStartedSchema), v.description("The run started (or already in progress) when start_sync was true; null otherwise")),
+});
+export type ResetResult = v.InferOutput<typeof ResetResultSchema>;
 
 /**
  * Watermarks back to sync_since, for one entity or every incremental one, then

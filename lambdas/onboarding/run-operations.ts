@@ -1,4 +1,6 @@
+import * as v from "valibot";
 import type { RunSummary } from "../core/ports";
+import { RunSummarySchema } from "../core/run-summary";
 import { startSync } from "../sync/start-sync";
 import { findConnection } from "./connection-operations";
 import type { OnboardingDeps } from "./onboarding-deps";
@@ -8,12 +10,15 @@ import { isStorableRunId } from "./path-id";
 /** Runs listed per connection, newest first. */
 export const RUN_LIST_LIMIT = 50;
 
+/** The run a sync request started, or the one already in progress. */
+export const RunStartedSchema = v.object({ id: v.string(), status: v.literal("running") });
+export type RunStarted = v.InferOutput<typeof RunStartedSchema>;
+
+/** GET /syncs: run summaries, newest first. */
+export const RunListSchema = v.object({ data: v.array(RunSummarySchema) });
+
 /** Starts a sync now, or returns the run already in progress. */
-export async function triggerSync(
-  deps: OnboardingDeps,
-  account: string,
-  id: string,
-): Promise<{ readonly id: string; readonly status: "running" }> {
+export async function triggerSync(deps: OnboardingDeps, account: string, id: string): Promise<RunStarted> {
   const connection = await findConnection(deps, account, id);
   const { runId } = await startSync(deps, connection);
   return { id: runId, status: "running" };

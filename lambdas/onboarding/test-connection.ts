@@ -1,3 +1,4 @@
+import * as v from "valibot";
 import { SourceAuthError, SourceRedirectError, SourceTransientError, SyncError, TokenDecryptionError } from "../core/errors";
 import { redactSecret } from "../source/redact-secret";
 import { rateLimited } from "../rate-limit/rate-limited-source-client";
@@ -5,12 +6,13 @@ import { findConnection } from "./connection-operations";
 import type { OnboardingDeps } from "./onboarding-deps";
 
 /** The spec's test call result. pipelines_found only on success. */
-export interface ConnectionTestResult {
-  readonly reachable: boolean;
-  readonly authenticated: boolean;
-  readonly detail: string;
-  readonly pipelines_found?: number;
-}
+export const ConnectionTestResultSchema = v.object({
+  reachable: v.boolean(),
+  authenticated: v.boolean(),
+  detail: v.string(),
+  pipelines_found: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))),
+});
+export type ConnectionTestResult = v.InferOutput<typeof ConnectionTestResultSchema>;
 
 /**
  * A live request for the first page of /pipelines, as the sync would make it:

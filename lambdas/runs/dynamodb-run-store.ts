@@ -10,19 +10,13 @@ import {
   type TransactWriteItemsCommandInput,
   type UpdateItemCommandInput,
 } from "@aws-sdk/client-dynamodb";
+import { marshall, unmarshall } from "@aws-sdk/util-dynamodb";
+import * as v from "valibot";
 import { SUMMARY_ENTITIES, type SummaryEntity } from "../core/entities";
 import { cutDetail } from "../core/errors";
-import type {
-  BeginResult,
-  EntityProgress,
-  EntityRunStatus,
-  NewRun,
-  RunLock,
-  RunStatus,
-  RunStore,
-  RunSummary,
-  RunWait,
-} from "../core/ports";
+import type { BeginResult, EntityProgress, NewRun, RunLock, RunStore, RunSummary, RunWait } from "../core/ports";
+import { RunLockSchema } from "../core/run-lock";
+import { EntityProgressSchema, RunSummarySchema } from "../core/run-summary";
 import {
   LOCK_SORT_KEY,
   RUN_ATTR,
@@ -59,10 +53,33 @@ export const MAX_RECORDED_WAITS = 25;
 /** Upper bound of the random wait before retrying a transaction that conflicted with another one on the lock. */
 const CONFLICT_BACKOFF_MS = 50;
 
-const RUN_STATUSES: readonly RunStatus[] = ["running", "succeeded", "failed"];
-const ENTITY_STATUSES: readonly EntityRunStatus[] = ["pending", "running", "succeeded", "failed"];
-
 type Item = Record<string, AttributeValue>;
+
+/** A run summary item whose attributes do not make a RunSummary (written by something else, or damaged). */
+export class CorruptRunItemError extends Error {
+  override readonly name = "CorruptRunItemError";
+}
+
+/**
+ * A run summary as stored: the summary's own fields under their own names
+ * (RUN_ATTR), with `entities` a map keyed by entity name (so a page's progress
+ * is one UpdateItem). A row or a count not written yet reads as its start value.
+ */
+const { entity: _entity, ...progressFields } = EntityProgressSchema.entries;
+const StoredProgressSchema = v.object({
+  status: v.optional(progressFields.status, "pending"),
+  pages: v.optional(progressFields.pages, 0),
+  records: v.optional(progressFields.records, 0),
+  error: v.optional(progressFields.error, null),
+  waits: v.optional(progressFields.waits, []),
+});
+const { entities: _entities, ...summaryFields } = RunSummarySchema.entries;
+const RunItemSchema = v.object({
+  ...summaryFields,
+  finished_at: v.optional(summaryFields.finished_at, null),
+  unresolved_won_lost: v.optional(summaryFields.unresolved_won_lost, 0),
+  entities: v.optional(v.record(v.string(), StoredProgressSchema), {}),
+});
 
 /** Updates of a run summary apply only while it is running (names #pk, #status; value :running). */
 const RUNNING_CONDITION = "attribute_exists(#pk) AND #status = :running";
@@ -353,14 +370,12 @@ export class DynamoDbRunStore implements RunStore {
     const out = await this.client.send(
       new GetItemCommand({ TableName: this.tableName, Key: lockKey(connectionId), ConsistentRead: true }),
     );
-    const item = out.Item;
-    if (item === undefined) return null;
-    const runId = item[RUN_ATTR.lockRunId]?.S;
-    const leaseUntil = item[RUN_ATTR.lockLeaseUntil]?.S;
-    if (runId === undefined || leaseUntil === undefined) {
-      throw new Error(`run lock of connection ${connectionId} is damaged (no runId or leaseUntil)`);
+    if (out.Item === undefined) return null;
+    const parsed = v.safeParse(RunLockSchema, unmarshall(out.Item), { abortEarly: true });
+    if (!parsed.success) {
+      throw new CorruptRunItemError(`run lock of connection ${connectionId} is damaged: ${describeIssue(parsed.issues[0])}`);
     }
-    return { runId, executionRef: item[RUN_ATTR.lockExecutionRef]?.S ?? null, leaseUntil };
+    return parsed.output;
   }
 
   /** An update of the lock that applies only while runId holds it; otherwise a no-op. */
@@ -432,87 +447,41 @@ function notFound(connectionId: string, runId: string, cause: unknown): RunNotFo
 }
 
 function newRunItem(run: NewRun): Item {
-  const entities: Item = {};
-  for (const entity of SUMMARY_ENTITIES) {
-    entities[entityMapKey(entity)] = {
-      M: {
-        [RUN_ATTR.entityStatus]: { S: "pending" },
-        [RUN_ATTR.entityPages]: { N: "0" },
-        [RUN_ATTR.entityRecords]: { N: "0" },
-        [RUN_ATTR.entityError]: { NULL: true },
-      },
-    };
-  }
+  const pending = { status: "pending", pages: 0, records: 0, error: null } as const;
   return {
     ...runKey(run.connectionId, run.runId),
-    [RUN_ATTR.id]: { S: run.runId },
-    [RUN_ATTR.connectionId]: { S: run.connectionId },
-    [RUN_ATTR.status]: { S: "running" },
-    [RUN_ATTR.startedAt]: { S: run.startedAt },
-    [RUN_ATTR.finishedAt]: { NULL: true },
-    [RUN_ATTR.unresolvedWonLost]: { N: "0" },
-    [RUN_ATTR.entities]: { M: entities },
-    [RUN_ATTR.expiresAt]: { N: String(runExpiresAt(run.startedAt)) },
-  };
-}
-
-function fromWaitItem(wait: Record<string, AttributeValue>, where: string): RunWait {
-  const kind = wait["kind"]?.S;
-  if (kind !== "throttled" && kind !== "retry") throw new Error(`${where}: a wait of unknown kind ${kind}`);
-  const retryAfter = wait["retry_after_seconds"]?.N;
-  return {
-    kind,
-    page: toCount(wait["page"]),
-    attempt: toCount(wait["attempt"]),
-    seconds: toCount(wait["seconds"]),
-    retry_after_seconds: retryAfter === undefined ? null : Number(retryAfter),
-    at: wait["at"]?.S ?? "",
-    detail: wait["detail"]?.S ?? null,
+    ...marshall({
+      [RUN_ATTR.id]: run.runId,
+      [RUN_ATTR.connectionId]: run.connectionId,
+      [RUN_ATTR.status]: "running",
+      [RUN_ATTR.startedAt]: run.startedAt,
+      [RUN_ATTR.finishedAt]: null,
+      [RUN_ATTR.unresolvedWonLost]: 0,
+      [RUN_ATTR.entities]: Object.fromEntries(SUMMARY_ENTITIES.map((entity) => [entityMapKey(entity), pending])),
+      [RUN_ATTR.expiresAt]: runExpiresAt(run.startedAt),
+    }),
   };
 }
 
 function fromRunItem(item: Item): RunSummary {
-  const where = `run item ${item[RUN_ATTR.pk]?.S ?? "?"} / ${item[RUN_ATTR.sk]?.S ?? "?"}`;
-  const text = (name: string): string => {
-    const value = item[name]?.S;
-    if (value === undefined) throw new Error(`${where}: ${name} is missing or not a string`);
-    return value;
-  };
-  const status = text(RUN_ATTR.status);
-  if (!isOneOf(RUN_STATUSES, status)) throw new Error(`${where}: unknown status ${status}`);
-  const stored = item[RUN_ATTR.entities]?.M ?? {};
-  const entities = SUMMARY_ENTITIES.map((entity): EntityProgress => {
-    const progress = stored[entityMapKey(entity)]?.M ?? {};
-    const entityStatus = progress[RUN_ATTR.entityStatus]?.S ?? "pending";
-    if (!isOneOf(ENTITY_STATUSES, entityStatus)) throw new Error(`${where}: ${entity} has unknown status ${entityStatus}`);
-    return {
-      entity,
-      status: entityStatus,
-      pages: toCount(progress[RUN_ATTR.entityPages]),
-      records: toCount(progress[RUN_ATTR.entityRecords]),
-      error: progress[RUN_ATTR.entityError]?.S ?? null,
-      waits: (progress[RUN_ATTR.entityWaits]?.L ?? []).map((wait) => fromWaitItem(wait.M ?? {}, where)),
-    };
-  });
-  return {
-    id: text(RUN_ATTR.id),
-    connection_id: text(RUN_ATTR.connectionId),
-    status,
-    started_at: text(RUN_ATTR.startedAt),
-    finished_at: item[RUN_ATTR.finishedAt]?.S ?? null,
-    unresolved_won_lost: toCount(item[RUN_ATTR.unresolvedWonLost]),
-    entities,
-  };
+  const parsed = v.safeParse(RunItemSchema, unmarshall(item), { abortEarly: true });
+  if (!parsed.success) {
+    const where = `run item ${item[RUN_ATTR.pk]?.S ?? "?"} / ${item[RUN_ATTR.sk]?.S ?? "?"}`;
+    throw new CorruptRunItemError(`${where}: ${describeIssue(parsed.issues[0])}`);
+  }
+  const { entities: stored, ...summary } = parsed.output;
+  // In sync order, whatever the map holds: a row never written reads as pending.
+  const entities = SUMMARY_ENTITIES.map(
+    (entity): EntityProgress => ({ entity, ...(stored[entityMapKey(entity)] ?? v.parse(StoredProgressSchema, {})) }),
+  );
+  return { ...summary, entities };
 }
 
-function toCount(value: AttributeValue | undefined): number {
-  return value?.N === undefined ? 0 : Number(value.N);
+function describeIssue(issue: v.BaseIssue<unknown>): string {
+  return `${issue.path?.map((item) => String(item.key)).join(".") || "(item)"}: ${issue.message}`;
 }
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-function isOneOf<T extends string>(allowed: readonly T[], value: string): value is T {
-  return (allowed as readonly string[]).includes(value);
-}

@@ -2,22 +2,13 @@ import * as v from "valibot";
 import { SYNC_ENTITIES } from "../core/entities";
 import type { SyncDeps } from "./sync-deps";
 import { leaseUntil, loadConnection, startEntity } from "./entity-steps";
-import type { SyncCursor, SyncState } from "./sync-state";
+import { RunRefSchema, SyncCursorSchema, type SyncState } from "./sync-state";
 
 /** The execution input (a fresh run, or a run continued in a fresh execution) plus the execution's id. */
 export const BeginRunEventSchema = v.object({
   input: v.object({
-    business_account_id: v.pipe(v.string(), v.minLength(1)),
-    connection_id: v.pipe(v.string(), v.minLength(1)),
-    run_id: v.pipe(v.string(), v.minLength(1)),
-    continuation: v.optional(
-      v.nullable(
-        v.looseObject({
-          entity: v.picklist(SYNC_ENTITIES),
-          page: v.pipe(v.number(), v.integer(), v.minValue(1)),
-        }),
-      ),
-    ),
+    ...RunRefSchema.entries,
+    continuation: v.optional(v.nullable(SyncCursorSchema)),
   }),
   execution_id: v.pipe(v.string(), v.minLength(1)),
 });
@@ -29,7 +20,7 @@ export async function beginRun(deps: SyncDeps, event: BeginRunEvent): Promise<Sy
   await deps.runs.setExecution(run.connection_id, run.run_id, event.execution_id);
   await deps.runs.heartbeat(run.connection_id, run.run_id, leaseUntil(deps.clock.now()));
   if (continuation) {
-    const cursor = { ...(continuation as unknown as SyncCursor), steps: 0 };
+    const cursor = { ...continuation, steps: 0 };
     deps.logger.info("run continued in a fresh execution", { ...run, entity: cursor.entity, page: cursor.page });
     return { run, cursor, step: { outcome: "next_page" } };
   }

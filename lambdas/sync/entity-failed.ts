@@ -5,14 +5,14 @@ import { classifyCaught } from "./failure-fault";
 import { finishEntityAndAdvance, handOverIfContinuing, loadConnection } from "./entity-steps";
 import { stopRun } from "./stop-run";
 import type { SyncDeps } from "./sync-deps";
-import type { CaughtError, SyncState } from "./sync-state";
+import type { CaughtState, SyncState } from "./sync-state";
 
 /**
  * The entity failed (retries exhausted, a hard error, a bad page): report it
  * and go on with the next entity. Committed pages stay; the next run resumes
  * the entity from its watermark.
  */
-export async function entityFailed(deps: SyncDeps, state: SyncState & { readonly error: CaughtError }): Promise<SyncState> {
+export async function entityFailed(deps: SyncDeps, state: CaughtState): Promise<SyncState> {
   if (state.cursor === null) throw new TypeError("entityFailed was called without a cursor");
   const detail = caughtErrorDetail(state.error);
   const failure = classifyCaught(state.error);

@@ -2,14 +2,14 @@ import { METRIC } from "../core/metric-names";
 import { caughtErrorDetail } from "./caught-error-detail";
 import { classifyCaught } from "./failure-fault";
 import type { SyncDeps } from "./sync-deps";
-import type { CaughtError, SyncState } from "./sync-state";
+import type { CaughtState, SyncState } from "./sync-state";
 
 /**
  * 401 (one token serves every entity) or a deleted connection: no further
  * request; every entity not yet finished fails with this error. Entities that
  * already finished keep their outcome.
  */
-export async function stopRun(deps: SyncDeps, state: SyncState & { readonly error: CaughtError }): Promise<SyncState> {
+export async function stopRun(deps: SyncDeps, state: CaughtState): Promise<SyncState> {
   const { run } = state;
   const detail = caughtErrorDetail(state.error);
   const failure = classifyCaught(state.error);

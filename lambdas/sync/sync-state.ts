@@ -1,52 +1,82 @@
-import type { SyncEntity } from "../core/entities";
+import * as v from "valibot";
+import { SYNC_ENTITIES } from "../core/entities";
 import type { PageFingerprint } from "../ingestion/prepare-page";
 
+/*
+ * The execution state between Task states, one schema per shape: the types
+ * come from them, and every Task handler parses its event with them
+ * (./task-event.ts), so a malformed state fails as InvalidTaskEventError
+ * naming the field instead of a TypeError deep inside.
+ */
+
+const nonEmpty = v.pipe(v.string(), v.minLength(1));
+const positiveInteger = v.pipe(v.number(), v.integer(), v.minValue(1));
+const count = v.pipe(v.number(), v.integer(), v.minValue(0));
+
 /** Which run an execution belongs to. */
-export interface RunRef {
-  readonly business_account_id: string;
-  readonly connection_id: string;
-  readonly run_id: string;
-}
+export const RunRefSchema = v.object({
+  business_account_id: nonEmpty,
+  connection_id: nonEmpty,
+  run_id: nonEmpty,
+});
+export type RunRef = v.InferOutput<typeof RunRefSchema>;
+
+/** The previous page of an entity in this run; the ingestion's PageFingerprint, checked against it at compile time. */
+export const PageFingerprintSchema = v.object({
+  /** Digest of the page's ids in order; equal digests mean a repeated page. */
+  idsDigest: v.nullable(v.string()),
+  /** Largest compared timestamp seen so far in this entity's run (null-timestamp records skipped). */
+  lastCompared: v.nullable(v.string()),
+}) satisfies v.GenericSchema<PageFingerprint, PageFingerprint>;
 
 /** Where the run is: travels in the execution state (and into a continuation), so it stays small. */
-export interface SyncCursor {
-  readonly entity: SyncEntity;
+export const SyncCursorSchema = v.object({
+  entity: v.picklist(SYNC_ENTITIES),
   /** 1-based page to fetch next. */
-  readonly page: number;
+  page: positiveInteger,
   /** ISO-8601 with offset; null for /pipelines and /users. */
-  readonly updated_since: string | null;
+  updated_since: v.nullable(v.string()),
   /** The entity's committed watermark. */
-  readonly watermark: string | null;
+  watermark: v.nullable(v.string()),
   /** The previous page of this entity in this run (repeat and ordering checks). */
-  readonly previous: PageFingerprint | null;
+  previous: v.nullable(PageFingerprintSchema),
   /**
    * The connection's rate_limit as last read. The next page takes its slot at
    * this rate while the connection is read again, so a changed rate applies
    * from the page after (as a rotated token does). Absent in cursors of runs
    * started before it existed: the page then reads the connection first.
    */
-  readonly rate_limit?: number;
+  rate_limit: v.optional(positiveInteger),
   /** Consecutive 429s on this page; the state machine gives up after 5 retries. */
-  readonly throttle_attempts: number;
+  throttle_attempts: count,
   /** Page tasks run by this execution (history bound). */
-  readonly steps: number;
-}
+  steps: count,
+});
+export type SyncCursor = v.InferOutput<typeof SyncCursorSchema>;
 
-export type StepOutcome =
-  | { readonly outcome: "next_page" }
-  | { readonly outcome: "continue_as_new" }
-  | { readonly outcome: "done" }
-  | { readonly outcome: "throttled"; readonly retry_after_seconds: number; readonly detail: string };
+export const StepOutcomeSchema = v.variant("outcome", [
+  v.object({ outcome: v.literal("next_page") }),
+  v.object({ outcome: v.literal("continue_as_new") }),
+  v.object({ outcome: v.literal("done") }),
+  v.object({ outcome: v.literal("throttled"), retry_after_seconds: v.number(), detail: v.string() }),
+]);
+export type StepOutcome = v.InferOutput<typeof StepOutcomeSchema>;
 
 /** The execution state between Task states. */
-export interface SyncState {
-  readonly run: RunRef;
-  readonly cursor: SyncCursor | null;
-  readonly step: StepOutcome;
-}
+export const SyncStateSchema = v.object({
+  run: RunRefSchema,
+  cursor: v.nullable(SyncCursorSchema),
+  step: StepOutcomeSchema,
+});
+export type SyncState = v.InferOutput<typeof SyncStateSchema>;
 
 /** What a Catch hands to the next state: Error is the error's name; Cause its message (AWS: a JSON envelope). */
-export interface CaughtError {
-  readonly Error: string;
-  readonly Cause?: string;
-}
+export const CaughtErrorSchema = v.object({
+  Error: v.string(),
+  Cause: v.optional(v.string()),
+});
+export type CaughtError = v.InferOutput<typeof CaughtErrorSchema>;
+
+/** The state a Catch hands on: the state as it was, with the error at `$.error` (ResultPath). */
+export const CaughtStateSchema = v.object({ ...SyncStateSchema.entries, error: CaughtErrorSchema });
+export type CaughtState = v.InferOutput<typeof CaughtStateSchema>;

@@ -228,3 +228,62 @@ async function isolatedStore(): Promise<DynamoDbConnectionStore & { tableNameFor
   const ownTable = await createTestTable(client);
   return Object.assign(new DynamoDbConnectionStore({ client, tableName: ownTable }), { tableNameForTest: ownTable });
 }
+
+/**
+ * The item format is the one the hand-written toItem/fromItem wrote before the
+ * store converted through util-dynamodb and the domain's schema: items already
+ * stored read back, and new items are written exactly alike.
+ */
+describe("stored item format", () => {
+  const OLD_FORMAT_ITEM = (account: string, id: string) => ({
+    pk: { S: CONNECTION_PARTITION_KEY },
+    sk: { S: connectionSortKey(account, id) },
+    id: { S: id },
+    business_account_id: { S: account },
+    crm_type: { S: "custom" },
+    base_url: { S: "https://crm.example.com/api" },
+    rate_limit: { N: "5" },
+    sync_since: { S: "2026-01-01T00:00:00.000Z" },
+    created_at: { S: "2026-11-21T16:18:00.000Z" },
+    updated_at: { S: "2026-11-21T16:18:00.000Z" },
+    token_ciphertext: { S: `cipher-of-${account}-${id}` },
+  });
+
+  async function storedItem(account: string, id: string) {
+    const out = await client.send(
+      new GetItemCommand({ TableName: tableName, Key: { pk: { S: CONNECTION_PARTITION_KEY }, sk: { S: connectionSortKey(account, id) } }, ConsistentRead: true }),
+    );
+    return out.Item;
+  }
+
+  test("put writes exactly the attributes of the old format: paused only when true, nothing else", async () => {
+    const account = newAccount();
+    await store.put(connection(account, "fmt-1"));
+    expect(await storedItem(account, "fmt-1")).toEqual(OLD_FORMAT_ITEM(account, "fmt-1"));
+    await store.put(connection(account, "fmt-2", { paused: true }));
+    expect(await storedItem(account, "fmt-2")).toEqual({ ...OLD_FORMAT_ITEM(account, "fmt-2"), paused: { BOOL: true } });
+    await store.put(connection(account, "fmt-3", { paused: false }));
+    expect(await storedItem(account, "fmt-3")).toEqual(OLD_FORMAT_ITEM(account, "fmt-3"));
+    // A field that is not the StoredConnection's is not written.
+    await store.put({ ...connection(account, "fmt-4"), schedule: "1h" } as StoredConnection);
+    expect(await storedItem(account, "fmt-4")).toEqual(OLD_FORMAT_ITEM(account, "fmt-4"));
+  });
+
+  test("an item written in the old format, with the TTL attribute a delete leaves, reads back as the connection", async () => {
+    const account = newAccount();
+    await client.send(
+      new PutItemCommand({ TableName: tableName, Item: { ...OLD_FORMAT_ITEM(account, "old-1"), paused: { BOOL: true }, expires_at: { N: "1800000000" } } }),
+    );
+    expect(await store.get(account, "old-1")).toEqual(connection(account, "old-1", { paused: true }));
+    await client.send(new PutItemCommand({ TableName: tableName, Item: OLD_FORMAT_ITEM(account, "old-2") }));
+    const read = await store.get(account, "old-2");
+    expect(read).toEqual(connection(account, "old-2"));
+    expect(read).not.toHaveProperty("paused");
+  });
+
+  test("an item whose rate_limit is not an integer from 1 to 1000 is refused on read, naming the field", async () => {
+    const own = await isolatedStore();
+    await client.send(new PutItemCommand({ TableName: own.tableNameForTest, Item: { ...OLD_FORMAT_ITEM("acct", "bad"), rate_limit: { S: "5" } } }));
+    await expect(own.get("acct", "bad")).rejects.toMatchObject({ name: "CorruptConnectionItemError", message: expect.stringContaining("rate_limit") });
+  });
+});

@@ -1,10 +1,10 @@
 import { randomUUID } from "node:crypto";
-import { GetItemCommand, QueryCommand, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { GetItemCommand, PutItemCommand, QueryCommand, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { SUMMARY_ENTITIES } from "../../lambdas/core/entities";
 import type { NewRun, RunWait } from "../../lambdas/core/ports";
 import { DynamoDbRunStore, MAX_RECORDED_WAITS, RunAlreadyExistsError, RunNotFoundError } from "../../lambdas/runs/dynamodb-run-store";
-import { LOCK_SORT_KEY, runLockPartitionKey, runPartitionKey } from "../../lambdas/runs/run-keys";
+import { LOCK_SORT_KEY, runExpiresAt, runLockPartitionKey, runPartitionKey, runSortKey } from "../../lambdas/runs/run-keys";
 import { createTestTable, testDynamoDbClient } from "../support/dynamodb";
 
 let client: DynamoDBClient;
@@ -360,5 +360,106 @@ describe("get and list", () => {
   test("list refuses a limit outside 1..1000", async () => {
     await expect(store.list(newConnection(), { limit: 0 })).rejects.toThrow(RangeError);
     await expect(store.list(newConnection(), { limit: 1001 })).rejects.toThrow(RangeError);
+  });
+});
+
+/**
+ * The item format is the one the hand-written newRunItem/fromRunItem used
+ * before the store converted through util-dynamodb and the domain's schemas:
+ * summaries and locks already stored read back, new ones are written alike.
+ */
+describe("stored item format", () => {
+  const runKey = (connectionId: string, runId: string) => ({ pk: { S: runPartitionKey(connectionId) }, sk: { S: runSortKey(runId) } });
+  const pendingRow = { M: { status: { S: "pending" }, pages: { N: "0" }, records: { N: "0" }, error: { NULL: true } } };
+
+  test("begin writes exactly the attributes of the old format", async () => {
+    const connectionId = newConnection();
+    await store.begin(newRun(connectionId, RUN_A));
+    const out = await client.send(new GetItemCommand({ TableName: tableName, Key: runKey(connectionId, RUN_A), ConsistentRead: true }));
+    expect(out.Item).toEqual({
+      ...runKey(connectionId, RUN_A),
+      id: { S: RUN_A },
+      connection_id: { S: connectionId },
+      status: { S: "running" },
+      started_at: { S: "2026-11-21T16:18:00.123Z" },
+      finished_at: { NULL: true },
+      unresolved_won_lost: { N: "0" },
+      entities: { M: Object.fromEntries(SUMMARY_ENTITIES.map((entity) => [entity, pendingRow])) },
+      expires_at: { N: String(runExpiresAt("2026-11-21T16:18:00.123Z")) },
+    });
+    expect(await lockItem(connectionId)).toEqual({
+      pk: { S: runLockPartitionKey(connectionId) },
+      sk: { S: LOCK_SORT_KEY },
+      runId: { S: RUN_A },
+      executionRef: { NULL: true },
+      leaseUntil: { S: "2026-11-21T16:23:00.123Z" },
+    });
+  });
+
+  test("a finished summary written in the old format reads back: rows in sync order, a row or count never written at its start value, last_page and expires_at not part of it", async () => {
+    const connectionId = newConnection();
+    const row = (status: string, pages: number, records: number, error: string | null) => ({
+      M: { status: { S: status }, pages: { N: String(pages) }, records: { N: String(records) }, error: error === null ? { NULL: true } : { S: error }, last_page: { N: String(pages) } },
+    });
+    await client.send(
+      new PutItemCommand({
+        TableName: tableName,
+        Item: {
+          ...runKey(connectionId, RUN_A),
+          id: { S: RUN_A },
+          connection_id: { S: connectionId },
+          status: { S: "failed" },
+          started_at: { S: "2026-11-21T16:18:00.123Z" },
+          finished_at: { S: "2026-11-21T16:30:00.000Z" },
+          // A summary begun before unresolved_won_lost and retention existed: no such attributes.
+          entities: {
+            M: {
+              leads: row("failed", 3, 250, "the source answered 500"),
+              pipelines: row("succeeded", 1, 2, null),
+              stages: { M: { status: { S: "succeeded" } } },
+            },
+          },
+        },
+      }),
+    );
+    expect(await store.get(connectionId, RUN_A)).toEqual({
+      id: RUN_A,
+      connection_id: connectionId,
+      status: "failed",
+      started_at: "2026-11-21T16:18:00.123Z",
+      finished_at: "2026-11-21T16:30:00.000Z",
+      unresolved_won_lost: 0,
+      // A summary from before waits were recorded reads with none.
+      entities: SUMMARY_ENTITIES.map((entity) =>
+        entity === "leads"
+          ? { entity, status: "failed", pages: 3, records: 250, error: "the source answered 500", waits: [] }
+          : entity === "pipelines"
+            ? { entity, status: "succeeded", pages: 1, records: 2, error: null, waits: [] }
+            : entity === "stages"
+              ? { entity, status: "succeeded", pages: 0, records: 0, error: null, waits: [] }
+              : { entity, status: "pending", pages: 0, records: 0, error: null, waits: [] },
+      ),
+    });
+  });
+
+  test("a lock written in the old format reads back, executionRef absent or NULL as null", async () => {
+    const connectionId = newConnection();
+    const lockKey = { pk: { S: runLockPartitionKey(connectionId) }, sk: { S: LOCK_SORT_KEY } };
+    await client.send(new PutItemCommand({ TableName: tableName, Item: { ...lockKey, runId: { S: RUN_A }, leaseUntil: { S: "2026-11-21T16:23:00.123Z" }, expires_at: { N: "1800000000" } } }));
+    expect(await store.lock(connectionId)).toEqual({ runId: RUN_A, executionRef: null, leaseUntil: "2026-11-21T16:23:00.123Z" });
+    await client.send(new PutItemCommand({ TableName: tableName, Item: { ...lockKey, runId: { S: RUN_A }, executionRef: { S: "arn:exec" }, leaseUntil: { S: "2026-11-21T16:23:00.123Z" }, watermarksReset: { BOOL: true } } }));
+    expect(await store.lock(connectionId)).toEqual({ runId: RUN_A, executionRef: "arn:exec", leaseUntil: "2026-11-21T16:23:00.123Z" });
+  });
+
+  test("a summary item with an unknown status is refused on read, naming the field", async () => {
+    const connectionId = newConnection();
+    await store.begin(newRun(connectionId, RUN_A));
+    await client.send(
+      new PutItemCommand({
+        TableName: tableName,
+        Item: { ...runKey(connectionId, RUN_B), id: { S: RUN_B }, connection_id: { S: connectionId }, status: { S: "paused" }, started_at: { S: "2026-11-21T16:18:00.123Z" } },
+      }),
+    );
+    await expect(store.get(connectionId, RUN_B)).rejects.toMatchObject({ name: "CorruptRunItemError", message: expect.stringContaining("status") });
   });
 });

@@ -1,8 +1,13 @@
-import { toJsonSchema } from "@valibot/to-json-schema";
-import { SUMMARY_ENTITIES, COLLECTIONS } from "../../core/entities";
-import { CreateConnectionSchema, MAX_RATE_LIMIT, UpdateConnectionSchema } from "../connection-input";
-import { RECORD_ORDERS, RECORDS_DEFAULT_LIMIT, RECORDS_MAX_LIMIT } from "../record-operations";
-import { RESETTABLE_ENTITIES, ResetSyncSchema } from "../reset-sync";
+import { toJsonSchema, toJsonSchemaDefs } from "@valibot/to-json-schema";
+import { COLLECTIONS } from "../../core/entities";
+import { RunSummarySchema } from "../../core/run-summary";
+import { CreateConnectionSchema, UpdateConnectionSchema } from "../connection-input";
+import { ConnectionListSchema, ConnectionResourceSchema } from "../connection-resource";
+import { RECORD_ORDERS, RECORDS_DEFAULT_LIMIT, RECORDS_MAX_LIMIT, RecordsPageSchema } from "../record-operations";
+import { ResetResultSchema, ResetSyncSchema } from "../reset-sync";
+import { RunListSchema, RunStartedSchema } from "../run-operations";
+import { ConnectionTestResultSchema } from "../test-connection";
+import { FunnelSchema } from "../funnel-analytics";
 import { ERROR_STATUS, RETRY_AFTER_SECONDS } from "./error-status";
 import { PreflightRunSchema } from "../../preflight/preflight-run";
 import { API_PREFIX, ROUTES, type Route } from "./routes";
@@ -26,9 +31,37 @@ const bodySchema = (schema: Parameters<typeof toJsonSchema>[0], options: { atLea
   return { ...rest, ...(options.atLeastOneField ? { minProperties: 1 } : {}) };
 };
 
-const ERROR_RESPONSES: Record<string, { description: string; headers?: Record<string, unknown> }> = {
+/**
+ * Response bodies come from the valibot schemas their types are inferred from:
+ * one description of each shape, so the document cannot drift from the code.
+ * A schema used inside another (RunStarted in ResetResult, Connection in its
+ * list) becomes a $ref to its component.
+ */
+export const RESPONSE_SCHEMAS = {
+  Connection: ConnectionResourceSchema,
+  ConnectionList: ConnectionListSchema,
+  ConnectionTest: ConnectionTestResultSchema,
+  RunStarted: RunStartedSchema,
+  RunSummary: RunSummarySchema,
+  RunList: RunListSchema,
+  RecordsPage: RecordsPageSchema,
+  ResetResult: ResetResultSchema,
+  // The kit's report plus the run's own state: the schema the preflight store parses with.
+  PreflightRun: PreflightRunSchema,
+  Funnel: FunnelSchema,
+};
+
+function responseComponents(): Record<string, object> {
+  return toJsonSchemaDefs(RESPONSE_SCHEMAS, {
+    errorMode: "ignore",
+    overrideRef: ({ referenceId }) => `#/components/schemas/${referenceId}`,
+  });
+}
+
+const ERROR_RESPONSES: Record<string, { description: string; headers?: Record<string, unknown>; schema?: object }> = {
   "400": { description: "The body is not a JSON object, or a path holds a malformed percent-escape" },
-  "401": { description: "No valid owner session token" },
+  // A missing or invalid JWT is refused by API Gateway's authorizer before the handler runs, in the gateway's own shape.
+  "401": { description: "No valid owner session token", schema: { anyOf: [ref("Error"), ref("GatewayError")] } },
   "403": { description: "The caller is not the workspace owner (ROP, MOP)" },
   "404": { description: "Unknown id, another workspace's, or one too long to be an id (over 1024 UTF-8 bytes)" },
   "409": { description: "Not possible in the resource's state (cancelling a run that has finished)" },
@@ -42,13 +75,13 @@ const ERROR_RESPONSES: Record<string, { description: string; headers?: Record<st
 function responsesOf(route: Route): Record<string, unknown> {
   const success: Record<string, unknown> = {
     createConnection: { description: "Created", content: content(ref("Connection")) },
-    listConnections: { description: "This workspace's connections", content: content({ type: "object", required: ["data"], properties: { data: { type: "array", items: ref("Connection") } } }) },
+    listConnections: { description: "This workspace's connections", content: content(ref("ConnectionList")) },
     getConnection: { description: "The connection", content: content(ref("Connection")) },
     updateConnection: { description: "The updated connection", content: content(ref("Connection")) },
     deleteConnection: { description: "Deleted; the connection stops syncing" },
     testConnection: { description: "What the live request found", content: content(ref("ConnectionTest")) },
     triggerSync: { description: "The run started, or the one in progress", content: content(ref("RunStarted")) },
-    listSyncRuns: { description: "Run summaries, newest first", content: content({ type: "object", required: ["data"], properties: { data: { type: "array", items: ref("RunSummary") } } }) },
+    listSyncRuns: { description: "Run summaries, newest first", content: content(ref("RunList")) },
     getSyncRun: { description: "The run summary", content: content(ref("RunSummary")) },
     listRecords: { description: "A page of canonical records", content: content(ref("RecordsPage")) },
     startPreflight: { description: "The check started; read it back with getPreflight", content: content(ref("PreflightRun")) },
@@ -57,12 +90,12 @@ function responsesOf(route: Route): Record<string, unknown> {
     resumeConnection: { description: "The connection, resumed", content: content(ref("Connection")) },
     cancelSyncRun: { description: "The cancelled run's summary (or the run's own outcome if it finished first)", content: content(ref("RunSummary")) },
     resetSync: { description: "What was reset, and the run started if asked", content: content(ref("ResetResult")) },
-    getFunnel: { description: "Per pipeline: leads per stage in stage order, won, lost, revenue won, top loss reasons, unresolved won/lost, overdue tasks, connected calls", content: content({ type: "object", required: ["computed_at", "pipelines", "leads_without_pipeline"] }) },
+    getFunnel: { description: "Per pipeline: leads per stage in stage order, won, lost, revenue won, top loss reasons, unresolved won/lost, overdue tasks, connected calls", content: content(ref("Funnel")) },
   };
   const errors = Object.fromEntries(
-    Object.entries(ERROR_RESPONSES).map(([status, { description, headers }]) => [
+    Object.entries(ERROR_RESPONSES).map(([status, { description, headers, schema }]) => [
       status,
-      { description, ...(headers ? { headers } : {}), content: content(ref("Error")) },
+      { description, ...(headers ? { headers } : {}), content: content(schema ?? ref("Error")) },
     ]),
   );
   return { [String(route.successStatus)]: success[route.operationId], ...errors };
@@ -114,7 +147,6 @@ export function openApiDocument(): Record<string, unknown> {
     const [method = "", path = ""] = route.routeKey.split(" ");
     (paths[path] ??= {})[method.toLowerCase()] = operationOf(route);
   }
-  const timestamp = { type: ["string", "null"], format: "date-time" };
   return {
     openapi: "3.1.0",
     info: {
@@ -128,98 +160,12 @@ export function openApiDocument(): Record<string, unknown> {
         ownerSession: { type: "http", scheme: "bearer", bearerFormat: "JWT", description: "The workspace owner's session token (claims business_account_id, sub, role)" },
       },
       schemas: {
-        Connection: {
+        ...responseComponents(),
+        GatewayError: {
           type: "object",
-          required: ["id", "business_account_id", "crm_type", "base_url", "rate_limit", "sync_since", "created_at", "updated_at", "paused", "schedule"],
-          properties: {
-            id: { type: "string" },
-            business_account_id: { type: "string" },
-            crm_type: { const: "custom" },
-            base_url: { type: "string", format: "uri" },
-            rate_limit: { type: "integer", minimum: 1, maximum: MAX_RATE_LIMIT },
-            sync_since: { type: "string", format: "date-time" },
-            created_at: { type: "string", format: "date-time" },
-            updated_at: { type: "string", format: "date-time" },
-            paused: { type: "boolean", description: "The schedule is paused: the dispatcher skips it; a manual sync still runs" },
-            schedule: { type: ["string", "null"], description: "The dispatcher's interval (1h, 15m, off); the next scheduled run is within one interval. Null when not configured for the API" },
-          },
-          additionalProperties: false,
-        },
-        ResetResult: {
-          type: "object",
-          required: ["reset", "run"],
-          properties: {
-            reset: { type: "array", items: { type: "string", enum: [...RESETTABLE_ENTITIES] } },
-            run: { oneOf: [{ type: "null" }, ref("RunStarted")] },
-          },
-        },
-        ConnectionTest: {
-          type: "object",
-          required: ["reachable", "authenticated", "detail"],
-          properties: {
-            reachable: { type: "boolean" },
-            authenticated: { type: "boolean" },
-            detail: { type: "string" },
-            pipelines_found: { type: "integer", minimum: 0 },
-          },
-        },
-        RunStarted: {
-          type: "object",
-          required: ["id", "status"],
-          properties: { id: { type: "string" }, status: { const: "running" } },
-        },
-        RunSummary: {
-          type: "object",
-          required: ["id", "connection_id", "status", "started_at", "finished_at", "unresolved_won_lost", "entities"],
-          properties: {
-            id: { type: "string" },
-            connection_id: { type: "string" },
-            status: { enum: ["running", "succeeded", "failed"] },
-            started_at: { type: "string", format: "date-time" },
-            finished_at: timestamp,
-            unresolved_won_lost: { type: "integer", minimum: 0 },
-            entities: {
-              type: "array",
-              items: {
-                type: "object",
-                required: ["entity", "status", "pages", "records", "error", "waits"],
-                properties: {
-                  entity: { enum: [...SUMMARY_ENTITIES] },
-                  status: { enum: ["pending", "running", "succeeded", "failed"] },
-                  pages: { type: "integer", minimum: 0 },
-                  records: { type: "integer", minimum: 0 },
-                  error: { type: ["string", "null"], maxLength: 300 },
-                  waits: {
-                    description: "Each wait before a page was tried again, oldest first (at most 25): after a 429 or a 5xx/timeout",
-                    type: "array",
-                    items: {
-                      type: "object",
-                      required: ["kind", "page", "attempt", "seconds", "retry_after_seconds", "at", "detail"],
-                      properties: {
-                        kind: { enum: ["throttled", "retry"] },
-                        page: { type: "integer", minimum: 1 },
-                        attempt: { type: "integer", minimum: 1, maximum: 5 },
-                        seconds: { type: "integer", minimum: 1 },
-                        retry_after_seconds: { type: ["integer", "null"], minimum: 0 },
-                        at: { type: "string", format: "date-time" },
-                        detail: { type: ["string", "null"], maxLength: 300 },
-                      },
-                    },
-                  },
-                },
-              },
-            },
-          },
-        },
-        // From the valibot schema the store parses with: the kit's report plus the run's own state.
-        PreflightRun: (({ $schema: _dialect, ...schema }) => schema)(toJsonSchema(PreflightRunSchema, { errorMode: "ignore" }) as { $schema?: string }),
-        RecordsPage: {
-          type: "object",
-          required: ["data", "next_cursor"],
-          properties: {
-            data: { type: "array", items: { type: "object" } },
-            next_cursor: { type: ["string", "null"] },
-          },
+          description: "API Gateway's own answer (its JWT authorizer refused the request)",
+          required: ["message"],
+          properties: { message: { type: "string" } },
         },
         Error: {
           type: "object",

@@ -1,4 +1,3 @@
-import * as v from "valibot";
 import { SyncError } from "../../core/errors";
 import { METRIC } from "../../core/metric-names";
 import { beginRun, BeginRunEventSchema } from "../begin-run";
@@ -8,13 +7,15 @@ import { stopRun } from "../stop-run";
 import { memoStageKinds } from "../stage-kinds-memo";
 import { syncPage } from "../sync-page";
 import type { SyncDeps } from "../sync-deps";
-import type { CaughtError, SyncState } from "../sync-state";
+import { CaughtStateSchema, SyncStateSchema, type SyncState } from "../sync-state";
+import { parseTaskEvent } from "../task-event";
 import { classifyThrown } from "../failure-fault";
 import { withStoreErrors } from "./store-errors";
 
 /**
  * The state machine's Task handlers, keyed by the Task state that calls them
- * (statemachine/sync.asl.json). Thin: parse the event, call one domain
+ * (statemachine/sync.asl.json). Thin: parse the event with its schema
+ * (../sync-state.ts; a malformed one fails as InvalidTaskEventError), call one domain
  * function, return the next state. The same functions back the Lambdas in AWS
  * and the local engine.
  */
@@ -30,11 +31,14 @@ export function makeSyncHandlers(syncDeps: SyncDeps): SyncHandlers {
   // Once per process, like the clients: the handlers are made once by each composition root.
   const deps: SyncDeps = { ...syncDeps, stageKinds: syncDeps.stageKinds ?? memoStageKinds(syncDeps.records) };
   return {
-    BeginRun: (event) => withStoreErrors(() => beginRun(deps, v.parse(BeginRunEventSchema, event))),
-    FetchPage: (event) => countingRetries(deps, event as SyncState, () => withStoreErrors(() => syncPage(deps, event as SyncState))),
-    EntityFailed: (event) => withStoreErrors(() => entityFailed(deps, event as SyncState & { error: CaughtError })),
-    StopRun: (event) => withStoreErrors(() => stopRun(deps, event as SyncState & { error: CaughtError })),
-    FinishRun: (event) => withStoreErrors(() => finishRun(deps, event as SyncState)),
+    BeginRun: (event) => withStoreErrors(() => beginRun(deps, parseTaskEvent("BeginRun", BeginRunEventSchema, event))),
+    FetchPage: async (event) => {
+      const state = parseTaskEvent("FetchPage", SyncStateSchema, event);
+      return countingRetries(deps, state, () => withStoreErrors(() => syncPage(deps, state)));
+    },
+    EntityFailed: (event) => withStoreErrors(() => entityFailed(deps, parseTaskEvent("EntityFailed", CaughtStateSchema, event))),
+    StopRun: (event) => withStoreErrors(() => stopRun(deps, parseTaskEvent("StopRun", CaughtStateSchema, event))),
+    FinishRun: (event) => withStoreErrors(() => finishRun(deps, parseTaskEvent("FinishRun", SyncStateSchema, event))),
   };
 }
 

@@ -1,0 +1,35 @@
+import * as v from "valibot";
+import { IsoTimeSchema } from "./iso-time-schema";
+import { MAX_RATE_LIMIT } from "./limits";
+
+/*
+ * The connection's shapes, one schema each: the TypeScript types come from
+ * them, the onboarding API's OpenAPI document is generated from them, and the
+ * connection store parses every item it reads with them.
+ */
+
+
+/** A connection as the onboarding API returns it: never the token. */
+export const ConnectionSchema = v.object({
+  id: v.string(),
+  business_account_id: v.string(),
+  crm_type: v.literal("custom"),
+  base_url: v.pipe(v.string(), v.metadata({ format: "uri" }), v.description("Absolute http(s) URL of the source API root; trailing slash stripped")),
+  /** Requests per second. */
+  rate_limit: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(MAX_RATE_LIMIT)),
+  /** Where the first sync of each incremental entity starts. */
+  sync_since: IsoTimeSchema,
+  created_at: IsoTimeSchema,
+  updated_at: IsoTimeSchema,
+});
+export type Connection = v.InferOutput<typeof ConnectionSchema>;
+
+/** What is stored: the connection plus its encrypted source token. */
+export const StoredConnectionSchema = v.object({
+  ...ConnectionSchema.entries,
+  /** Base64 ciphertext from the TokenCipher, bound to (business_account_id, id). */
+  token_ciphertext: v.string(),
+  /** True while the owner has paused the schedule: the dispatcher skips it; a manual sync still runs. Absent = false. */
+  paused: v.optional(v.boolean()),
+});
+export type StoredConnection = v.InferOutput<typeof StoredConnectionSchema>;
