@@ -21,18 +21,20 @@ import { createJsonLogger } from "../lambdas/observability/json-logger";
 import { createHttpSourceClient } from "../lambdas/source/http-source-client";
 import { createGuardedFetch } from "../lambdas/source/ssrf/guarded-fetch";
 import { ensureTable } from "../lambdas/store/table-definition";
-import { dispatchSyncs } from "../lambdas/sync/dispatch-syncs";
+import { createLocalDispatch } from "../lambdas/local/local-dispatch";
+import { DEFAULT_LOCAL_MAX_CONCURRENT_RUNS } from "../lambdas/local/local-runtime-config";
 import { FLEET_TOKEN, startFleetSource } from "./fleet/fleet-source";
 import { spread, timeDynamoDb, timeEngine, timeLimiter, watchProcess, watchRuns } from "./fleet/fleet-probes";
 
-const USAGE = "usage: npm run fleet -- [--connections N] [--rate-limit R] [--timeout-s S]";
+const USAGE = "usage: npm run fleet -- [--connections N] [--max-concurrent-runs C] [--rate-limit R] [--timeout-s S]";
 
 function parseArgs(argv: readonly string[]) {
-  const options = { connections: 100, rateLimit: 5, timeoutS: 900 };
+  const options = { connections: 100, maxConcurrentRuns: DEFAULT_LOCAL_MAX_CONCURRENT_RUNS, rateLimit: 5, timeoutS: 900 };
   for (let i = 0; i < argv.length; i += 2) {
     const value = Number(argv[i + 1]);
     if (!Number.isInteger(value) || value < 1) throw new Error(`${argv[i]} needs a whole number >= 1`);
     if (argv[i] === "--connections") options.connections = value;
+    else if (argv[i] === "--max-concurrent-runs") options.maxConcurrentRuns = value;
     else if (argv[i] === "--rate-limit") options.rateLimit = value;
     else if (argv[i] === "--timeout-s") options.timeoutS = value;
     else throw new Error(`unknown option ${argv[i]}`);
@@ -108,9 +110,11 @@ async function main(): Promise<void> {
 
     progress("one schedule tick");
     const started = performance.now();
-    const dispatch = await dispatchSyncs(local.startDeps);
+    // The tick the local runtime's schedule fires (lambdas/local/local-runtime.ts): the dispatch state machine.
+    const dispatch = createLocalDispatch({ startDeps: { ...local.startDeps, starter: local.engine }, maxConcurrentRuns: options.maxConcurrentRuns, timeScale: 1, logger: countingLogger });
+    const tick = await dispatch.tick();
     const dispatchS = (performance.now() - started) / 1000;
-    progress(`tick returned after ${fixed(dispatchS, 1)} s: ${JSON.stringify(dispatch)}`);
+    progress(`tick returned after ${fixed(dispatchS, 1)} s: ${tick.status}`);
     const expected = options.connections;
     const timedOut = await Promise.race([
       runs.whenFinished(expected).then(() => false),
@@ -133,13 +137,14 @@ async function main(): Promise<void> {
     }
     const ddbAll = spread(ddb.all());
     const out = [
-      `## npm run fleet -- --connections ${options.connections} --rate-limit ${options.rateLimit}`,
+      `## npm run fleet -- --connections ${options.connections} --max-concurrent-runs ${options.maxConcurrentRuns} --rate-limit ${options.rateLimit}`,
       "",
       `node ${process.version}, ${(await import("node:os")).cpus().length} cores`,
       "",
       "| figure | value |",
       "|---|---|",
       `| connections | ${options.connections} |`,
+      `| cap on concurrent runs (MAX_CONCURRENT_RUNS) | ${options.maxConcurrentRuns} |`,
       `| runs started by the tick | ${runs.begun} |`,
       `| runs completed (succeeded) | ${runs.finished.succeeded} |`,
       `| runs failed | ${runs.finished.failed} |`,
@@ -172,6 +177,7 @@ async function main(): Promise<void> {
       "",
     ];
     process.stdout.write(`${out.join("\n")}\n`);
+    await dispatch.stop();
     await local.stop();
   } finally {
     await source.close();

@@ -2,11 +2,11 @@ import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Logger } from "../core/ports";
-import { dispatchSyncs } from "../sync/dispatch-syncs";
 import { startSync } from "../sync/start-sync";
 import { ensureTable } from "../store/table-definition";
 import { AesGcmTokenCipher, loadOrCreateKeyFile } from "./aes-token-cipher";
 import { startDynamoDbLocal } from "./dynamodb-local";
+import { createLocalDispatch, type LocalDispatch } from "./local-dispatch";
 import { createLocalService, type LocalService } from "./local-service";
 import { StartupError, type LocalRuntimeConfig } from "./local-runtime-config";
 import { startLocalSchedule } from "./local-schedule";
@@ -17,6 +17,8 @@ export const LOCAL_TABLE_NAME = "crm-integration";
 
 export interface LocalRuntime {
   readonly service: LocalService;
+  /** The schedule tick (what SCHEDULE fires): tests and `npm run fleet` fire it by hand. */
+  readonly dispatch: LocalDispatch;
   /** e.g. http://127.0.0.1:3000 */
   readonly url: string;
   readonly dataDir: string;
@@ -65,15 +67,22 @@ export async function startLocalRuntime(config: LocalRuntimeConfig, logger: Logg
     });
     const api = await service.listen(config.PORT, config.HOST);
     await resumeCutShortRuns(service, logger);
+    const dispatch = createLocalDispatch({
+      startDeps: { ...service.sync.startDeps, starter: service.sync.engine },
+      maxConcurrentRuns: config.MAX_CONCURRENT_RUNS,
+      timeScale: config.TIME_SCALE,
+      logger,
+    });
     const stopSchedule = startLocalSchedule(
       config.SCHEDULE,
-      () => dispatchSyncs(service.sync.startDeps),
+      () => dispatch.tick(),
       (error) => logger.error("scheduled dispatch failed", { error: String(error) }),
     );
 
     let stopping: Promise<void> | undefined;
     return {
       service,
+      dispatch,
       url: api.url,
       dataDir,
       stop: () =>
@@ -81,6 +90,7 @@ export async function startLocalRuntime(config: LocalRuntimeConfig, logger: Logg
           stopSchedule();
           await api.close();
           // Aborts executions between states; a page task already running finishes its write first.
+          await dispatch.stop();
           await service.sync.stop();
           client.destroy();
           await dynamodb.stop();

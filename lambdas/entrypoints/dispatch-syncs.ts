@@ -1,5 +1,0 @@
-import { awsStartSyncDeps } from "../aws/aws-composition";
-import { makeDispatchHandler } from "../sync/handlers/dispatch-handler";
-
-/** Lambda entry of the scheduled dispatcher (EventBridge rule). */
-export const handler = makeDispatchHandler(awsStartSyncDeps());
