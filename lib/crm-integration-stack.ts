@@ -48,6 +48,7 @@ export class CrmIntegrationStack extends Stack {
       syncStateMachine: this.syncStateMachine,
       schedule: config.syncSchedule,
       enabled: config.syncScheduleEnabled,
+      maxConcurrentRuns: config.maxConcurrentRuns,
       logRetention,
     });
     this.api = new OnboardingApi(this, "Onboarding", {
@@ -65,7 +66,8 @@ export class CrmIntegrationStack extends Stack {
       stateMachine: this.syncStateMachine.stateMachine,
       stateMachineLogs: this.syncStateMachine.logGroup,
       functions,
-      dispatcher: this.syncSchedule.dispatcher,
+      dispatchStateMachine: this.syncSchedule.stateMachine,
+      dispatchLogs: this.syncSchedule.logGroup,
       dispatchRule: this.syncSchedule.rule,
       table: this.table.table,
       httpApi: this.api.httpApi,

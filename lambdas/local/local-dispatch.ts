@@ -1,5 +1,5 @@
 import type { Logger } from "../core/ports";
-import { makeDispatchHandlers } from "../sync/handlers/dispatch-handler";
+import { makeDispatchHandler } from "../sync/handlers/dispatch-handler";
 import type { StartSyncDeps } from "../sync/sync-deps";
 import { loadDispatchDefinition } from "./dispatch-definition";
 import { LocalStepFunctions, type LocalExecutionResult, type TaskHandler } from "./step-functions/local-step-functions";
@@ -26,8 +26,11 @@ export interface LocalDispatchOptions {
  */
 export function createLocalDispatch(options: LocalDispatchOptions) {
   const syncEngine = options.startDeps.starter;
+  const dispatcher = makeDispatchHandler(options.startDeps, options.random);
   const handlers: Record<string, TaskHandler> = {
-    ...(makeDispatchHandlers(options.startDeps, options.random) as unknown as Record<string, TaskHandler>),
+    // One function behind both Task states, as one Lambda serves both in AWS.
+    ListConnections: dispatcher,
+    ClaimRun: dispatcher,
     // states:startExecution.sync:2 -> the run's execution on the sync engine, held until the run has ended: a
     // ContinueAsNew hand-over is followed here, so the slot is held for the whole run as in AWS.
     RunSync: async (input) => {

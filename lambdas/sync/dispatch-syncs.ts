@@ -15,8 +15,6 @@ export const DispatchItemSchema = v.object({
 });
 export type DispatchItem = v.InferOutput<typeof DispatchItemSchema>;
 
-export const DispatchPageRequestSchema = v.object({ cursor: v.nullable(v.string()) });
-
 export interface DispatchPage {
   readonly items: readonly DispatchItem[];
   readonly cursor: string | null;

@@ -102,8 +102,8 @@ describe("CDK stack: resources", () => {
 
   test("every log group has the retention from context; each Lambda logs to its own", () => {
     const groups = template.findResources("AWS::Logs::LogGroup");
-    // every function + the state machine + the API's access logs
-    expect(Object.keys(groups)).toHaveLength(Object.keys(functions).length + 2);
+    // every function + the two state machines (sync, schedule tick) + the API's access logs
+    expect(Object.keys(groups)).toHaveLength(Object.keys(functions).length + 3);
     for (const group of Object.values(groups)) expect(group.Properties.RetentionInDays).toBe(TEST_CONTEXT.logRetentionDays);
     const seen = new Set<string>();
     for (const [name, fn] of Object.entries(functions)) {
@@ -114,18 +114,12 @@ describe("CDK stack: resources", () => {
     expect(seen.size).toBe(Object.keys(functions).length);
   });
 
-  test("the EventBridge rule runs the dispatcher on the syncSchedule from context", () => {
+  test("the EventBridge rule starts the schedule tick's state machine on the syncSchedule from context", () => {
     template.resourceCountIs("AWS::Events::Rule", 1);
     template.hasResourceProperties("AWS::Events::Rule", {
       ScheduleExpression: "rate(15 minutes)",
       State: "ENABLED",
-      Targets: [Match.objectLike({ Arn: { Ref: logicalId(functions.Dispatcher!.alias) } })],
-    });
-    template.hasResourceProperties("AWS::Lambda::Permission", {
-      Action: "lambda:InvokeFunction",
-      FunctionName: { Ref: logicalId(functions.Dispatcher!.alias) },
-      Principal: "events.amazonaws.com",
-      SourceArn: { "Fn::GetAtt": [logicalId(stack.syncSchedule.rule), "Arn"] },
+      Targets: [Match.objectLike({ Arn: { Ref: logicalId(stack.syncSchedule.stateMachine) }, RetryPolicy: { MaximumRetryAttempts: 2 } })],
     });
   });
 
@@ -197,7 +191,7 @@ describe("CDK stack: resources", () => {
         "SyncRunsFailedBurst",
         "SyncExecutionsTimedOut",
         "NoSuccessfulRun",
-        "DispatchErrors",
+        "DispatchFailed",
         "DispatchStartFailures",
         "DispatchInvocationsFailed",
         "LambdaErrors",
@@ -256,14 +250,19 @@ describe("CDK stack: resources", () => {
     expect(off.alarms.alarms.map((alarm) => alarm.node.id)).not.toContain("NoSuccessfulRun");
   });
 
-  test("dispatch failed: alarms on the dispatcher's errors, on connections it could not start (from its 'dispatch finished' line), and on EventBridge failing to invoke it", () => {
-    expect(alarmNamed("DispatchErrors")).toMatchObject({ MetricName: "Errors", Threshold: 1, Dimensions: [{ Name: "FunctionName", Value: { Ref: functionId(functions.Dispatcher!) } }] });
+  test("dispatch failed: alarms on the schedule tick's executions failing, on runs it could not start (StartExecution refused, from its log), and on EventBridge failing to start it", () => {
+    const failed = alarmNamed("DispatchFailed") as Record<string, any>;
+    expect(failed.Threshold).toBe(1);
+    const metrics = (failed.Metrics as Record<string, any>[]).filter((metric) => metric.MetricStat !== undefined);
+    expect(metrics.map((metric) => metric.MetricStat.Metric.MetricName).sort()).toEqual(["ExecutionsFailed", "ExecutionsTimedOut"]);
+    for (const metric of metrics) expect(metric.MetricStat.Metric.Dimensions).toEqual([{ Name: "StateMachineArn", Value: { Ref: logicalId(stack.syncSchedule.stateMachine) } }]);
     const filter = Object.values(template.findResources("AWS::Logs::MetricFilter"))
       .map((resource) => resource.Properties as Record<string, any>)
       .find((properties) => properties.MetricTransformations[0].MetricName === "DispatchStartFailures")!;
-    expect(filter.LogGroupName).toEqual({ Ref: logicalId(functions.Dispatcher!.logGroup) });
-    expect(filter.FilterPattern).toContain('$.message = "dispatch finished"');
-    expect(filter.MetricTransformations[0].MetricValue).toBe("$.failed");
+    expect(filter.LogGroupName).toEqual({ Ref: logicalId(stack.syncSchedule.logGroup) });
+    expect(filter.FilterPattern).toContain('$.type = "TaskFailed"');
+    expect(filter.FilterPattern).toContain('$.details.error != "States.TaskFailed"');
+    expect(filter.MetricTransformations[0].MetricValue).toBe("1");
     expect(alarmNamed("DispatchStartFailures")).toMatchObject({ Threshold: THRESHOLDS.dispatchStartFailures });
     expect(alarmNamed("DispatchInvocationsFailed")).toMatchObject({
       Namespace: "AWS/Events",

@@ -1,21 +1,22 @@
 import * as v from "valibot";
-import { claimDispatchedRun, DispatchItemSchema, DispatchPageRequestSchema, listDispatchPage, type DispatchClaim, type DispatchPage } from "../dispatch-syncs";
+import { claimDispatchedRun, DispatchItemSchema, listDispatchPage, type DispatchClaim, type DispatchPage } from "../dispatch-syncs";
 import type { StartSyncDeps } from "../sync-deps";
 import { withStoreErrors } from "./store-errors";
 
-/**
- * The schedule tick's Task handlers, keyed by the Task state that calls them
- * (statemachine/dispatch.asl.json): the same functions back the Lambdas in
- * AWS and the local engine.
- */
-export interface DispatchHandlers {
-  readonly ListConnections: (event: unknown) => Promise<DispatchPage>;
-  readonly ClaimRun: (event: unknown) => Promise<DispatchClaim>;
-}
+/** What the two Task states send (their Parameters in statemachine/dispatch.asl.json name the task). */
+const DispatchEventSchema = v.variant("task", [
+  v.object({ task: v.literal("ListConnections"), cursor: v.nullable(v.string()) }),
+  v.object({ task: v.literal("ClaimRun"), ...DispatchItemSchema.entries }),
+]);
 
-export function makeDispatchHandlers(deps: StartSyncDeps, random: () => number = Math.random): DispatchHandlers {
-  return {
-    ListConnections: (event) => withStoreErrors(() => listDispatchPage(deps, v.parse(DispatchPageRequestSchema, event).cursor, random)),
-    ClaimRun: (event) => withStoreErrors(() => claimDispatchedRun(deps, v.parse(DispatchItemSchema, event))),
-  };
+/**
+ * The schedule tick's Task handler: one function for both Task states (ListConnections, ClaimRun), as one Lambda
+ * serves both in AWS and the local engine calls it for either. Thin: parse, call one domain function.
+ */
+export function makeDispatchHandler(deps: StartSyncDeps, random: () => number = Math.random): (event: unknown) => Promise<DispatchPage | DispatchClaim> {
+  return (event) =>
+    withStoreErrors<DispatchPage | DispatchClaim>(() => {
+      const parsed = v.parse(DispatchEventSchema, event);
+      return parsed.task === "ListConnections" ? listDispatchPage(deps, parsed.cursor, random) : claimDispatchedRun(deps, parsed);
+    });
 }
