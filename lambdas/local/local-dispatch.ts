@@ -56,6 +56,8 @@ export function createLocalDispatch(options: LocalDispatchOptions) {
     handlers,
     timeScale: options.timeScale,
     stateMachineArn: LOCAL_DISPATCH_STATE_MACHINE_ARN,
+    // A tick's history holds every item's events (thousands): an hourly schedule must not keep days of them.
+    finishedExecutionsKept: 1,
   });
   return {
     engine,

@@ -106,6 +106,15 @@ describe("schedule tick fan-out", () => {
     await second.stop();
   });
 
+  test("memory stays bounded over many ticks: the local tick engine keeps only the last tick's history", async () => {
+    await addConnections(1);
+    held.releaseAll();
+    const dispatch = dispatchWithCap(2);
+    for (let tick = 0; tick < 3; tick += 1) expect((await dispatch.tick()).status).toBe("SUCCEEDED");
+    expect(dispatch.engine.list()).toHaveLength(1);
+    await dispatch.stop();
+  });
+
   test("the dispatch order is not always the same: each tick lists the connections in a fresh random order, paused ones left out", async () => {
     const connections = await addConnections(12);
     await harness.connections.put({ ...connections[0]!, paused: true });
