@@ -132,6 +132,10 @@ async function main(): Promise<void> {
     clearInterval(lines);
     clearInterval(childSampler);
     const memory = proc.stop();
+    // What the service still holds once the tick is over (run with NODE_OPTIONS=--expose-gc; else not measured).
+    const gc = (globalThis as { gc?: () => void }).gc;
+    gc?.();
+    const after = process.memoryUsage();
 
     const ddbAll = spread(ddb.all());
     const out = [
@@ -156,6 +160,7 @@ async function main(): Promise<void> {
       `| source requests | ${source.total} (${fixed(source.total / options.connections, 1)} per connection) |`,
       `| peak RSS, service process | ${fixed(memory.rssPeakMb)} MB (baseline ${fixed(memory.rssBaselineMb)} MB) |`,
       `| peak heapUsed, main thread | ${fixed(memory.heapPeakMb)} MB |`,
+      `| heapUsed / RSS after the tick, GC'd | ${gc === undefined ? "not measured (NODE_OPTIONS=--expose-gc)" : `${fixed(after.heapUsed / 2 ** 20)} / ${fixed(after.rss / 2 ** 20)} MB`} |`,
       `| peak RSS, DynamoDB Local (JVM) | ${fixed(childRssPeakMb)} MB |`,
       `| event-loop delay p50 / p99 / max | ${fixed(memory.loopDelayP50Ms, 1)} / ${fixed(memory.loopDelayP99Ms, 1)} / ${fixed(memory.loopDelayMaxMs)} ms |`,
       `| DynamoDB calls, latency p50 / p95 / max | ${ddbAll.n} calls, ${fixed(ddbAll.p50, 1)} / ${fixed(ddbAll.p95, 1)} / ${fixed(ddbAll.max)} ms (${ddb.errors} errors) |`,
