@@ -25,7 +25,9 @@ export interface AlarmsProps {
   readonly stateMachineLogs: ILogGroup;
   /** Every Lambda of the service, by a short name used in the alarm's id. */
   readonly functions: Readonly<Record<string, ServiceFunction>>;
-  readonly dispatcher: ServiceFunction;
+  /** The schedule tick (statemachine/dispatch.asl.json) and its log group (ERROR level). */
+  readonly dispatchStateMachine: StateMachine;
+  readonly dispatchLogs: ILogGroup;
   readonly dispatchRule: Rule;
   readonly table: TableV2;
   readonly httpApi: HttpApi;
@@ -62,7 +64,7 @@ export const THRESHOLDS = {
   entityFailuresOurs: 1,
   /** Page attempts retried for an error of ours (the store, stale rate-limit slots) per 5 minutes, sustained. */
   pageRetriesOurs: 10,
-  /** Connections the dispatcher could not start in one tick (StartExecution refused, store down). */
+  /** Connections the schedule tick could not start in an hour (StartExecution refused after its retries). */
   dispatchStartFailures: 3,
   /** Errors of the functions that never call a source, in 5 minutes. */
   lambdaErrors: 3,
@@ -149,16 +151,25 @@ export class Alarms extends Construct {
     }
 
     // Dispatch.
-    this.add("DispatchErrors", props.dispatcher.function.metricErrors({ period: PERIOD }), 1, "The scheduled dispatcher failed (no connection was dispatched on this tick)");
+    this.add(
+      "DispatchFailed",
+      sum("Dispatch executions failed", {
+        failed: props.dispatchStateMachine.metricFailed({ period: PERIOD }),
+        timedOut: props.dispatchStateMachine.metricTimedOut({ period: PERIOD }),
+      }),
+      1,
+      "The schedule tick failed (ListConnections failed after its retries): connections not yet listed were not dispatched on this tick",
+    );
+    // A run's own failure ends its RunSync task with States.TaskFailed (the run's alarms cover it); any other error of
+    // a Step Functions task is the start itself refused (ExecutionLimitExceeded, throttling) after the retries.
     this.dispatchStartFailures = this.filter(
       "DispatchStartFailuresFilter",
-      props.dispatcher.logGroup,
+      props.dispatchLogs,
       namespace,
       "DispatchStartFailures",
-      `{ $.message = "dispatch finished" && $.failed > 0 }`,
-      "$.failed",
+      `{ $.type = "TaskFailed" && $.details.resourceType = "states" && $.details.error != "States.TaskFailed" }`,
     );
-    this.add("DispatchStartFailures", this.dispatchStartFailures, THRESHOLDS.dispatchStartFailures, "The dispatcher could not start the runs of several connections (StartExecution refused, or the store)");
+    this.add("DispatchStartFailures", this.dispatchStartFailures, THRESHOLDS.dispatchStartFailures, "The schedule tick could not start the runs of several connections (StartExecution refused after its retries)");
     this.add(
       "DispatchInvocationsFailed",
       new Metric({ namespace: "AWS/Events", metricName: "FailedInvocations", dimensionsMap: { RuleName: props.dispatchRule.ruleName }, statistic: "Sum", period: PERIOD }),

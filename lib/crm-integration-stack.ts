@@ -53,6 +53,7 @@ export class CrmIntegrationStack extends Stack {
       syncStateMachine: this.syncStateMachine,
       schedule: config.syncSchedule,
       enabled: config.syncScheduleEnabled,
+      maxConcurrentRuns: config.maxConcurrentRuns,
       logRetention,
     });
     this.purge = new ConnectionPurge(this, "Purge", { table: this.table, logRetention });
@@ -80,7 +81,8 @@ export class CrmIntegrationStack extends Stack {
       stateMachine: this.syncStateMachine.stateMachine,
       stateMachineLogs: this.syncStateMachine.logGroup,
       functions,
-      dispatcher: this.syncSchedule.dispatcher,
+      dispatchStateMachine: this.syncSchedule.stateMachine,
+      dispatchLogs: this.syncSchedule.logGroup,
       dispatchRule: this.syncSchedule.rule,
       table: this.table.table,
       httpApi: this.api.httpApi,

@@ -26,6 +26,7 @@ export const CONTEXT_DEFAULTS = {
   syncSchedule: DEFAULT_SCHEDULE,
   logRetentionDays: 30,
   pageTaskConcurrency: 200,
+  maxConcurrentRuns: 200,
   apiConcurrency: 20,
   apiThrottleRate: 50,
   apiThrottleBurst: 100,
@@ -48,6 +49,11 @@ export interface DeployConfig {
   readonly alarmEmail: string | undefined;
   /** Reserved concurrency of the page task (FetchPage): at most this many pages at once, and never starved by the rest. */
   readonly pageTaskConcurrency: number;
+  /**
+   * The cap on concurrent runs of a schedule tick: the dispatch Map's MaxConcurrency. The tick's other
+   * connections wait in the Map until a run ends (docs/fleet-scale.md). At most pageTaskConcurrency.
+   */
+  readonly maxConcurrentRuns: number;
   /** Reserved concurrency of each authenticated API function (Api, TestConnectionApi). */
   readonly apiConcurrency: number;
   /** API stage throttling: steady requests per second and burst, over all routes. */
@@ -111,6 +117,8 @@ const wholeNumber = (key: string, min: number, max: number) =>
  */
 const PageTaskConcurrencySchema = wholeNumber("pageTaskConcurrency", 1, 800);
 const ApiConcurrencySchema = wholeNumber("apiConcurrency", 1, 100);
+/** A run has at most one page task in flight: more runs than page slots would wait as throttled retries, not in the Map. */
+const MaxConcurrentRunsSchema = wholeNumber("maxConcurrentRuns", 1, 800);
 const ApiThrottleRateSchema = wholeNumber("apiThrottleRate", 1, 10_000);
 const ApiThrottleBurstSchema = wholeNumber("apiThrottleBurst", 1, 5_000);
 /** Whole hours up to a day: CloudWatch evaluates at most 24 hours of one-hour periods in one alarm (86,400 s). */
@@ -199,6 +207,13 @@ export function readDeployConfig(node: Node): DeployConfig {
   if (apiThrottleBurst < apiThrottleRate) {
     throw new DeployConfigError(`context apiThrottleBurst (${apiThrottleBurst}) must be at least apiThrottleRate (${apiThrottleRate})`);
   }
+  const pageTaskConcurrency = parse(PageTaskConcurrencySchema, "pageTaskConcurrency", get("pageTaskConcurrency"));
+  const maxConcurrentRuns = parse(MaxConcurrentRunsSchema, "maxConcurrentRuns", get("maxConcurrentRuns"));
+  if (maxConcurrentRuns > pageTaskConcurrency) {
+    throw new DeployConfigError(
+      `context maxConcurrentRuns (${maxConcurrentRuns}) must be at most pageTaskConcurrency (${pageTaskConcurrency}): each run holds at most one page task, and runs past the page slots would fail over to throttled retries instead of waiting in the dispatch Map`,
+    );
+  }
   return {
     jwtIssuer,
     jwtAudience,
@@ -207,7 +222,8 @@ export function readDeployConfig(node: Node): DeployConfig {
     syncScheduleLabel: label,
     logRetention: parse(RetentionSchema, "logRetentionDays", get("logRetentionDays")),
     alarmEmail: parse(EmailSchema, "alarmEmail", get("alarmEmail")),
-    pageTaskConcurrency: parse(PageTaskConcurrencySchema, "pageTaskConcurrency", get("pageTaskConcurrency")),
+    pageTaskConcurrency,
+    maxConcurrentRuns,
     apiConcurrency: parse(ApiConcurrencySchema, "apiConcurrency", get("apiConcurrency")),
     apiThrottleRate,
     apiThrottleBurst,

@@ -136,7 +136,8 @@ export class ServiceFunction extends Construct {
 export const FUNCTION_SIZES = {
   fetchPage: { memorySize: 512, timeout: Duration.seconds(60) },
   syncStep: { memorySize: 512, timeout: Duration.seconds(30) },
-  dispatcher: { memorySize: 512, timeout: Duration.minutes(5) },
+  /** A page of connections (one Query) or one run lock: the schedule tick's steps are short. */
+  dispatcher: { memorySize: 512, timeout: Duration.seconds(30) },
   /** API Gateway's HTTP API gives an integration at most 30 s; 29 s leaves the function's own error inside it. */
   api: { memorySize: 512, timeout: Duration.seconds(29) },
   /** A static document: small and short. */

@@ -1,7 +1,11 @@
+import { ArnFormat, Stack, Validations } from "aws-cdk-lib";
 import { Rule, type Schedule } from "aws-cdk-lib/aws-events";
-import { LambdaFunction } from "aws-cdk-lib/aws-events-targets";
-import type { RetentionDays } from "aws-cdk-lib/aws-logs";
+import { SfnStateMachine } from "aws-cdk-lib/aws-events-targets";
+import { PolicyStatement } from "aws-cdk-lib/aws-iam";
+import { LogGroup, type RetentionDays } from "aws-cdk-lib/aws-logs";
+import { DefinitionBody, LogLevel, StateMachine, StateMachineType } from "aws-cdk-lib/aws-stepfunctions";
 import { Construct } from "constructs";
+import { loadDispatchDefinition } from "../lambdas/local/dispatch-definition";
 import type { RecordTable } from "./record-table";
 import { FUNCTION_SIZES, ServiceFunction } from "./service-function";
 import type { SyncStateMachine } from "./sync-state-machine";
@@ -12,41 +16,118 @@ export interface SyncScheduleProps {
   readonly syncStateMachine: SyncStateMachine;
   readonly schedule: Schedule;
   readonly enabled: boolean;
+  /** Context maxConcurrentRuns: the dispatch Map's MaxConcurrency. */
+  readonly maxConcurrentRuns: number;
   readonly logRetention: RetentionDays;
 }
 
 /**
- * The scheduled dispatcher: an EventBridge rule (context `syncSchedule`,
- * default 1h like the local runtime's DEFAULT_SCHEDULE) runs dispatchSyncs,
- * which starts a sync for every connection and skips those with a run in
- * progress. It needs the table and the right to start and describe sync
- * executions; it never touches a token.
+ * The schedule tick: an EventBridge rule (context `syncSchedule`, default 1h
+ * like the local runtime's DEFAULT_SCHEDULE) starts the dispatch state
+ * machine, statemachine/dispatch.asl.json (the file the local runtime runs).
+ * It lists the connections a page at a time (ListConnections), and a
+ * Distributed Map with MaxConcurrency = context maxConcurrentRuns claims each
+ * connection's run lock (ClaimRun) and runs the sync to its end
+ * (startExecution.sync:2): past the cap, connections wait in the Map, so no
+ * Lambda walks the fleet and the tick has no 5-minute ceiling
+ * (docs/fleet-scale.md).
  */
 export class SyncSchedule extends Construct {
+  /** One function behind the tick's two Task states (ListConnections, ClaimRun). */
   readonly dispatcher: ServiceFunction;
+  readonly stateMachine: StateMachine;
+  readonly stateMachineName: string;
+  readonly logGroup: LogGroup;
   readonly rule: Rule;
 
   constructor(scope: Construct, id: string, props: SyncScheduleProps) {
     super(scope, id);
+    const stack = Stack.of(this);
     this.dispatcher = new ServiceFunction(this, "Dispatcher", {
       entry: "dispatch-syncs",
-      description: "Scheduled dispatcher: starts a sync for every connection",
+      description: "Schedule tick: lists connections (ListConnections) and takes a run lock (ClaimRun)",
       ...FUNCTION_SIZES.dispatcher,
-      environment: {
-        TABLE_NAME: props.table.table.tableName,
-        STATE_MACHINE_ARN: props.syncStateMachine.stateMachine.stateMachineArn,
-      },
+      environment: { TABLE_NAME: props.table.table.tableName, STATE_MACHINE_ARN: props.syncStateMachine.stateMachine.stateMachineArn },
       logRetention: props.logRetention,
     });
     props.table.grantItemActions(this.dispatcher.role, TABLE_ACCESS.Dispatcher);
-    props.syncStateMachine.grantStartRuns(this.dispatcher.role);
+    // A lock held by an execution is taken over only once Step Functions says that execution has ended: it never starts one.
+    props.syncStateMachine.grantDescribeRuns(this.dispatcher.role);
+
+    this.stateMachineName = `${stack.stackName}-Dispatch`;
+    this.logGroup = new LogGroup(this, "Logs", { retention: props.logRetention });
+    this.stateMachine = new StateMachine(this, "StateMachine", {
+      stateMachineName: this.stateMachineName,
+      stateMachineType: StateMachineType.STANDARD,
+      definitionBody: DefinitionBody.fromString(JSON.stringify(loadDispatchDefinition(props.maxConcurrentRuns), null, 2)),
+      definitionSubstitutions: {
+        DispatcherFunctionArn: this.dispatcher.alias.functionArn,
+        SyncStateMachineArn: props.syncStateMachine.stateMachine.stateMachineArn,
+      },
+      logs: { destination: this.logGroup, level: LogLevel.ERROR, includeExecutionData: true },
+      tracingEnabled: true,
+    });
+    const role = this.stateMachine;
+    role.addToRolePolicy(
+      new PolicyStatement({ actions: ["lambda:InvokeFunction"], resources: [this.dispatcher.alias.functionArn] }),
+    );
+    // RunSync: startExecution.sync:2 starts a sync execution and follows it (DescribeExecution, StopExecution when the
+    // item is stopped) through the managed EventBridge rule Step Functions keeps for .sync integrations.
+    role.addToRolePolicy(new PolicyStatement({ actions: ["states:StartExecution"], resources: [props.syncStateMachine.stateMachine.stateMachineArn] }));
+    role.addToRolePolicy(
+      new PolicyStatement({ actions: ["states:DescribeExecution", "states:StopExecution"], resources: [props.syncStateMachine.executionsArn()] }),
+    );
+    role.addToRolePolicy(
+      new PolicyStatement({
+        actions: ["events:PutTargets", "events:PutRule", "events:DescribeRule"],
+        resources: [
+          stack.formatArn({ service: "events", resource: "rule", resourceName: "StepFunctionsGetEventsForStepFunctionsExecutionRule" }),
+        ],
+      }),
+    );
+    // The Distributed Map runs each item as a child execution of this state machine.
+    role.addToRolePolicy(new PolicyStatement({ actions: ["states:StartExecution"], resources: [this.ownArn()] }));
+    role.addToRolePolicy(new PolicyStatement({ actions: ["states:DescribeExecution", "states:StopExecution"], resources: [this.ownExecutionsArn()] }));
 
     this.rule = new Rule(this, "Rule", {
-      description: "Runs the sync dispatcher (context syncSchedule)",
+      description: "Starts the schedule tick (context syncSchedule)",
       schedule: props.schedule,
       enabled: props.enabled,
-      // A missed tick is made up by the next one: a dispatch is idempotent (a connection with a run in progress is skipped).
-      targets: [new LambdaFunction(this.dispatcher.alias, { retryAttempts: 2 })],
+      // A missed tick is made up by the next one: a tick is idempotent (a connection with a run in progress is skipped).
+      targets: [new SfnStateMachine(this.stateMachine, { retryAttempts: 2 })],
     });
+
+    Validations.of(this.stateMachine.role).acknowledge({
+      id: "AwsSolutions-IAM5[Resource::*]",
+      reason:
+        "Added by CDK for logging and X-Ray tracing (log delivery and xray actions have no resource-level permission). Every other statement of this role names its resources.",
+    });
+    Validations.of(this.stateMachine.role).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:${props.syncStateMachine.stateMachineName}:*]`,
+      reason: "DescribeExecution/StopExecution take an execution ARN and a run's execution name is not known in advance: the sync state machine's executions only.",
+    });
+    Validations.of(this.stateMachine.role).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:${this.stateMachineName}/*]`,
+      reason: "The Distributed Map's child executions are named by Step Functions (<state machine>/<map run>:<id>): this state machine's child executions only.",
+    });
+    Validations.of(this.stateMachine).acknowledge({
+      id: "CloudFormation-Validate::E1029",
+      reason:
+        "The ${...} placeholders in DefinitionString are filled by the resource's DefinitionSubstitutions (a Step Functions feature), not by Fn::Sub. test/cdk/dispatch.test.ts checks that every placeholder has its substitution.",
+    });
+    Validations.of(this.stateMachine).acknowledge({
+      id: "AwsSolutions-SF1",
+      reason: "Logs at ERROR level on purpose, as the sync state machine: every event is in the execution history; failures reach the DispatchFailed alarm.",
+    });
+  }
+
+  /** arn:...:stateMachine:<name>, built from the fixed name (a Ref would be circular in its own policy). */
+  ownArn(): string {
+    return Stack.of(this).formatArn({ service: "states", resource: "stateMachine", resourceName: this.stateMachineName, arnFormat: ArnFormat.COLON_RESOURCE_NAME });
+  }
+
+  /** The Distributed Map's child executions: arn:...:execution:<name>/<map run label>:<id>. */
+  ownExecutionsArn(): string {
+    return Stack.of(this).formatArn({ service: "states", resource: "execution", resourceName: `${this.stateMachineName}/*`, arnFormat: ArnFormat.COLON_RESOURCE_NAME });
   }
 }

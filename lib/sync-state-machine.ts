@@ -107,6 +107,11 @@ export class SyncStateMachine extends Construct {
 
   grantStartRuns(role: Role): void {
     role.addToPrincipalPolicy(new PolicyStatement({ actions: ["states:StartExecution"], resources: [this.stateMachine.stateMachineArn] }));
+    this.grantDescribeRuns(role);
+  }
+
+  /** DescribeExecution on this state machine's executions: tells a dead run's lock from a live one (claimRun). */
+  grantDescribeRuns(role: Role): void {
     role.addToPrincipalPolicy(new PolicyStatement({ actions: ["states:DescribeExecution"], resources: [this.executionsArn()] }));
     Validations.of(role).acknowledge({
       id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:${this.stateMachineName}:*]`,

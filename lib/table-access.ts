@@ -50,7 +50,10 @@ export const TABLE_ACCESS = {
   StopRun: RUN_STEP,
   /** finishRun: runs.get, runs.entityFinished, runs.finish (Update of the summary, Delete of its own lock). */
   FinishRun: [...RUN_STEP, "dynamodb:DeleteItem"],
-  /** dispatchSyncs: connections.listAll (Query), then startSync per connection. */
+  /**
+   * The schedule tick's two Task states: listDispatchPage (connections.listAllPage, Query) and claimDispatchedRun
+   * (claimRun: startSync without the start, so runs.begin and a dead holder's entityFinished and finish).
+   */
   Dispatcher: ["dynamodb:Query", ...START_SYNC],
   /**
    * Every authenticated route but the test: connections.put / get /

@@ -92,6 +92,24 @@ export class DynamoDbConnectionStore implements ConnectionStore {
     });
   }
 
+  async listAllPage(options: { readonly limit: number; readonly cursor: string | null }) {
+    const out = await this.client.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        KeyConditionExpression: "#pk = :pk",
+        ExpressionAttributeNames: { "#pk": CONNECTION_ATTR.pk },
+        ExpressionAttributeValues: { ":pk": { S: CONNECTION_PARTITION_KEY } },
+        Limit: options.limit,
+        ConsistentRead: true,
+        ...(options.cursor === null ? {} : { ExclusiveStartKey: JSON.parse(Buffer.from(options.cursor, "base64url").toString("utf8")) as Item }),
+      }),
+    );
+    return {
+      connections: (out.Items ?? []).map(fromItem),
+      cursor: out.LastEvaluatedKey === undefined ? null : Buffer.from(JSON.stringify(out.LastEvaluatedKey), "utf8").toString("base64url"),
+    };
+  }
+
   /**
    * Idempotent: deleting an unknown (or another workspace's) connection does
    * nothing. The connection item goes at once; its watermarks (one small

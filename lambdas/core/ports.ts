@@ -150,6 +150,8 @@ export interface ConnectionStore {
   listByAccount(businessAccountId: string): Promise<StoredConnection[]>;
   /** Every connection of every workspace: the scheduled dispatcher's list. */
   listAll(): Promise<StoredConnection[]>;
+  /** listAll one page at a time (the schedule tick's Map takes a page per step); `cursor` is opaque, null on the last page. */
+  listAllPage(options: { readonly limit: number; readonly cursor: string | null }): Promise<{ readonly connections: StoredConnection[]; readonly cursor: string | null }>;
   delete(businessAccountId: string, connectionId: string): Promise<void>;
 }
 

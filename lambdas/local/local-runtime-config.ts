@@ -14,6 +14,9 @@ const port = (name: string, fallback: string) =>
     v.maxValue(65535, `${name} must be a port number`),
   );
 
+/** One process runs every run's page tasks and DynamoDB Local beside it: measured in docs/fleet-scale.md. */
+export const DEFAULT_LOCAL_MAX_CONCURRENT_RUNS = 20;
+
 export const LocalRuntimeConfigSchema = v.object({
   PORT: port("PORT", "3000"),
   HOST: v.optional(v.pipe(v.string(), v.nonEmpty("HOST must not be empty")), "127.0.0.1"),
@@ -38,6 +41,15 @@ export const LocalRuntimeConfigSchema = v.object({
   OIDC_ISSUER: v.optional(v.pipe(v.string(), v.url("OIDC_ISSUER must be a URL (the identity provider's issuer)"))),
   /** The console's client id at OIDC_ISSUER: the `aud` the API accepts, as the JWT authorizer's jwtAudience. */
   OIDC_CLIENT_ID: v.optional(v.pipe(v.string(), v.nonEmpty("OIDC_CLIENT_ID must not be empty"))),
+  /**
+   * The cap on concurrent runs of a schedule tick (context maxConcurrentRuns in AWS): the rest of the tick's
+   * connections wait in the dispatch Map instead of all starting at once (docs/fleet-scale.md).
+   */
+  MAX_CONCURRENT_RUNS: v.pipe(
+    v.optional(v.string(), String(DEFAULT_LOCAL_MAX_CONCURRENT_RUNS)),
+    v.regex(/^[1-9]\d*$/, "MAX_CONCURRENT_RUNS must be a whole number >= 1"),
+    v.transform(Number),
+  ),
   /** Test hook: a loopback URL of a crash-gate control server (docs/crash-consistency.md). Unset in normal use. */
   CRASH_GATES: v.optional(
     v.pipe(v.string(), v.check(isLoopbackHttpUrl, "CRASH_GATES must be an http URL on 127.0.0.1, [::1] or localhost")),

@@ -4,11 +4,11 @@ import { join, resolve } from "node:path";
 import type { Logger } from "../core/ports";
 import { DynamoDbPurgeQueue } from "../purges/dynamodb-purge-queue";
 import { PURGE_INTERVAL_MINUTES, purgeDeletedConnections } from "../retention/purge-deleted-connections";
-import { dispatchSyncs } from "../sync/dispatch-syncs";
 import { startSync } from "../sync/start-sync";
 import { ensureTable } from "../store/table-definition";
 import { AesGcmTokenCipher, loadOrCreateKeyFile } from "./aes-token-cipher";
 import { startDynamoDbLocal } from "./dynamodb-local";
+import { createLocalDispatch, type LocalDispatch } from "./local-dispatch";
 import { createLocalService, type LocalService } from "./local-service";
 import { StartupError, type LocalRuntimeConfig } from "./local-runtime-config";
 import { startLocalSchedule } from "./local-schedule";
@@ -19,6 +19,8 @@ export const LOCAL_TABLE_NAME = "crm-integration";
 
 export interface LocalRuntime {
   readonly service: LocalService;
+  /** The schedule tick (what SCHEDULE fires): tests and `npm run fleet` fire it by hand. */
+  readonly dispatch: LocalDispatch;
   /** e.g. http://127.0.0.1:3000 */
   readonly url: string;
   readonly dataDir: string;
@@ -70,9 +72,15 @@ export async function startLocalRuntime(config: LocalRuntimeConfig, logger: Logg
     });
     const api = await service.listen(config.PORT, config.HOST);
     await resumeCutShortRuns(service, logger);
+    const dispatch = createLocalDispatch({
+      startDeps: { ...service.sync.startDeps, starter: service.sync.engine },
+      maxConcurrentRuns: config.MAX_CONCURRENT_RUNS,
+      timeScale: config.TIME_SCALE,
+      logger,
+    });
     const stopSchedule = startLocalSchedule(
       config.SCHEDULE,
-      () => dispatchSyncs(service.sync.startDeps),
+      () => dispatch.tick(),
       (error) => logger.error("scheduled dispatch failed", { error: String(error) }),
     );
     // Maintenance, not syncing: it runs hourly whatever SCHEDULE says.
@@ -86,6 +94,7 @@ export async function startLocalRuntime(config: LocalRuntimeConfig, logger: Logg
     let stopping: Promise<void> | undefined;
     return {
       service,
+      dispatch,
       url: api.url,
       dataDir,
       stop: () =>
@@ -94,6 +103,7 @@ export async function startLocalRuntime(config: LocalRuntimeConfig, logger: Logg
           stopPurge();
           await api.close();
           // Aborts executions between states; a page task already running finishes its write first.
+          await dispatch.stop();
           await service.sync.stop();
           client.destroy();
           await dynamodb.stop();

@@ -1,5 +1,5 @@
 import { SyncError } from "../core/errors";
-import type { RunLock } from "../core/ports";
+import type { RunLock, SyncExecutionInput } from "../core/ports";
 import { leaseUntil } from "./entity-steps";
 import { newRunId } from "./run-id";
 import type { StartSyncDeps } from "./sync-deps";
@@ -40,32 +40,53 @@ export async function startSync(
   connection: { readonly business_account_id: string; readonly id: string },
   options: StartSyncOptions = {},
 ): Promise<StartSyncResult> {
+  const claim = await claimRun(deps, connection, options);
+  if (!claim.claimed) return { runId: claim.runId, started: false };
+  const run = claim.input;
+
+  try {
+    const executionRef = await deps.starter.start(run);
+    await deps.runs.setExecution(connection.id, run.run_id, executionRef);
+  } catch (error) {
+    await deps.runs.finish(connection.id, run.run_id, { status: "failed", finishedAt: deps.clock.now().toISOString() });
+    deps.logger.error("sync could not be started", { connection_id: connection.id, run_id: run.run_id, error: String(error) });
+    throw new SyncQueueUnavailableError("the sync could not be queued; try again shortly", { cause: error });
+  }
+  deps.logger.info("sync started", { connection_id: connection.id, run_id: run.run_id });
+  return { runId: run.run_id, started: true };
+}
+
+export type ClaimResult =
+  | { readonly claimed: true; readonly runId: string; readonly input: SyncExecutionInput }
+  | { readonly claimed: false; readonly runId: string };
+
+/**
+ * Takes the connection's run lock for a new run without starting it: the
+ * caller starts the execution (startSync here; the schedule tick's Map in
+ * statemachine/dispatch.asl.json). False, with the live run's id, when a run
+ * is in progress; a dead run's lock is taken over (see startSync).
+ */
+export async function claimRun(
+  deps: StartSyncDeps,
+  connection: { readonly business_account_id: string; readonly id: string },
+  options: StartSyncOptions = {},
+): Promise<ClaimResult> {
   const now = deps.clock.now();
   const run = { connectionId: connection.id, runId: newRunId(now), startedAt: now.toISOString(), leaseUntil: leaseUntil(now) };
 
   let begun = await deps.runs.begin(run);
   if (!begun.started) {
     const holder = begun.holder;
-    if (!(await isDead(deps, holder, now, options))) return { runId: holder.runId, started: false };
+    if (!(await isDead(deps, holder, now, options))) return { claimed: false, runId: holder.runId };
     begun = await deps.runs.begin(run, { replacing: holder.runId });
-    if (!begun.started) return { runId: begun.holder.runId, started: false };
+    if (!begun.started) return { claimed: false, runId: begun.holder.runId };
     await reportDead(deps, connection.id, holder.runId, now);
   }
-
-  try {
-    const executionRef = await deps.starter.start({
-      business_account_id: connection.business_account_id,
-      connection_id: connection.id,
-      run_id: run.runId,
-    });
-    await deps.runs.setExecution(connection.id, run.runId, executionRef);
-  } catch (error) {
-    await deps.runs.finish(connection.id, run.runId, { status: "failed", finishedAt: deps.clock.now().toISOString() });
-    deps.logger.error("sync could not be started", { connection_id: connection.id, run_id: run.runId, error: String(error) });
-    throw new SyncQueueUnavailableError("the sync could not be queued; try again shortly", { cause: error });
-  }
-  deps.logger.info("sync started", { connection_id: connection.id, run_id: run.runId });
-  return { runId: run.runId, started: true };
+  return {
+    claimed: true,
+    runId: run.runId,
+    input: { business_account_id: connection.business_account_id, connection_id: connection.id, run_id: run.runId },
+  };
 }
 
 /**

@@ -20,7 +20,7 @@ describe("CDK context values", () => {
   test("with real JWT settings and nothing else, synth takes every other default", () => {
     const { template } = synthesize({ jwtIssuer: TEST_CONTEXT.jwtIssuer, jwtAudience: TEST_CONTEXT.jwtAudience });
     template.hasResourceProperties("AWS::ApiGatewayV2::Authorizer", { JwtConfiguration: { Issuer: TEST_CONTEXT.jwtIssuer, Audience: ["crm-web", "crm-cli"] } });
-    template.hasResourceProperties("AWS::Events::Rule", { ScheduleExpression: "rate(1 hour)", State: "ENABLED", Description: Match.stringLikeRegexp("dispatcher") });
+    template.hasResourceProperties("AWS::Events::Rule", { ScheduleExpression: "rate(1 hour)", State: "ENABLED", Description: Match.stringLikeRegexp("schedule tick") });
     template.allResourcesProperties("AWS::Logs::LogGroup", { RetentionInDays: 30 });
   }, 120_000);
 

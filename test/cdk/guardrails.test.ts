@@ -57,7 +57,7 @@ describe("guardrails: reserved concurrency", () => {
     expect(reserved("OpenApi")).toBe(OPENAPI_CONCURRENCY);
     for (const name of ["BeginRun", "EntityFailed", "StopRun", "FinishRun", "Dispatcher"]) expect(reserved(name), name).toBeUndefined();
 
-    const { stack: other, template: changed } = synthesize({ ...TEST_CONTEXT, pageTaskConcurrency: "50", apiConcurrency: 7 });
+    const { stack: other, template: changed } = synthesize({ ...TEST_CONTEXT, pageTaskConcurrency: "50", maxConcurrentRuns: "50", apiConcurrency: 7 });
     const props = changed.toJSON().Resources as Record<string, { Properties: Record<string, any> }>;
     expect(props[functionId(other.syncFunctions.tasks.FetchPage)]!.Properties.ReservedConcurrentExecutions).toBe(50);
     expect(props[functionId(other.api.apiFunction)]!.Properties.ReservedConcurrentExecutions).toBe(7);
@@ -103,7 +103,7 @@ describe("guardrails: the live alias", () => {
     expect(integrations.map((integration) => integration.Properties.IntegrationUri)).toEqual(expect.arrayContaining(["Api", "OpenApi", "TestConnectionApi"].map(aliasOf)));
     expect(integrations).toHaveLength(3);
     const rule = resources[logicalId(stack.syncSchedule.rule)]!;
-    expect(rule.Properties.Targets[0].Arn).toEqual(aliasOf("Dispatcher"));
+    expect(rule.Properties.Targets[0].Arn).toEqual({ Ref: logicalId(stack.syncSchedule.stateMachine) });
     for (const permission of Object.values(resources).filter((resource) => resource.Type === "AWS::Lambda::Permission")) {
       expect(Object.keys(functions).map(aliasOf)).toContainEqual(permission.Properties.FunctionName);
     }

@@ -214,23 +214,29 @@ describe("CDK stack: IAM", () => {
     });
   });
 
-  test("only the dispatcher and the onboarding API start runs: StartExecution on the state machine, DescribeExecution on its executions", () => {
-    const starters = [roleId(functions.Dispatcher!), roleId(functions.Api!)].sort();
-    expect(rolesWithAction("states:StartExecution").filter((role) => role !== logicalId(stack.syncStateMachine.stateMachine.role))).toEqual(starters);
-    expect(rolesWithAction("states:DescribeExecution")).toEqual(starters);
+  test("only the schedule tick's state machine and the onboarding API start runs; the dispatcher function only tells a dead run's execution from a live one (DescribeExecution)", () => {
+    const tick = logicalId(stack.syncSchedule.stateMachine.role);
+    const starters = [tick, roleId(functions.Api!)].sort();
+    // EventBridge's role for the rule starts the tick itself, nothing else.
+    const ruleRole = (template.toJSON().Resources[logicalId(stack.syncSchedule.rule)].Properties.Targets[0].RoleArn as { "Fn::GetAtt": [string, string] })["Fn::GetAtt"][0];
+    expect(roleStatements(template, ruleRole).map((statement) => [actionsOf(statement), statement.Resource])).toEqual([[["states:StartExecution"], { Ref: logicalId(stack.syncSchedule.stateMachine) }]]);
+    const others = [logicalId(stack.syncStateMachine.stateMachine.role), ruleRole];
+    expect(rolesWithAction("states:StartExecution").filter((role) => !others.includes(role))).toEqual(starters);
+    expect(rolesWithAction("states:DescribeExecution")).toEqual([...starters, roleId(functions.Dispatcher!)].sort());
     const executions = {
       "Fn::Join": ["", ["arn:", { Ref: "AWS::Partition" }, ":states:", { Ref: "AWS::Region" }, ":", { Ref: "AWS::AccountId" }, ":execution:CrmIntegration-Sync:*"]],
     };
-    // Only the API cancels a run (the owner's cancel route): StopExecution on this state machine's executions.
-    expect(rolesWithAction("states:StopExecution")).toEqual([roleId(functions.Api!)]);
-    for (const role of starters) {
-      const states = roleStatements(template, role).filter((statement) => actionsOf(statement).some((action) => action.startsWith("states:")));
-      const onExecutions = role === roleId(functions.Api!) ? ["states:DescribeExecution", "states:StopExecution"] : ["states:DescribeExecution"];
-      expect(states.map((statement) => ({ ...statement, Action: actionsOf(statement).sort() }))).toEqual([
-        { Effect: "Allow", Action: ["states:StartExecution"], Resource: { Ref: logicalId(stack.syncStateMachine.stateMachine) } },
-        { Effect: "Allow", Action: onExecutions, Resource: executions },
-      ]);
-    }
+    // The API cancels a run (the owner's cancel route); the tick stops the run it follows when its item is stopped.
+    expect(rolesWithAction("states:StopExecution")).toEqual(starters);
+    const statesOf = (role: string) =>
+      roleStatements(template, role)
+        .filter((statement) => actionsOf(statement).some((action) => action.startsWith("states:")))
+        .map((statement) => ({ ...statement, Action: actionsOf(statement).sort() }));
+    expect(statesOf(roleId(functions.Api!))).toEqual([
+      { Effect: "Allow", Action: ["states:StartExecution"], Resource: { Ref: logicalId(stack.syncStateMachine.stateMachine) } },
+      { Effect: "Allow", Action: ["states:DescribeExecution", "states:StopExecution"], Resource: executions },
+    ]);
+    expect(statesOf(roleId(functions.Dispatcher!))).toEqual([{ Effect: "Allow", Action: ["states:DescribeExecution"], Resource: executions }]);
   });
 
   test("no `*` resource where the action has a resource type: only Step Functions' log-delivery and X-Ray actions, and the functions' X-Ray trace writes (active tracing)", () => {
@@ -256,7 +262,7 @@ describe("CDK stack: IAM", () => {
         expect(actionsOf(statement).sort()).toEqual(["xray:PutTelemetryRecords", "xray:PutTraceSegments"]);
         continue;
       }
-      expect(role).toBe(logicalId(stack.syncStateMachine.stateMachine.role));
+      expect([logicalId(stack.syncStateMachine.stateMachine.role), logicalId(stack.syncSchedule.stateMachine.role)]).toContain(role);
       for (const action of actionsOf(statement)) expect(NO_RESOURCE_LEVEL.has(action), action).toBe(true);
     }
     for (const { role, statement } of allStatements) {

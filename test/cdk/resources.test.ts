@@ -110,8 +110,8 @@ describe("CDK stack: resources", () => {
 
   test("every log group has the retention from context; each Lambda logs to its own", () => {
     const groups = template.findResources("AWS::Logs::LogGroup");
-    // every function + the state machine + the API's access logs + the console deployment handler's
-    expect(Object.keys(groups)).toHaveLength(Object.keys(functions).length + 3);
+    // every function + the two state machines (sync, schedule tick) + the API's access logs + the console deployment handler's
+    expect(Object.keys(groups)).toHaveLength(Object.keys(functions).length + 4);
     for (const group of Object.values(groups)) expect(group.Properties.RetentionInDays).toBe(TEST_CONTEXT.logRetentionDays);
     const seen = new Set<string>();
     for (const [name, fn] of Object.entries(functions)) {
@@ -150,18 +150,13 @@ describe("CDK stack: resources", () => {
     }
   });
 
-  test("the EventBridge rule runs the dispatcher on the syncSchedule from context", () => {
+  test("the EventBridge rule starts the schedule tick's state machine on the syncSchedule from context", () => {
+    // The tick's rule and the purge's.
     template.resourceCountIs("AWS::Events::Rule", 2);
     template.hasResourceProperties("AWS::Events::Rule", {
       ScheduleExpression: "rate(15 minutes)",
       State: "ENABLED",
-      Targets: [Match.objectLike({ Arn: { Ref: logicalId(functions.Dispatcher!.alias) } })],
-    });
-    template.hasResourceProperties("AWS::Lambda::Permission", {
-      Action: "lambda:InvokeFunction",
-      FunctionName: { Ref: logicalId(functions.Dispatcher!.alias) },
-      Principal: "events.amazonaws.com",
-      SourceArn: { "Fn::GetAtt": [logicalId(stack.syncSchedule.rule), "Arn"] },
+      Targets: [Match.objectLike({ Arn: { Ref: logicalId(stack.syncSchedule.stateMachine) }, RetryPolicy: { MaximumRetryAttempts: 2 } })],
     });
   });
 
@@ -234,7 +229,7 @@ describe("CDK stack: resources", () => {
         "PageRetriesOurs",
         "SyncExecutionsTimedOut",
         "NoSuccessfulRun",
-        "DispatchErrors",
+        "DispatchFailed",
         "DispatchStartFailures",
         "DispatchInvocationsFailed",
         "LambdaErrors",
@@ -245,10 +240,13 @@ describe("CDK stack: resources", () => {
       ].sort(),
     );
     for (const alarm of all) expect(alarm.AlarmActions).toEqual([topic]);
-    // No alarm on failed executions or on the page task's errors: those include customers' sources.
+    // No alarm on the sync's failed executions or on the page task's errors: those include customers' sources.
+    // (The schedule tick's own failed executions are ours: DispatchFailed, below.)
+    const syncStateMachine = JSON.stringify({ Ref: logicalId(stack.syncStateMachine.stateMachine) });
     for (const alarm of all) {
-      const metricNames = [alarm.MetricName, ...((alarm.Metrics as { MetricStat?: { Metric: { MetricName: string } } }[] | undefined) ?? []).map((m) => m.MetricStat?.Metric.MetricName)];
-      expect(metricNames).not.toContain("ExecutionsFailed");
+      const metrics = [alarm, ...((alarm.Metrics as { MetricStat?: { Metric: Record<string, unknown> } }[] | undefined) ?? []).map((m) => m.MetricStat?.Metric ?? {})];
+      const onSyncExecutionsFailed = metrics.filter((metric) => metric["MetricName"] === "ExecutionsFailed" && JSON.stringify(metric["Dimensions"] ?? []).includes(syncStateMachine));
+      expect(onSyncExecutionsFailed).toEqual([]);
     }
     // No alarm reads a metric of the customers' failures: every EMF alarm names fault "ours", or is the total of successful runs.
     const emfAlarms = all.filter((alarm) => JSON.stringify(alarm.Dimensions ?? []).includes('"service"'));
@@ -334,14 +332,19 @@ describe("CDK stack: resources", () => {
     expect(off.alarms.alarms.map((alarm) => alarm.node.id)).not.toContain("NoSuccessfulRun");
   });
 
-  test("dispatch failed: alarms on the dispatcher's errors, on connections it could not start (from its 'dispatch finished' line), and on EventBridge failing to invoke it", () => {
-    expect(alarmNamed("DispatchErrors")).toMatchObject({ MetricName: "Errors", Threshold: 1, Dimensions: [{ Name: "FunctionName", Value: { Ref: functionId(functions.Dispatcher!) } }] });
+  test("dispatch failed: alarms on the schedule tick's executions failing, on runs it could not start (StartExecution refused, from its log), and on EventBridge failing to start it", () => {
+    const failed = alarmNamed("DispatchFailed") as Record<string, any>;
+    expect(failed.Threshold).toBe(1);
+    const metrics = (failed.Metrics as Record<string, any>[]).filter((metric) => metric.MetricStat !== undefined);
+    expect(metrics.map((metric) => metric.MetricStat.Metric.MetricName).sort()).toEqual(["ExecutionsFailed", "ExecutionsTimedOut"]);
+    for (const metric of metrics) expect(metric.MetricStat.Metric.Dimensions).toEqual([{ Name: "StateMachineArn", Value: { Ref: logicalId(stack.syncSchedule.stateMachine) } }]);
     const filter = Object.values(template.findResources("AWS::Logs::MetricFilter"))
       .map((resource) => resource.Properties as Record<string, any>)
       .find((properties) => properties.MetricTransformations[0].MetricName === "DispatchStartFailures")!;
-    expect(filter.LogGroupName).toEqual({ Ref: logicalId(functions.Dispatcher!.logGroup) });
-    expect(filter.FilterPattern).toContain('$.message = "dispatch finished"');
-    expect(filter.MetricTransformations[0].MetricValue).toBe("$.failed");
+    expect(filter.LogGroupName).toEqual({ Ref: logicalId(stack.syncSchedule.logGroup) });
+    expect(filter.FilterPattern).toContain('$.type = "TaskFailed"');
+    expect(filter.FilterPattern).toContain('$.details.error != "States.TaskFailed"');
+    expect(filter.MetricTransformations[0].MetricValue).toBe("1");
     expect(alarmNamed("DispatchStartFailures")).toMatchObject({ Threshold: THRESHOLDS.dispatchStartFailures });
     expect(alarmNamed("DispatchInvocationsFailed")).toMatchObject({
       Namespace: "AWS/Events",

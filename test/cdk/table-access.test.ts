@@ -9,7 +9,8 @@ import { DynamoDbRateLimiter } from "../../lambdas/rate-limit/dynamodb-rate-limi
 import { DynamoDbRunStore } from "../../lambdas/runs/dynamodb-run-store";
 import { createHttpSourceClient } from "../../lambdas/source/http-source-client";
 import { DynamoDbRecordStore } from "../../lambdas/store/dynamodb-record-store";
-import { dispatchSyncs } from "../../lambdas/sync/dispatch-syncs";
+import { makeDispatchHandler } from "../../lambdas/sync/handlers/dispatch-handler";
+import type { DispatchClaim, DispatchPage } from "../../lambdas/sync/dispatch-syncs";
 import { InProcessPreflightLauncher } from "../../lambdas/local/in-process-preflight-launcher";
 import { runPreflightJob } from "../../lambdas/preflight/preflight-job";
 import { DynamoDbPreflightStore } from "../../lambdas/preflight-runs/dynamodb-preflight-store";
@@ -32,7 +33,7 @@ import { CountingMetrics } from "../../lambdas/observability/counting-metrics";
  * process), whose middleware records the IAM action of each command, and the
  * handlers run as the state machine would call them, through a run that
  * succeeds, one whose entity fails, one stopped by a 401 and a dead run taken
- * over by the dispatcher. Step Functions itself is the boundary: the run
+ * over by the schedule tick. Step Functions itself is the boundary: the run
  * starter is a stub.
  */
 
@@ -114,11 +115,22 @@ function apiEvent(routeKey: string, path: Record<string, string> = {}, body?: un
   } as unknown as ApiEvent;
 }
 
-/** The dispatcher with a stub starter; `running` says whether a started execution is still alive. */
-function dispatcher(started: SyncExecutionInput[], running: boolean) {
-  const { runs, connections } = storesOf("Dispatcher");
-  const starter = { start: async (input: SyncExecutionInput) => (started.push(input), `exec-${input.run_id}`), isRunning: async () => running, abort: async () => undefined };
-  return { runs, connections, starter, clock, logger };
+/**
+ * The schedule tick as statemachine/dispatch.asl.json drives the dispatcher function: ListConnections pages, ClaimRun
+ * per item, and Step Functions (a stub here) starting each claimed run; `running` says whether a run's execution is alive.
+ */
+async function tick(started: SyncExecutionInput[], running: boolean): Promise<void> {
+  const starter = { start: async () => "never", isRunning: async () => running, abort: async () => undefined };
+  const dispatcher = makeDispatchHandler({ ...storesOf("Dispatcher"), starter, clock, logger });
+  let cursor: string | null = null;
+  do {
+    const page = (await dispatcher({ task: "ListConnections", cursor })) as DispatchPage;
+    for (const item of page.items) {
+      const claimed = (await dispatcher({ task: "ClaimRun", ...item })) as DispatchClaim;
+      if (claimed.claimed) started.push(claimed.run);
+    }
+    cursor = page.cursor;
+  } while (cursor !== null);
 }
 
 /** One run as the state machine drives it: BeginRun, pages, the catches, FinishRun. */
@@ -193,25 +205,26 @@ describe("least privilege: the table actions the functions send", () => {
     const started: SyncExecutionInput[] = [];
 
     // A run that succeeds.
-    await dispatchSyncs(dispatcher(started, false));
+    await tick(started, false);
     expect(started).toHaveLength(1);
     await driveRun(started[0]!);
 
     // A run whose /users fails (EntityFailed goes on to the next entity).
     failUsers = true;
-    await dispatchSyncs(dispatcher(started, false));
+    await tick(started, false);
     await driveRun(started[1]!);
     failUsers = false;
 
     // A run stopped by a 401 (StopRun fails the rest).
     unauthorized = true;
-    await dispatchSyncs(dispatcher(started, false));
+    await tick(started, false);
     await driveRun(started[2]!);
     unauthorized = false;
 
-    // A run whose execution died: the next dispatch reports it failed and takes its lock over.
-    await dispatchSyncs(dispatcher(started, false));
-    await dispatchSyncs(dispatcher(started, false));
+    // A run whose execution died after BeginRun recorded it: the next tick reports it failed and takes its lock over.
+    await tick(started, false);
+    await handlers.BeginRun.BeginRun({ input: started[3]!, execution_id: `exec-${started[3]!.run_id}` });
+    await tick(started, false);
     expect(started).toHaveLength(5);
     void connection;
 
@@ -275,7 +288,7 @@ describe("least privilege: the table actions the functions send", () => {
   test("the purge of deleted connections sends only the table actions TABLE_ACCESS grants it, over a synced connection's data", async () => {
     const connection = await addConnection();
     const started: SyncExecutionInput[] = [];
-    await dispatchSyncs(dispatcher(started, false));
+    await tick(started, false);
     await driveRun(started.find((input) => input.connection_id === connection.id)!);
     await new DynamoDbConnectionStore({ client: setup, tableName }).delete(connection.business_account_id, connection.id);
 

@@ -47,6 +47,8 @@ export interface LocalStepFunctionsOptions {
   readonly substitutions?: Readonly<Record<string, string>>;
   /** `$$.StateMachine.Id` (default `arn:aws:states:us-east-1:000000000000:stateMachine:local`). */
   readonly stateMachineArn?: string;
+  /** Finished executions kept readable (default FINISHED_EXECUTIONS_KEPT); a schedule tick's history is large, so it keeps few. */
+  readonly finishedExecutionsKept?: number;
 }
 
 export type ExecutionStatus = "RUNNING" | FinalStatus;
@@ -119,6 +121,7 @@ export class LocalStepFunctions implements RunStarter {
   private readonly executions = new Map<string, ExecutionRecord>();
   /** Finished executions, oldest first: only the last FINISHED_EXECUTIONS_KEPT are kept. */
   private readonly finished: string[] = [];
+  private readonly finishedKept: number;
   private worker: Worker | undefined;
   private running = 0;
   private stopping: Promise<void> | undefined;
@@ -129,6 +132,7 @@ export class LocalStepFunctions implements RunStarter {
       throw new RangeError(`timeScale must be a finite number >= 0, got ${String(options.timeScale)}`);
     }
     this.timeScale = timeScale;
+    this.finishedKept = options.finishedExecutionsKept ?? FINISHED_EXECUTIONS_KEPT;
     this.handlers = { ...options.handlers };
 
     const definition = prepareDefinition(options.definition, options.substitutions ?? {});
@@ -251,7 +255,7 @@ export class LocalStepFunctions implements RunStarter {
     if (--this.running === 0) this.worker?.unref();
     // A long-running local service would otherwise keep every finished execution's history for ever.
     this.finished.push(record.id);
-    while (this.finished.length > FINISHED_EXECUTIONS_KEPT) this.executions.delete(this.finished.shift()!);
+    while (this.finished.length > this.finishedKept) this.executions.delete(this.finished.shift()!);
   }
 
   private send(worker: Worker, message: ToWorker): void {

@@ -1,0 +1,185 @@
+import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { seededRandom } from "../../bin/reference-source/prng";
+import type { RunStore } from "../../lambdas/core/ports";
+import { createLocalDispatch } from "../../lambdas/local/local-dispatch";
+import { listDispatchPage } from "../../lambdas/sync/dispatch-syncs";
+import { startSync } from "../../lambdas/sync/start-sync";
+import { leadRecord, pipelineRecord, userRecord } from "../builders/source-records";
+import { crmSource } from "../support/crm-source";
+import { startSourceServer, type SourceServer } from "../support/source-server";
+import { createSyncHarness, type SyncHarness } from "../support/sync-harness";
+
+const TOKEN = "fan-out-token-5c1e";
+const data = { pipelines: [pipelineRecord()], users: [userRecord()], contacts: [], leads: [leadRecord({ id: "l1" })] };
+
+let harness: SyncHarness;
+let server: SourceServer;
+/** Every run's first request (/pipelines) waits here until the test lets it through. */
+let held: HeldRequests;
+
+beforeEach(async () => {
+  harness = await createSyncHarness();
+  held = heldRequests();
+  const serve = crmSource(() => data, { token: TOKEN });
+  server = await startSourceServer(async (request) => {
+    if (request.path === "/pipelines") await held.arrive();
+    return serve(request);
+  });
+});
+afterEach(async () => {
+  held.releaseAll();
+  await server.close();
+  await harness.close();
+});
+
+async function addConnections(count: number) {
+  const connections = [];
+  for (let i = 0; i < count; i += 1) connections.push(await harness.addConnection({ baseUrl: server.baseUrl, token: TOKEN, accountId: `acct-${i % 3}` }));
+  return connections;
+}
+
+function dispatchWithCap(maxConcurrentRuns: number) {
+  return createLocalDispatch({
+    startDeps: { ...harness.startDeps, starter: harness.engine },
+    maxConcurrentRuns,
+    timeScale: 0.01,
+    logger: harness.logger,
+  });
+}
+
+describe("schedule tick fan-out", () => {
+  test("the cap on concurrent runs holds: with a cap of 2, a third run starts only once one of the first two has ended", async () => {
+    await addConnections(6);
+    const runs = trackRuns(harness.runs);
+    const dispatch = dispatchWithCap(2);
+    const tick = dispatch.tick();
+
+    // Let the held runs go one at a time, each only once the next one has arrived: every run starts only after
+    // one has ended, so at no moment can more than the cap be running.
+    await held.arrived(2);
+    for (let next = 3; next <= 6; next += 1) {
+      held.releaseOldest();
+      await held.arrived(next);
+      expect(runs.current).toBeLessThanOrEqual(2);
+    }
+    held.releaseAll();
+    expect((await tick).status).toBe("SUCCEEDED");
+    expect(runs.maxConcurrent).toBe(2);
+    expect(runs.finished).toEqual({ succeeded: 6, failed: 0 });
+    await dispatch.stop();
+  });
+
+  test("a tick with more connections than the cap queues the rest, and every run completes", async () => {
+    const connections = await addConnections(9);
+    const runs = trackRuns(harness.runs);
+    held.releaseAll();
+    const dispatch = dispatchWithCap(3);
+    expect((await dispatch.tick()).status).toBe("SUCCEEDED");
+    expect(runs.maxConcurrent).toBeLessThanOrEqual(3);
+    for (const connection of connections) {
+      const [latest] = await harness.runs.list(connection.id, { limit: 1 });
+      expect(latest?.status).toBe("succeeded");
+    }
+    expect(runs.finished).toEqual({ succeeded: 9, failed: 0 });
+    await dispatch.stop();
+  });
+
+  test("never two runs of one connection at once under the fan-out: an overlapping tick and a manual sync skip the connections already running", async () => {
+    const connections = await addConnections(3);
+    const runs = trackRuns(harness.runs);
+    const first = dispatchWithCap(3);
+    const second = dispatchWithCap(3);
+    const firstTick = first.tick();
+    await held.arrived(3);
+
+    // Every connection's run is held mid-run: a second tick claims nothing, a manual sync starts nothing.
+    expect((await second.tick()).status).toBe("SUCCEEDED");
+    for (const connection of connections) expect((await startSync(harness.startDeps, connection)).started).toBe(false);
+    expect(held.count).toBe(3);
+
+    held.releaseAll();
+    expect((await firstTick).status).toBe("SUCCEEDED");
+    expect(runs.maxPerConnection).toBe(1);
+    expect(runs.begun).toBe(3);
+    expect(runs.finished).toEqual({ succeeded: 3, failed: 0 });
+    await first.stop();
+    await second.stop();
+  });
+
+  test("memory stays bounded over many ticks: the local tick engine keeps only the last tick's history", async () => {
+    await addConnections(1);
+    held.releaseAll();
+    const dispatch = dispatchWithCap(2);
+    for (let tick = 0; tick < 3; tick += 1) expect((await dispatch.tick()).status).toBe("SUCCEEDED");
+    expect(dispatch.engine.list()).toHaveLength(1);
+    await dispatch.stop();
+  });
+
+  test("the dispatch order is not always the same: each tick lists the connections in a fresh random order, paused ones left out", async () => {
+    const connections = await addConnections(12);
+    await harness.connections.put({ ...connections[0]!, paused: true });
+    const ids = (random: () => number) =>
+      listDispatchPage({ connections: harness.connections, logger: harness.logger }, null, random).then((page) => page.items.map((item) => item.connection_id));
+    const one = await ids(seededRandom(1).next);
+    const two = await ids(seededRandom(2).next);
+    expect(one).not.toEqual(two);
+    expect([...one].sort()).toEqual([...two].sort());
+    expect(new Set(one)).toEqual(new Set(connections.slice(1).map((connection) => connection.id)));
+  });
+});
+
+/** Requests held at a gate: `arrived(n)` resolves once n have arrived; released oldest first or all at once. */
+type HeldRequests = ReturnType<typeof heldRequests>;
+function heldRequests() {
+  const waiting: (() => void)[] = [];
+  const watchers: { n: number; resolve: () => void }[] = [];
+  let count = 0;
+  let open = false;
+  return {
+    get count() {
+      return count;
+    },
+    arrive(): Promise<void> {
+      count += 1;
+      for (const watcher of watchers.filter((w) => w.n <= count)) watcher.resolve();
+      if (open) return Promise.resolve();
+      return new Promise<void>((resolve) => waiting.push(resolve));
+    },
+    arrived(n: number): Promise<void> {
+      if (count >= n) return Promise.resolve();
+      return new Promise<void>((resolve) => watchers.push({ n, resolve }));
+    },
+    releaseOldest: () => waiting.shift()?.(),
+    releaseAll() {
+      open = true;
+      for (const release of waiting.splice(0)) release();
+    },
+  };
+}
+
+/** Runs as the run lock sees them: running from a begin that took the lock to its finish. */
+function trackRuns(store: RunStore) {
+  const running = new Map<string, number>();
+  const state = { current: 0, maxConcurrent: 0, maxPerConnection: 0, begun: 0, finished: { succeeded: 0, failed: 0 } };
+  const begin = store.begin.bind(store);
+  const finish = store.finish.bind(store);
+  store.begin = async (run, options) => {
+    const result = await begin(run, options);
+    if (result.started) {
+      state.begun += 1;
+      state.current += 1;
+      state.maxConcurrent = Math.max(state.maxConcurrent, state.current);
+      const mine = (running.get(run.connectionId) ?? 0) + 1;
+      running.set(run.connectionId, mine);
+      state.maxPerConnection = Math.max(state.maxPerConnection, mine);
+    }
+    return result;
+  };
+  store.finish = async (connectionId, runId, outcome) => {
+    await finish(connectionId, runId, outcome);
+    state.current -= 1;
+    running.set(connectionId, (running.get(connectionId) ?? 1) - 1);
+    state.finished[outcome.status === "succeeded" ? "succeeded" : "failed"] += 1;
+  };
+  return state;
+}
