@@ -61,7 +61,16 @@ export interface PageSample {
   /** DynamoDB round trips on the task's critical path: calls that started while none was in flight (calls that overlap count once). */
   ddbRoundTrips: number;
   commitMs: number;
+  /** Every DynamoDB call of the task, labelled by what it is (see callLabel), in the order they started. */
+  calls: DynamoDbCallSample[];
   failed: boolean;
+}
+
+/** One DynamoDB call of a page task: its label, when it started (ms after the task started) and its duration. */
+export interface DynamoDbCallSample {
+  readonly label: string;
+  readonly offsetMs: number;
+  readonly ms: number;
 }
 
 export const handlerMs = (sample: PageSample) => sample.endedAt - sample.startedAt;
@@ -108,10 +117,14 @@ export function createInstrumentedSync(options: InstrumentedSyncOptions) {
   let tasks: TaskSample[] = [];
 
   timeDynamoDbCalls(client, {
-    call(ms) {
+    call(ms, label, startedAt) {
       if (current === null) return;
       current.ddbMs += ms;
       current.ddbCalls += 1;
+      // The second call of a kind gets "#2"; any later one "#3+" (stale slots re-taken under load, mostly).
+      const same = current.calls.filter((call) => call.label.startsWith(label)).length;
+      const nth = same === 0 ? "" : same === 1 ? " #2" : " #3+";
+      current.calls.push({ label: `${label}${nth}`, offsetMs: startedAt - current.startedAt, ms });
     },
     roundTrip() {
       if (current !== null) current.ddbRoundTrips += 1;
@@ -195,6 +208,7 @@ export function createInstrumentedSync(options: InstrumentedSyncOptions) {
         ddbBusyMs: 0,
         ddbRoundTrips: 0,
         commitMs: 0,
+        calls: [],
         failed: false,
       };
     },
@@ -305,8 +319,8 @@ export function createInstrumentedSync(options: InstrumentedSyncOptions) {
 export type InstrumentedSync = ReturnType<typeof createInstrumentedSync>;
 
 interface DynamoDbTiming {
-  /** Each call's duration (serialisation, signing, HTTP, parsing, SDK retries). */
-  call(ms: number): void;
+  /** Each call's duration (serialisation, signing, HTTP, parsing, SDK retries), what it was, and when it started. */
+  call(ms: number, label: string, startedAt: number): void;
   /** A call started while no other was in flight: one more round trip on the critical path. */
   roundTrip(): void;
   /** A stretch of time with calls in flight has ended. */
@@ -317,8 +331,9 @@ function timeDynamoDbCalls(client: DynamoDBClient, timing: DynamoDbTiming): void
   let inFlight = 0;
   let busySince = 0;
   client.middlewareStack.add(
-    (next) => async (args) => {
+    (next, context) => async (args) => {
       const started = performance.now();
+      const label = callLabel(context.commandName ?? "call", args.input as Record<string, unknown>);
       if (inFlight++ === 0) {
         busySince = started;
         timing.roundTrip();
@@ -327,12 +342,26 @@ function timeDynamoDbCalls(client: DynamoDBClient, timing: DynamoDbTiming): void
         return await next(args);
       } finally {
         const ended = performance.now();
-        timing.call(ended - started);
+        timing.call(ended - started, label, started);
         if (--inFlight === 0) timing.busy(ended - busySince);
       }
     },
     { step: "initialize", name: "benchTiming", priority: "high" },
   );
+}
+
+/**
+ * What a DynamoDB call is, from its command and key: "GetItem CONN" (the
+ * connection read), "PutItem RATE" (the limiter's write), "TransactWriteItems
+ * (100 actions)", and so on. The key's prefix is the part before its first '#'.
+ */
+function callLabel(command: string, input: Record<string, unknown>): string {
+  const name = command.replace(/Command$/, "");
+  const items = input["TransactItems"];
+  if (Array.isArray(items)) return `${name} (${items.length} actions)`;
+  const key = (input["Key"] ?? input["Item"]) as Record<string, { S?: string }> | undefined;
+  const pk = key?.["pk"]?.S ?? (input["ExpressionAttributeValues"] as Record<string, { S?: string }> | undefined)?.[":pk"]?.S;
+  return pk === undefined ? name : `${name} ${pk.split("#")[0]}`;
 }
 
 interface HandlerHooks {
