@@ -156,12 +156,12 @@ export function createInstrumentedSync(options: InstrumentedSyncOptions) {
   const local = createLocalSync({ client, tableName: options.tableName, cipher, source, logger, timeScale: 1 });
   // The engine of createLocalSync is never started: the one below replaces it, with timed handlers.
   const limiter: RateLimiter = {
-    async acquire(connectionId, requestsPerSecond) {
+    async acquire(connectionId, requestsPerSecond, acquireOptions) {
       const page = current;
       const started = performance.now();
       const ddbBefore = page?.ddbMs ?? 0;
       try {
-        return await local.limiter.acquire(connectionId, requestsPerSecond);
+        return await local.limiter.acquire(connectionId, requestsPerSecond, acquireOptions);
       } finally {
         if (page !== null) {
           page.acquires += 1;

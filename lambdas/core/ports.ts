@@ -180,8 +180,12 @@ export interface RateLimiter {
    * that no one-second window ever holds more than `requestsPerSecond` starts.
    * Resolves to the start recorded for it (epoch ms): a request sent much later
    * than that must take a fresh slot.
+   *
+   * `leadMs`: reserve the slot that far ahead (its start is now + leadMs, or
+   * the first free start after that): the request must not be sent before it.
+   * The sync reserves the next page's slot while the current page commits.
    */
-  acquire(connectionId: string, requestsPerSecond: number): Promise<number>;
+  acquire(connectionId: string, requestsPerSecond: number, options?: { readonly leadMs?: number }): Promise<number>;
 }
 
 /* ----- Sync runs ----- */

@@ -37,6 +37,8 @@ export const REMEMBERED_LOGS = 1000;
 export const RATE_LOG_RETENTION_SECONDS = 86_400;
 /** The table's TTL attribute (lib/record-table.ts TTL_ATTRIBUTE). */
 const EXPIRES_AT_ATTR = "expires_at";
+/** The furthest ahead a slot may be reserved: a reservation holds its window for everyone meanwhile. */
+export const MAX_SLOT_LEAD_MS = 1000;
 /** Upper bound of the random pause before retrying after losing a write race. */
 export const CONFLICT_JITTER_MAX_MS = 5;
 
@@ -110,6 +112,8 @@ function withoutStale(stored: readonly number[], stale: StaleSlots | null): numb
 
 interface Waiter {
   readonly requestsPerSecond: number;
+  /** The slot is reserved this long after the moment it is written (0: now). */
+  readonly leadMs: number;
   readonly resolve: (slot: number) => void;
   readonly reject: (error: unknown) => void;
 }
@@ -153,16 +157,20 @@ export class DynamoDbRateLimiter implements RateLimiter {
     this.sleep = options.sleep ?? ((ms) => timerSleep(ms).then(() => undefined));
   }
 
-  async acquire(connectionId: string, requestsPerSecond: number): Promise<number> {
+  async acquire(connectionId: string, requestsPerSecond: number, options: { readonly leadMs?: number } = {}): Promise<number> {
     if (!Number.isInteger(requestsPerSecond) || requestsPerSecond < 1) {
       throw new RangeError(`requestsPerSecond must be an integer >= 1; got ${requestsPerSecond}`);
+    }
+    const leadMs = options.leadMs ?? 0;
+    if (!Number.isFinite(leadMs) || leadMs < 0 || leadMs > MAX_SLOT_LEAD_MS) {
+      throw new RangeError(`leadMs must be from 0 to ${MAX_SLOT_LEAD_MS}; got ${leadMs}`);
     }
     const key: Record<string, AttributeValue> = {
       [RATE_ATTR.pk]: { S: rateLimitPartitionKey(connectionId) },
       [RATE_ATTR.sk]: { S: rateLimitSortKey() },
     };
     return new Promise<number>((resolve, reject) => {
-      const waiter: Waiter = { requestsPerSecond, resolve, reject };
+      const waiter: Waiter = { requestsPerSecond, leadMs, resolve, reject };
       const queue = this.queues.get(connectionId);
       if (queue !== undefined) {
         queue.push(waiter);
@@ -181,8 +189,14 @@ export class DynamoDbRateLimiter implements RateLimiter {
       while (queue.length > 0) {
         // Calls made before and after a rate change may wait together: the lower rate holds for both.
         const limit = Math.min(...queue.map((waiter) => waiter.requestsPerSecond));
+        // One write admits calls of one lead: the head's, and those right behind it with the same lead.
+        const leadMs = queue[0]?.leadMs ?? 0;
+        const sameLead = () => {
+          const other = queue.findIndex((waiter) => waiter.leadMs !== leadMs);
+          return other < 0 ? queue.length : other;
+        };
         // The count is read at each attempt: calls that join while a read is in flight share its write.
-        const taken = await this.takeSlots(key, limit, () => queue.length, stale);
+        const taken = await this.takeSlots(key, limit, sameLead, stale, leadMs);
         if (taken.late) {
           stale = { at: taken.at, count: taken.count };
           continue;
@@ -208,6 +222,7 @@ export class DynamoDbRateLimiter implements RateLimiter {
     limit: number,
     wanted: () => number,
     stale: StaleSlots | null,
+    leadMs = 0,
   ): Promise<{ count: number; at: number; late: boolean }> {
     const id = key[RATE_ATTR.pk]?.S ?? "";
     for (;;) {
@@ -223,7 +238,9 @@ export class DynamoDbRateLimiter implements RateLimiter {
       // on the version, so a log that changed meanwhile just loses the race and is read again. The slot
       // time is taken right before the write, so the drift per window is only the timer's lateness.
       for (;;) {
-        const at = this.now();
+        // A reserved slot starts leadMs from now: the window rule is applied at that start (planAcquire
+        // counts every start after at - window, later ones included, so no window around it overflows).
+        const at = this.now() + leadMs;
         const plan = planAcquire(stored, limit, at, wanted(), RATE_WINDOW_MS, stale);
         if (!plan.admit) {
           await this.sleep(plan.waitMs);

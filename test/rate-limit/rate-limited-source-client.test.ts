@@ -57,4 +57,28 @@ describe("rateLimited", () => {
     expect(limiter.calls).toBe(MAX_STALE_SLOTS);
     expect(source.sent).toBe(0);
   });
+
+  test("rate limit: a slot reserved ahead is waited for: the request never leaves before its recorded start", async () => {
+    source.sent = 0;
+    let now = 10_000;
+    const sentAt: number[] = [];
+    const timed: SourceClient = {
+      async fetchPage() {
+        sentAt.push(now);
+        return { data: [], hasMore: false };
+      },
+    };
+    const limiter = scriptedLimiter([]);
+    const slept: number[] = [];
+    // The clock moves only when the client sleeps: the request's send time is exactly what the client waited for.
+    const sleep = async (ms: number) => {
+      slept.push(ms);
+      now += ms;
+    };
+    const client = rateLimited(timed, limiter, { connectionId: "c", rateLimit: 5 }, () => now, Promise.resolve(10_030), sleep);
+    await client.fetchPage(connection, { path: "/leads", page: 1 });
+    expect(sentAt).toEqual([10_030]);
+    expect(slept).toEqual([30]);
+    expect(limiter.calls).toBe(0);
+  });
 });
