@@ -6,7 +6,7 @@ import {
   type AttributeValue,
   type DynamoDBClient,
 } from "@aws-sdk/client-dynamodb";
-import { SLOT_LATE_MS } from "../core/limits";
+import { MAX_SLOT_LEAD_MS, SLOT_LATE_MS } from "../core/limits";
 import type { RateLimiter } from "../core/ports";
 import { RATE_ATTR, rateLimitPartitionKey, rateLimitSortKey } from "./rate-limit-keys";
 
@@ -37,8 +37,6 @@ export const REMEMBERED_LOGS = 1000;
 export const RATE_LOG_RETENTION_SECONDS = 86_400;
 /** The table's TTL attribute (lib/record-table.ts TTL_ATTRIBUTE). */
 const EXPIRES_AT_ATTR = "expires_at";
-/** The furthest ahead a slot may be reserved: a reservation holds its window for everyone meanwhile. */
-export const MAX_SLOT_LEAD_MS = 1000;
 /** Upper bound of the random pause before retrying after losing a write race. */
 export const CONFLICT_JITTER_MAX_MS = 5;
 

@@ -26,6 +26,12 @@ export interface SyncCursor {
    * started before it existed: the page then reads the connection first.
    */
   readonly rate_limit?: number;
+  /**
+   * How far ahead (ms) to reserve the next page's rate-limit slot while this
+   * page commits: learned from how late or early the last reservation was
+   * used (page-read-ahead.ts). Absent: INITIAL_SLOT_LEAD_MS.
+   */
+  readonly slot_lead_ms?: number;
   /** Consecutive 429s on this page; the state machine gives up after 5 retries. */
   readonly throttle_attempts: number;
   /** Page tasks run by this execution (history bound). */

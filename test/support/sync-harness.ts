@@ -99,6 +99,7 @@ export async function createSyncHarness(options: { timeScale?: number; pageTasks
 
   return {
     ...local,
+    cipher,
     logger,
     sent,
     addConnection,
