@@ -47,6 +47,8 @@ export interface LocalStepFunctionsOptions {
   readonly substitutions?: Readonly<Record<string, string>>;
   /** `$$.StateMachine.Id` (default `arn:aws:states:us-east-1:000000000000:stateMachine:local`). */
   readonly stateMachineArn?: string;
+  /** Events (plus timers) the histories of finished executions keep together; default FINISHED_HISTORY_EVENTS_KEPT. */
+  readonly finishedHistoryEventsKept?: number;
 }
 
 export type ExecutionStatus = "RUNNING" | FinalStatus;
@@ -75,6 +77,14 @@ const DEFAULT_STATE_MACHINE_ARN = "arn:aws:states:us-east-1:000000000000:stateMa
  * execution that has ended, and `result`/`events` no longer know it.
  */
 export const FINISHED_EXECUTIONS_KEPT = 200;
+/**
+ * Events (and timers) that the histories of finished executions keep
+ * together, newest execution first; the newest finished one always keeps its
+ * whole history. An older one keeps its result, but its history reads as
+ * dropped. A history grows with an execution's page tasks, so a bound by
+ * count alone lets retained memory grow with the size of the syncs.
+ */
+export const FINISHED_HISTORY_EVENTS_KEPT = 2_000;
 /** How long stop() waits for aborted executions to report before terminating the worker. */
 const STOP_GRACE_MS = 2_000;
 const PLACEHOLDER = /\$\{([^}]*)\}/g;
@@ -102,6 +112,8 @@ interface ExecutionRecord {
   status: ExecutionStatus;
   readonly events: LocalHistoryEvent[];
   readonly timers: EngineTimer[];
+  /** Finished, and its events and timers were let go (finishedHistoryEventsKept). */
+  historyDropped?: boolean;
   /** Handler calls of this execution still running on this thread. */
   tasksRunning: number;
   /** Called when tasksRunning drops to 0. */
@@ -119,6 +131,10 @@ export class LocalStepFunctions implements RunStarter {
   private readonly executions = new Map<string, ExecutionRecord>();
   /** Finished executions, oldest first: only the last FINISHED_EXECUTIONS_KEPT are kept. */
   private readonly finished: string[] = [];
+  /** Finished executions that still hold their history, oldest first, and the events and timers they hold together. */
+  private readonly withHistory: ExecutionRecord[] = [];
+  private historySize = 0;
+  private readonly finishedHistoryEventsKept: number;
   private worker: Worker | undefined;
   private running = 0;
   private stopping: Promise<void> | undefined;
@@ -130,6 +146,7 @@ export class LocalStepFunctions implements RunStarter {
     }
     this.timeScale = timeScale;
     this.handlers = { ...options.handlers };
+    this.finishedHistoryEventsKept = options.finishedHistoryEventsKept ?? FINISHED_HISTORY_EVENTS_KEPT;
 
     const definition = prepareDefinition(options.definition, options.substitutions ?? {});
     const taskStates = taskStateNames(definition);
@@ -174,7 +191,7 @@ export class LocalStepFunctions implements RunStarter {
 
   /** A snapshot of the execution's event log so far (complete once result() has resolved). */
   events(executionRef: string): readonly LocalHistoryEvent[] {
-    return [...this.record(executionRef).events];
+    return [...this.withHistoryOf(executionRef).events];
   }
 
   /**
@@ -185,7 +202,7 @@ export class LocalStepFunctions implements RunStarter {
    * assert the waits a run asked for without measuring time.
    */
   timers(executionRef: string): readonly EngineTimer[] {
-    return [...this.record(executionRef).timers];
+    return [...this.withHistoryOf(executionRef).timers];
   }
 
   /**
@@ -244,6 +261,15 @@ export class LocalStepFunctions implements RunStarter {
     return record;
   }
 
+  /** The record, if it still holds its history (see FINISHED_HISTORY_EVENTS_KEPT). */
+  private withHistoryOf(executionRef: string): ExecutionRecord {
+    const record = this.record(executionRef);
+    if (record.historyDropped) {
+      throw new Error(`The history was dropped for finished execution ${executionRef} (newer ones hold ${this.finishedHistoryEventsKept} events); its result is kept`);
+    }
+    return record;
+  }
+
   private end(record: ExecutionRecord, result: LocalExecutionResult): void {
     if (record.status !== "RUNNING") return;
     record.status = result.status;
@@ -252,6 +278,16 @@ export class LocalStepFunctions implements RunStarter {
     // A long-running local service would otherwise keep every finished execution's history for ever.
     this.finished.push(record.id);
     while (this.finished.length > FINISHED_EXECUTIONS_KEPT) this.executions.delete(this.finished.shift()!);
+    // ...nor every page task's events: histories are kept newest first within a budget of events.
+    this.withHistory.push(record);
+    this.historySize += record.events.length + record.timers.length;
+    while (this.historySize > this.finishedHistoryEventsKept && this.withHistory.length > 1) {
+      const oldest = this.withHistory.shift()!;
+      this.historySize -= oldest.events.length + oldest.timers.length;
+      oldest.events.length = 0;
+      oldest.timers.length = 0;
+      oldest.historyDropped = true;
+    }
   }
 
   private send(worker: Worker, message: ToWorker): void {
@@ -285,12 +321,14 @@ export class LocalStepFunctions implements RunStarter {
       case "task":
         void this.runTask(worker, message);
         break;
-      case "timer":
-        this.executions.get(message.executionId)?.timers.push(message.timer);
+      case "timer": {
+        const record = this.executions.get(message.executionId);
+        if (record && !record.historyDropped) record.timers.push(message.timer);
         break;
+      }
       case "event": {
         const record = this.executions.get(message.executionId);
-        if (!record) break;
+        if (!record || record.historyDropped) break;
         record.events.push({ ...message.event, id: record.events.length + 1, executionId: message.executionId });
         break;
       }
