@@ -47,8 +47,17 @@ export interface PageSample {
   records: number;
   hasMore: boolean;
   fetchMs: number;
-  /** Whole acquire() calls (a stale slot is re-taken: then more than one): waiting for a slot plus the limiter's own DynamoDB calls. */
+  /** Whole acquire() calls for this page's own request (a stale slot is re-taken: then more than one): waiting for a slot plus the limiter's own DynamoDB calls. */
   acquireMs: number;
+  /** The slot the previous page's task reserved for this page (epoch ms), if any; Date.now() when this task started. */
+  reservedSlotAt: number | null;
+  readonly startedAtEpoch: number;
+  /** When this page's request left for the source (ms after the task started). */
+  fetchOffsetMs: number;
+  /** The reservation this task made for the next page (acquire with leadMs, started with the commit): its slot and when it came back. */
+  nextSlotAt: number | null;
+  reserveEndedAt: number;
+  commitEndedAt: number;
   /** acquire() calls: 1, plus one for each slot that went stale before its request was sent. */
   acquires: number;
   /** The DynamoDB part of acquireMs. */
@@ -76,8 +85,19 @@ export interface DynamoDbCallSample {
 export const handlerMs = (sample: PageSample) => sample.endedAt - sample.startedAt;
 /** The service's own time on a page: the task's time minus the source's answer (fetch). */
 export const overheadMs = (sample: PageSample) => handlerMs(sample) - sample.fetchMs;
-/** Time spent waiting for a rate-limit slot (acquire minus its DynamoDB calls). */
-export const limiterWaitMs = (sample: PageSample) => sample.acquireMs - sample.acquireDdbMs;
+/**
+ * Time the rate limit held the page up: waiting in acquire (minus its DynamoDB
+ * calls), waiting for a reserved slot's start before the request could leave
+ * (the slot's start minus the task's start, at most the time before the
+ * fetch), and a reservation for the next page that came back after the commit.
+ */
+export const limiterWaitMs = (sample: PageSample) => {
+  const early = sample.reservedSlotAt === null ? 0 : Math.min(Math.max(0, sample.reservedSlotAt - sample.startedAtEpoch), sample.fetchOffsetMs);
+  const overrun = sample.nextSlotAt === null || sample.commitEndedAt === 0 ? 0 : Math.max(0, sample.reserveEndedAt - sample.commitEndedAt);
+  return sample.acquireMs - sample.acquireDdbMs + early + overrun;
+};
+/** Slots taken and left unused because they went stale: a reserved one that had to be replaced, or a re-take. */
+export const staleSlots = (sample: PageSample) => (sample.reservedSlotAt === null ? Math.max(0, sample.acquires - 1) : sample.acquires);
 /** In-process work: validation, normalisation, planning, JSON, crypto, SDK marshalling not inside the call timer. */
 export const inProcessMs = (sample: PageSample) => handlerMs(sample) - sample.fetchMs - limiterWaitMs(sample) - sample.ddbBusyMs;
 
@@ -140,6 +160,7 @@ export function createInstrumentedSync(options: InstrumentedSyncOptions) {
     async fetchPage(connection, request) {
       const page = current;
       const started = performance.now();
+      if (page !== null && page.fetchOffsetMs === 0) page.fetchOffsetMs = started - page.startedAt;
       try {
         const result = await http.fetchPage(connection, request);
         if (page !== null) {
@@ -158,6 +179,15 @@ export function createInstrumentedSync(options: InstrumentedSyncOptions) {
   const limiter: RateLimiter = {
     async acquire(connectionId, requestsPerSecond, acquireOptions) {
       const page = current;
+      if (acquireOptions?.leadMs !== undefined) {
+        // The next page's reservation, made while this page commits.
+        const slot = await local.limiter.acquire(connectionId, requestsPerSecond, acquireOptions);
+        if (page !== null) {
+          page.nextSlotAt = slot;
+          page.reserveEndedAt = performance.now();
+        }
+        return slot;
+      }
       const started = performance.now();
       const ddbBefore = page?.ddbMs ?? 0;
       try {
@@ -184,7 +214,10 @@ export function createInstrumentedSync(options: InstrumentedSyncOptions) {
       try {
         await store.commitPage(write);
       } finally {
-        if (page !== null) page.commitMs += performance.now() - started;
+        if (page !== null) {
+          page.commitMs += performance.now() - started;
+          page.commitEndedAt = performance.now();
+        }
       }
     },
   };
@@ -192,10 +225,18 @@ export function createInstrumentedSync(options: InstrumentedSyncOptions) {
   const handlers = timedHandlers(makeSyncHandlers(deps), {
     onPageStart: (state) => {
       const cursor = state.cursor;
+      const previous = pages.at(-1);
       current = {
         entity: cursor?.entity ?? "pipelines",
         page: cursor?.page ?? 0,
         startedAt: performance.now(),
+        startedAtEpoch: Date.now(),
+        reservedSlotAt:
+          previous !== undefined && previous.entity === cursor?.entity && previous.page + 1 === cursor.page ? previous.nextSlotAt : null,
+        fetchOffsetMs: 0,
+        nextSlotAt: null,
+        reserveEndedAt: 0,
+        commitEndedAt: 0,
         endedAt: 0,
         records: 0,
         hasMore: false,
