@@ -184,8 +184,14 @@ export interface RateLimiter {
    * `leadMs`: reserve the slot that far ahead (its start is now + leadMs, or
    * the first free start after that): the request must not be sent before it.
    * The sync reserves the next page's slot while the current page commits.
+   * `replacing`: the start of this caller's own slot that went stale unused;
+   * the new slot takes its place in the window instead of adding to it.
    */
-  acquire(connectionId: string, requestsPerSecond: number, options?: { readonly leadMs?: number }): Promise<number>;
+  acquire(
+    connectionId: string,
+    requestsPerSecond: number,
+    options?: { readonly leadMs?: number; readonly replacing?: number },
+  ): Promise<number>;
 }
 
 /* ----- Sync runs ----- */

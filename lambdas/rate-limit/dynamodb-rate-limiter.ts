@@ -112,6 +112,8 @@ interface Waiter {
   readonly requestsPerSecond: number;
   /** The slot is reserved this long after the moment it is written (0: now). */
   readonly leadMs: number;
+  /** This caller's own slot that went stale unused (its start): the new slot takes its place in the log. */
+  readonly replacing: number | null;
   readonly resolve: (slot: number) => void;
   readonly reject: (error: unknown) => void;
 }
@@ -155,7 +157,11 @@ export class DynamoDbRateLimiter implements RateLimiter {
     this.sleep = options.sleep ?? ((ms) => timerSleep(ms).then(() => undefined));
   }
 
-  async acquire(connectionId: string, requestsPerSecond: number, options: { readonly leadMs?: number } = {}): Promise<number> {
+  async acquire(
+    connectionId: string,
+    requestsPerSecond: number,
+    options: { readonly leadMs?: number; readonly replacing?: number } = {},
+  ): Promise<number> {
     if (!Number.isInteger(requestsPerSecond) || requestsPerSecond < 1) {
       throw new RangeError(`requestsPerSecond must be an integer >= 1; got ${requestsPerSecond}`);
     }
@@ -168,7 +174,7 @@ export class DynamoDbRateLimiter implements RateLimiter {
       [RATE_ATTR.sk]: { S: rateLimitSortKey() },
     };
     return new Promise<number>((resolve, reject) => {
-      const waiter: Waiter = { requestsPerSecond, leadMs, resolve, reject };
+      const waiter: Waiter = { requestsPerSecond, leadMs, replacing: options.replacing ?? null, resolve, reject };
       const queue = this.queues.get(connectionId);
       if (queue !== undefined) {
         queue.push(waiter);
@@ -188,13 +194,16 @@ export class DynamoDbRateLimiter implements RateLimiter {
         // Calls made before and after a rate change may wait together: the lower rate holds for both.
         const limit = Math.min(...queue.map((waiter) => waiter.requestsPerSecond));
         // One write admits calls of one lead: the head's, and those right behind it with the same lead.
-        const leadMs = queue[0]?.leadMs ?? 0;
-        const sameLead = () => {
-          const other = queue.findIndex((waiter) => waiter.leadMs !== leadMs);
+        // A call replacing its own stale slot goes alone: its write takes that slot out of the log.
+        const { leadMs, replacing } = queue[0]!;
+        const batch = () => {
+          if (replacing !== null) return 1;
+          const other = queue.findIndex((waiter) => waiter.leadMs !== leadMs || waiter.replacing !== null);
           return other < 0 ? queue.length : other;
         };
         // The count is read at each attempt: calls that join while a read is in flight share its write.
-        const taken = await this.takeSlots(key, limit, sameLead, stale, leadMs);
+        const replaced = stale ?? (replacing === null ? null : { at: replacing, count: 1 });
+        const taken = await this.takeSlots(key, limit, batch, replaced, leadMs);
         if (taken.late) {
           stale = { at: taken.at, count: taken.count };
           continue;

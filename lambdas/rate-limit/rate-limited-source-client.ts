@@ -31,8 +31,9 @@ export function rateLimited(
 ): SourceClient {
   const { connectionId, rateLimit } = connection;
   let reserved = firstSlot;
-  const acquire = (): Promise<number> => {
-    const slot = reserved ?? limiter.acquire(connectionId, rateLimit);
+  const acquire = (stale?: number): Promise<number> => {
+    // A stale slot was never used: the fresh one replaces it in the window (no slot of the window is lost).
+    const slot = reserved ?? limiter.acquire(connectionId, rateLimit, stale === undefined ? undefined : { replacing: stale });
     reserved = undefined;
     return slot;
   };
@@ -45,7 +46,7 @@ export function rateLimited(
             `${MAX_STALE_SLOTS} rate-limit slots in a row went stale before the request could be sent (the service is overloaded); retried`,
           );
         }
-        slot = await acquire();
+        slot = await acquire(slot);
       }
       // A reserved slot whose start is still to come: the request waits for it (the window counts it from there).
       const early = slot - now();

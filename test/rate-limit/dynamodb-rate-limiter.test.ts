@@ -278,6 +278,21 @@ describe("DynamoDbRateLimiter on a fake clock (DynamoDB Local)", () => {
     await expect(limiter.acquire(connectionId, 2, { leadMs: -1 })).rejects.toThrow(RangeError);
   });
 
+  test("rate limit: a stale slot is replaced, not added to: the fresh slot takes its place in the window, so no slot of it is lost", async () => {
+    const { clock, limiter } = fakeClockLimiter();
+    const connectionId = newConnection();
+    const t0 = clock.t;
+    expect(await limiter.acquire(connectionId, 2)).toBe(t0);
+    const reserved = await limiter.acquire(connectionId, 2, { leadMs: 100 });
+    expect(reserved).toBe(t0 + 100);
+    // The reserved slot's request could not leave in time (200 ms later): the window is full, but the
+    // stale slot gives its place to the fresh one at once instead of waiting for t0 + RATE_WINDOW_MS.
+    clock.t = t0 + 200;
+    expect(await limiter.acquire(connectionId, 2, { replacing: reserved })).toBe(t0 + 200);
+    expect(clock.sleeps).toEqual([]);
+    expect(await storedStarts(connectionId)).toEqual([t0, t0 + 200]);
+  });
+
   test("rate limit: requestsPerSecond must be an integer >= 1", async () => {
     const { limiter } = fakeClockLimiter();
     await expect(limiter.acquire(newConnection(), 0)).rejects.toThrow(RangeError);

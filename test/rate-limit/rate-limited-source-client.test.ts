@@ -45,6 +45,23 @@ describe("rateLimited", () => {
     expect(source.sent).toBe(1);
   });
 
+  test("rate limit: a stale slot is named when the fresh one is taken, so that the fresh one replaces it in the window", async () => {
+    source.sent = 0;
+    const now = 10_000;
+    const asked: unknown[] = [];
+    const slots = [now - SLOT_LATE_MS - 5, now - 1];
+    const limiter: RateLimiter = {
+      acquire: async (_connectionId, _rate, options) => {
+        asked.push(options);
+        return slots.shift()!;
+      },
+    };
+    const client = rateLimited(source, limiter, { connectionId: "c", rateLimit: 5 }, () => now);
+    await client.fetchPage(connection, { path: "/leads", page: 1 });
+    expect(asked).toEqual([undefined, { replacing: now - SLOT_LATE_MS - 5 }]);
+    expect(source.sent).toBe(1);
+  });
+
   test("rate limit: the slot loop is bounded; after MAX_STALE_SLOTS stale slots the request fails clearly and is not sent", async () => {
     source.sent = 0;
     const now = 10_000;
