@@ -57,6 +57,7 @@ async function main(): Promise<number> {
       const context: BenchContext = {
         endpoint: dynamodb?.endpoint ?? "",
         quick: options.quick,
+        ...(options.rates === undefined ? {} : { rates: options.rates }),
         progress: (line) => process.stderr.write(`[bench ${((performance.now() - started) / 1000).toFixed(0)} s] ${line}\n`),
       };
       const measurementStarted = performance.now();

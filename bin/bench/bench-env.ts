@@ -10,6 +10,8 @@ export interface BenchContext {
   /** The in-memory DynamoDB Local shared by every measurement (each makes its own table). */
   readonly endpoint: string;
   readonly quick: boolean;
+  /** --rates: the rate-bound measurement's rate_limits, when given. */
+  readonly rates?: readonly number[];
   /** Progress lines (stderr), so that stdout holds only the figures. */
   readonly progress: (line: string) => void;
 }

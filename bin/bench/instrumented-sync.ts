@@ -47,8 +47,17 @@ export interface PageSample {
   records: number;
   hasMore: boolean;
   fetchMs: number;
-  /** Whole acquire() calls (a stale slot is re-taken: then more than one): waiting for a slot plus the limiter's own DynamoDB calls. */
+  /** Whole acquire() calls for this page's own request (a stale slot is re-taken: then more than one): waiting for a slot plus the limiter's own DynamoDB calls. */
   acquireMs: number;
+  /** The slot the previous page's task reserved for this page (epoch ms), if any; Date.now() when this task started. */
+  reservedSlotAt: number | null;
+  readonly startedAtEpoch: number;
+  /** When this page's request left for the source (ms after the task started). */
+  fetchOffsetMs: number;
+  /** The reservation this task made for the next page (acquire with leadMs, started with the commit): its slot and when it came back. */
+  nextSlotAt: number | null;
+  reserveEndedAt: number;
+  commitEndedAt: number;
   /** acquire() calls: 1, plus one for each slot that went stale before its request was sent. */
   acquires: number;
   /** The DynamoDB part of acquireMs. */
@@ -61,14 +70,34 @@ export interface PageSample {
   /** DynamoDB round trips on the task's critical path: calls that started while none was in flight (calls that overlap count once). */
   ddbRoundTrips: number;
   commitMs: number;
+  /** Every DynamoDB call of the task, labelled by what it is (see callLabel), in the order they started. */
+  calls: DynamoDbCallSample[];
   failed: boolean;
+}
+
+/** One DynamoDB call of a page task: its label, when it started (ms after the task started) and its duration. */
+export interface DynamoDbCallSample {
+  readonly label: string;
+  readonly offsetMs: number;
+  readonly ms: number;
 }
 
 export const handlerMs = (sample: PageSample) => sample.endedAt - sample.startedAt;
 /** The service's own time on a page: the task's time minus the source's answer (fetch). */
 export const overheadMs = (sample: PageSample) => handlerMs(sample) - sample.fetchMs;
-/** Time spent waiting for a rate-limit slot (acquire minus its DynamoDB calls). */
-export const limiterWaitMs = (sample: PageSample) => sample.acquireMs - sample.acquireDdbMs;
+/**
+ * Time the rate limit held the page up: waiting in acquire (minus its DynamoDB
+ * calls), waiting for a reserved slot's start before the request could leave
+ * (the slot's start minus the task's start, at most the time before the
+ * fetch), and a reservation for the next page that came back after the commit.
+ */
+export const limiterWaitMs = (sample: PageSample) => {
+  const early = sample.reservedSlotAt === null ? 0 : Math.min(Math.max(0, sample.reservedSlotAt - sample.startedAtEpoch), sample.fetchOffsetMs);
+  const overrun = sample.nextSlotAt === null || sample.commitEndedAt === 0 ? 0 : Math.max(0, sample.reserveEndedAt - sample.commitEndedAt);
+  return sample.acquireMs - sample.acquireDdbMs + early + overrun;
+};
+/** Slots taken and left unused because they went stale: a reserved one that had to be replaced, or a re-take. */
+export const staleSlots = (sample: PageSample) => (sample.reservedSlotAt === null ? Math.max(0, sample.acquires - 1) : sample.acquires);
 /** In-process work: validation, normalisation, planning, JSON, crypto, SDK marshalling not inside the call timer. */
 export const inProcessMs = (sample: PageSample) => handlerMs(sample) - sample.fetchMs - limiterWaitMs(sample) - sample.ddbBusyMs;
 
@@ -108,10 +137,14 @@ export function createInstrumentedSync(options: InstrumentedSyncOptions) {
   let tasks: TaskSample[] = [];
 
   timeDynamoDbCalls(client, {
-    call(ms) {
+    call(ms, label, startedAt) {
       if (current === null) return;
       current.ddbMs += ms;
       current.ddbCalls += 1;
+      // The second call of a kind gets "#2"; any later one "#3+" (stale slots re-taken under load, mostly).
+      const same = current.calls.filter((call) => call.label.startsWith(label)).length;
+      const nth = same === 0 ? "" : same === 1 ? " #2" : " #3+";
+      current.calls.push({ label: `${label}${nth}`, offsetMs: startedAt - current.startedAt, ms });
     },
     roundTrip() {
       if (current !== null) current.ddbRoundTrips += 1;
@@ -127,6 +160,7 @@ export function createInstrumentedSync(options: InstrumentedSyncOptions) {
     async fetchPage(connection, request) {
       const page = current;
       const started = performance.now();
+      if (page !== null && page.fetchOffsetMs === 0) page.fetchOffsetMs = started - page.startedAt;
       try {
         const result = await http.fetchPage(connection, request);
         if (page !== null) {
@@ -143,12 +177,21 @@ export function createInstrumentedSync(options: InstrumentedSyncOptions) {
   const local = createLocalSync({ client, tableName: options.tableName, cipher, source, logger, timeScale: 1 });
   // The engine of createLocalSync is never started: the one below replaces it, with timed handlers.
   const limiter: RateLimiter = {
-    async acquire(connectionId, requestsPerSecond) {
+    async acquire(connectionId, requestsPerSecond, acquireOptions) {
       const page = current;
+      if (acquireOptions?.leadMs !== undefined) {
+        // The next page's reservation, made while this page commits.
+        const slot = await local.limiter.acquire(connectionId, requestsPerSecond, acquireOptions);
+        if (page !== null) {
+          page.nextSlotAt = slot;
+          page.reserveEndedAt = performance.now();
+        }
+        return slot;
+      }
       const started = performance.now();
       const ddbBefore = page?.ddbMs ?? 0;
       try {
-        return await local.limiter.acquire(connectionId, requestsPerSecond);
+        return await local.limiter.acquire(connectionId, requestsPerSecond, acquireOptions);
       } finally {
         if (page !== null) {
           page.acquires += 1;
@@ -171,7 +214,10 @@ export function createInstrumentedSync(options: InstrumentedSyncOptions) {
       try {
         await store.commitPage(write);
       } finally {
-        if (page !== null) page.commitMs += performance.now() - started;
+        if (page !== null) {
+          page.commitMs += performance.now() - started;
+          page.commitEndedAt = performance.now();
+        }
       }
     },
   };
@@ -179,10 +225,18 @@ export function createInstrumentedSync(options: InstrumentedSyncOptions) {
   const handlers = timedHandlers(makeSyncHandlers(deps), {
     onPageStart: (state) => {
       const cursor = state.cursor;
+      const previous = pages.at(-1);
       current = {
         entity: cursor?.entity ?? "pipelines",
         page: cursor?.page ?? 0,
         startedAt: performance.now(),
+        startedAtEpoch: Date.now(),
+        reservedSlotAt:
+          previous !== undefined && previous.entity === cursor?.entity && previous.page + 1 === cursor.page ? previous.nextSlotAt : null,
+        fetchOffsetMs: 0,
+        nextSlotAt: null,
+        reserveEndedAt: 0,
+        commitEndedAt: 0,
         endedAt: 0,
         records: 0,
         hasMore: false,
@@ -195,6 +249,7 @@ export function createInstrumentedSync(options: InstrumentedSyncOptions) {
         ddbBusyMs: 0,
         ddbRoundTrips: 0,
         commitMs: 0,
+        calls: [],
         failed: false,
       };
     },
@@ -305,8 +360,8 @@ export function createInstrumentedSync(options: InstrumentedSyncOptions) {
 export type InstrumentedSync = ReturnType<typeof createInstrumentedSync>;
 
 interface DynamoDbTiming {
-  /** Each call's duration (serialisation, signing, HTTP, parsing, SDK retries). */
-  call(ms: number): void;
+  /** Each call's duration (serialisation, signing, HTTP, parsing, SDK retries), what it was, and when it started. */
+  call(ms: number, label: string, startedAt: number): void;
   /** A call started while no other was in flight: one more round trip on the critical path. */
   roundTrip(): void;
   /** A stretch of time with calls in flight has ended. */
@@ -317,8 +372,9 @@ function timeDynamoDbCalls(client: DynamoDBClient, timing: DynamoDbTiming): void
   let inFlight = 0;
   let busySince = 0;
   client.middlewareStack.add(
-    (next) => async (args) => {
+    (next, context) => async (args) => {
       const started = performance.now();
+      const label = callLabel(context.commandName ?? "call", args.input as Record<string, unknown>);
       if (inFlight++ === 0) {
         busySince = started;
         timing.roundTrip();
@@ -327,12 +383,26 @@ function timeDynamoDbCalls(client: DynamoDBClient, timing: DynamoDbTiming): void
         return await next(args);
       } finally {
         const ended = performance.now();
-        timing.call(ended - started);
+        timing.call(ended - started, label, started);
         if (--inFlight === 0) timing.busy(ended - busySince);
       }
     },
     { step: "initialize", name: "benchTiming", priority: "high" },
   );
+}
+
+/**
+ * What a DynamoDB call is, from its command and key: "GetItem CONN" (the
+ * connection read), "PutItem RATE" (the limiter's write), "TransactWriteItems
+ * (100 actions)", and so on. The key's prefix is the part before its first '#'.
+ */
+function callLabel(command: string, input: Record<string, unknown>): string {
+  const name = command.replace(/Command$/, "");
+  const items = input["TransactItems"];
+  if (Array.isArray(items)) return `${name} (${items.length} actions)`;
+  const key = (input["Key"] ?? input["Item"]) as Record<string, { S?: string }> | undefined;
+  const pk = key?.["pk"]?.S ?? (input["ExpressionAttributeValues"] as Record<string, { S?: string }> | undefined)?.[":pk"]?.S;
+  return pk === undefined ? name : `${name} ${pk.split("#")[0]}`;
 }
 
 interface HandlerHooks {

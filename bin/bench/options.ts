@@ -6,16 +6,20 @@ export type MeasurementName = (typeof MEASUREMENTS)[number];
 export interface BenchOptions {
   readonly quick: boolean;
   readonly only: readonly MeasurementName[];
+  /** The rate-bound measurement's rate_limits (default: 5, 20, 50, 100; quick: 5, 20). */
+  readonly rates?: readonly number[];
 }
 
 export const USAGE = `usage: npm run bench -- [--quick] [--only <name>[,<name>...]]
   --quick   smaller sizes for a fast check (2,000 leads at rates 5 and 20; scale 1k and 10k; analytics 10k leads)
   --only    run only these measurements: ${MEASUREMENTS.join(", ")} (repeatable)
+  --rates   the rate-bound measurement's rate_limits, e.g. --rates 50,100 (A/B runs of one rate)
   env:      BENCH_QUICK=1, BENCH_ONLY=<names>`;
 
 export function parseOptions(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): BenchOptions | "help" {
   let quick = env["BENCH_QUICK"] === "1" || env["BENCH_QUICK"] === "true";
   const only: string[] = (env["BENCH_ONLY"] ?? "").split(",").filter((name) => name.trim() !== "");
+  let rates: number[] | undefined;
   for (let i = 0; i < argv.length; i += 1) {
     const arg = argv[i]!;
     if (arg === "--help" || arg === "-h") return "help";
@@ -25,11 +29,20 @@ export function parseOptions(argv: readonly string[], env: Readonly<Record<strin
       if (value === undefined) throw new Error("--only needs a name");
       only.push(...value.split(","));
     } else if (arg.startsWith("--only=")) only.push(...arg.slice("--only=".length).split(","));
+    else if (arg === "--rates") {
+      const value = argv[(i += 1)];
+      rates = (value ?? "").split(",").map(Number);
+      if (value === undefined || rates.some((rate) => !Number.isInteger(rate) || rate < 1)) throw new Error("--rates needs integers >= 1, e.g. 50,100");
+    }
     else throw new Error(`unknown argument ${arg}`);
   }
   const names = only.map((name) => name.trim());
   for (const name of names) {
     if (!(MEASUREMENTS as readonly string[]).includes(name)) throw new Error(`unknown measurement "${name}"; one of ${MEASUREMENTS.join(", ")}`);
   }
-  return { quick, only: names.length === 0 ? [...MEASUREMENTS] : MEASUREMENTS.filter((name) => names.includes(name)) };
+  return {
+    quick,
+    only: names.length === 0 ? [...MEASUREMENTS] : MEASUREMENTS.filter((name) => names.includes(name)),
+    ...(rates === undefined ? {} : { rates }),
+  };
 }

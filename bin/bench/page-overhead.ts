@@ -5,7 +5,7 @@ import { LeadSchema } from "../../lambdas/records/lead";
 import { parseRecord } from "../../lambdas/records/parse-record";
 import { benchClient, dropTable, freshTable, type BenchContext, type MeasurementResult } from "./bench-env";
 import { createInstrumentedSync, isFullLeadsPage } from "./instrumented-sync";
-import { breakdown } from "./page-stats";
+import { breakdown, callBreakdown, cycles } from "./page-stats";
 import { median, p95 } from "./stats";
 import { num, type Table } from "./table";
 
@@ -32,7 +32,10 @@ export async function measurePageOverhead(context: BenchContext): Promise<Measur
     const connection = await sync.addConnection({ baseUrl: source.url, token: source.token, rateLimit: UNBOUND_RATE });
     const run = await sync.syncWithStateMachine(connection);
     if (run.summary.status !== "succeeded") throw new Error(`the overhead run ${run.summary.status}`);
-    const pages = breakdown(run.pages.filter(isFullLeadsPage));
+    const full = run.pages.filter(isFullLeadsPage);
+    const pages = breakdown(full);
+    const calls = callBreakdown(full);
+    const { gapMs, cycleMs } = cycles(full, run.tasks);
 
     context.progress(`overhead: floor, ${floorRounds} rounds of 4 x BatchWriteItem(25)`);
     const floorTable = await freshTable(client, "floor");
@@ -50,13 +53,23 @@ export async function measurePageOverhead(context: BenchContext): Promise<Measur
         [`  DynamoDB calls (${num(pages.ddbCalls, 0)} per page, limiter's included; summed)`, num(pages.ddbMs, 1), "-"],
         ["  store round trips on the critical path per page (target <= 3)", num(pages.ddbRoundTrips, 0), "-"],
         ["    of which commitPage (TransactWriteItems)", num(pages.commitMs, 1), "-"],
-        ["  rate limiter wait", num(pages.limiterWaitMs, 1), "-"],
+        ...calls.map((call) => [
+          `    ${call.label} (${num(call.share * 100, 0)}% of pages; starts at +${num(call.medianOffsetMs, 1)} ms)`,
+          num(call.medianMs, 1),
+          "-",
+        ]),
+        ["  rate limiter wait (acquire, a reserved slot's start, a reservation outlasting the commit)", num(pages.limiterWaitMs, 1), "-"],
+        ["  task start to the request leaving (decrypt; the slot: reserved, waited for, or taken)", num(median(full.map((page) => page.fetchOffsetMs)), 1), num(p95(full.map((page) => page.fetchOffsetMs)), 1)],
+        ["  pages whose slot was reserved by the previous task / of those, replaced as stale", `${num((full.filter((page) => page.reservedSlotAt !== null).length * 100) / Math.max(1, full.length), 0)}% / ${num((full.filter((page) => page.reservedSlotAt !== null && page.acquires > 0).length * 100) / Math.max(1, full.filter((page) => page.reservedSlotAt !== null).length), 0)}%`, "-"],
         ["  in process (validate, normalise, plan, log, decrypt)", num(pages.inProcessMs, 1), "-"],
+        ["orchestration: gap from a page task's end to the next task's start (engine)", num(median(gapMs), 2), num(p95(gapMs), 2)],
+        ["cycle: one page task's start to the next one's", num(median(cycleMs), 1), num(p95(cycleMs), 1)],
         ["floor: same 100 leads, 4 x BatchWriteItem(25), bare SDK", num(floorMedian, 1), num(p95(floorMs), 1)],
         ["ratio: median overhead / median floor (target <= 1.2x)", `${num(pages.overheadMs / floorMedian, 2)}x`, "-"],
       ],
       notes: [
         "Timed from outside the domain: a wrapped SourceClient times fetchPage; the Task handlers are wrapped; a DynamoDB client middleware times each call. Medians of each column are taken separately (they do not add up exactly).",
+        "Each DynamoDB call is labelled by its command and the prefix of its key (CONNECTION: the connection read; RATE: the rate limiter's log; TransactWriteItems by its action count) and sits on the task's timeline at its median start; calls that start at the same offset overlap (one round trip).",
         "Full pages only: entity leads, 100 records, has_more true (the entity's last page also finishes the entity).",
         `Floor: the 100 leads of GET /leads?page=1, parsed with LeadSchema, stored as the store's head items (pk, sk, key, doc JSON) under a new partition each round, 4 sequential BatchWriteItem of 25 (unprocessed items re-sent); ${floorRounds} rounds after 5 warm-up rounds.`,
       ],

@@ -62,3 +62,34 @@ export function cycles(pages: readonly PageSample[], tasks: readonly TaskSample[
   }
   return { cycleMs, gapMs, workMs };
 }
+
+/** One kind of DynamoDB call over a set of page tasks: how often it occurs and what it costs. */
+export interface CallBreakdown {
+  readonly label: string;
+  /** Share of the page tasks that made this call (0..1). */
+  readonly share: number;
+  readonly medianMs: number;
+  /** Median start of the call, in ms after its task started (where it sits on the task's timeline). */
+  readonly medianOffsetMs: number;
+}
+
+/** Each labelled DynamoDB call (connection read, limiter write, each transaction...) in the order of its median start. */
+export function callBreakdown(samples: readonly PageSample[]): CallBreakdown[] {
+  const byLabel = new Map<string, { ms: number[]; offsets: number[] }>();
+  for (const sample of samples) {
+    for (const call of sample.calls) {
+      let entry = byLabel.get(call.label);
+      if (entry === undefined) byLabel.set(call.label, (entry = { ms: [], offsets: [] }));
+      entry.ms.push(call.ms);
+      entry.offsets.push(call.offsetMs);
+    }
+  }
+  return [...byLabel.entries()]
+    .map(([label, entry]) => ({
+      label,
+      share: entry.ms.length / Math.max(1, samples.length),
+      medianMs: median(entry.ms),
+      medianOffsetMs: median(entry.offsets),
+    }))
+    .sort((a, b) => a.medianOffsetMs - b.medianOffsetMs);
+}

@@ -4,7 +4,7 @@ import type { RunSummary } from "../../lambdas/core/ports";
 import { SLOT_LATE_MS } from "../../lambdas/core/limits";
 import { RATE_WINDOW_MS } from "../../lambdas/rate-limit/dynamodb-rate-limiter";
 import { dropTable, benchClient, freshTable, type BenchContext, type MeasurementResult } from "./bench-env";
-import { createInstrumentedSync, limiterWaitMs } from "./instrumented-sync";
+import { createInstrumentedSync, limiterWaitMs, staleSlots } from "./instrumented-sync";
 import { leadPage, measureFloor } from "./page-overhead";
 import { breakdown, cycles } from "./page-stats";
 import { busiestWindow, mean, median, quantile } from "./stats";
@@ -18,7 +18,7 @@ import { num, type Table } from "./table";
  */
 export async function measureRateBound(context: BenchContext): Promise<MeasurementResult> {
   const leads = context.quick ? 2_000 : 20_000;
-  const rates = context.quick ? [5, 20] : [5, 20, 50, 100];
+  const rates = context.rates ?? (context.quick ? [5, 20] : [5, 20, 50, 100]);
   const client = benchClient(context.endpoint);
   const tableName = await freshTable(client, "rate");
   // Faults off (the default): no 429, no 5xx, so no retry and no wait but the limiter's.
@@ -58,7 +58,7 @@ export async function measureRateBound(context: BenchContext): Promise<Measureme
       const sequential = 1000 / (median(run.pages.map((page) => page.fetchMs)) + floorMs);
       const bound = Math.min(rate, sequential);
       // Slots taken but left unused because they went stale before the request left (rateLimited takes another).
-      const staleSlots = run.pages.reduce((sum, page) => sum + Math.max(0, page.acquires - 1), 0);
+      const stale = run.pages.reduce((sum, page) => sum + staleSlots(page), 0);
       rows.push([
         rate,
         requests.length,
@@ -73,7 +73,7 @@ export async function measureRateBound(context: BenchContext): Promise<Measureme
         num(wallMs / 1000, 1),
         num((records * 1000) / wallMs, 0),
         num(meanWait, 1),
-        staleSlots,
+        stale,
         num(work, 1),
         num(quantile(workMs, 0.9), 1),
         `${num(budgetMs, 1)} / ${num(overBudget * 100, 0)}%`,

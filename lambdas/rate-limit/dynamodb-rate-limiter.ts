@@ -6,7 +6,7 @@ import {
   type AttributeValue,
   type DynamoDBClient,
 } from "@aws-sdk/client-dynamodb";
-import { SLOT_LATE_MS } from "../core/limits";
+import { MAX_SLOT_LEAD_MS, SLOT_LATE_MS } from "../core/limits";
 import type { RateLimiter } from "../core/ports";
 import { RATE_ATTR, rateLimitPartitionKey, rateLimitSortKey } from "./rate-limit-keys";
 
@@ -110,6 +110,10 @@ function withoutStale(stored: readonly number[], stale: StaleSlots | null): numb
 
 interface Waiter {
   readonly requestsPerSecond: number;
+  /** The slot is reserved this long after the moment it is written (0: now). */
+  readonly leadMs: number;
+  /** This caller's own slot that went stale unused (its start): the new slot takes its place in the log. */
+  readonly replacing: number | null;
   readonly resolve: (slot: number) => void;
   readonly reject: (error: unknown) => void;
 }
@@ -153,16 +157,24 @@ export class DynamoDbRateLimiter implements RateLimiter {
     this.sleep = options.sleep ?? ((ms) => timerSleep(ms).then(() => undefined));
   }
 
-  async acquire(connectionId: string, requestsPerSecond: number): Promise<number> {
+  async acquire(
+    connectionId: string,
+    requestsPerSecond: number,
+    options: { readonly leadMs?: number; readonly replacing?: number } = {},
+  ): Promise<number> {
     if (!Number.isInteger(requestsPerSecond) || requestsPerSecond < 1) {
       throw new RangeError(`requestsPerSecond must be an integer >= 1; got ${requestsPerSecond}`);
+    }
+    const leadMs = options.leadMs ?? 0;
+    if (!Number.isFinite(leadMs) || leadMs < 0 || leadMs > MAX_SLOT_LEAD_MS) {
+      throw new RangeError(`leadMs must be from 0 to ${MAX_SLOT_LEAD_MS}; got ${leadMs}`);
     }
     const key: Record<string, AttributeValue> = {
       [RATE_ATTR.pk]: { S: rateLimitPartitionKey(connectionId) },
       [RATE_ATTR.sk]: { S: rateLimitSortKey() },
     };
     return new Promise<number>((resolve, reject) => {
-      const waiter: Waiter = { requestsPerSecond, resolve, reject };
+      const waiter: Waiter = { requestsPerSecond, leadMs, replacing: options.replacing ?? null, resolve, reject };
       const queue = this.queues.get(connectionId);
       if (queue !== undefined) {
         queue.push(waiter);
@@ -181,8 +193,17 @@ export class DynamoDbRateLimiter implements RateLimiter {
       while (queue.length > 0) {
         // Calls made before and after a rate change may wait together: the lower rate holds for both.
         const limit = Math.min(...queue.map((waiter) => waiter.requestsPerSecond));
+        // One write admits calls of one lead: the head's, and those right behind it with the same lead.
+        // A call replacing its own stale slot goes alone: its write takes that slot out of the log.
+        const { leadMs, replacing } = queue[0]!;
+        const batch = () => {
+          if (replacing !== null) return 1;
+          const other = queue.findIndex((waiter) => waiter.leadMs !== leadMs || waiter.replacing !== null);
+          return other < 0 ? queue.length : other;
+        };
         // The count is read at each attempt: calls that join while a read is in flight share its write.
-        const taken = await this.takeSlots(key, limit, () => queue.length, stale);
+        const replaced = stale ?? (replacing === null ? null : { at: replacing, count: 1 });
+        const taken = await this.takeSlots(key, limit, batch, replaced, leadMs);
         if (taken.late) {
           stale = { at: taken.at, count: taken.count };
           continue;
@@ -208,6 +229,7 @@ export class DynamoDbRateLimiter implements RateLimiter {
     limit: number,
     wanted: () => number,
     stale: StaleSlots | null,
+    leadMs = 0,
   ): Promise<{ count: number; at: number; late: boolean }> {
     const id = key[RATE_ATTR.pk]?.S ?? "";
     for (;;) {
@@ -223,7 +245,9 @@ export class DynamoDbRateLimiter implements RateLimiter {
       // on the version, so a log that changed meanwhile just loses the race and is read again. The slot
       // time is taken right before the write, so the drift per window is only the timer's lateness.
       for (;;) {
-        const at = this.now();
+        // A reserved slot starts leadMs from now: the window rule is applied at that start (planAcquire
+        // counts every start after at - window, later ones included, so no window around it overflows).
+        const at = this.now() + leadMs;
         const plan = planAcquire(stored, limit, at, wanted(), RATE_WINDOW_MS, stale);
         if (!plan.admit) {
           await this.sleep(plan.waitMs);

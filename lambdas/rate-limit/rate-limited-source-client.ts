@@ -1,3 +1,4 @@
+import { setTimeout as timerSleep } from "node:timers/promises";
 import type { RateLimiter, SourceClient } from "../core/ports";
 import { RateLimitSlotsStaleError } from "../core/errors";
 import { MAX_STALE_SLOTS, SLOT_LATE_MS } from "../core/limits";
@@ -15,7 +16,8 @@ export interface RateLimitedConnection {
  * run between taking a slot and sending (another page's validation, a GC
  * pause): a slot that has gone stale by then is left unused (it only makes the
  * window stricter) and a fresh one is taken, so a request is never sent long
- * after the start recorded for it.
+ * after the start recorded for it. A slot reserved ahead (its start still to
+ * come) is waited for: a request never leaves before its recorded start.
  */
 export function rateLimited(
   source: SourceClient,
@@ -24,23 +26,31 @@ export function rateLimited(
   now: () => number = Date.now,
   /** A slot already being taken (acquire called early, e.g. while the connection is read): the first request uses it. */
   firstSlot?: Promise<number>,
+  /** Real-time sleep until a reserved slot's start. */
+  sleep: (ms: number) => Promise<void> = (ms) => timerSleep(ms).then(() => undefined),
 ): SourceClient {
   const { connectionId, rateLimit } = connection;
   let reserved = firstSlot;
-  const acquire = (): Promise<number> => {
-    const slot = reserved ?? limiter.acquire(connectionId, rateLimit);
+  const acquire = (stale?: number): Promise<number> => {
+    // A stale slot was never used: the fresh one replaces it in the window (no slot of the window is lost).
+    const slot = reserved ?? limiter.acquire(connectionId, rateLimit, stale === undefined ? undefined : { replacing: stale });
     reserved = undefined;
     return slot;
   };
   return {
     async fetchPage(sourceConnection, request) {
-      for (let stale = 0; now() - (await acquire()) > SLOT_LATE_MS; stale += 1) {
+      let slot = await acquire();
+      for (let stale = 0; now() - slot > SLOT_LATE_MS; stale += 1) {
         if (stale + 1 >= MAX_STALE_SLOTS) {
           throw new RateLimitSlotsStaleError(
             `${MAX_STALE_SLOTS} rate-limit slots in a row went stale before the request could be sent (the service is overloaded); retried`,
           );
         }
+        slot = await acquire(slot);
       }
+      // A reserved slot whose start is still to come: the request waits for it (the window counts it from there).
+      const early = slot - now();
+      if (early > 0) await sleep(early);
       return source.fetchPage(sourceConnection, request);
     },
   };

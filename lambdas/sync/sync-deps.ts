@@ -10,6 +10,7 @@ import type {
   SourceClient,
   TokenCipher,
 } from "../core/ports";
+import type { PageReadAheads } from "./page-read-ahead";
 import type { StageKindsOfRun } from "./stage-kinds-memo";
 
 /** Every port the sync's Task states use; the composition roots (AWS, local, tests) fill it. */
@@ -26,6 +27,8 @@ export interface SyncDeps {
   readonly metrics: Metrics;
   /** Stage kinds read once per run (makeSyncHandlers supplies the memo); each leads page reads the store when absent. */
   readonly stageKinds?: StageKindsOfRun;
+  /** The next page's connection read and rate-limit slot, taken while a page commits (makeSyncHandlers supplies it); each page reads and acquires at its start when absent. */
+  readonly readAheads?: PageReadAheads;
   /** Page tasks per execution before continuing in a fresh one; defaults to PAGE_TASKS_PER_EXECUTION (tests lower it). */
   readonly pageTasksPerExecution?: number;
 }

@@ -1,4 +1,4 @@
-import { SourceNotImplementedError, SourceThrottledError, SourceTransientError, SyncError } from "../core/errors";
+import { ConnectionNotFoundError, SourceNotImplementedError, SourceThrottledError, SourceTransientError, SyncError } from "../core/errors";
 import { MAX_RETRY_AFTER_SECONDS } from "../core/limits";
 import { METRIC } from "../core/metric-names";
 import { entityDefinition } from "../ingestion/entity-catalog";
@@ -6,8 +6,10 @@ import { ingestPage } from "../ingestion/ingest-page";
 import { rateLimited } from "../rate-limit/rate-limited-source-client";
 import { finishEntityAndAdvance, handOverIfContinuing, leaseUntil, loadConnection, nextPageStep } from "./entity-steps";
 import { recordRetryWait, recordThrottleWait } from "./record-wait";
+import type { StoredConnection } from "../core/ports";
+import { INITIAL_SLOT_LEAD_MS, nextSlotLead, type ReadAhead } from "./page-read-ahead";
 import type { SyncDeps } from "./sync-deps";
-import type { SyncCursor, SyncState } from "./sync-state";
+import type { RunRef, SyncCursor, SyncState } from "./sync-state";
 
 /**
  * The page task: one page of the current entity, under the connection's rate
@@ -16,15 +18,31 @@ import type { SyncCursor, SyncState } from "./sync-state";
  * other failure is thrown by name for the state machine's Retry and Catch.
  * The page's commit carries the run's fence, lease and progress (no separate
  * heartbeat): a run that lost its connection's lock writes nothing.
+ *
+ * While a page that has a next one commits, its task reads the connection and
+ * reserves the next page's rate-limit slot (page-read-ahead.ts), so the next
+ * page's task, in the same process, starts with both: its only store round
+ * trips are its commit's. A rotated token or changed rate_limit is therefore
+ * used from the page after the read that first sees it, and a deleted
+ * connection stops the run at the page after that read, before its request.
  */
 export async function syncPage(deps: SyncDeps, state: SyncState): Promise<SyncState> {
   const { run } = state;
   const cursor = requireCursor(state);
   const steps = cursor.steps + 1;
-  // The slot is taken while the connection is read (the rate from the last read): two round trips at once.
-  const slot = cursor.rate_limit === undefined ? undefined : deps.limiter.acquire(run.connection_id, cursor.rate_limit);
+  // What the previous page's task read and reserved for this page while it committed (same process only).
+  const ahead = deps.readAheads?.take({ runId: run.run_id, entity: cursor.entity, page: cursor.page });
+  // Settled already (the previous task waited for it); a failed reservation is just taken again below.
+  const reserved = ahead === undefined ? undefined : await ahead.slot.catch(() => undefined);
+  // Else the slot is taken while the connection is read (the rate from the last read): two round trips at once.
+  const slot =
+    reserved !== undefined
+      ? Promise.resolve(reserved)
+      : cursor.rate_limit === undefined
+        ? undefined
+        : deps.limiter.acquire(run.connection_id, cursor.rate_limit);
   slot?.catch(() => undefined);
-  const connection = await loadConnection(deps, run);
+  const connection = await connectionFor(deps, run, ahead);
   const token = await deps.cipher.decrypt(connection.token_ciphertext, {
     businessAccountId: run.business_account_id,
     connectionId: run.connection_id,
@@ -36,6 +54,24 @@ export async function syncPage(deps: SyncDeps, state: SyncState): Promise<SyncSt
     undefined,
     slot,
   );
+  // How far ahead to reserve the next page's slot: corrected by how late this page's reserved slot is used.
+  // (Real time, as the limiter's: the rate is the source's.)
+  const slotLead =
+    ahead !== undefined && reserved !== undefined
+      ? nextSlotLead(ahead.leadMs, Date.now() - reserved)
+      : (cursor.slot_lead_ms ?? INITIAL_SLOT_LEAD_MS);
+  // While this page commits: the next page's connection read and its slot, reserved slotLead ahead.
+  let next: ReadAhead | undefined;
+  const readAhead = (hasMore: boolean) => {
+    if (!hasMore || deps.readAheads === undefined) return;
+    next = {
+      connection: deps.connections.get(run.business_account_id, run.connection_id),
+      slot: deps.limiter.acquire(run.connection_id, connection.rate_limit, { leadMs: slotLead }),
+      leadMs: slotLead,
+    };
+    next.connection.catch(() => undefined);
+    next.slot.catch(() => undefined);
+  };
 
   let page;
   try {
@@ -45,6 +81,7 @@ export async function syncPage(deps: SyncDeps, state: SyncState): Promise<SyncSt
         store: deps.records,
         logger: deps.logger,
         ...(deps.stageKinds === undefined ? {} : { stageKinds: (id: string) => deps.stageKinds!(id, run.run_id) }),
+        onCommit: readAhead,
       },
       { baseUrl: connection.base_url, token },
       {
@@ -58,6 +95,8 @@ export async function syncPage(deps: SyncDeps, state: SyncState): Promise<SyncSt
       },
     );
   } catch (error) {
+    // Nothing is left in flight when the task ends (a Lambda is frozen then); the reserved slot goes unused.
+    if (next !== undefined) await Promise.allSettled([next.connection, next.slot]);
     if (error instanceof SourceThrottledError && error.retryAfterSeconds > MAX_RETRY_AFTER_SECONDS) {
       // Waiting that long would hold the connection's run for hours: fail the entity now; the next run resumes it.
       throw new SourceThrottledError(
@@ -111,16 +150,22 @@ export async function syncPage(deps: SyncDeps, state: SyncState): Promise<SyncSt
   if (page.stages > 0) deps.metrics.count(METRIC.recordsSynced, page.stages, { entity: "stages" });
 
   if (page.hasMore) {
-    const next: SyncCursor = {
+    const nextCursor: SyncCursor = {
       ...cursor,
       page: cursor.page + 1,
       watermark: page.watermark,
       previous: page.fingerprint,
       rate_limit: connection.rate_limit,
+      slot_lead_ms: slotLead,
       throttle_attempts: 0,
       steps,
     };
-    return handOverIfContinuing(deps, { run, cursor: next, step: nextPageStep(deps, next) });
+    if (next !== undefined) {
+      // Both were started with the commit and are (almost always) done; nothing may be in flight when the task ends.
+      await Promise.allSettled([next.connection, next.slot]);
+      deps.readAheads?.put({ runId: run.run_id, entity: cursor.entity, page: cursor.page + 1 }, next);
+    }
+    return handOverIfContinuing(deps, { run, cursor: nextCursor, step: nextPageStep(deps, nextCursor) });
   }
   return handOverIfContinuing(
     deps,
@@ -132,6 +177,21 @@ export async function syncPage(deps: SyncDeps, state: SyncState): Promise<SyncSt
       connection,
     ),
   );
+}
+
+/** The connection read ahead for this page (null: deleted since), or read now when there is none or it failed. */
+async function connectionFor(deps: SyncDeps, run: RunRef, ahead: ReadAhead | undefined): Promise<StoredConnection> {
+  if (ahead !== undefined) {
+    const read = await ahead.connection.then(
+      (connection) => ({ connection }),
+      () => undefined,
+    );
+    if (read !== undefined) {
+      if (read.connection === null) throw new ConnectionNotFoundError(`connection ${run.connection_id} no longer exists`);
+      return read.connection;
+    }
+  }
+  return loadConnection(deps, run);
 }
 
 function requireCursor(state: SyncState): SyncCursor {

@@ -67,7 +67,17 @@ function virtualWorld() {
   /** A caller in its own process, rate-limited for `connectionId`. */
   const caller = (connectionId: string, rate: number): SourceClient =>
     rateLimited(source, processLimiter(), { connectionId, rateLimit: rate }, clock.now);
-  return { clock, sent, caller };
+  /** A caller whose slot was reserved `leadMs` ahead (as the sync reserves the next page's) in its own process. */
+  const reserving = (connectionId: string, rate: number, leadMs: number): SourceClient =>
+    rateLimited(
+      source,
+      processLimiter(),
+      { connectionId, rateLimit: rate },
+      clock.now,
+      processLimiter().acquire(connectionId, rate, { leadMs }),
+      clock.sleep,
+    );
+  return { clock, sent, caller, reserving };
 }
 
 /** The most of `times` inside any one-second window [t, t + 1000 ms). */
@@ -126,6 +136,27 @@ describe("DynamoDbRateLimiter against a real source, on a virtual clock (DynamoD
     // One process's callers are served first come, first served.
     expect(sent.map((request) => request.page)).toEqual(range(n).map((i) => i + 1));
     expect(server.requests.map((request) => request.query["page"])).toEqual(range(n).map((i) => String(i + 1)));
+  });
+
+  test("rate limit: slots reserved ahead (the next page's, taken during a commit) and immediate ones together never put more than rate_limit requests in any one-second window", async () => {
+    const rate = 5;
+    const server = await sourceServer();
+    const { clock, sent, caller, reserving } = virtualWorld();
+    const origin = clock.now();
+    const connectionId = newConnection();
+    const connection = { baseUrl: server.baseUrl, token: "token-a" };
+    // Immediate callers and callers whose slots are reserved 300 ms and 700 ms ahead, from three processes.
+    const sources = [
+      ...range(5).map(() => caller(connectionId, rate)),
+      ...range(5).map(() => reserving(connectionId, rate, 300)),
+      ...range(5).map(() => reserving(connectionId, rate, 700)),
+    ];
+
+    await Promise.all(sources.map((source, i) => source.fetchPage(connection, { path: "/leads", page: i + 1 })));
+
+    expect(sent).toHaveLength(15);
+    const times = sent.map((request) => request.at);
+    expect(maxInAnyOneSecondWindow(times), timeline(times, origin)).toBeLessThanOrEqual(rate);
   });
 
   test("rate limit: two connections to the same base URL are throttled independently", async () => {
@@ -233,6 +264,33 @@ describe("DynamoDbRateLimiter on a fake clock (DynamoDB Local)", () => {
     // The late slot (t) was replaced by the fresh one (t + 100): not used, not lost, and no wait for it.
     expect(await storedStarts(connectionId)).toEqual([t + 100]);
     expect(clock).toEqual([]);
+  });
+
+  test("rate limit: a slot reserved leadMs ahead is recorded at now + leadMs, or at the first free start after it", async () => {
+    const { clock, limiter } = fakeClockLimiter();
+    const connectionId = newConnection();
+    const t0 = clock.t;
+    expect(await limiter.acquire(connectionId, 2, { leadMs: 250 })).toBe(t0 + 250);
+    expect(await limiter.acquire(connectionId, 2)).toBe(t0);
+    // The window at t0 + 250 holds both: the next reservation is the first start after t0 + 250 that has room.
+    expect(await limiter.acquire(connectionId, 2, { leadMs: 250 })).toBe(t0 + RATE_WINDOW_MS);
+    expect(await storedStarts(connectionId)).toEqual([t0 + 250, t0 + RATE_WINDOW_MS]);
+    await expect(limiter.acquire(connectionId, 2, { leadMs: -1 })).rejects.toThrow(RangeError);
+  });
+
+  test("rate limit: a stale slot is replaced, not added to: the fresh slot takes its place in the window, so no slot of it is lost", async () => {
+    const { clock, limiter } = fakeClockLimiter();
+    const connectionId = newConnection();
+    const t0 = clock.t;
+    expect(await limiter.acquire(connectionId, 2)).toBe(t0);
+    const reserved = await limiter.acquire(connectionId, 2, { leadMs: 100 });
+    expect(reserved).toBe(t0 + 100);
+    // The reserved slot's request could not leave in time (200 ms later): the window is full, but the
+    // stale slot gives its place to the fresh one at once instead of waiting for t0 + RATE_WINDOW_MS.
+    clock.t = t0 + 200;
+    expect(await limiter.acquire(connectionId, 2, { replacing: reserved })).toBe(t0 + 200);
+    expect(clock.sleeps).toEqual([]);
+    expect(await storedStarts(connectionId)).toEqual([t0, t0 + 200]);
   });
 
   test("rate limit: requestsPerSecond must be an integer >= 1", async () => {

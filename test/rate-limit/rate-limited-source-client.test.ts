@@ -45,6 +45,23 @@ describe("rateLimited", () => {
     expect(source.sent).toBe(1);
   });
 
+  test("rate limit: a stale slot is named when the fresh one is taken, so that the fresh one replaces it in the window", async () => {
+    source.sent = 0;
+    const now = 10_000;
+    const asked: unknown[] = [];
+    const slots = [now - SLOT_LATE_MS - 5, now - 1];
+    const limiter: RateLimiter = {
+      acquire: async (_connectionId, _rate, options) => {
+        asked.push(options);
+        return slots.shift()!;
+      },
+    };
+    const client = rateLimited(source, limiter, { connectionId: "c", rateLimit: 5 }, () => now);
+    await client.fetchPage(connection, { path: "/leads", page: 1 });
+    expect(asked).toEqual([undefined, { replacing: now - SLOT_LATE_MS - 5 }]);
+    expect(source.sent).toBe(1);
+  });
+
   test("rate limit: the slot loop is bounded; after MAX_STALE_SLOTS stale slots the request fails clearly and is not sent", async () => {
     source.sent = 0;
     const now = 10_000;
@@ -56,5 +73,29 @@ describe("rateLimited", () => {
     await expect(failure).rejects.toMatchObject({ retryable: true, detail: expect.stringContaining(`${MAX_STALE_SLOTS} rate-limit slots`) });
     expect(limiter.calls).toBe(MAX_STALE_SLOTS);
     expect(source.sent).toBe(0);
+  });
+
+  test("rate limit: a slot reserved ahead is waited for: the request never leaves before its recorded start", async () => {
+    source.sent = 0;
+    let now = 10_000;
+    const sentAt: number[] = [];
+    const timed: SourceClient = {
+      async fetchPage() {
+        sentAt.push(now);
+        return { data: [], hasMore: false };
+      },
+    };
+    const limiter = scriptedLimiter([]);
+    const slept: number[] = [];
+    // The clock moves only when the client sleeps: the request's send time is exactly what the client waited for.
+    const sleep = async (ms: number) => {
+      slept.push(ms);
+      now += ms;
+    };
+    const client = rateLimited(timed, limiter, { connectionId: "c", rateLimit: 5 }, () => now, Promise.resolve(10_030), sleep);
+    await client.fetchPage(connection, { path: "/leads", page: 1 });
+    expect(sentAt).toEqual([10_030]);
+    expect(slept).toEqual([30]);
+    expect(limiter.calls).toBe(0);
   });
 });

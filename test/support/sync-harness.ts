@@ -103,6 +103,7 @@ export async function createSyncHarness(options: { timeScale?: number; pageTasks
 
   return {
     ...local,
+    cipher,
     logger,
     metrics,
     sent,

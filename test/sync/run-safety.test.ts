@@ -274,15 +274,17 @@ describe("a changed rate_limit", () => {
     const connection = await harness.addConnection({ baseUrl: server.baseUrl, token: TOKEN, rateLimit: 1000 });
     const real = harness.limiter.acquire.bind(harness.limiter);
     const rates: number[] = [];
-    harness.limiter.acquire = async (connectionId, rate) => {
-      if (connectionId === connection.id) rates.push(rate);
-      return real(connectionId, rate);
+    // The rate each request's slot is taken at; a stale slot replaced for the same request (at the same rate) is not a new one.
+    harness.limiter.acquire = async (connectionId, rate, options) => {
+      if (connectionId === connection.id && options?.replacing === undefined) rates.push(rate);
+      return real(connectionId, rate, options);
     };
     try {
       const { runId } = await startSync(harness.startDeps, connection);
       await held.reached;
       const before = rates.length;
-      // Page 2 has read the connection and taken its slot already; the new rate is read by page 3.
+      // Page 2 has its connection and slot already (read and reserved while page 1 committed); the new rate is
+      // read while page 2 commits, for page 3, whose slot is reserved in that same moment at the old rate.
       await harness.connections.put({ ...connection, rate_limit: 7, updated_at: new Date().toISOString() });
       held.release();
       expect((await harness.waitForRun(connection.id, runId)).status).toBe("succeeded");
@@ -292,5 +294,62 @@ describe("a changed rate_limit", () => {
     } finally {
       harness.limiter.acquire = real;
     }
+  });
+});
+
+describe("a changed or deleted connection under a running run", () => {
+  const NEW_TOKEN = "run-safety-rotated-token-93c0";
+  const bearer = (token: string) => `Bearer ${token}`;
+
+  /** Holds leads page 2 (see holdLeadsPage2) and serves requests made with NEW_TOKEN as the source would after a rotation. */
+  function holdLeadsPage2AndAcceptNewToken() {
+    const held = holdLeadsPage2();
+    const hold = fault;
+    const serveNew = crmSource(() => data, { token: NEW_TOKEN });
+    fault = async (request) => (await hold(request)) ?? (request.headers.authorization === bearer(NEW_TOKEN) ? serveNew(request) : undefined);
+    return held;
+  }
+
+  const leadsRequests = () =>
+    server.requests
+      .filter((request) => request.path === "/leads")
+      .map((request) => ({ page: Number(request.query["page"]), authorization: request.headers.authorization }));
+
+  test("a rotated token is used from the next page: the page after the one in flight when it is rotated sends the new token, and no later request the old one", async () => {
+    data = { ...data, leads: leads(350) };
+    const held = holdLeadsPage2AndAcceptNewToken();
+    const connection = await harness.addConnection({ baseUrl: server.baseUrl, token: TOKEN });
+    const { runId } = await startSync(harness.startDeps, connection);
+    await held.reached;
+    const ciphertext = await harness.cipher.encrypt(NEW_TOKEN, { businessAccountId: connection.business_account_id, connectionId: connection.id });
+    await harness.connections.put({ ...connection, token_ciphertext: ciphertext, updated_at: new Date().toISOString() });
+    held.release();
+
+    expect((await harness.waitForRun(connection.id, runId)).status).toBe("succeeded");
+    expect(leadsRequests()).toEqual([
+      { page: 1, authorization: bearer(TOKEN) },
+      { page: 2, authorization: bearer(TOKEN) },
+      { page: 3, authorization: bearer(NEW_TOKEN) },
+      { page: 4, authorization: bearer(NEW_TOKEN) },
+    ]);
+    expect(await harness.listAll(connection.id, "leads")).toHaveLength(350);
+  });
+
+  test("a deleted connection stops the run at its next page: no request for it, nothing more written", async () => {
+    data = { ...data, leads: leads(350) };
+    const held = holdLeadsPage2();
+    const connection = await harness.addConnection({ baseUrl: server.baseUrl, token: TOKEN });
+    const { runId } = await startSync(harness.startDeps, connection);
+    await held.reached;
+    await harness.connections.delete(connection.business_account_id, connection.id);
+    held.release();
+
+    const summary = await harness.waitForRun(connection.id, runId);
+    expect(summary.status).toBe("failed");
+    expect(entityRow(summary, "leads")).toMatchObject({ status: "failed", error: expect.stringContaining("no longer exists") });
+    expect(leadsRequests().map((request) => request.page)).toEqual([1, 2]);
+    // Page 2 was fetched before the delete was seen and commits; nothing after it.
+    expect(await harness.listAll(connection.id, "leads")).toHaveLength(200);
+    expect(server.requests.filter((request) => ["/tasks", "/calls", "/events"].includes(request.path))).toEqual([]);
   });
 });

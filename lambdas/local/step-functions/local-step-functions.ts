@@ -49,6 +49,8 @@ export interface LocalStepFunctionsOptions {
   readonly stateMachineArn?: string;
   /** Finished executions kept readable (default FINISHED_EXECUTIONS_KEPT); a schedule tick's history is large, so it keeps few. */
   readonly finishedExecutionsKept?: number;
+  /** Events (plus timers) the histories of finished executions keep together; default FINISHED_HISTORY_EVENTS_KEPT. */
+  readonly finishedHistoryEventsKept?: number;
 }
 
 export type ExecutionStatus = "RUNNING" | FinalStatus;
@@ -77,6 +79,14 @@ const DEFAULT_STATE_MACHINE_ARN = "arn:aws:states:us-east-1:000000000000:stateMa
  * execution that has ended, and `result`/`events` no longer know it.
  */
 export const FINISHED_EXECUTIONS_KEPT = 200;
+/**
+ * Events (and timers) that the histories of finished executions keep
+ * together, newest execution first; the newest finished one always keeps its
+ * whole history. An older one keeps its result, but its history reads as
+ * dropped. A history grows with an execution's page tasks, so a bound by
+ * count alone lets retained memory grow with the size of the syncs.
+ */
+export const FINISHED_HISTORY_EVENTS_KEPT = 2_000;
 /** How long stop() waits for aborted executions to report before terminating the worker. */
 const STOP_GRACE_MS = 2_000;
 const PLACEHOLDER = /\$\{([^}]*)\}/g;
@@ -104,6 +114,8 @@ interface ExecutionRecord {
   status: ExecutionStatus;
   readonly events: LocalHistoryEvent[];
   readonly timers: EngineTimer[];
+  /** Finished, and its events and timers were let go (finishedHistoryEventsKept). */
+  historyDropped?: boolean;
   /** Handler calls of this execution still running on this thread. */
   tasksRunning: number;
   /** Called when tasksRunning drops to 0. */
@@ -122,6 +134,10 @@ export class LocalStepFunctions implements RunStarter {
   /** Finished executions, oldest first: only the last FINISHED_EXECUTIONS_KEPT are kept. */
   private readonly finished: string[] = [];
   private readonly finishedKept: number;
+  /** Finished executions that still hold their history, oldest first, and the events and timers they hold together. */
+  private readonly withHistory: ExecutionRecord[] = [];
+  private historySize = 0;
+  private readonly finishedHistoryEventsKept: number;
   private worker: Worker | undefined;
   private running = 0;
   private stopping: Promise<void> | undefined;
@@ -134,6 +150,7 @@ export class LocalStepFunctions implements RunStarter {
     this.timeScale = timeScale;
     this.finishedKept = options.finishedExecutionsKept ?? FINISHED_EXECUTIONS_KEPT;
     this.handlers = { ...options.handlers };
+    this.finishedHistoryEventsKept = options.finishedHistoryEventsKept ?? FINISHED_HISTORY_EVENTS_KEPT;
 
     const definition = prepareDefinition(options.definition, options.substitutions ?? {});
     const taskStates = taskStateNames(definition);
@@ -178,7 +195,7 @@ export class LocalStepFunctions implements RunStarter {
 
   /** A snapshot of the execution's event log so far (complete once result() has resolved). */
   events(executionRef: string): readonly LocalHistoryEvent[] {
-    return [...this.record(executionRef).events];
+    return [...this.withHistoryOf(executionRef).events];
   }
 
   /**
@@ -189,7 +206,7 @@ export class LocalStepFunctions implements RunStarter {
    * assert the waits a run asked for without measuring time.
    */
   timers(executionRef: string): readonly EngineTimer[] {
-    return [...this.record(executionRef).timers];
+    return [...this.withHistoryOf(executionRef).timers];
   }
 
   /**
@@ -248,6 +265,15 @@ export class LocalStepFunctions implements RunStarter {
     return record;
   }
 
+  /** The record, if it still holds its history (see FINISHED_HISTORY_EVENTS_KEPT). */
+  private withHistoryOf(executionRef: string): ExecutionRecord {
+    const record = this.record(executionRef);
+    if (record.historyDropped) {
+      throw new Error(`The history was dropped for finished execution ${executionRef} (newer ones hold ${this.finishedHistoryEventsKept} events); its result is kept`);
+    }
+    return record;
+  }
+
   private end(record: ExecutionRecord, result: LocalExecutionResult): void {
     if (record.status !== "RUNNING") return;
     record.status = result.status;
@@ -256,6 +282,16 @@ export class LocalStepFunctions implements RunStarter {
     // A long-running local service would otherwise keep every finished execution's history for ever.
     this.finished.push(record.id);
     while (this.finished.length > this.finishedKept) this.executions.delete(this.finished.shift()!);
+    // ...nor every page task's events: histories are kept newest first within a budget of events.
+    this.withHistory.push(record);
+    this.historySize += record.events.length + record.timers.length;
+    while (this.historySize > this.finishedHistoryEventsKept && this.withHistory.length > 1) {
+      const oldest = this.withHistory.shift()!;
+      this.historySize -= oldest.events.length + oldest.timers.length;
+      oldest.events.length = 0;
+      oldest.timers.length = 0;
+      oldest.historyDropped = true;
+    }
   }
 
   private send(worker: Worker, message: ToWorker): void {
@@ -289,12 +325,14 @@ export class LocalStepFunctions implements RunStarter {
       case "task":
         void this.runTask(worker, message);
         break;
-      case "timer":
-        this.executions.get(message.executionId)?.timers.push(message.timer);
+      case "timer": {
+        const record = this.executions.get(message.executionId);
+        if (record && !record.historyDropped) record.timers.push(message.timer);
         break;
+      }
       case "event": {
         const record = this.executions.get(message.executionId);
-        if (!record) break;
+        if (!record || record.historyDropped) break;
         record.events.push({ ...message.event, id: record.events.length + 1, executionId: message.executionId });
         break;
       }

@@ -4,6 +4,7 @@ import { beginRun, BeginRunEventSchema } from "../begin-run";
 import { entityFailed } from "../entity-failed";
 import { finishRun, type FinishRunResult } from "../finish-run";
 import { stopRun } from "../stop-run";
+import { PageReadAheads } from "../page-read-ahead";
 import { memoStageKinds } from "../stage-kinds-memo";
 import { syncPage } from "../sync-page";
 import type { SyncDeps } from "../sync-deps";
@@ -29,7 +30,11 @@ export interface SyncHandlers {
 
 export function makeSyncHandlers(syncDeps: SyncDeps): SyncHandlers {
   // Once per process, like the clients: the handlers are made once by each composition root.
-  const deps: SyncDeps = { ...syncDeps, stageKinds: syncDeps.stageKinds ?? memoStageKinds(syncDeps.records) };
+  const deps: SyncDeps = {
+    ...syncDeps,
+    stageKinds: syncDeps.stageKinds ?? memoStageKinds(syncDeps.records),
+    readAheads: syncDeps.readAheads ?? new PageReadAheads(),
+  };
   return {
     BeginRun: (event) => withStoreErrors(() => beginRun(deps, parseTaskEvent("BeginRun", BeginRunEventSchema, event))),
     FetchPage: async (event) => {
