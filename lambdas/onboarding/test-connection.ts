@@ -1,6 +1,6 @@
 import { SourceAuthError, SourceRedirectError, SourceTransientError, SyncError, TokenDecryptionError } from "../core/errors";
 import { redactSecret } from "../source/redact-secret";
-import { rateLimited } from "../rate-limit/rate-limited-source-client";
+import { rateLimited } from "../sync/rate-limited-source-client";
 import { findConnection } from "./connection-operations";
 import type { OnboardingDeps } from "./onboarding-deps";
 

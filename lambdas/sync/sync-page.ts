@@ -2,7 +2,7 @@ import { SourceNotImplementedError, SourceThrottledError, SyncError } from "../c
 import { MAX_RETRY_AFTER_SECONDS } from "../core/limits";
 import { entityDefinition } from "../ingestion/entity-catalog";
 import { ingestPage } from "../ingestion/ingest-page";
-import { rateLimited } from "../rate-limit/rate-limited-source-client";
+import { rateLimited } from "./rate-limited-source-client";
 import { finishEntityAndAdvance, handOverIfContinuing, leaseUntil, loadConnection, nextPageStep } from "./entity-steps";
 import type { SyncDeps } from "./sync-deps";
 import type { SyncCursor, SyncState } from "./sync-state";

@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
 import type { SourceClient, SourceConnection } from "../../lambdas/core/ports";
 import { DynamoDbRateLimiter, RATE_WINDOW_MS, planAcquire } from "../../lambdas/rate-limit/dynamodb-rate-limiter";
 import { RATE_ATTR, rateLimitPartitionKey, rateLimitSortKey } from "../../lambdas/rate-limit/rate-limit-keys";
-import { rateLimited } from "../../lambdas/rate-limit/rate-limited-source-client";
+import { rateLimited } from "../../lambdas/sync/rate-limited-source-client";
 import { createHttpSourceClient } from "../../lambdas/source/http-source-client";
 import { envelope, startSourceServer, type SourceServer } from "../support/source-server";
 import { createTestTable, testDynamoDbClient } from "../support/dynamodb";
