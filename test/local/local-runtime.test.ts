@@ -6,7 +6,7 @@ import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { readLocalRuntimeConfig } from "../../lambdas/local/local-runtime-config";
 import { startLocalRuntime, type LocalRuntime } from "../../lambdas/local/local-runtime";
-import { issueSessionToken } from "../../lambdas/onboarding/auth/local-token-issuer";
+import { issueSessionToken } from "../../lambdas/local/local-token-issuer";
 import { createMemoryLogger } from "../../lambdas/observability/json-logger";
 import { leadRecord, pipelineRecord, userRecord } from "../builders/source-records";
 import { crmSource } from "../support/crm-source";
