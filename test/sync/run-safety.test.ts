@@ -3,7 +3,7 @@ import { MAX_RETRY_AFTER_SECONDS } from "../../lambdas/core/limits";
 import { StoreUnavailableError } from "../../lambdas/core/errors";
 import { LocalStepFunctions, type TaskHandler } from "../../lambdas/local/step-functions/local-step-functions";
 import { LOCAL_STATE_MACHINE_ARN } from "../../lambdas/local/local-sync";
-import { loadSyncDefinition } from "../../lambdas/local/sync-definition";
+import { loadSyncDefinition } from "../../statemachine/sync-definition";
 import { dispatchSyncs } from "../../lambdas/sync/dispatch-syncs";
 import { makeSyncHandlers } from "../../lambdas/sync/handlers/sync-handlers";
 import { newRunId } from "../../lambdas/sync/run-id";
