@@ -3,7 +3,7 @@ import { Schedule } from "aws-cdk-lib/aws-events";
 import { RetentionDays } from "aws-cdk-lib/aws-logs";
 import type { Node } from "constructs";
 import * as v from "valibot";
-import { DEFAULT_SCHEDULE, ScheduleSchema } from "../lambdas/local/local-schedule";
+import { DEFAULT_SCHEDULE, ScheduleSchema } from "../lambdas/sync/schedule-interval";
 
 /**
  * The deployment's knobs, read from CDK context (cdk.json, then `-c key=value`
