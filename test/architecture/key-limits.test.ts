@@ -1,0 +1,21 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { expect, test } from "vitest";
+
+function sourceFiles(folder: string): string[] {
+  return readdirSync(folder, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory() ? sourceFiles(join(folder, entry.name)) : entry.name.endsWith(".ts") ? [join(folder, entry.name)] : [],
+  );
+}
+
+test("the DynamoDB key limits are defined once, in lambdas/store/key-limits.ts", () => {
+  const definitions = ["lambdas", "lib", "bin"]
+    .flatMap(sourceFiles)
+    .flatMap((path) =>
+      [...readFileSync(path, "utf8").matchAll(/\b(?:const|let|var)\s+((?:SORT|PARTITION)_KEY_MAX_BYTES)\s*=/g)].map((m) => `${m[1]} in ${path}`),
+    );
+  expect(definitions.sort()).toEqual([
+    `PARTITION_KEY_MAX_BYTES in ${join("lambdas", "store", "key-limits.ts")}`,
+    `SORT_KEY_MAX_BYTES in ${join("lambdas", "store", "key-limits.ts")}`,
+  ]);
+});
