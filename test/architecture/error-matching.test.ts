@@ -1,17 +1,12 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect, test } from "vitest";
+import { sourceFiles } from "../support/source-files";
 
 /** Every folder of TypeScript the project runs or tests. */
 const SOURCE_FOLDERS = ["lambdas", "lib", "bin", "statemachine", "test"];
 
-function sourceFiles(folder: string): string[] {
-  return readdirSync(folder, { withFileTypes: true }).flatMap((entry) =>
-    entry.isDirectory() ? sourceFiles(join(folder, entry.name)) : entry.name.endsWith(".ts") ? [join(folder, entry.name)] : [],
-  );
-}
-
-const files = SOURCE_FOLDERS.flatMap(sourceFiles).map((path) => ({ path, text: readFileSync(path, "utf8") }));
+const files = SOURCE_FOLDERS.flatMap((folder) => sourceFiles(folder)).map((path) => ({ path, text: readFileSync(path, "utf8") }));
 
 /** The project's own typed errors: a class to match with instanceof exists for each. */
 const errorClasses = new Set(files.flatMap(({ text }) => [...text.matchAll(/\bclass\s+(\w+(?:Error|Exception))\b/g)].map((m) => m[1]!)));

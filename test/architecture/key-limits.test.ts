@@ -1,16 +1,11 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect, test } from "vitest";
-
-function sourceFiles(folder: string): string[] {
-  return readdirSync(folder, { withFileTypes: true }).flatMap((entry) =>
-    entry.isDirectory() ? sourceFiles(join(folder, entry.name)) : entry.name.endsWith(".ts") ? [join(folder, entry.name)] : [],
-  );
-}
+import { sourceFiles } from "../support/source-files";
 
 test("the DynamoDB key limits are defined once, in lambdas/store/key-limits.ts", () => {
   const definitions = ["lambdas", "lib", "bin"]
-    .flatMap(sourceFiles)
+    .flatMap((folder) => sourceFiles(folder))
     .flatMap((path) =>
       [...readFileSync(path, "utf8").matchAll(/\b(?:const|let|var)\s+((?:SORT|PARTITION)_KEY_MAX_BYTES)\s*=/g)].map((m) => `${m[1]} in ${path}`),
     );

@@ -5,8 +5,11 @@ import { ensureTable } from "../../lambdas/store/table-definition";
 
 /** A client for the run's DynamoDB Local (see dynamodb-local.global-setup.ts). */
 export function testDynamoDbClient(): DynamoDBClient {
+  const endpoint = inject("dynamodbEndpoint");
+  // The unit tier (vitest.unit.config.ts) starts no DynamoDB Local: fail here, never fall through to AWS's endpoint.
+  if (endpoint === undefined) throw new Error("no DynamoDB Local in this run: a test on DynamoDB belongs in `npm test`, not `npm run test:unit`");
   return new DynamoDBClient({
-    endpoint: inject("dynamodbEndpoint"),
+    endpoint,
     region: "us-east-1",
     credentials: { accessKeyId: "test", secretAccessKey: "test" },
   });
