@@ -1,24 +1,17 @@
 import { randomUUID } from "node:crypto";
-import { GetItemCommand, QueryCommand, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { QueryCommand } from "@aws-sdk/client-dynamodb";
+import { beforeAll, describe, expect, test } from "vitest";
 import { SUMMARY_ENTITIES } from "../../lambdas/core/entities";
 import type { NewRun } from "../../lambdas/core/ports";
 import { DynamoDbRunStore, RunAlreadyExistsError, RunNotFoundError } from "../../lambdas/runs/dynamodb-run-store";
 import { LOCK_SORT_KEY, runLockPartitionKey, runPartitionKey } from "../../lambdas/runs/run-keys";
-import { createTestTable, testDynamoDbClient } from "../support/dynamodb";
+import { readItem, useTestTable } from "../support/dynamodb";
 
-let client: DynamoDBClient;
-let tableName: string;
+const table = useTestTable();
 let store: DynamoDbRunStore;
 
-beforeAll(async () => {
-  client = testDynamoDbClient();
-  tableName = await createTestTable(client);
-  store = new DynamoDbRunStore({ client, tableName });
-});
-
-afterAll(() => {
-  client?.destroy();
+beforeAll(() => {
+  store = new DynamoDbRunStore(table);
 });
 
 const newConnection = () => `conn-${randomUUID()}`;
@@ -33,21 +26,12 @@ function newRun(connectionId: string, runId: string, extra: Partial<NewRun> = {}
   };
 }
 
-async function lockItem(connectionId: string) {
-  const out = await client.send(
-    new GetItemCommand({
-      TableName: tableName,
-      Key: { pk: { S: runLockPartitionKey(connectionId) }, sk: { S: LOCK_SORT_KEY } },
-      ConsistentRead: true,
-    }),
-  );
-  return out.Item;
-}
+const lockItem = (connectionId: string) => readItem(table, runLockPartitionKey(connectionId), LOCK_SORT_KEY);
 
 async function runItemCount(connectionId: string): Promise<number> {
-  const out = await client.send(
+  const out = await table.client.send(
     new QueryCommand({
-      TableName: tableName,
+      TableName: table.tableName,
       KeyConditionExpression: "pk = :pk",
       ExpressionAttributeValues: { ":pk": { S: runPartitionKey(connectionId) } },
       ConsistentRead: true,

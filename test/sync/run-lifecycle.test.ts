@@ -5,6 +5,7 @@ import { dispatchSyncs } from "../../lambdas/sync/dispatch-syncs";
 import { newRunId } from "../../lambdas/sync/run-id";
 import { startSync, SyncQueueUnavailableError } from "../../lambdas/sync/start-sync";
 import { leadRecord, pipelineRecord, userRecord } from "../builders/source-records";
+import { gate } from "../support/gate";
 import { crmSource, type CrmData } from "../support/crm-source";
 import { startSourceServer, type SourceReply, type SourceRequest, type SourceServer } from "../support/source-server";
 import { createSyncHarness, type SyncHarness } from "../support/sync-harness";
@@ -17,13 +18,6 @@ let fault: (request: SourceRequest) => SourceReply | undefined | Promise<SourceR
 
 const stamp = (minute: number) => new Date(Date.UTC(2026, 3, 1, 0, minute)).toISOString();
 const leads = (count: number) => Array.from({ length: count }, (_, i) => leadRecord({ id: `l${i}`, updated_at: stamp(i) }));
-
-/** A gate: `wait` resolves once `open()` has been called. */
-function gate() {
-  let open!: () => void;
-  const wait = new Promise<void>((resolve) => (open = resolve));
-  return { wait, open };
-}
 
 beforeAll(async () => {
   harness = await createSyncHarness();
@@ -45,7 +39,7 @@ describe("one run at a time per connection", () => {
     // The run cannot get past /users until the second start has been made.
     const users = gate();
     fault = async (request) => {
-      if (request.path === "/users") await users.wait;
+      if (request.path === "/users") await users.opened;
       return undefined;
     };
     const connection = await harness.addConnection({ baseUrl: server.baseUrl, token: TOKEN });
@@ -65,7 +59,7 @@ describe("one run at a time per connection", () => {
     // No run can get past /users until the second dispatch has been made.
     const users = gate();
     fault = async (request) => {
-      if (request.path === "/users") await users.wait;
+      if (request.path === "/users") await users.opened;
       return undefined;
     };
     const a = await harness.addConnection({ baseUrl: server.baseUrl, token: TOKEN, accountId: "dispatch-a" });
@@ -101,7 +95,7 @@ describe("a run that dies", () => {
       return undefined;
     };
     const first = await startSync(harness.startDeps, connection);
-    await kill.wait;
+    await kill.opened;
     // The page task that was running when it was killed has finished too (its result dropped).
     await harness.engine.settled(executionOf(first.runId));
     expect((await harness.runs.get(connection.id, first.runId))?.status).toBe("running");

@@ -11,6 +11,7 @@ import { startSync } from "../../lambdas/sync/start-sync";
 import type { StartSyncDeps } from "../../lambdas/sync/sync-deps";
 import type { SyncState } from "../../lambdas/sync/sync-state";
 import { leadRecord, pipelineRecord, userRecord } from "../builders/source-records";
+import { gate } from "../support/gate";
 import { crmSource, type CrmData } from "../support/crm-source";
 import { startSourceServer, type SourceReply, type SourceRequest, type SourceServer } from "../support/source-server";
 import { runSettled } from "../support/run-settled";
@@ -31,13 +32,6 @@ let fault: (request: SourceRequest) => SourceReply | undefined | Promise<SourceR
 
 const stamp = (minute: number) => new Date(Date.UTC(2026, 3, 1, 0, minute)).toISOString();
 const leads = (count: number) => Array.from({ length: count }, (_, i) => leadRecord({ id: `l${i}`, updated_at: stamp(i) }));
-
-/** A promise the test resolves itself. */
-function gate<T = void>() {
-  let open!: (value: T) => void;
-  const opened = new Promise<T>((resolve) => (open = resolve));
-  return { open, opened };
-}
 
 /** Holds the first request for page 2 of /leads until released; `reached` opens when it arrives. */
 function holdLeadsPage2() {
