@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { MAX_RETRY_AFTER_SECONDS } from "../../lambdas/core/limits";
 import { StoreUnavailableError } from "../../lambdas/core/errors";
 import { LocalStepFunctions, type TaskHandler } from "../../lambdas/local/step-functions/local-step-functions";
@@ -12,9 +12,8 @@ import type { StartSyncDeps } from "../../lambdas/sync/sync-deps";
 import type { SyncState } from "../../lambdas/sync/sync-state";
 import { leadRecord, pipelineRecord, userRecord } from "../builders/source-records";
 import { gate } from "../support/gate";
-import { crmSource, type CrmData } from "../support/crm-source";
-import { startSourceServer, type SourceReply, type SourceRequest, type SourceServer } from "../support/source-server";
 import { runSettled } from "../support/run-settled";
+import { useScriptedCrmSource } from "../support/scripted-crm-source";
 import { createSyncHarness, entityRow, type SyncHarness } from "../support/sync-harness";
 
 /**
@@ -26,19 +25,17 @@ import { createSyncHarness, entityRow, type SyncHarness } from "../support/sync-
 const TOKEN = "run-safety-token-5be1";
 const DAY_MS = 24 * 3_600_000;
 let harness: SyncHarness;
-let server: SourceServer;
-let data: CrmData;
-let fault: (request: SourceRequest) => SourceReply | undefined | Promise<SourceReply | undefined>;
 
 const stamp = (minute: number) => new Date(Date.UTC(2026, 3, 1, 0, minute)).toISOString();
 const leads = (count: number) => Array.from({ length: count }, (_, i) => leadRecord({ id: `l${i}`, updated_at: stamp(i) }));
+const source = useScriptedCrmSource(TOKEN, () => ({ pipelines: [pipelineRecord()], users: [userRecord()], contacts: [], leads: leads(150) }));
 
 /** Holds the first request for page 2 of /leads until released; `reached` opens when it arrives. */
 function holdLeadsPage2() {
   const reached = gate();
   const release = gate();
   let held = false;
-  fault = async (request) => {
+  source.fault = async (request) => {
     if (request.path === "/leads" && request.query.get("page") === "2" && !held) {
       held = true;
       reached.open();
@@ -53,8 +50,6 @@ const executionsByRun = new Map<string, string>();
 
 beforeAll(async () => {
   harness = await createSyncHarness();
-  const serve = crmSource(() => data, { token: TOKEN });
-  server = await startSourceServer(async (request) => (await fault(request)) ?? serve(request));
   const start = harness.engine.start.bind(harness.engine);
   harness.engine.start = async (input) => {
     const ref = await start(input);
@@ -63,13 +58,7 @@ beforeAll(async () => {
   };
 });
 afterAll(async () => {
-  await server.close();
   await harness.close();
-});
-beforeEach(() => {
-  data = { pipelines: [pipelineRecord()], users: [userRecord()], contacts: [], leads: leads(150) };
-  fault = () => undefined;
-  server.requests.length = 0;
 });
 
 /** startSync's deps with a clock a day ahead: every lease taken so far has passed. */
@@ -80,7 +69,7 @@ function aDayLater(deps: StartSyncDeps): StartSyncDeps {
 describe("never two runs of one connection", () => {
   test("a long wait is not death: a run whose execution still runs is never taken over, even after its lease has passed", async () => {
     const held = holdLeadsPage2();
-    const connection = await harness.addConnection({ baseUrl: server.baseUrl, token: TOKEN });
+    const connection = await harness.addConnection({ baseUrl: source.server.baseUrl, token: TOKEN });
     const first = await startSync(harness.startDeps, connection);
     await held.reached;
 
@@ -95,7 +84,7 @@ describe("never two runs of one connection", () => {
 
   test("a run that lost its connection's lock writes nothing: its page is refused and its execution ends", async () => {
     const held = holdLeadsPage2();
-    const connection = await harness.addConnection({ baseUrl: server.baseUrl, token: TOKEN });
+    const connection = await harness.addConnection({ baseUrl: source.server.baseUrl, token: TOKEN });
     const first = await startSync(harness.startDeps, connection);
     await held.reached;
     const watermark = await harness.records.getWatermark(connection.id, "leads");
@@ -120,7 +109,7 @@ describe("never two runs of one connection", () => {
   });
 
   test("a run continuing in a fresh execution is not taken for dead while the next execution starts", async () => {
-    const connection = await harness.addConnection({ baseUrl: server.baseUrl, token: TOKEN });
+    const connection = await harness.addConnection({ baseUrl: source.server.baseUrl, token: TOKEN });
     // An engine whose ContinueAsNew only captures the next execution's input: the old execution ends
     // before the next one has begun, the window in which the lock must not read as dead.
     const pending = gate<unknown>();
@@ -158,7 +147,7 @@ describe("never two runs of one connection", () => {
 
 describe("counts", () => {
   test("a page task retried after it committed counts its page once", async () => {
-    const connection = await harness.addConnection({ baseUrl: server.baseUrl, token: TOKEN });
+    const connection = await harness.addConnection({ baseUrl: source.server.baseUrl, token: TOKEN });
     // The page task commits leads page 2, then its reply is lost (a Lambda timeout after the commit): retried.
     let lost = false;
     const engine = engineWith({
@@ -177,7 +166,7 @@ describe("counts", () => {
       const summary = await runSettled(engine, harness.runs, connection.id, runId);
       expect(lost).toBe(true);
       expect(entityRow(summary, "leads")).toMatchObject({ status: "succeeded", pages: 2, records: 150 });
-      expect(server.requests.filter((request) => request.path === "/leads")).toHaveLength(3);
+      expect(source.server.requests.filter((request) => request.path === "/leads")).toHaveLength(3);
       expect(await harness.listAll(connection.id, "leads")).toHaveLength(150);
     } finally {
       await engine.stop();
@@ -187,17 +176,17 @@ describe("counts", () => {
 
 describe("Retry-After", () => {
   test(`a Retry-After above ${MAX_RETRY_AFTER_SECONDS} s fails the entity at once with a clear detail`, async () => {
-    fault = (request) => (request.path === "/leads" ? { status: 429, headers: { "retry-after": "3600" }, json: { error: "slow down" } } : undefined);
-    const connection = await harness.addConnection({ baseUrl: server.baseUrl, token: TOKEN });
+    source.fault = (request) => (request.path === "/leads" ? { status: 429, headers: { "retry-after": "3600" }, json: { error: "slow down" } } : undefined);
+    const connection = await harness.addConnection({ baseUrl: source.server.baseUrl, token: TOKEN });
     const summary = await harness.sync(connection);
 
-    expect(server.requests.filter((request) => request.path === "/leads")).toHaveLength(1);
+    expect(source.server.requests.filter((request) => request.path === "/leads")).toHaveLength(1);
     const row = entityRow(summary, "leads")!;
     expect(row.status).toBe("failed");
     expect(row.error).toContain("asked to wait 3600 s");
     expect(row.error).toContain(`at most ${MAX_RETRY_AFTER_SECONDS} s`);
     // The entities after it still ran; the run fails because leads is required.
-    expect(server.requests.map((request) => request.path)).toContain("/events");
+    expect(source.server.requests.map((request) => request.path)).toContain("/events");
     expect(summary.status).toBe("failed");
   });
 });
@@ -205,7 +194,7 @@ describe("Retry-After", () => {
 describe("sync_since changed under a running run", () => {
   test("the run writes no watermark back: it stops, and the next run reads every entity from the new date", async () => {
     const held = holdLeadsPage2();
-    const connection = await harness.addConnection({ baseUrl: server.baseUrl, token: TOKEN });
+    const connection = await harness.addConnection({ baseUrl: source.server.baseUrl, token: TOKEN });
     const first = await startSync(harness.startDeps, connection);
     await held.reached;
     expect(await harness.records.getWatermark(connection.id, "leads")).not.toBeNull();
@@ -220,10 +209,10 @@ describe("sync_since changed under a running run", () => {
     for (const entity of ["contacts", "leads", "tasks", "calls", "events"] as const) {
       expect(await harness.records.getWatermark(connection.id, entity), entity).toBeNull();
     }
-    server.requests.length = 0;
+    source.server.requests.length = 0;
     const next = await harness.sync(connection);
     expect(next.status).toBe("succeeded");
-    const since = server.requests.find((request) => request.path === "/leads")?.query["updated_since"];
+    const since = source.server.requests.find((request) => request.path === "/leads")?.query["updated_since"];
     expect(since).toBe(`${connection.sync_since.slice(0, 19)}+00:00`);
   });
 });
@@ -246,7 +235,7 @@ function engineWith(overrides: Record<string, TaskHandler>, pageTasksPerExecutio
 
 describe("a restart of the local runtime", () => {
   test("a lock caught handing over to a fresh execution (no execution known) is taken over at once when the caller knows every earlier execution is gone", async () => {
-    const connection = await harness.addConnection({ baseUrl: server.baseUrl, token: TOKEN });
+    const connection = await harness.addConnection({ baseUrl: source.server.baseUrl, token: TOKEN });
     const now = new Date();
     const handingOver = newRunId(now);
     await harness.runs.begin({ connectionId: connection.id, runId: handingOver, startedAt: now.toISOString(), leaseUntil: new Date(now.getTime() + DAY_MS).toISOString() });
@@ -263,9 +252,9 @@ describe("a restart of the local runtime", () => {
 
 describe("a changed rate_limit", () => {
   test("a PATCHed rate_limit applies from the page after the one whose connection read first sees it (the slot is taken while the connection is read)", async () => {
-    data = { ...data, leads: leads(350) };
+    source.data = { ...source.data, leads: leads(350) };
     const held = holdLeadsPage2();
-    const connection = await harness.addConnection({ baseUrl: server.baseUrl, token: TOKEN, rateLimit: 1000 });
+    const connection = await harness.addConnection({ baseUrl: source.server.baseUrl, token: TOKEN, rateLimit: 1000 });
     const real = harness.limiter.acquire.bind(harness.limiter);
     const rates: number[] = [];
     harness.limiter.acquire = async (connectionId, rate) => {
