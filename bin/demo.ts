@@ -5,7 +5,7 @@ import { startReferenceSource } from "./reference-source/start-reference-source"
 import { readLocalRuntimeConfig, StartupError } from "../lambdas/local/local-runtime-config";
 import { startLocalRuntime, type LocalRuntime } from "../lambdas/local/local-runtime";
 import { createJsonLogger } from "../lambdas/observability/json-logger";
-import { issueSessionToken } from "../lambdas/onboarding/auth/local-token-issuer";
+import { issueSessionToken } from "../lambdas/local/local-token-issuer";
 import type { RunSummary } from "../lambdas/core/ports";
 
 /**

@@ -21,7 +21,7 @@ import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
 import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from "aws-cdk-lib/aws-s3";
 import { BucketDeployment, CacheControl, Source } from "aws-cdk-lib/aws-s3-deployment";
 import { Construct } from "constructs";
-import { CONSOLE_SECURITY_HEADERS } from "../lambdas/local/console-assets";
+import { consoleContentSecurityPolicy } from "../console/site";
 
 /** The CloudFront path pattern that goes to the HTTP API: every route lives under API_PREFIX (/api/v1), so under /api/ as is. */
 export const API_PATH_PATTERN = "/api/*";
@@ -47,16 +47,8 @@ export function consoleRuntimeConfig(oidc: { issuer: string; clientId: string })
   return { auth: { mode: "oidc", issuer: oidc.issuer, clientId: oidc.clientId } };
 }
 
-/**
- * The local server's CSP (one policy for both runtimes), with the identity provider's origin added to connect-src:
- * in AWS the page fetches the issuer's discovery document and token endpoint itself.
- */
-export function consoleContentSecurityPolicy(connectOrigins: readonly string[]): string {
-  const directives = CONSOLE_SECURITY_HEADERS["content-security-policy"]!.split(";").map((part) => part.trim());
-  return directives
-    .map((directive) => (directive.startsWith("connect-src ") ? [directive, ...connectOrigins].join(" ") : directive))
-    .join("; ");
-}
+// The CSP is the local server's (one policy for both runtimes), with the identity provider's origins in connect-src.
+export { consoleContentSecurityPolicy };
 
 export class ConsoleBuildMissingError extends Error {
   override readonly name = "ConsoleBuildMissingError";

@@ -4,8 +4,8 @@ import { RetentionDays } from "aws-cdk-lib/aws-logs";
 import { resolve } from "node:path";
 import type { Node } from "constructs";
 import * as v from "valibot";
-import { CONSOLE_DIST_DIR } from "../lambdas/local/console-assets";
-import { DEFAULT_SCHEDULE, ScheduleSchema } from "../lambdas/local/local-schedule";
+import { CONSOLE_DIST_DIR } from "../console/site";
+import { DEFAULT_SCHEDULE, ScheduleSchema } from "../lambdas/sync/schedule-interval";
 
 /**
  * The deployment's knobs, read from CDK context (cdk.json, then `-c key=value`

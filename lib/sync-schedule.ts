@@ -5,7 +5,7 @@ import { PolicyStatement } from "aws-cdk-lib/aws-iam";
 import { LogGroup, type RetentionDays } from "aws-cdk-lib/aws-logs";
 import { DefinitionBody, LogLevel, StateMachine, StateMachineType } from "aws-cdk-lib/aws-stepfunctions";
 import { Construct } from "constructs";
-import { loadDispatchDefinition } from "../lambdas/local/dispatch-definition";
+import { loadDispatchDefinition } from "../statemachine/dispatch-definition";
 import type { RecordTable } from "./record-table";
 import { FUNCTION_SIZES, ServiceFunction } from "./service-function";
 import type { SyncStateMachine } from "./sync-state-machine";

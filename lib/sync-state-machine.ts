@@ -4,7 +4,7 @@ import { PolicyStatement, type Role } from "aws-cdk-lib/aws-iam";
 import { LogGroup, type RetentionDays } from "aws-cdk-lib/aws-logs";
 import { DefinitionBody, LogLevel, StateMachine, StateMachineType } from "aws-cdk-lib/aws-stepfunctions";
 import { Construct } from "constructs";
-import { SYNC_DEFINITION_PATH } from "../lambdas/local/sync-definition";
+import { SYNC_DEFINITION_PATH } from "../statemachine/sync-definition";
 import { SYNC_TASKS, type SyncFunctions, type SyncTaskName } from "./sync-functions";
 
 export interface SyncStateMachineProps {

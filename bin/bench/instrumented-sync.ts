@@ -6,7 +6,7 @@ import type { RateLimiter, RecordStore, RunSummary, SourceClient, StoredConnecti
 import { AesGcmTokenCipher } from "../../lambdas/local/aes-token-cipher";
 import { createLocalSync, LOCAL_STATE_MACHINE_ARN } from "../../lambdas/local/local-sync";
 import { LocalStepFunctions } from "../../lambdas/local/step-functions/local-step-functions";
-import { loadSyncDefinition } from "../../lambdas/local/sync-definition";
+import { loadSyncDefinition } from "../../statemachine/sync-definition";
 import { DynamoDbRunStore } from "../../lambdas/runs/dynamodb-run-store";
 import { createHttpSourceClient } from "../../lambdas/source/http-source-client";
 import { createGuardedFetch } from "../../lambdas/source/ssrf/guarded-fetch";

@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { randomUUID } from "node:crypto";
 import type { SourceClient } from "../../lambdas/core/ports";
 import { DynamoDbRateLimiter, RATE_WINDOW_MS } from "../../lambdas/rate-limit/dynamodb-rate-limiter";
-import { rateLimited } from "../../lambdas/rate-limit/rate-limited-source-client";
+import { rateLimited } from "../../lambdas/sync/rate-limited-source-client";
 import { createHttpSourceClient } from "../../lambdas/source/http-source-client";
 import { benchClient, dropTable, freshTable, type BenchContext, type MeasurementResult } from "./bench-env";
 import { busiestWindow } from "./stats";

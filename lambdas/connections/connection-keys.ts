@@ -1,3 +1,5 @@
+import { SORT_KEY_MAX_BYTES, utf8Bytes } from "../store/key-limits";
+
 /**
  * Key layout of connections in the single table (pk S, sk S).
  * Every key string of the connection store is built here and nowhere else.
@@ -31,9 +33,6 @@ export const DELETED_CONNECTION_RETENTION_SECONDS = 86_400;
 /** The table's TTL attribute (lib/record-table.ts TTL_ATTRIBUTE). */
 export const EXPIRES_AT_ATTR = "expires_at";
 
-/** DynamoDB's limit on a sort key value, in UTF-8 bytes. */
-const SORT_KEY_MAX_BYTES = 1024;
-
 /** Attribute names of a connection item (the rest are the Connection's own field names). */
 export const CONNECTION_ATTR = {
   pk: "pk",
@@ -51,7 +50,7 @@ export function accountSortKeyPrefix(businessAccountId: string): string {
 
 export function connectionSortKey(businessAccountId: string, connectionId: string): string {
   const sk = `${accountSortKeyPrefix(businessAccountId)}${requireNonEmpty("connectionId", connectionId)}`;
-  if (Buffer.byteLength(sk, "utf8") > SORT_KEY_MAX_BYTES) {
+  if (utf8Bytes(sk) > SORT_KEY_MAX_BYTES) {
     throw new TypeError(`connection sort key over ${SORT_KEY_MAX_BYTES} UTF-8 bytes (account or connection id too long)`);
   }
   return sk;

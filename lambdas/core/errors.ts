@@ -155,3 +155,8 @@ export class RateLimitSlotsStaleError extends SyncError {
   override readonly name = "RateLimitSlotsStaleError";
   readonly retryable = true;
 }
+
+/** A listRecords cursor that the store did not issue: the caller's mistake (the API answers 422), not a sync failure. */
+export class InvalidCursorError extends Error {
+  override readonly name = "InvalidCursorError";
+}

@@ -9,7 +9,7 @@ import {
   toAuthorizerClaims,
   verifySessionToken,
   type LocalSigningKey,
-} from "../onboarding/auth/local-token-issuer";
+} from "./local-token-issuer";
 import type { ApiEvent, ApiResult } from "../onboarding/http/api-handler";
 import { PUBLIC_ROUTE_KEYS, ROUTES } from "../onboarding/http/routes";
 import { serveConsoleAsset } from "./console-assets";

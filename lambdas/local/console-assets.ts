@@ -1,24 +1,10 @@
 import { readFile, stat } from "node:fs/promises";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { dirname, extname, join, resolve, sep } from "node:path";
-import { fileURLToPath } from "node:url";
+import { extname, join, resolve, sep } from "node:path";
+import { CONSOLE_DIST_DIR, CONSOLE_SECURITY_HEADERS, consoleContentSecurityPolicy } from "../../console/site";
 
-/** Where `npm run build` (and `npm start`, when stale) puts the owner's console. */
-export const CONSOLE_DIST_DIR = resolve(dirname(fileURLToPath(import.meta.url)), "../../console/dist");
-
-/**
- * The console's security headers. Scripts and styles only from this origin
- * (no inline script can run, whatever a record's JSON holds); the API is the
- * same origin, so connect-src 'self' is all the page needs. In AWS CloudFront
- * is to send the same set (issue 13).
- */
-export const CONSOLE_SECURITY_HEADERS: Readonly<Record<string, string>> = {
-  "content-security-policy":
-    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
-  "x-content-type-options": "nosniff",
-  "referrer-policy": "no-referrer",
-  "x-frame-options": "DENY",
-};
+// The build's location and the security headers are the console's own (console/site.ts): CloudFront sends the same set.
+export { CONSOLE_DIST_DIR, CONSOLE_SECURITY_HEADERS };
 
 const CONTENT_TYPES: Readonly<Record<string, string>> = {
   ".html": "text/html; charset=utf-8",
@@ -39,8 +25,7 @@ const CONTENT_TYPES: Readonly<Record<string, string>> = {
  */
 export function consoleSecurityHeaders(oidcIssuer?: string): Readonly<Record<string, string>> {
   if (oidcIssuer === undefined) return CONSOLE_SECURITY_HEADERS;
-  const csp = CONSOLE_SECURITY_HEADERS["content-security-policy"]!.replace("connect-src 'self'", `connect-src 'self' ${new URL(oidcIssuer).origin}`);
-  return { ...CONSOLE_SECURITY_HEADERS, "content-security-policy": csp };
+  return { ...CONSOLE_SECURITY_HEADERS, "content-security-policy": consoleContentSecurityPolicy([new URL(oidcIssuer).origin]) };
 }
 
 /**

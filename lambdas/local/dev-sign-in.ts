@@ -4,7 +4,7 @@ import {
   DEFAULT_SESSION_TTL_SECONDS,
   issueSessionToken,
   type LocalSigningKey,
-} from "../onboarding/auth/local-token-issuer";
+} from "./local-token-issuer";
 import { SESSION_CLAIM, SESSION_ROLES, SessionClaimsSchema } from "../onboarding/auth/session-claims";
 
 /** The local runtime's development sign-in; never offered in AWS (lib/ has no such route). */

@@ -1,7 +1,7 @@
 import type { Logger } from "../core/ports";
 import { makeDispatchHandler } from "../sync/handlers/dispatch-handler";
 import type { StartSyncDeps } from "../sync/sync-deps";
-import { loadDispatchDefinition } from "./dispatch-definition";
+import { loadDispatchDefinition } from "../../statemachine/dispatch-definition";
 import { LocalStepFunctions, type LocalExecutionResult, type TaskHandler } from "./step-functions/local-step-functions";
 
 export const LOCAL_DISPATCH_STATE_MACHINE_ARN = "arn:aws:states:us-east-1:000000000000:stateMachine:crm-dispatch";

@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { isLoopbackHttpUrl } from "./crash-gates";
-import { DEFAULT_SCHEDULE, ScheduleSchema } from "./local-schedule";
+import { DEFAULT_SCHEDULE, ScheduleSchema } from "../sync/schedule-interval";
 
 /**
  * Every setting of the local runtime (`npm start`), read once from the

@@ -1,18 +1,4 @@
-import * as v from "valibot";
-
-/** SCHEDULE: `off`, or an interval such as `30s`, `15m`, `1h`. The AWS schedule's default (see lib/) is the same 1h. */
-export const DEFAULT_SCHEDULE = "1h";
-
-const UNIT_MS = { s: 1_000, m: 60_000, h: 3_600_000 } as const;
-
-export const ScheduleSchema = v.pipe(
-  v.string(),
-  v.trim(),
-  v.toLowerCase(),
-  v.regex(/^(off|\d+[smh])$/, "SCHEDULE must be `off` or an interval like 30s, 15m, 1h"),
-  v.transform((text) => (text === "off" ? null : Number(text.slice(0, -1)) * UNIT_MS[text.slice(-1) as keyof typeof UNIT_MS])),
-  v.check((ms) => ms === null || ms >= 1_000, "SCHEDULE must be at least 1s"),
-);
+/** The local runtime's timer for the scheduled dispatcher; the SCHEDULE syntax is in lambdas/sync/schedule-interval.ts. */
 
 /** Where the schedule gets its timer from: the real one, or one a test fires by hand. */
 export interface ScheduleTimer {

@@ -1,6 +1,6 @@
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import type { Logger, TokenCipher } from "../core/ports";
-import { loadOrCreateSigningKey } from "../onboarding/auth/local-token-issuer";
+import { loadOrCreateSigningKey } from "./local-token-issuer";
 import { makeApiHandler } from "../onboarding/http/api-handler";
 import type { OnboardingDeps } from "../onboarding/onboarding-deps";
 import { DynamoDbPreflightStore } from "../preflight-runs/dynamodb-preflight-store";

@@ -9,7 +9,7 @@ import { makeSyncHandlers } from "../sync/handlers/sync-handlers";
 import type { StartSyncDeps, SyncDeps } from "../sync/sync-deps";
 import { gateSyncHandlers, type CrashGates } from "./crash-gates";
 import { LocalStepFunctions, type TaskHandler } from "./step-functions/local-step-functions";
-import { loadSyncDefinition } from "./sync-definition";
+import { loadSyncDefinition } from "../../statemachine/sync-definition";
 
 export const LOCAL_STATE_MACHINE_ARN = "arn:aws:states:us-east-1:000000000000:stateMachine:crm-sync";
 

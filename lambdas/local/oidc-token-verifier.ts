@@ -1,5 +1,5 @@
 import { createRemoteJWKSet, jwtVerify, type JWTPayload } from "jose";
-import { SessionTokenInvalidError } from "../onboarding/auth/local-token-issuer";
+import { SessionTokenInvalidError } from "./local-token-issuer";
 
 /**
  * An outside OIDC issuer the local runtime trusts besides its own key

@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { accountSortKeyPrefix } from "../connections/connection-keys";
-import { SORT_KEY_MAX_BYTES } from "../store/keys";
+import { SORT_KEY_MAX_BYTES, utf8Bytes } from "../store/key-limits";
 
 /**
  * An id taken from a request path (connection id, run id). Each is a DynamoDB
@@ -22,6 +22,6 @@ export function isStorableRunId(runId: string): boolean {
 export function isStorableConnectionId(account: string, connectionId: string): boolean {
   return (
     v.is(PathIdSchema, connectionId) &&
-    Buffer.byteLength(accountSortKeyPrefix(account) + connectionId, "utf8") <= SORT_KEY_MAX_BYTES
+    utf8Bytes(accountSortKeyPrefix(account) + connectionId) <= SORT_KEY_MAX_BYTES
   );
 }

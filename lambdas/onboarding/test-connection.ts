@@ -1,7 +1,16 @@
 import * as v from "valibot";
-import { SourceAuthError, SourceRedirectError, SourceTransientError, SyncError, TokenDecryptionError } from "../core/errors";
+import {
+  SourceAuthError,
+  SourceNotImplementedError,
+  SourceRedirectError,
+  SourceThrottledError,
+  SourceTransientError,
+  SyncError,
+  TokenDecryptionError,
+} from "../core/errors";
+import { SourceAddressRefusedError } from "../source/ssrf/source-address-refused-error";
 import { redactSecret } from "../source/redact-secret";
-import { rateLimited } from "../rate-limit/rate-limited-source-client";
+import { rateLimited } from "../sync/rate-limited-source-client";
 import { findConnection } from "./connection-operations";
 import type { OnboardingDeps } from "./onboarding-deps";
 
@@ -57,7 +66,7 @@ function failedTest(error: SyncError): ConnectionTestResult {
   // The same words as the failed entity of a sync: the detail already says what to do.
   if (error instanceof SourceRedirectError) return { reachable: true, authenticated: true, detail: error.detail };
   // Not reached: a network failure (transient, no HTTP status) or an address the guard refused to call.
-  const notReached = (error instanceof SourceTransientError && error.httpStatus === null) || error.name === "SourceAddressRefusedError";
+  const notReached = (error instanceof SourceTransientError && error.httpStatus === null) || error instanceof SourceAddressRefusedError;
   const reachable = !notReached;
   return {
     reachable,
@@ -68,16 +77,11 @@ function failedTest(error: SyncError): ConnectionTestResult {
 }
 
 function describe(error: SyncError): string {
-  switch (error.name) {
-    case "SourceNotImplementedError":
-      return "GET /pipelines answered 404 (a required endpoint is not implemented)";
-    case "SourceThrottledError":
-      return "the source is throttling (429)";
-    case "SourceTransientError":
-      return error.httpStatus === null ? "the source could not be reached" : `the source failed (${error.httpStatus})`;
-    case "SourceAddressRefusedError":
-      return "the base URL points to an address the service may not call";
-    default:
-      return "the source answered something that is not a valid page";
+  if (error instanceof SourceNotImplementedError) return "GET /pipelines answered 404 (a required endpoint is not implemented)";
+  if (error instanceof SourceThrottledError) return "the source is throttling (429)";
+  if (error instanceof SourceTransientError) {
+    return error.httpStatus === null ? "the source could not be reached" : `the source failed (${error.httpStatus})`;
   }
+  if (error instanceof SourceAddressRefusedError) return "the base URL points to an address the service may not call";
+  return "the source answered something that is not a valid page";
 }

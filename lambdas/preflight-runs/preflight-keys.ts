@@ -1,4 +1,4 @@
-import { PARTITION_KEY_MAX_BYTES, SORT_KEY_MAX_BYTES, utf8Bytes } from "../store/keys";
+import { PARTITION_KEY_MAX_BYTES, SORT_KEY_MAX_BYTES, utf8Bytes } from "../store/key-limits";
 
 /**
  * Key layout of the service's conformance runs in the single table (pk S, sk S):

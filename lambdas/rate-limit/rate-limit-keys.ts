@@ -1,4 +1,4 @@
-import { PARTITION_KEY_MAX_BYTES, utf8Bytes } from "../store/keys";
+import { checkedPartitionKey } from "../store/key-limits";
 
 /**
  * Key layout of a connection's rate-limit state in the single table (pk S, sk S):
@@ -26,11 +26,7 @@ export const RATE_LIMIT_SORT_KEY = "RATE";
 
 export function rateLimitPartitionKey(connectionId: string): string {
   if (connectionId.length === 0) throw new TypeError("connectionId must not be empty");
-  const pk = `${RATE_LIMIT_PREFIX}${connectionId}`;
-  if (utf8Bytes(pk) > PARTITION_KEY_MAX_BYTES) {
-    throw new TypeError(`partition key over ${PARTITION_KEY_MAX_BYTES} UTF-8 bytes (connection id too long)`);
-  }
-  return pk;
+  return checkedPartitionKey(`${RATE_LIMIT_PREFIX}${connectionId}`);
 }
 
 export function rateLimitSortKey(): string {

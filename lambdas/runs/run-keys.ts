@@ -1,4 +1,5 @@
 import type { SummaryEntity } from "../core/entities";
+import { PARTITION_KEY_MAX_BYTES, SORT_KEY_MAX_BYTES, utf8Bytes } from "../store/key-limits";
 
 /**
  * Key layout of sync runs in the single table (pk S, sk S).
@@ -75,8 +76,6 @@ export const LOCK_SORT_KEY = "LOCK";
 
 const RUN_PREFIX = "RUN#";
 const RUN_LOCK_PREFIX = "RUNLOCK#";
-const SORT_KEY_MAX_BYTES = 1024;
-const PARTITION_KEY_MAX_BYTES = 2048;
 
 export function runPartitionKey(connectionId: string): string {
   return checked(`${RUN_PREFIX}${requireNonEmpty("connectionId", connectionId)}`, PARTITION_KEY_MAX_BYTES, "partition");
@@ -101,7 +100,7 @@ function requireNonEmpty(what: string, value: string): string {
 }
 
 function checked(value: string, maxBytes: number, kind: string): string {
-  if (Buffer.byteLength(value, "utf8") > maxBytes) {
+  if (utf8Bytes(value) > maxBytes) {
     throw new TypeError(`${kind} key over ${maxBytes} UTF-8 bytes (id too long)`);
   }
   return value;

@@ -13,7 +13,7 @@ import {
   type TransactWriteItemsCommandInput,
 } from "@aws-sdk/client-dynamodb";
 import { STAGE_KINDS, SYNC_ENTITIES, type Collection, type StageKind, type SyncEntity } from "../core/entities";
-import { RunSupersededError, SyncSinceChangedError } from "../core/errors";
+import { InvalidCursorError, RunSupersededError, SyncSinceChangedError } from "../core/errors";
 import type { PageWrite, RecordOrder, RecordPage, RecordStore, StageKinds } from "../core/ports";
 import { LOCK_SORT_KEY, RUN_ATTR, runLockPartitionKey } from "../runs/run-keys";
 import {
@@ -31,11 +31,6 @@ import { RECORD_TABLE } from "./table-definition";
 export const LIST_MAX_LIMIT = 1000;
 /** Re-reads of a split record whose part count changed under a concurrent write. */
 const ASSEMBLE_ATTEMPTS = 3;
-
-/** A listRecords cursor that this store did not issue. */
-export class InvalidCursorError extends Error {
-  override readonly name = "InvalidCursorError";
-}
 
 export interface DynamoDbRecordStoreOptions {
   /** Injected: the store never builds a client (endpoint, credentials and retries are the caller's). */

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import type { Collection, SyncEntity } from "../core/entities";
 import type { RecordWrite } from "../core/ports";
+import { SORT_KEY_MAX_BYTES, checkedPartitionKey, utf8Bytes } from "./key-limits";
 
 /**
  * Key layout of the single record table (pk S, sk S; see ./table-definition.ts).
@@ -71,20 +72,11 @@ export function recordNewestValue(doc: Readonly<Record<string, unknown>>): strin
   return UNDATED_NEWEST_VALUE;
 }
 
-/** DynamoDB's limit on a sort key value, in UTF-8 bytes. */
-export const SORT_KEY_MAX_BYTES = 1024;
-/** DynamoDB's limit on a partition key value, in UTF-8 bytes. */
-export const PARTITION_KEY_MAX_BYTES = 2048;
-
 const RECORD_PREFIX = "REC#";
 const PART_PREFIX = "PART#";
 const WATERMARK_PREFIX = "WM#";
 const HASHED_STAGE_PREFIX = "#sha256:";
 const PART_NUMBER_DIGITS = 4;
-
-export function utf8Bytes(text: string): number {
-  return Buffer.byteLength(text, "utf8");
-}
 
 export function recordPartitionKey(connectionId: string, collection: Collection): string {
   return checkedPartitionKey(`${RECORD_PREFIX}${requireConnectionId(connectionId)}#${collection}`);
@@ -134,11 +126,4 @@ export function watermarkSortKey(entity: SyncEntity): string {
 function requireConnectionId(connectionId: string): string {
   if (connectionId.length === 0) throw new TypeError("connectionId must not be empty");
   return connectionId;
-}
-
-function checkedPartitionKey(pk: string): string {
-  if (utf8Bytes(pk) > PARTITION_KEY_MAX_BYTES) {
-    throw new TypeError(`partition key over ${PARTITION_KEY_MAX_BYTES} UTF-8 bytes (connection id too long)`);
-  }
-  return pk;
 }

@@ -10,10 +10,10 @@ import {
   recordNewestValue,
   recordPartitionKey,
   recordSortKey,
-  utf8Bytes,
   watermarkPartitionKey,
   watermarkSortKey,
 } from "./keys";
+import { utf8Bytes } from "./key-limits";
 
 /**
  * How one validated page becomes DynamoDB transactions. Pure: no I/O.

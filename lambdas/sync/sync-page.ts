@@ -3,7 +3,7 @@ import { MAX_RETRY_AFTER_SECONDS } from "../core/limits";
 import { METRIC } from "../core/metric-names";
 import { entityDefinition } from "../ingestion/entity-catalog";
 import { ingestPage } from "../ingestion/ingest-page";
-import { rateLimited } from "../rate-limit/rate-limited-source-client";
+import { rateLimited } from "./rate-limited-source-client";
 import { finishEntityAndAdvance, handOverIfContinuing, leaseUntil, loadConnection, nextPageStep } from "./entity-steps";
 import { recordRetryWait, recordThrottleWait } from "./record-wait";
 import type { StoredConnection } from "../core/ports";

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { Stack, type CfnElement } from "aws-cdk-lib";
 import { Match } from "aws-cdk-lib/assertions";
 import { describe, expect, test } from "vitest";
-import { CONSOLE_SECURITY_HEADERS } from "../../lambdas/local/console-assets";
+import { CONSOLE_SECURITY_HEADERS } from "../../console/site";
 import { PUBLIC_ROUTE_KEYS, ROUTES } from "../../lambdas/onboarding/http/routes";
 import { API_PATH_PATTERN, RUNTIME_CONFIG_KEY } from "../../lib/console-hosting";
 import { actionsOf, CONSOLE_BUILD_FIXTURE, logicalId, resourcesOf, roleStatements, synthesize, TEST_CONTEXT } from "./stack-fixture";

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { loadDispatchDefinition } from "../../lambdas/local/dispatch-definition";
+import { loadDispatchDefinition } from "../../statemachine/dispatch-definition";
 import { CONTEXT_DEFAULTS, DeployConfigError } from "../../lib/deploy-config";
 import { actionsOf, logicalId, resourcesOf, roleStatements, synthesize, TEST_CONTEXT } from "./stack-fixture";
 

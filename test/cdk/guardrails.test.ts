@@ -1,6 +1,6 @@
 import { describe, expect, test } from "vitest";
 import { PAGE_TASKS_PER_EXECUTION } from "../../lambdas/core/limits";
-import { loadSyncDefinition } from "../../lambdas/local/sync-definition";
+import { loadSyncDefinition } from "../../statemachine/sync-definition";
 import { CONTEXT_DEFAULTS } from "../../lib/deploy-config";
 import { OPENAPI_CONCURRENCY } from "../../lib/onboarding-api";
 import { LIVE_ALIAS } from "../../lib/service-function";

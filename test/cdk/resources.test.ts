@@ -6,7 +6,7 @@ import { METRIC, METRIC_SERVICE } from "../../lambdas/core/metric-names";
 import { BEGIN_FAILED_CAUSE, CUSTOMER_OR_EXPECTED_ERRORS, SUSTAINED_PERIODS, THRESHOLDS } from "../../lib/alarms";
 import { CONTEXT_DEFAULTS } from "../../lib/deploy-config";
 import { TTL_ATTRIBUTE } from "../../lib/record-table";
-import { loadSyncDefinition } from "../../lambdas/local/sync-definition";
+import { loadSyncDefinition } from "../../statemachine/sync-definition";
 import { actionsOf, functionId, logicalId, roleId, roleStatements, serviceFunctions, synthesize, TEST_CONTEXT } from "./stack-fixture";
 
 const { stack, template } = synthesize();

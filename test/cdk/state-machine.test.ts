@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, test } from "vitest";
-import { SYNC_DEFINITION_PATH } from "../../lambdas/local/sync-definition";
+import { SYNC_DEFINITION_PATH } from "../../statemachine/sync-definition";
 import { SYNC_TASKS, type SyncTaskName } from "../../lib/sync-functions";
 import { logicalId, synthesize } from "./stack-fixture";
 

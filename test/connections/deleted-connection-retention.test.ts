@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { GetItemCommand, PutItemCommand, QueryCommand, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { PutItemCommand, QueryCommand } from "@aws-sdk/client-dynamodb";
+import { describe, expect, test } from "vitest";
 import { TTL_ATTRIBUTE } from "../../lib/record-table";
 import type { StoredConnection } from "../../lambdas/core/ports";
 import { DELETED_CONNECTION_RETENTION_SECONDS } from "../../lambdas/connections/connection-keys";
@@ -8,19 +8,9 @@ import { DynamoDbConnectionStore } from "../../lambdas/connections/dynamodb-conn
 import { DynamoDbRunStore } from "../../lambdas/runs/dynamodb-run-store";
 import { LOCK_SORT_KEY, runLockPartitionKey } from "../../lambdas/runs/run-keys";
 import { watermarkPartitionKey, watermarkSortKey } from "../../lambdas/store/keys";
-import { createTestTable, testDynamoDbClient } from "../support/dynamodb";
+import { readItem, useTestTable } from "../support/dynamodb";
 
-let client: DynamoDBClient;
-let tableName: string;
-
-beforeAll(async () => {
-  client = testDynamoDbClient();
-  tableName = await createTestTable(client);
-});
-
-afterAll(() => {
-  client?.destroy();
-});
+const table = useTestTable();
 
 const ACCOUNT = "acct-retention";
 const DELETED_AT_MS = Date.parse("2026-11-23T11:50:00.500Z");
@@ -41,18 +31,18 @@ function connection(id: string): StoredConnection {
 }
 
 async function putWatermark(connectionId: string, entity: "leads" | "users", value: string) {
-  await client.send(
+  await table.client.send(
     new PutItemCommand({
-      TableName: tableName,
+      TableName: table.tableName,
       Item: { pk: { S: watermarkPartitionKey(connectionId) }, sk: { S: watermarkSortKey(entity) }, value: { S: value } },
     }),
   );
 }
 
 async function watermarkItems(connectionId: string) {
-  const out = await client.send(
+  const out = await table.client.send(
     new QueryCommand({
-      TableName: tableName,
+      TableName: table.tableName,
       KeyConditionExpression: "pk = :pk",
       ExpressionAttributeValues: { ":pk": { S: watermarkPartitionKey(connectionId) } },
       ConsistentRead: true,
@@ -61,21 +51,12 @@ async function watermarkItems(connectionId: string) {
   return out.Items ?? [];
 }
 
-async function lockItem(connectionId: string) {
-  const out = await client.send(
-    new GetItemCommand({
-      TableName: tableName,
-      Key: { pk: { S: runLockPartitionKey(connectionId) }, sk: { S: LOCK_SORT_KEY } },
-      ConsistentRead: true,
-    }),
-  );
-  return out.Item;
-}
+const lockItem = (connectionId: string) => readItem(table, runLockPartitionKey(connectionId), LOCK_SORT_KEY);
 
 describe("a deleted connection's data (DynamoDB TTL, DynamoDB Local)", () => {
   test("deleting a connection marks its watermarks and run lock to expire one day later; another connection's are untouched", async () => {
-    const store = new DynamoDbConnectionStore({ client, tableName, now: () => DELETED_AT_MS });
-    const runs = new DynamoDbRunStore({ client, tableName });
+    const store = new DynamoDbConnectionStore({ client: table.client, tableName: table.tableName, now: () => DELETED_AT_MS });
+    const runs = new DynamoDbRunStore(table);
     const gone = `conn-${randomUUID()}`;
     const kept = `conn-${randomUUID()}`;
     for (const id of [gone, kept]) {
@@ -105,7 +86,7 @@ describe("a deleted connection's data (DynamoDB TTL, DynamoDB Local)", () => {
   });
 
   test("deleting a connection with no watermarks and no lock writes no item (no stub lock is created)", async () => {
-    const store = new DynamoDbConnectionStore({ client, tableName, now: () => DELETED_AT_MS });
+    const store = new DynamoDbConnectionStore({ client: table.client, tableName: table.tableName, now: () => DELETED_AT_MS });
     const id = `conn-${randomUUID()}`;
     await store.put(connection(id));
 

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { GetItemCommand, PutItemCommand, QueryCommand, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
+import { GetItemCommand, PutItemCommand, QueryCommand } from "@aws-sdk/client-dynamodb";
+import { beforeAll, describe, expect, test, vi } from "vitest";
 import type { StoredConnection } from "../../lambdas/core/ports";
 import {
   CONNECTION_PARTITION_KEY,
@@ -8,20 +8,13 @@ import {
   connectionSortKey,
 } from "../../lambdas/connections/connection-keys";
 import { DynamoDbConnectionStore } from "../../lambdas/connections/dynamodb-connection-store";
-import { createTestTable, testDynamoDbClient } from "../support/dynamodb";
+import { createTestTable, useTestTable } from "../support/dynamodb";
 
-let client: DynamoDBClient;
-let tableName: string;
+const table = useTestTable();
 let store: DynamoDbConnectionStore;
 
-beforeAll(async () => {
-  client = testDynamoDbClient();
-  tableName = await createTestTable(client);
-  store = new DynamoDbConnectionStore({ client, tableName });
-});
-
-afterAll(() => {
-  client?.destroy();
+beforeAll(() => {
+  store = new DynamoDbConnectionStore(table);
 });
 
 const newAccount = () => `acct-${randomUUID()}`;
@@ -66,9 +59,9 @@ describe("put and get", () => {
   test("fields are stored as plain attributes (rate_limit a number), not a JSON blob", async () => {
     const stored = connection(newAccount(), "conn-plain", { rate_limit: 7 });
     await store.put(stored);
-    const out = await client.send(
+    const out = await table.client.send(
       new GetItemCommand({
-        TableName: tableName,
+        TableName: table.tableName,
         Key: { pk: { S: CONNECTION_PARTITION_KEY }, sk: { S: connectionSortKey(stored.business_account_id, stored.id) } },
       }),
     );
@@ -201,7 +194,7 @@ describe("listAll", () => {
     const bigCipher = "x".repeat(350_000);
     const ids = Array.from({ length: 8 }, (_, index) => `big-${index}`);
     for (const id of ids) await own.put(connection(account, id, { token_ciphertext: bigCipher }));
-    const send = vi.spyOn(client, "send");
+    const send = vi.spyOn(table.client, "send");
     const listed = await own.listAll();
     const queries = send.mock.calls.filter(([command]) => command instanceof QueryCommand).length;
     send.mockRestore();
@@ -213,7 +206,7 @@ describe("listAll", () => {
   test("an item that is not a connection is refused on read", async () => {
     const own = await isolatedStore();
     await own.put(connection("acct", "ok"));
-    await client.send(
+    await table.client.send(
       new PutItemCommand({
         TableName: own.tableNameForTest,
         Item: { pk: { S: CONNECTION_PARTITION_KEY }, sk: { S: connectionSortKey("acct", "broken") }, id: { S: "broken" } },
@@ -225,8 +218,8 @@ describe("listAll", () => {
 
 /** A store on its own table, for tests that read the whole partition. */
 async function isolatedStore(): Promise<DynamoDbConnectionStore & { tableNameForTest: string }> {
-  const ownTable = await createTestTable(client);
-  return Object.assign(new DynamoDbConnectionStore({ client, tableName: ownTable }), { tableNameForTest: ownTable });
+  const ownTable = await createTestTable(table.client);
+  return Object.assign(new DynamoDbConnectionStore({ client: table.client, tableName: ownTable }), { tableNameForTest: ownTable });
 }
 
 /**
@@ -250,8 +243,8 @@ describe("stored item format", () => {
   });
 
   async function storedItem(account: string, id: string) {
-    const out = await client.send(
-      new GetItemCommand({ TableName: tableName, Key: { pk: { S: CONNECTION_PARTITION_KEY }, sk: { S: connectionSortKey(account, id) } }, ConsistentRead: true }),
+    const out = await table.client.send(
+      new GetItemCommand({ TableName: table.tableName, Key: { pk: { S: CONNECTION_PARTITION_KEY }, sk: { S: connectionSortKey(account, id) } }, ConsistentRead: true }),
     );
     return out.Item;
   }
@@ -271,11 +264,11 @@ describe("stored item format", () => {
 
   test("an item written in the old format, with the TTL attribute a delete leaves, reads back as the connection", async () => {
     const account = newAccount();
-    await client.send(
-      new PutItemCommand({ TableName: tableName, Item: { ...OLD_FORMAT_ITEM(account, "old-1"), paused: { BOOL: true }, expires_at: { N: "1800000000" } } }),
+    await table.client.send(
+      new PutItemCommand({ TableName: table.tableName, Item: { ...OLD_FORMAT_ITEM(account, "old-1"), paused: { BOOL: true }, expires_at: { N: "1800000000" } } }),
     );
     expect(await store.get(account, "old-1")).toEqual(connection(account, "old-1", { paused: true }));
-    await client.send(new PutItemCommand({ TableName: tableName, Item: OLD_FORMAT_ITEM(account, "old-2") }));
+    await table.client.send(new PutItemCommand({ TableName: table.tableName, Item: OLD_FORMAT_ITEM(account, "old-2") }));
     const read = await store.get(account, "old-2");
     expect(read).toEqual(connection(account, "old-2"));
     expect(read).not.toHaveProperty("paused");
@@ -283,7 +276,7 @@ describe("stored item format", () => {
 
   test("an item whose rate_limit is not an integer from 1 to 1000 is refused on read, naming the field", async () => {
     const own = await isolatedStore();
-    await client.send(new PutItemCommand({ TableName: own.tableNameForTest, Item: { ...OLD_FORMAT_ITEM("acct", "bad"), rate_limit: { S: "5" } } }));
+    await table.client.send(new PutItemCommand({ TableName: own.tableNameForTest, Item: { ...OLD_FORMAT_ITEM("acct", "bad"), rate_limit: { S: "5" } } }));
     await expect(own.get("acct", "bad")).rejects.toMatchObject({ name: "CorruptConnectionItemError", message: expect.stringContaining("rate_limit") });
   });
 });

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { decodeJwt } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { issueSessionToken } from "../../lambdas/onboarding/auth/local-token-issuer";
+import { issueSessionToken } from "../../lambdas/local/local-token-issuer";
 import { ensureConsoleBuilt } from "../../lambdas/local/console-build";
 import { DEV_SIGN_IN_PATH } from "../../lambdas/local/dev-sign-in";
 import { CONNECTIONS_PATH, createApiHarness, type ApiHarness } from "../support/api-harness";

@@ -9,7 +9,7 @@ import { entityDefinition } from "../../lambdas/ingestion/entity-catalog";
 import type { GateAnnouncement } from "../../lambdas/local/crash-gates";
 import { LOCAL_TABLE_NAME } from "../../lambdas/local/local-runtime";
 import { readLocalRuntimeConfig, StartupError } from "../../lambdas/local/local-runtime-config";
-import { issueSessionToken, loadOrCreateSigningKey } from "../../lambdas/onboarding/auth/local-token-issuer";
+import { issueSessionToken, loadOrCreateSigningKey } from "../../lambdas/local/local-token-issuer";
 import { DynamoDbRunStore } from "../../lambdas/runs/dynamodb-run-store";
 import { DynamoDbRecordStore } from "../../lambdas/store/dynamodb-record-store";
 import { startGateControl } from "../support/crash-gate-control";

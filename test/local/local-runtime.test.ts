@@ -6,10 +6,11 @@ import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { readLocalRuntimeConfig } from "../../lambdas/local/local-runtime-config";
 import { startLocalRuntime, type LocalRuntime } from "../../lambdas/local/local-runtime";
-import { issueSessionToken } from "../../lambdas/onboarding/auth/local-token-issuer";
+import { issueSessionToken } from "../../lambdas/local/local-token-issuer";
 import { createMemoryLogger } from "../../lambdas/observability/json-logger";
 import { leadRecord, pipelineRecord, userRecord } from "../builders/source-records";
 import { crmSource } from "../support/crm-source";
+import { gate } from "../support/gate";
 import { startSourceServer, type SourceServer } from "../support/source-server";
 import { runSettled } from "../support/run-settled";
 
@@ -19,13 +20,6 @@ let dataDir: string;
 let source: SourceServer;
 /** While set, the request for that page of /leads reports its arrival and is held until released. */
 let holdLeads: { readonly page: string; readonly arrived: () => void; readonly released: Promise<void> } | null = null;
-
-/** A gate: `wait` resolves once `open()` has been called. */
-function gate() {
-  let open!: () => void;
-  const wait = new Promise<void>((resolve) => (open = resolve));
-  return { wait, open };
-}
 
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), "crm-runtime-"));
@@ -68,10 +62,10 @@ describe("npm start", () => {
     // Stopped while page 3 of /leads is in flight: pages 1 and 2 are committed (page 3 is asked for only after).
     const arrived = gate();
     const released = gate();
-    holdLeads = { page: "3", arrived: arrived.open, released: released.wait };
+    holdLeads = { page: "3", arrived: arrived.open, released: released.opened };
     const run = await call(runtime, "POST", `${CONNECTIONS}/${id}/syncs`);
     expect(run.status).toBe(202);
-    await arrived.wait;
+    await arrived.opened;
     const stopping = runtime.stop();
     holdLeads = null;
     released.open();

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "vitest";
 import * as v from "valibot";
 import { scheduleLabel } from "../../lambdas/local/local-runtime";
-import { ScheduleSchema } from "../../lambdas/local/local-schedule";
+import { ScheduleSchema } from "../../lambdas/sync/schedule-interval";
 
 describe("the local runtime tells the API its SCHEDULE", () => {
   test.each([

@@ -1,33 +1,23 @@
 import { randomUUID } from "node:crypto";
 import { GetItemCommand, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
+import { afterAll, describe, expect, test } from "vitest";
 import type { SourceClient, SourceConnection } from "../../lambdas/core/ports";
 import { DynamoDbRateLimiter, RATE_WINDOW_MS, planAcquire } from "../../lambdas/rate-limit/dynamodb-rate-limiter";
 import { RATE_ATTR, rateLimitPartitionKey, rateLimitSortKey } from "../../lambdas/rate-limit/rate-limit-keys";
-import { rateLimited } from "../../lambdas/rate-limit/rate-limited-source-client";
+import { rateLimited } from "../../lambdas/sync/rate-limited-source-client";
 import { createHttpSourceClient } from "../../lambdas/source/http-source-client";
-import { envelope, startSourceServer, type SourceServer } from "../support/source-server";
-import { createTestTable, testDynamoDbClient } from "../support/dynamodb";
+import { envelope, type SourceServer } from "../support/source-server";
+import { useSourceServers } from "../support/source-servers";
+import { testDynamoDbClient, useTestTable } from "../support/dynamodb";
 import { VirtualClock } from "../support/virtual-clock";
 
 const ONE_SECOND_MS = 1000;
 
-let client: DynamoDBClient;
-let tableName: string;
+const table = useTestTable();
 const extraClients: DynamoDBClient[] = [];
-const servers: SourceServer[] = [];
-
-beforeAll(async () => {
-  client = testDynamoDbClient();
-  tableName = await createTestTable(client);
-});
-
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((server) => server.close()));
-});
+const serve = useSourceServers();
 
 afterAll(() => {
-  client?.destroy();
   for (const extra of extraClients) extra.destroy();
 });
 
@@ -35,9 +25,7 @@ const newConnection = () => `conn-${randomUUID()}`;
 const range = (n: number) => Array.from({ length: n }, (_, i) => i);
 
 async function sourceServer(): Promise<SourceServer> {
-  const server = await startSourceServer(() => ({ json: envelope([]) }));
-  servers.push(server);
-  return server;
+  return serve(() => ({ json: envelope([]) }));
 }
 
 /**
@@ -62,7 +50,7 @@ function virtualWorld() {
   const processLimiter = (): DynamoDbRateLimiter => {
     const own = testDynamoDbClient();
     extraClients.push(own);
-    return new DynamoDbRateLimiter({ client: clock.holdDuring(own), tableName, now: clock.now, sleep: clock.sleep });
+    return new DynamoDbRateLimiter({ client: clock.holdDuring(own), tableName: table.tableName, now: clock.now, sleep: clock.sleep });
   };
   /** A caller in its own process, rate-limited for `connectionId`. */
   const caller = (connectionId: string, rate: number): SourceClient =>
@@ -186,8 +174,8 @@ describe("DynamoDbRateLimiter on a fake clock (DynamoDB Local)", () => {
   function fakeClockLimiter(start = 1_000_000) {
     const clock = { t: start, sleeps: [] as number[] };
     const limiter = new DynamoDbRateLimiter({
-      client,
-      tableName,
+      client: table.client,
+      tableName: table.tableName,
       now: () => clock.t,
       sleep: async (ms) => {
         clock.sleeps.push(ms);
@@ -198,9 +186,9 @@ describe("DynamoDbRateLimiter on a fake clock (DynamoDB Local)", () => {
   }
 
   async function storedStarts(connectionId: string): Promise<number[]> {
-    const out = await client.send(
+    const out = await table.client.send(
       new GetItemCommand({
-        TableName: tableName,
+        TableName: table.tableName,
         Key: { pk: { S: rateLimitPartitionKey(connectionId) }, sk: { S: rateLimitSortKey() } },
         ConsistentRead: true,
       }),
@@ -243,7 +231,7 @@ describe("DynamoDbRateLimiter on a fake clock (DynamoDB Local)", () => {
     const connectionId = newConnection();
     const t = 5_000_000;
     // Several processes at the same instant; their sleeps (the conflict jitter) do not move the clock.
-    const limiters = range(4).map(() => new DynamoDbRateLimiter({ client, tableName, now: () => t, sleep: async () => {} }));
+    const limiters = range(4).map(() => new DynamoDbRateLimiter({ client: table.client, tableName: table.tableName, now: () => t, sleep: async () => {} }));
     await Promise.all(range(8).map((i) => (limiters[i % 4] as DynamoDbRateLimiter).acquire(connectionId, 8)));
     expect(await storedStarts(connectionId)).toEqual(range(8).map(() => t));
 
@@ -257,7 +245,7 @@ describe("DynamoDbRateLimiter on a fake clock (DynamoDB Local)", () => {
     const t = 7_000_000;
     // now() per attempt: once before the write, once after. The first write comes back 100 ms late.
     const clock = [t, t + 100, t + 100, t + 100];
-    const limiter = new DynamoDbRateLimiter({ client, tableName, now: () => clock.shift() ?? t + 100, sleep: async () => {} });
+    const limiter = new DynamoDbRateLimiter({ client: table.client, tableName: table.tableName, now: () => clock.shift() ?? t + 100, sleep: async () => {} });
 
     await limiter.acquire(connectionId, 1);
 

@@ -1,40 +1,20 @@
 import { randomUUID } from "node:crypto";
-import { GetItemCommand, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { TTL_ATTRIBUTE } from "../../lib/record-table";
 import { DynamoDbRateLimiter, RATE_LOG_RETENTION_SECONDS } from "../../lambdas/rate-limit/dynamodb-rate-limiter";
 import { RATE_ATTR, rateLimitPartitionKey, rateLimitSortKey } from "../../lambdas/rate-limit/rate-limit-keys";
-import { createTestTable, testDynamoDbClient } from "../support/dynamodb";
+import { readItem, useTestTable } from "../support/dynamodb";
 
-let client: DynamoDBClient;
-let tableName: string;
+const table = useTestTable();
 
-beforeAll(async () => {
-  client = testDynamoDbClient();
-  tableName = await createTestTable(client);
-});
-
-afterAll(() => {
-  client?.destroy();
-});
-
-async function rawLog(connectionId: string) {
-  const out = await client.send(
-    new GetItemCommand({
-      TableName: tableName,
-      Key: { pk: { S: rateLimitPartitionKey(connectionId) }, sk: { S: rateLimitSortKey() } },
-      ConsistentRead: true,
-    }),
-  );
-  return out.Item;
-}
+const rawLog = (connectionId: string) => readItem(table, rateLimitPartitionKey(connectionId), rateLimitSortKey());
 
 /** An injected clock that moves only when the test moves it; sleeping is never needed (the window has room). */
 function limiterAt(start: number) {
   let now = start;
   const limiter = new DynamoDbRateLimiter({
-    client,
-    tableName,
+    client: table.client,
+    tableName: table.tableName,
     now: () => now,
     sleep: () => Promise.reject(new Error("the test never lets the window fill")),
   });
@@ -59,7 +39,7 @@ describe("rate-limiter retention (DynamoDB TTL, DynamoDB Local)", () => {
     const later = first + 3 * 60 * 60 * 1000 + 999; // three hours on
     moveTo(later);
     // A second limiter (another process) reads the log, so its write goes through the version condition.
-    const other = new DynamoDbRateLimiter({ client, tableName, now: () => later, sleep: () => Promise.reject(new Error("no wait")) });
+    const other = new DynamoDbRateLimiter({ client: table.client, tableName: table.tableName, now: () => later, sleep: () => Promise.reject(new Error("no wait")) });
     expect(await other.acquire(connectionId, 5)).toBe(later);
     const afterSecond = await rawLog(connectionId);
     expect(afterSecond?.[TTL_ATTRIBUTE]?.N).toBe(String(Math.floor(later / 1000) + 86_400));

@@ -1,24 +1,17 @@
 import { randomUUID } from "node:crypto";
-import { GetItemCommand, PutItemCommand, QueryCommand, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { GetItemCommand, PutItemCommand, QueryCommand } from "@aws-sdk/client-dynamodb";
+import { beforeAll, describe, expect, test } from "vitest";
 import { SUMMARY_ENTITIES } from "../../lambdas/core/entities";
 import type { NewRun, RunWait } from "../../lambdas/core/ports";
 import { DynamoDbRunStore, MAX_RECORDED_WAITS, RunAlreadyExistsError, RunNotFoundError } from "../../lambdas/runs/dynamodb-run-store";
 import { LOCK_SORT_KEY, runExpiresAt, runLockPartitionKey, runPartitionKey, runSortKey } from "../../lambdas/runs/run-keys";
-import { createTestTable, testDynamoDbClient } from "../support/dynamodb";
+import { readItem, useTestTable } from "../support/dynamodb";
 
-let client: DynamoDBClient;
-let tableName: string;
+const table = useTestTable();
 let store: DynamoDbRunStore;
 
-beforeAll(async () => {
-  client = testDynamoDbClient();
-  tableName = await createTestTable(client);
-  store = new DynamoDbRunStore({ client, tableName });
-});
-
-afterAll(() => {
-  client?.destroy();
+beforeAll(() => {
+  store = new DynamoDbRunStore(table);
 });
 
 const newConnection = () => `conn-${randomUUID()}`;
@@ -33,21 +26,12 @@ function newRun(connectionId: string, runId: string, extra: Partial<NewRun> = {}
   };
 }
 
-async function lockItem(connectionId: string) {
-  const out = await client.send(
-    new GetItemCommand({
-      TableName: tableName,
-      Key: { pk: { S: runLockPartitionKey(connectionId) }, sk: { S: LOCK_SORT_KEY } },
-      ConsistentRead: true,
-    }),
-  );
-  return out.Item;
-}
+const lockItem = (connectionId: string) => readItem(table, runLockPartitionKey(connectionId), LOCK_SORT_KEY);
 
 async function runItemCount(connectionId: string): Promise<number> {
-  const out = await client.send(
+  const out = await table.client.send(
     new QueryCommand({
-      TableName: tableName,
+      TableName: table.tableName,
       KeyConditionExpression: "pk = :pk",
       ExpressionAttributeValues: { ":pk": { S: runPartitionKey(connectionId) } },
       ConsistentRead: true,
@@ -375,7 +359,7 @@ describe("stored item format", () => {
   test("begin writes exactly the attributes of the old format", async () => {
     const connectionId = newConnection();
     await store.begin(newRun(connectionId, RUN_A));
-    const out = await client.send(new GetItemCommand({ TableName: tableName, Key: runKey(connectionId, RUN_A), ConsistentRead: true }));
+    const out = await table.client.send(new GetItemCommand({ TableName: table.tableName, Key: runKey(connectionId, RUN_A), ConsistentRead: true }));
     expect(out.Item).toEqual({
       ...runKey(connectionId, RUN_A),
       id: { S: RUN_A },
@@ -401,9 +385,9 @@ describe("stored item format", () => {
     const row = (status: string, pages: number, records: number, error: string | null) => ({
       M: { status: { S: status }, pages: { N: String(pages) }, records: { N: String(records) }, error: error === null ? { NULL: true } : { S: error }, last_page: { N: String(pages) } },
     });
-    await client.send(
+    await table.client.send(
       new PutItemCommand({
-        TableName: tableName,
+        TableName: table.tableName,
         Item: {
           ...runKey(connectionId, RUN_A),
           id: { S: RUN_A },
@@ -445,18 +429,18 @@ describe("stored item format", () => {
   test("a lock written in the old format reads back, executionRef absent or NULL as null", async () => {
     const connectionId = newConnection();
     const lockKey = { pk: { S: runLockPartitionKey(connectionId) }, sk: { S: LOCK_SORT_KEY } };
-    await client.send(new PutItemCommand({ TableName: tableName, Item: { ...lockKey, runId: { S: RUN_A }, leaseUntil: { S: "2026-11-21T16:23:00.123Z" }, expires_at: { N: "1800000000" } } }));
+    await table.client.send(new PutItemCommand({ TableName: table.tableName, Item: { ...lockKey, runId: { S: RUN_A }, leaseUntil: { S: "2026-11-21T16:23:00.123Z" }, expires_at: { N: "1800000000" } } }));
     expect(await store.lock(connectionId)).toEqual({ runId: RUN_A, executionRef: null, leaseUntil: "2026-11-21T16:23:00.123Z" });
-    await client.send(new PutItemCommand({ TableName: tableName, Item: { ...lockKey, runId: { S: RUN_A }, executionRef: { S: "arn:exec" }, leaseUntil: { S: "2026-11-21T16:23:00.123Z" }, watermarksReset: { BOOL: true } } }));
+    await table.client.send(new PutItemCommand({ TableName: table.tableName, Item: { ...lockKey, runId: { S: RUN_A }, executionRef: { S: "arn:exec" }, leaseUntil: { S: "2026-11-21T16:23:00.123Z" }, watermarksReset: { BOOL: true } } }));
     expect(await store.lock(connectionId)).toEqual({ runId: RUN_A, executionRef: "arn:exec", leaseUntil: "2026-11-21T16:23:00.123Z" });
   });
 
   test("a summary item with an unknown status is refused on read, naming the field", async () => {
     const connectionId = newConnection();
     await store.begin(newRun(connectionId, RUN_A));
-    await client.send(
+    await table.client.send(
       new PutItemCommand({
-        TableName: tableName,
+        TableName: table.tableName,
         Item: { ...runKey(connectionId, RUN_B), id: { S: RUN_B }, connection_id: { S: connectionId }, status: { S: "paused" }, started_at: { S: "2026-11-21T16:18:00.123Z" } },
       }),
     );

@@ -1,35 +1,23 @@
 import { randomUUID } from "node:crypto";
-import { GetItemCommand, UpdateItemCommand, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { UpdateItemCommand } from "@aws-sdk/client-dynamodb";
+import { beforeAll, describe, expect, test } from "vitest";
 import { TTL_ATTRIBUTE } from "../../lib/record-table";
 import { DynamoDbRunStore } from "../../lambdas/runs/dynamodb-run-store";
 import { LOCK_SORT_KEY, RUN_ATTR, RUN_RETENTION_DAYS, runLockPartitionKey, runPartitionKey, runSortKey } from "../../lambdas/runs/run-keys";
-import { createTestTable, testDynamoDbClient } from "../support/dynamodb";
+import { readItem, useTestTable } from "../support/dynamodb";
 
-let client: DynamoDBClient;
-let tableName: string;
+const table = useTestTable();
 let store: DynamoDbRunStore;
 
-beforeAll(async () => {
-  client = testDynamoDbClient();
-  tableName = await createTestTable(client);
-  store = new DynamoDbRunStore({ client, tableName });
-});
-
-afterAll(() => {
-  client?.destroy();
+beforeAll(() => {
+  store = new DynamoDbRunStore(table);
 });
 
 const STARTED_AT = "2026-11-21T16:18:00.123Z";
 const STARTED_S = Math.floor(Date.parse(STARTED_AT) / 1000);
 const DAY_S = 86_400;
 
-async function rawItem(pk: string, sk: string) {
-  const out = await client.send(
-    new GetItemCommand({ TableName: tableName, Key: { pk: { S: pk }, sk: { S: sk } }, ConsistentRead: true }),
-  );
-  return out.Item;
-}
+const rawItem = (pk: string, sk: string) => readItem(table, pk, sk);
 
 function begin(connectionId: string, runId: string) {
   return store.begin({ connectionId, runId, startedAt: STARTED_AT, leaseUntil: "2026-11-21T16:23:00.123Z" });
@@ -75,9 +63,9 @@ describe("run retention (DynamoDB TTL, DynamoDB Local)", () => {
     const runId = "20261121T161800123Z-cccccc";
     await begin(connectionId, runId);
     // The item as the store wrote it before this change: no expires_at.
-    await client.send(
+    await table.client.send(
       new UpdateItemCommand({
-        TableName: tableName,
+        TableName: table.tableName,
         Key: { pk: { S: runPartitionKey(connectionId) }, sk: { S: runSortKey(runId) } },
         UpdateExpression: "REMOVE #ttl",
         ExpressionAttributeNames: { "#ttl": TTL_ATTRIBUTE },

@@ -15,7 +15,9 @@ import { createHttpSourceClient } from "../../lambdas/source/http-source-client"
 import { createGuardedFetch } from "../../lambdas/source/ssrf/guarded-fetch";
 import { envelope, startSourceServer, type SourceHandler, type SourceServer } from "../support/source-server";
 import { forceGc } from "./force-gc";
-import { gate, manualDeadline } from "./manual-deadline";
+import { gate } from "../support/gate";
+import { rejectedWith } from "../support/rejected-with";
+import { manualDeadline } from "./manual-deadline";
 
 const TOKEN = "tok_live_9f8e7d6c5b4a3210";
 const client = createHttpSourceClient();
@@ -49,15 +51,7 @@ function connection(baseUrl: string, token = TOKEN) {
   return { baseUrl, token };
 }
 
-async function failure(promise: Promise<unknown>): Promise<SyncError> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).toBeInstanceOf(SyncError);
-    return error as SyncError;
-  }
-  throw new Error("expected the request to fail");
-}
+const failure = (promise: Promise<unknown>) => rejectedWith(promise, SyncError);
 
 /** Status, headers and body of a one-shot reply. */
 async function fail(reply: Awaited<ReturnType<SourceHandler>>, path = "/leads"): Promise<SyncError> {

@@ -2,7 +2,7 @@ import { describe, expect, test } from "vitest";
 import * as errors from "../../lambdas/core/errors";
 import { RETRY_BACKOFF_SECONDS, MAX_RETRIES } from "../../lambdas/core/limits";
 import { validateDefinition } from "../../lambdas/local/step-functions/validate-definition";
-import { loadSyncDefinition } from "../../lambdas/local/sync-definition";
+import { loadSyncDefinition } from "../../statemachine/sync-definition";
 import { makeSyncHandlers } from "../../lambdas/sync/handlers/sync-handlers";
 
 interface Retrier {

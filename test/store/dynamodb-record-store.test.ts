@@ -5,29 +5,23 @@ import {
   TransactWriteItemsCommand,
   type DynamoDBClient,
 } from "@aws-sdk/client-dynamodb";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { beforeAll, describe, expect, test } from "vitest";
 import type { Collection } from "../../lambdas/core/entities";
 import { RecordTooLargeError, RunSupersededError, SyncSinceChangedError } from "../../lambdas/core/errors";
 import type { PageWrite, RecordWrite } from "../../lambdas/core/ports";
-import { DynamoDbRecordStore, InvalidCursorError } from "../../lambdas/store/dynamodb-record-store";
+import { DynamoDbRecordStore } from "../../lambdas/store/dynamodb-record-store";
+import { InvalidCursorError } from "../../lambdas/core/errors";
 import { DynamoDbRunStore } from "../../lambdas/runs/dynamodb-run-store";
 import { recordPartitionKey, watermarkPartitionKey } from "../../lambdas/store/keys";
 import { FAR_LEASE, pageRun, runHoldingLock } from "../builders/page-runs";
 import { planPageTransactions } from "../../lambdas/store/page-transactions";
-import { createTestTable, testDynamoDbClient } from "../support/dynamodb";
+import { testDynamoDbClient, useTestTable } from "../support/dynamodb";
 
-let client: DynamoDBClient;
-let tableName: string;
+const table = useTestTable();
 let store: DynamoDbRecordStore;
 
-beforeAll(async () => {
-  client = testDynamoDbClient();
-  tableName = await createTestTable(client);
-  store = new DynamoDbRecordStore({ client, tableName });
-});
-
-afterAll(() => {
-  client?.destroy();
+beforeAll(() => {
+  store = new DynamoDbRecordStore(table);
 });
 
 const newConnection = () => `conn-${randomUUID()}`;
@@ -37,7 +31,7 @@ const runs = new Map<string, Awaited<ReturnType<typeof runHoldingLock>>>();
 async function fenced(write: Omit<PageWrite, "run">): Promise<PageWrite> {
   let run = runs.get(write.connectionId);
   if (run === undefined) {
-    run = await runHoldingLock(new DynamoDbRunStore({ client, tableName }), write.connectionId);
+    run = await runHoldingLock(new DynamoDbRunStore(table), write.connectionId);
     runs.set(write.connectionId, run);
   }
   return run.page(write);
@@ -84,9 +78,9 @@ async function storedCount(connectionId: string, collection: Collection): Promis
   let count = 0;
   let startKey: Record<string, never> | undefined;
   do {
-    const out = await client.send(
+    const out = await table.client.send(
       new QueryCommand({
-        TableName: tableName,
+        TableName: table.tableName,
         KeyConditionExpression: "pk = :pk",
         ExpressionAttributeValues: { ":pk": { S: recordPartitionKey(connectionId, collection) } },
         Select: "COUNT",
@@ -153,9 +147,9 @@ describe("DynamoDbRecordStore on DynamoDB Local", () => {
   test("the engine itself refuses one transaction of 101 actions (why a page is split into several)", async () => {
     const connectionId = newConnection();
     const items = range(101).map((i) => ({
-      Put: { TableName: tableName, Item: { pk: { S: recordPartitionKey(connectionId, "leads") }, sk: { S: `x${i}` }, doc: { S: "{}" } } },
+      Put: { TableName: table.tableName, Item: { pk: { S: recordPartitionKey(connectionId, "leads") }, sk: { S: `x${i}` }, doc: { S: "{}" } } },
     }));
-    await expect(client.send(new TransactWriteItemsCommand({ TransactItems: items }))).rejects.toThrow(/less than or equal to 100/);
+    await expect(table.client.send(new TransactWriteItemsCommand({ TransactItems: items }))).rejects.toThrow(/less than or equal to 100/);
     expect(await storedCount(connectionId, "leads")).toBe(0);
   });
 
@@ -164,7 +158,7 @@ describe("DynamoDbRecordStore on DynamoDB Local", () => {
     await store.commitPage(await fenced({ connectionId, records: [lead("l-old")], watermark: { entity: "leads", value: "2024-01-01T00:00:00.000Z" } }));
 
     const failing = clientFailingTransaction(2);
-    const failingStore = new DynamoDbRecordStore({ client: failing, tableName });
+    const failingStore = new DynamoDbRecordStore({ client: failing, tableName: table.tableName });
     const page = leadsPage(connectionId, "2024-06-01T00:00:00.000Z");
     await expect(failingStore.commitPage(await fenced(page))).rejects.toThrow("injected failure of transaction 2");
     failing.destroy();
@@ -268,8 +262,8 @@ describe("DynamoDbRecordStore on DynamoDB Local", () => {
     const text = Array.from({ length: 1024 * 1024 }, (_, i) => String.fromCharCode(32 + (i % 95))).join("");
     await store.commitPage(await fenced({ connectionId, records: [task("t-big", text), task("t-small", "hello")] }));
 
-    const head = await client.send(
-      new GetItemCommand({ TableName: tableName, Key: { pk: { S: recordPartitionKey(connectionId, "tasks") }, sk: { S: "t-big" } } }),
+    const head = await table.client.send(
+      new GetItemCommand({ TableName: table.tableName, Key: { pk: { S: recordPartitionKey(connectionId, "tasks") }, sk: { S: "t-big" } } }),
     );
     expect(Number(head.Item?.["parts"]?.N)).toBeGreaterThanOrEqual(2);
 
@@ -408,15 +402,15 @@ describe("DynamoDbRecordStore on DynamoDB Local", () => {
       watermark: { entity: "tasks", value: "2024-01-01T00:00:00.000Z" },
     }));
     expect(await storedCount(connectionId, "tasks")).toBe(1);
-    const wm = await client.send(
-      new GetItemCommand({ TableName: tableName, Key: { pk: { S: watermarkPartitionKey(connectionId) }, sk: { S: "tasks" } } }),
+    const wm = await table.client.send(
+      new GetItemCommand({ TableName: table.tableName, Key: { pk: { S: watermarkPartitionKey(connectionId) }, sk: { S: "tasks" } } }),
     );
     expect(wm.Item?.["value"]?.S).toBe("2024-01-01T00:00:00.000Z");
   });
 });
 
 describe("the run's fence and progress in the page's transactions", () => {
-  const runStore = () => new DynamoDbRunStore({ client, tableName });
+  const runStore = () => new DynamoDbRunStore(table);
   const row = async (connectionId: string, runId: string, entity: string) =>
     (await runStore().get(connectionId, runId))!.entities.find((progress) => progress.entity === entity);
 
@@ -426,7 +420,7 @@ describe("the run's fence and progress in the page's transactions", () => {
     await runStore().begin({ connectionId, runId: "run-new", startedAt: "2026-01-01T00:00:00.000Z", leaseUntil: FAR_LEASE }, { replacing: "run-old" });
 
     const page = run.page(leadsPage(connectionId, "2024-06-01T00:00:00.000Z"));
-    expect(planPageTransactions(tableName, page).length).toBeGreaterThan(1);
+    expect(planPageTransactions(table.tableName, page).length).toBeGreaterThan(1);
     await expect(store.commitPage(page)).rejects.toBeInstanceOf(RunSupersededError);
     expect(await storedCount(connectionId, "leads")).toBe(0);
     expect(await storedCount(connectionId, "loss_reasons")).toBe(0);

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import type { RunSummary, TokenCipher } from "../../lambdas/core/ports";
 import type { SessionRole } from "../../lambdas/onboarding/auth/session-claims";
-import { issueSessionToken } from "../../lambdas/onboarding/auth/local-token-issuer";
+import { issueSessionToken } from "../../lambdas/local/local-token-issuer";
 import { AesGcmTokenCipher } from "../../lambdas/local/aes-token-cipher";
 import { createLocalService } from "../../lambdas/local/local-service";
 import { createMemoryLogger } from "../../lambdas/observability/json-logger";

@@ -1,12 +1,15 @@
 import { randomUUID } from "node:crypto";
-import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { inject } from "vitest";
+import { DynamoDBClient, GetItemCommand } from "@aws-sdk/client-dynamodb";
+import { afterAll, beforeAll, inject } from "vitest";
 import { ensureTable } from "../../lambdas/store/table-definition";
 
 /** A client for the run's DynamoDB Local (see dynamodb-local.global-setup.ts). */
 export function testDynamoDbClient(): DynamoDBClient {
+  const endpoint = inject("dynamodbEndpoint");
+  // The unit tier (vitest.unit.config.ts) starts no DynamoDB Local: fail here, never fall through to AWS's endpoint.
+  if (endpoint === undefined) throw new Error("no DynamoDB Local in this run: a test on DynamoDB belongs in `npm test`, not `npm run test:unit`");
   return new DynamoDBClient({
-    endpoint: inject("dynamodbEndpoint"),
+    endpoint,
     region: "us-east-1",
     credentials: { accessKeyId: "test", secretAccessKey: "test" },
   });
@@ -17,4 +20,38 @@ export async function createTestTable(client: DynamoDBClient): Promise<string> {
   const tableName = `test-${randomUUID()}`;
   await ensureTable(client, tableName);
   return tableName;
+}
+
+/** The table a test file works on: read its fields in a test or hook, once useTestTable's beforeAll has run. */
+export interface TestTable {
+  readonly client: DynamoDBClient;
+  readonly tableName: string;
+}
+
+/** A fresh table for this test file: made before its tests, its client destroyed after them. */
+export function useTestTable(): TestTable {
+  let table: TestTable | undefined;
+  beforeAll(async () => {
+    const client = testDynamoDbClient();
+    table = { client, tableName: await createTestTable(client) };
+  });
+  afterAll(() => table?.client.destroy());
+  const ready = (): TestTable => {
+    if (table === undefined) throw new Error("useTestTable's table is made in beforeAll: read it in a test or a later hook");
+    return table;
+  };
+  return {
+    get client() {
+      return ready().client;
+    },
+    get tableName() {
+      return ready().tableName;
+    },
+  };
+}
+
+/** One item of the table as DynamoDB holds it (a consistent read), or undefined. */
+export async function readItem(table: TestTable, pk: string, sk: string) {
+  const out = await table.client.send(new GetItemCommand({ TableName: table.tableName, Key: { pk: { S: pk }, sk: { S: sk } }, ConsistentRead: true }));
+  return out.Item;
 }

@@ -1,4 +1,5 @@
 import { crmSource, type CrmData } from "./crm-source";
+import { gate } from "./gate";
 import { startSourceServer, type SourceServer } from "./source-server";
 
 /** A held /leads request: `reached` opens when one arrives; `release()` lets it (and any later one) through. */
@@ -29,16 +30,14 @@ export async function startHoldableCrmSource(
   return {
     server,
     holdLeads() {
-      let open!: () => void;
-      let arrived!: () => void;
-      const opened = new Promise<void>((resolve) => (open = resolve));
-      const reached = new Promise<void>((resolve) => (arrived = resolve));
-      held = { arrived, opened };
+      const reached = gate();
+      const release = gate();
+      held = { arrived: reached.open, opened: release.opened };
       return {
-        reached,
+        reached: reached.opened,
         release: () => {
           held = null;
-          open();
+          release.open();
         },
       };
     },

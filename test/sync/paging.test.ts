@@ -18,13 +18,13 @@ import {
 import { crmSource, entityOrder, type CrmData } from "../support/crm-source";
 import {
   envelope,
-  startSourceServer,
   type RecordedRequest,
   type SourceHandler,
   type SourceReply,
   type SourceRequest,
   type SourceServer,
 } from "../support/source-server";
+import { useSourceServers } from "../support/source-servers";
 import { createSyncHarness, entityRow, type SyncHarness } from "../support/sync-harness";
 
 /**
@@ -39,7 +39,7 @@ const PAGE_TASKS_PER_EXECUTION = 3;
 let harness: SyncHarness;
 /** Continues a run in a fresh execution after every 3 page tasks. */
 let shortExecutions: SyncHarness;
-const servers: SourceServer[] = [];
+const serve = useSourceServers("all");
 
 beforeAll(async () => {
   [harness, shortExecutions] = await Promise.all([
@@ -48,7 +48,6 @@ beforeAll(async () => {
   ]);
 });
 afterAll(async () => {
-  await Promise.all(servers.map((server) => server.close()));
   await Promise.all([harness.close(), shortExecutions.close()]);
 });
 
@@ -75,12 +74,6 @@ function smallCrm(): CrmData {
 /** The spec-correct source over `data`, except the paths in `override`, answered by their own handler. */
 function sourceWith(data: CrmData, override: Readonly<Record<string, (request: SourceRequest) => SourceReply>> = {}): SourceHandler {
   return crmSource(() => data, { token: TOKEN, fault: (request) => override[request.path]?.(request) });
-}
-
-async function serve(handler: SourceHandler): Promise<SourceServer> {
-  const server = await startSourceServer(handler);
-  servers.push(server);
-  return server;
 }
 
 async function syncAgainst(

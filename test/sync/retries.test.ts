@@ -13,14 +13,8 @@ import {
   userRecord,
 } from "../builders/source-records";
 import { crmSource, entityOrder, type CrmData } from "../support/crm-source";
-import {
-  startSourceServer,
-  type RecordedRequest,
-  type SourceHandler,
-  type SourceReply,
-  type SourceRequest,
-  type SourceServer,
-} from "../support/source-server";
+import type { RecordedRequest, SourceHandler, SourceReply, SourceRequest, SourceServer } from "../support/source-server";
+import { useSourceServers } from "../support/source-servers";
 import { createSyncHarness, entityRow, type SyncHarness } from "../support/sync-harness";
 
 /**
@@ -37,13 +31,12 @@ import { createSyncHarness, entityRow, type SyncHarness } from "../support/sync-
 const TOKEN = "retries-token-5d2f9a";
 
 let harness: SyncHarness;
-const servers: SourceServer[] = [];
+const serve = useSourceServers("all");
 
 beforeAll(async () => {
   harness = await createSyncHarness({ timeScale: 0.01 });
 });
 afterAll(async () => {
-  await Promise.all(servers.map((server) => server.close()));
   await harness.close();
 });
 
@@ -73,8 +66,7 @@ interface SyncResult {
 
 /** One run against a fresh loopback source and a fresh connection. */
 async function syncAgainst(handler: SourceHandler, options: { token?: string } = {}): Promise<SyncResult> {
-  const server = await startSourceServer(handler);
-  servers.push(server);
+  const server = await serve(handler);
   const connection = await harness.addConnection({ baseUrl: server.baseUrl, token: options.token ?? TOKEN });
   const summary = await harness.sync(connection);
   return { summary, server, connection };

@@ -1,54 +1,37 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { WATERMARK_SAFETY_MARGIN_SECONDS } from "../../lambdas/core/limits";
 import type { RunStarter } from "../../lambdas/core/ports";
 import { dispatchSyncs } from "../../lambdas/sync/dispatch-syncs";
 import { newRunId } from "../../lambdas/sync/run-id";
 import { startSync, SyncQueueUnavailableError } from "../../lambdas/sync/start-sync";
 import { leadRecord, pipelineRecord, userRecord } from "../builders/source-records";
-import { crmSource, type CrmData } from "../support/crm-source";
-import { startSourceServer, type SourceReply, type SourceRequest, type SourceServer } from "../support/source-server";
+import { gate } from "../support/gate";
+import { useScriptedCrmSource } from "../support/scripted-crm-source";
 import { createSyncHarness, type SyncHarness } from "../support/sync-harness";
 
 const TOKEN = "lifecycle-token-93aa";
 let harness: SyncHarness;
-let server: SourceServer;
-let data: CrmData;
-let fault: (request: SourceRequest) => SourceReply | undefined | Promise<SourceReply | undefined>;
 
 const stamp = (minute: number) => new Date(Date.UTC(2026, 3, 1, 0, minute)).toISOString();
 const leads = (count: number) => Array.from({ length: count }, (_, i) => leadRecord({ id: `l${i}`, updated_at: stamp(i) }));
-
-/** A gate: `wait` resolves once `open()` has been called. */
-function gate() {
-  let open!: () => void;
-  const wait = new Promise<void>((resolve) => (open = resolve));
-  return { wait, open };
-}
+const source = useScriptedCrmSource(TOKEN, () => ({ pipelines: [pipelineRecord()], users: [userRecord()], contacts: [], leads: leads(30) }));
 
 beforeAll(async () => {
   harness = await createSyncHarness();
-  const serve = crmSource(() => data, { token: TOKEN });
-  server = await startSourceServer(async (request) => (await fault(request)) ?? serve(request));
 });
 afterAll(async () => {
-  await server.close();
   await harness.close();
-});
-beforeEach(() => {
-  data = { pipelines: [pipelineRecord()], users: [userRecord()], contacts: [], leads: leads(30) };
-  fault = () => undefined;
-  server.requests.length = 0;
 });
 
 describe("one run at a time per connection", () => {
   test("a start while a run is in progress starts nothing new and returns the run in progress", async () => {
     // The run cannot get past /users until the second start has been made.
     const users = gate();
-    fault = async (request) => {
-      if (request.path === "/users") await users.wait;
+    source.fault = async (request) => {
+      if (request.path === "/users") await users.opened;
       return undefined;
     };
-    const connection = await harness.addConnection({ baseUrl: server.baseUrl, token: TOKEN });
+    const connection = await harness.addConnection({ baseUrl: source.server.baseUrl, token: TOKEN });
     const first = await startSync(harness.startDeps, connection);
     const second = await startSync(harness.startDeps, connection);
     users.open();
@@ -64,12 +47,12 @@ describe("one run at a time per connection", () => {
   test("the scheduled dispatcher starts a sync for every connection and skips those with a run in progress", async () => {
     // No run can get past /users until the second dispatch has been made.
     const users = gate();
-    fault = async (request) => {
-      if (request.path === "/users") await users.wait;
+    source.fault = async (request) => {
+      if (request.path === "/users") await users.opened;
       return undefined;
     };
-    const a = await harness.addConnection({ baseUrl: server.baseUrl, token: TOKEN, accountId: "dispatch-a" });
-    const b = await harness.addConnection({ baseUrl: server.baseUrl, token: TOKEN, accountId: "dispatch-b" });
+    const a = await harness.addConnection({ baseUrl: source.server.baseUrl, token: TOKEN, accountId: "dispatch-a" });
+    const b = await harness.addConnection({ baseUrl: source.server.baseUrl, token: TOKEN, accountId: "dispatch-b" });
     const before = (await harness.connections.listAll()).length;
     const first = await dispatchSyncs(harness.startDeps);
     const second = await dispatchSyncs(harness.startDeps);
@@ -85,11 +68,11 @@ describe("one run at a time per connection", () => {
 
 describe("a run that dies", () => {
   test("a run killed between two pages resumes on the next run with nothing lost or duplicated", async () => {
-    data = { ...data, leads: leads(450) };
-    const connection = await harness.addConnection({ baseUrl: server.baseUrl, token: TOKEN });
+    source.data = { ...source.data, leads: leads(450) };
+    const connection = await harness.addConnection({ baseUrl: source.server.baseUrl, token: TOKEN });
     let killed = false;
     const kill = gate();
-    fault = async (request) => {
+    source.fault = async (request) => {
       // Kill the execution while page 3 of /leads is being fetched: pages 1-2 are committed.
       if (request.path === "/leads" && request.query.get("page") === "3" && !killed) {
         killed = true;
@@ -101,20 +84,20 @@ describe("a run that dies", () => {
       return undefined;
     };
     const first = await startSync(harness.startDeps, connection);
-    await kill.wait;
+    await kill.opened;
     // The page task that was running when it was killed has finished too (its result dropped).
     await harness.engine.settled(executionOf(first.runId));
     expect((await harness.runs.get(connection.id, first.runId))?.status).toBe("running");
     const watermark = await harness.records.getWatermark(connection.id, "leads");
     expect(watermark).toBe(new Date(Date.parse(stamp(199))).toISOString());
 
-    server.requests.length = 0;
+    source.server.requests.length = 0;
     const second = await startSync(harness.startDeps, connection);
     expect(second.started).toBe(true);
     const summary = await harness.waitForRun(connection.id, second.runId);
     expect(summary.status).toBe("succeeded");
 
-    const resumedFrom = server.requests.find((request) => request.path === "/leads")?.query["updated_since"];
+    const resumedFrom = source.server.requests.find((request) => request.path === "/leads")?.query["updated_since"];
     expect(resumedFrom).toBe(
       `${new Date(Date.parse(watermark!) - WATERMARK_SAFETY_MARGIN_SECONDS * 1000).toISOString().slice(0, 19)}+00:00`,
     );
@@ -127,7 +110,7 @@ describe("a run that dies", () => {
   });
 
   test("a run that died never blocks its connection: an expired lease is taken over", async () => {
-    const connection = await harness.addConnection({ baseUrl: server.baseUrl, token: TOKEN });
+    const connection = await harness.addConnection({ baseUrl: source.server.baseUrl, token: TOKEN });
     const deadRunId = newRunId(new Date(Date.now() - 3_600_000));
     await harness.runs.begin({
       connectionId: connection.id,
@@ -142,7 +125,7 @@ describe("a run that dies", () => {
   });
 
   test("a sync that cannot be queued fails cleanly: the run is reported failed and the connection is free again", async () => {
-    const connection = await harness.addConnection({ baseUrl: server.baseUrl, token: TOKEN });
+    const connection = await harness.addConnection({ baseUrl: source.server.baseUrl, token: TOKEN });
     const down: RunStarter = {
       start: async () => {
         throw new Error("ServiceUnavailable");

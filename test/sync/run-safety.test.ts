@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { MAX_RETRY_AFTER_SECONDS } from "../../lambdas/core/limits";
 import { StoreUnavailableError } from "../../lambdas/core/errors";
 import { LocalStepFunctions, type TaskHandler } from "../../lambdas/local/step-functions/local-step-functions";
 import { LOCAL_STATE_MACHINE_ARN } from "../../lambdas/local/local-sync";
-import { loadSyncDefinition } from "../../lambdas/local/sync-definition";
+import { loadSyncDefinition } from "../../statemachine/sync-definition";
 import { dispatchSyncs } from "../../lambdas/sync/dispatch-syncs";
 import { makeSyncHandlers } from "../../lambdas/sync/handlers/sync-handlers";
 import { newRunId } from "../../lambdas/sync/run-id";
@@ -11,9 +11,10 @@ import { startSync } from "../../lambdas/sync/start-sync";
 import type { StartSyncDeps } from "../../lambdas/sync/sync-deps";
 import type { SyncState } from "../../lambdas/sync/sync-state";
 import { leadRecord, pipelineRecord, userRecord } from "../builders/source-records";
-import { crmSource, type CrmData } from "../support/crm-source";
-import { startSourceServer, type SourceReply, type SourceRequest, type SourceServer } from "../support/source-server";
+import { crmSource } from "../support/crm-source";
+import { gate } from "../support/gate";
 import { runSettled } from "../support/run-settled";
+import { useScriptedCrmSource } from "../support/scripted-crm-source";
 import { createSyncHarness, entityRow, type SyncHarness } from "../support/sync-harness";
 
 /**
@@ -25,26 +26,17 @@ import { createSyncHarness, entityRow, type SyncHarness } from "../support/sync-
 const TOKEN = "run-safety-token-5be1";
 const DAY_MS = 24 * 3_600_000;
 let harness: SyncHarness;
-let server: SourceServer;
-let data: CrmData;
-let fault: (request: SourceRequest) => SourceReply | undefined | Promise<SourceReply | undefined>;
 
 const stamp = (minute: number) => new Date(Date.UTC(2026, 3, 1, 0, minute)).toISOString();
 const leads = (count: number) => Array.from({ length: count }, (_, i) => leadRecord({ id: `l${i}`, updated_at: stamp(i) }));
-
-/** A promise the test resolves itself. */
-function gate<T = void>() {
-  let open!: (value: T) => void;
-  const opened = new Promise<T>((resolve) => (open = resolve));
-  return { open, opened };
-}
+const source = useScriptedCrmSource(TOKEN, () => ({ pipelines: [pipelineRecord()], users: [userRecord()], contacts: [], leads: leads(150) }));
 
 /** Holds the first request for page 2 of /leads until released; `reached` opens when it arrives. */
 function holdLeadsPage2() {
   const reached = gate();
   const release = gate();
   let held = false;
-  fault = async (request) => {
+  source.fault = async (request) => {
     if (request.path === "/leads" && request.query.get("page") === "2" && !held) {
       held = true;
       reached.open();
@@ -59,8 +51,6 @@ const executionsByRun = new Map<string, string>();
 
 beforeAll(async () => {
   harness = await createSyncHarness();
-  const serve = crmSource(() => data, { token: TOKEN });
-  server = await startSourceServer(async (request) => (await fault(request)) ?? serve(request));
   const start = harness.engine.start.bind(harness.engine);
   harness.engine.start = async (input) => {
     const ref = await start(input);
@@ -69,13 +59,7 @@ beforeAll(async () => {
   };
 });
 afterAll(async () => {
-  await server.close();
   await harness.close();
-});
-beforeEach(() => {
-  data = { pipelines: [pipelineRecord()], users: [userRecord()], contacts: [], leads: leads(150) };
-  fault = () => undefined;
-  server.requests.length = 0;
 });
 
 /** startSync's deps with a clock a day ahead: every lease taken so far has passed. */
@@ -86,7 +70,7 @@ function aDayLater(deps: StartSyncDeps): StartSyncDeps {
 describe("never two runs of one connection", () => {
   test("a long wait is not death: a run whose execution still runs is never taken over, even after its lease has passed", async () => {
     const held = holdLeadsPage2();
-    const connection = await harness.addConnection({ baseUrl: server.baseUrl, token: TOKEN });
+    const connection = await harness.addConnection({ baseUrl: source.server.baseUrl, token: TOKEN });
     const first = await startSync(harness.startDeps, connection);
     await held.reached;
 
@@ -101,7 +85,7 @@ describe("never two runs of one connection", () => {
 
   test("a run that lost its connection's lock writes nothing: its page is refused and its execution ends", async () => {
     const held = holdLeadsPage2();
-    const connection = await harness.addConnection({ baseUrl: server.baseUrl, token: TOKEN });
+    const connection = await harness.addConnection({ baseUrl: source.server.baseUrl, token: TOKEN });
     const first = await startSync(harness.startDeps, connection);
     await held.reached;
     const watermark = await harness.records.getWatermark(connection.id, "leads");
@@ -126,7 +110,7 @@ describe("never two runs of one connection", () => {
   });
 
   test("a run continuing in a fresh execution is not taken for dead while the next execution starts", async () => {
-    const connection = await harness.addConnection({ baseUrl: server.baseUrl, token: TOKEN });
+    const connection = await harness.addConnection({ baseUrl: source.server.baseUrl, token: TOKEN });
     // An engine whose ContinueAsNew only captures the next execution's input: the old execution ends
     // before the next one has begun, the window in which the lock must not read as dead.
     const pending = gate<unknown>();
@@ -164,7 +148,7 @@ describe("never two runs of one connection", () => {
 
 describe("counts", () => {
   test("a page task retried after it committed counts its page once", async () => {
-    const connection = await harness.addConnection({ baseUrl: server.baseUrl, token: TOKEN });
+    const connection = await harness.addConnection({ baseUrl: source.server.baseUrl, token: TOKEN });
     // The page task commits leads page 2, then its reply is lost (a Lambda timeout after the commit): retried.
     let lost = false;
     const engine = engineWith({
@@ -183,7 +167,7 @@ describe("counts", () => {
       const summary = await runSettled(engine, harness.runs, connection.id, runId);
       expect(lost).toBe(true);
       expect(entityRow(summary, "leads")).toMatchObject({ status: "succeeded", pages: 2, records: 150 });
-      expect(server.requests.filter((request) => request.path === "/leads")).toHaveLength(3);
+      expect(source.server.requests.filter((request) => request.path === "/leads")).toHaveLength(3);
       expect(await harness.listAll(connection.id, "leads")).toHaveLength(150);
     } finally {
       await engine.stop();
@@ -193,17 +177,17 @@ describe("counts", () => {
 
 describe("Retry-After", () => {
   test(`a Retry-After above ${MAX_RETRY_AFTER_SECONDS} s fails the entity at once with a clear detail`, async () => {
-    fault = (request) => (request.path === "/leads" ? { status: 429, headers: { "retry-after": "3600" }, json: { error: "slow down" } } : undefined);
-    const connection = await harness.addConnection({ baseUrl: server.baseUrl, token: TOKEN });
+    source.fault = (request) => (request.path === "/leads" ? { status: 429, headers: { "retry-after": "3600" }, json: { error: "slow down" } } : undefined);
+    const connection = await harness.addConnection({ baseUrl: source.server.baseUrl, token: TOKEN });
     const summary = await harness.sync(connection);
 
-    expect(server.requests.filter((request) => request.path === "/leads")).toHaveLength(1);
+    expect(source.server.requests.filter((request) => request.path === "/leads")).toHaveLength(1);
     const row = entityRow(summary, "leads")!;
     expect(row.status).toBe("failed");
     expect(row.error).toContain("asked to wait 3600 s");
     expect(row.error).toContain(`at most ${MAX_RETRY_AFTER_SECONDS} s`);
     // The entities after it still ran; the run fails because leads is required.
-    expect(server.requests.map((request) => request.path)).toContain("/events");
+    expect(source.server.requests.map((request) => request.path)).toContain("/events");
     expect(summary.status).toBe("failed");
   });
 });
@@ -211,7 +195,7 @@ describe("Retry-After", () => {
 describe("sync_since changed under a running run", () => {
   test("the run writes no watermark back: it stops, and the next run reads every entity from the new date", async () => {
     const held = holdLeadsPage2();
-    const connection = await harness.addConnection({ baseUrl: server.baseUrl, token: TOKEN });
+    const connection = await harness.addConnection({ baseUrl: source.server.baseUrl, token: TOKEN });
     const first = await startSync(harness.startDeps, connection);
     await held.reached;
     expect(await harness.records.getWatermark(connection.id, "leads")).not.toBeNull();
@@ -226,10 +210,10 @@ describe("sync_since changed under a running run", () => {
     for (const entity of ["contacts", "leads", "tasks", "calls", "events"] as const) {
       expect(await harness.records.getWatermark(connection.id, entity), entity).toBeNull();
     }
-    server.requests.length = 0;
+    source.server.requests.length = 0;
     const next = await harness.sync(connection);
     expect(next.status).toBe("succeeded");
-    const since = server.requests.find((request) => request.path === "/leads")?.query["updated_since"];
+    const since = source.server.requests.find((request) => request.path === "/leads")?.query["updated_since"];
     expect(since).toBe(`${connection.sync_since.slice(0, 19)}+00:00`);
   });
 });
@@ -252,7 +236,7 @@ function engineWith(overrides: Record<string, TaskHandler>, pageTasksPerExecutio
 
 describe("a restart of the local runtime", () => {
   test("a lock caught handing over to a fresh execution (no execution known) is taken over at once when the caller knows every earlier execution is gone", async () => {
-    const connection = await harness.addConnection({ baseUrl: server.baseUrl, token: TOKEN });
+    const connection = await harness.addConnection({ baseUrl: source.server.baseUrl, token: TOKEN });
     const now = new Date();
     const handingOver = newRunId(now);
     await harness.runs.begin({ connectionId: connection.id, runId: handingOver, startedAt: now.toISOString(), leaseUntil: new Date(now.getTime() + DAY_MS).toISOString() });
@@ -269,9 +253,9 @@ describe("a restart of the local runtime", () => {
 
 describe("a changed rate_limit", () => {
   test("a PATCHed rate_limit applies from the page after the one whose connection read first sees it (the slot is taken while the connection is read)", async () => {
-    data = { ...data, leads: leads(350) };
+    source.data = { ...source.data, leads: leads(350) };
     const held = holdLeadsPage2();
-    const connection = await harness.addConnection({ baseUrl: server.baseUrl, token: TOKEN, rateLimit: 1000 });
+    const connection = await harness.addConnection({ baseUrl: source.server.baseUrl, token: TOKEN, rateLimit: 1000 });
     const real = harness.limiter.acquire.bind(harness.limiter);
     const rates: number[] = [];
     // The rate each request's slot is taken at; a stale slot replaced for the same request (at the same rate) is not a new one.
@@ -304,21 +288,21 @@ describe("a changed or deleted connection under a running run", () => {
   /** Holds leads page 2 (see holdLeadsPage2) and serves requests made with NEW_TOKEN as the source would after a rotation. */
   function holdLeadsPage2AndAcceptNewToken() {
     const held = holdLeadsPage2();
-    const hold = fault;
-    const serveNew = crmSource(() => data, { token: NEW_TOKEN });
-    fault = async (request) => (await hold(request)) ?? (request.headers.authorization === bearer(NEW_TOKEN) ? serveNew(request) : undefined);
+    const hold = source.fault;
+    const serveNew = crmSource(() => source.data, { token: NEW_TOKEN });
+    source.fault = async (request) => (await hold(request)) ?? (request.headers.authorization === bearer(NEW_TOKEN) ? serveNew(request) : undefined);
     return held;
   }
 
   const leadsRequests = () =>
-    server.requests
+    source.server.requests
       .filter((request) => request.path === "/leads")
       .map((request) => ({ page: Number(request.query["page"]), authorization: request.headers.authorization }));
 
   test("a rotated token is used from the next page: the page after the one in flight when it is rotated sends the new token, and no later request the old one", async () => {
-    data = { ...data, leads: leads(350) };
+    source.data = { ...source.data, leads: leads(350) };
     const held = holdLeadsPage2AndAcceptNewToken();
-    const connection = await harness.addConnection({ baseUrl: server.baseUrl, token: TOKEN });
+    const connection = await harness.addConnection({ baseUrl: source.server.baseUrl, token: TOKEN });
     const { runId } = await startSync(harness.startDeps, connection);
     await held.reached;
     const ciphertext = await harness.cipher.encrypt(NEW_TOKEN, { businessAccountId: connection.business_account_id, connectionId: connection.id });
@@ -336,9 +320,9 @@ describe("a changed or deleted connection under a running run", () => {
   });
 
   test("a deleted connection stops the run at its next page: no request for it, nothing more written", async () => {
-    data = { ...data, leads: leads(350) };
+    source.data = { ...source.data, leads: leads(350) };
     const held = holdLeadsPage2();
-    const connection = await harness.addConnection({ baseUrl: server.baseUrl, token: TOKEN });
+    const connection = await harness.addConnection({ baseUrl: source.server.baseUrl, token: TOKEN });
     const { runId } = await startSync(harness.startDeps, connection);
     await held.reached;
     await harness.connections.delete(connection.business_account_id, connection.id);
@@ -350,6 +334,6 @@ describe("a changed or deleted connection under a running run", () => {
     expect(leadsRequests().map((request) => request.page)).toEqual([1, 2]);
     // Page 2 was fetched before the delete was seen and commits; nothing after it.
     expect(await harness.listAll(connection.id, "leads")).toHaveLength(200);
-    expect(server.requests.filter((request) => ["/tasks", "/calls", "/events"].includes(request.path))).toEqual([]);
+    expect(source.server.requests.filter((request) => ["/tasks", "/calls", "/events"].includes(request.path))).toEqual([]);
   });
 });

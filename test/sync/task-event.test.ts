@@ -1,6 +1,6 @@
 import { describe, expect, test } from "vitest";
 import { LocalStepFunctions, type TaskHandler } from "../../lambdas/local/step-functions/local-step-functions";
-import { loadSyncDefinition } from "../../lambdas/local/sync-definition";
+import { loadSyncDefinition } from "../../statemachine/sync-definition";
 import { makeSyncHandlers } from "../../lambdas/sync/handlers/sync-handlers";
 import type { SyncState } from "../../lambdas/sync/sync-state";
 import { InvalidTaskEventError } from "../../lambdas/sync/task-event";

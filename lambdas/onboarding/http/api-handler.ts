@@ -1,6 +1,7 @@
 import middy, { type MiddlewareObj } from "@middy/core";
 import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import * as v from "valibot";
+import { InvalidCursorError } from "../../core/errors";
 import type { Logger } from "../../core/ports";
 import { OWNER_ROLE, SessionClaimsSchema } from "../auth/session-claims";
 import type { OnboardingDeps } from "../onboarding-deps";
@@ -88,8 +89,7 @@ function errorBody(error: unknown): Record<string, string> {
     return { code: error.code, message: error.message, field: error.field, rule: error.rule };
   }
   if (error instanceof OnboardingError) return { code: error.code, message: error.message };
-  const named = error as Error;
-  if (named.name === "InvalidCursorError") {
+  if (error instanceof InvalidCursorError) {
     return { code: "invalid_field", message: "cursor: is not a cursor this API issued", field: "cursor", rule: "is not a cursor this API issued" };
   }
   // Only 503s reach here (500s have their own body).

@@ -1,6 +1,6 @@
 import { SignJWT, generateKeyPair } from "jose";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { issueSessionToken, LOCAL_AUDIENCE, LOCAL_ISSUER } from "../../../lambdas/onboarding/auth/local-token-issuer";
+import { issueSessionToken, LOCAL_AUDIENCE, LOCAL_ISSUER } from "../../../lambdas/local/local-token-issuer";
 import { ROUTES } from "../../../lambdas/onboarding/http/routes";
 import { createApiHarness, CONNECTIONS_PATH, type ApiHarness } from "../../support/api-harness";
 

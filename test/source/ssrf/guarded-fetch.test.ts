@@ -1,11 +1,12 @@
 import { subscribe, unsubscribe } from "node:diagnostics_channel";
 import type { Socket } from "node:net";
-import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
 import { SyncError } from "../../../lambdas/core/errors";
 import { createGuardedFetch } from "../../../lambdas/source/ssrf/guarded-fetch";
 import type { ResolveAll, ResolvedAddress } from "../../../lambdas/source/ssrf/pinned-lookup";
 import { SourceAddressRefusedError } from "../../../lambdas/source/ssrf/source-address-refused-error";
-import { startSourceServer, type SourceHandler, type SourceServer } from "../../support/source-server";
+import { rejectedWith } from "../../support/rejected-with";
+import { useSourceServers } from "../../support/source-servers";
 import { installLoopbackTripwire, trips } from "./loopback-tripwire";
 
 const TOKEN = "tok_live_9f8e7d6c5b4a3210";
@@ -36,16 +37,7 @@ afterAll(() => {
   expect(connectedTo.every((address) => address === "127.0.0.1")).toBe(true);
 });
 
-const open: SourceServer[] = [];
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((server) => server.close()));
-});
-
-async function serve(handler: SourceHandler): Promise<SourceServer> {
-  const server = await startSourceServer(handler);
-  open.push(server);
-  return server;
-}
+const serve = useSourceServers();
 
 /** A resolver that answers from a table and records what it was asked; anything else is ENOTFOUND. */
 function fakeDns(table: Readonly<Record<string, readonly string[]>>) {
@@ -59,16 +51,7 @@ function fakeDns(table: Readonly<Record<string, readonly string[]>>) {
   return { lookup, asked };
 }
 
-async function refusal(promise: Promise<unknown>): Promise<SourceAddressRefusedError> {
-  const error = await promise.then(
-    () => {
-      throw new Error("expected the request to be refused");
-    },
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(SourceAddressRefusedError);
-  return error as SourceAddressRefusedError;
-}
+const refusal = (promise: Promise<unknown>) => rejectedWith(promise, SourceAddressRefusedError);
 
 describe("IP literals are refused before any connection", () => {
   test.each([

@@ -1,10 +1,12 @@
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { SourceRedirectError, SyncError } from "../../../lambdas/core/errors";
 import { createHttpSourceClient } from "../../../lambdas/source/http-source-client";
 import { createGuardedFetch } from "../../../lambdas/source/ssrf/guarded-fetch";
 import type { ResolveAll } from "../../../lambdas/source/ssrf/pinned-lookup";
 import { SourceAddressRefusedError } from "../../../lambdas/source/ssrf/source-address-refused-error";
-import { envelope, startSourceServer, type SourceHandler, type SourceServer } from "../../support/source-server";
+import { rejectedWith } from "../../support/rejected-with";
+import { envelope } from "../../support/source-server";
+import { useSourceServers } from "../../support/source-servers";
 import { installLoopbackTripwire, trips } from "./loopback-tripwire";
 
 const TOKEN = "tok_live_9f8e7d6c5b4a3210";
@@ -20,16 +22,7 @@ afterAll(() => {
   expect(trips).toEqual([]);
 });
 
-const open: SourceServer[] = [];
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((server) => server.close()));
-});
-
-async function serve(handler: SourceHandler): Promise<SourceServer> {
-  const server = await startSourceServer(handler);
-  open.push(server);
-  return server;
-}
+const serve = useSourceServers();
 
 /** Every name is a private address: the guard must refuse before any socket opens. */
 const privateDns: ResolveAll = async () => [{ address: "10.0.0.5", family: 4 }];
@@ -38,16 +31,7 @@ function client(allowLoopback: boolean, lookup?: ResolveAll) {
   return createHttpSourceClient({ fetch: createGuardedFetch({ allowLoopback, ...(lookup ? { lookup } : {}) }), timeoutMs: 5000 });
 }
 
-async function failure(promise: Promise<unknown>): Promise<SyncError> {
-  const error = await promise.then(
-    () => {
-      throw new Error("expected the page fetch to fail");
-    },
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(SyncError);
-  return error as SyncError;
-}
+const failure = (promise: Promise<unknown>) => rejectedWith(promise, SyncError);
 
 describe("the source client over the guarded fetch", () => {
   test.each(["http://169.254.169.254", "http://10.0.0.1/api", "http://[fd00:ec2::254]", "http://2130706433"])(

@@ -9,10 +9,10 @@ import {
   LOCAL_ISSUER,
   loadOrCreateSigningKey,
   verifySessionToken,
-} from "../../../lambdas/onboarding/auth/local-token-issuer";
+} from "../../lambdas/local/local-token-issuer";
 
 const exec = promisify(execFile);
-const REPO = resolve(import.meta.dirname, "../../..");
+const REPO = resolve(import.meta.dirname, "../..");
 const JWT = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 
 interface Run {

@@ -18,8 +18,8 @@ import {
   verifySessionToken,
   type LocalSigningKey,
   type SessionTokenInvalidReason,
-} from "../../../lambdas/onboarding/auth/local-token-issuer";
-import { SessionClaimsSchema } from "../../../lambdas/onboarding/auth/session-claims";
+} from "../../lambdas/local/local-token-issuer";
+import { SessionClaimsSchema } from "../../lambdas/onboarding/auth/session-claims";
 
 let root: string;
 let key: LocalSigningKey;

@@ -13,7 +13,7 @@ import {
   type JWK,
   type JWTPayload,
 } from "jose";
-import { SESSION_CLAIM, type SessionRole } from "./session-claims";
+import { SESSION_CLAIM, type SessionRole } from "../onboarding/auth/session-claims";
 
 /**
  * The local identity provider: the twin of the OIDC issuer behind the HTTP

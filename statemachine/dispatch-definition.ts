@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
 /** The schedule tick's state machine: CDK deploys this file and the local runtime runs it. */
-export const DISPATCH_DEFINITION_PATH = fileURLToPath(new URL("../../statemachine/dispatch.asl.json", import.meta.url));
+export const DISPATCH_DEFINITION_PATH = fileURLToPath(new URL("./dispatch.asl.json", import.meta.url));
 /** The Map state whose MaxConcurrency is the cap on concurrent runs. */
 export const DISPATCH_MAP_STATE = "RunConnections";
 

@@ -2,7 +2,7 @@ import { describe, expect, test } from "vitest";
 import type { RateLimiter, SourceClient } from "../../lambdas/core/ports";
 import { RateLimitSlotsStaleError } from "../../lambdas/core/errors";
 import { MAX_STALE_SLOTS, SLOT_LATE_MS } from "../../lambdas/core/limits";
-import { rateLimited } from "../../lambdas/rate-limit/rate-limited-source-client";
+import { rateLimited } from "../../lambdas/sync/rate-limited-source-client";
 
 /** A limiter that hands out the given recorded starts in order (the DynamoDB one is tested on DynamoDB Local). */
 function scriptedLimiter(slots: number[]): RateLimiter & { calls: number } {

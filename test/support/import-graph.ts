@@ -1,0 +1,27 @@
+import { build } from "esbuild";
+
+/** One import: `from` (a file of the repo) imports `to` (a repo file, or a package name when external). */
+export interface ImportEdge {
+  readonly from: string;
+  readonly to: string;
+}
+
+/**
+ * Every import reached from `entryPoints`, directly or through other modules:
+ * esbuild bundles them (writing nothing) and its metafile names each edge.
+ * Packages are not followed, so they appear as edges to their names.
+ */
+export async function importGraph(entryPoints: readonly string[]): Promise<ImportEdge[]> {
+  const result = await build({
+    entryPoints: [...entryPoints],
+    bundle: true,
+    write: false,
+    metafile: true,
+    platform: "node",
+    format: "esm",
+    outdir: "/tmp/import-graph",
+    packages: "external",
+    logLevel: "silent",
+  });
+  return Object.entries(result.metafile.inputs).flatMap(([from, input]) => input.imports.map((i) => ({ from, to: i.path })));
+}
