@@ -168,6 +168,8 @@ const BARRIER_PK = "CRASHGATE#barrier";
 export interface EngineEvents {
   events(executionRef: string): ReadonlyArray<{ readonly type: string; readonly state?: { readonly type?: string } }>;
   isRunning(executionRef: string): Promise<boolean>;
+  /** The Standard execution that started this Express child, which owns the throttle Wait. */
+  parentOf(executionRef: string): string | undefined;
 }
 
 /**
@@ -177,7 +179,7 @@ export interface EngineEvents {
  * next execution; FinishRun announces the run's final status.
  */
 export function gateSyncHandlers(
-  handlers: SyncHandlers & { readonly ContinueAsNew: TaskHandler },
+  handlers: SyncHandlers,
   gates: CrashGates,
   engine: EngineEvents,
   logger: { error(message: string, fields?: Record<string, unknown>): void },
@@ -201,7 +203,18 @@ export function gateSyncHandlers(
       await gates.pass({ point: "page-task-returned", ...pageFields(page) });
       return result;
     },
-    ContinueAsNew: async (input, context) => {
+    FinishRun: async (input) => {
+      const result = await handlers.FinishRun(input);
+      const state = input as SyncState;
+      await gates.pass({ point: "run-finished", run_id: result.run_id, connection_id: state.run.connection_id, status: result.status });
+      return result;
+    },
+  };
+}
+
+/** ContinueAsNew (the Standard parent's) announces before it starts the next execution. */
+export function gateContinueAsNew(proceed: TaskHandler, gates: CrashGates): TaskHandler {
+  return async (input, context) => {
       const next = (input as { Input?: { run_id?: string; connection_id?: string; continuation?: { entity?: string; page?: number } } }).Input;
       await gates.pass({
         point: "continue-as-new",
@@ -210,14 +223,7 @@ export function gateSyncHandlers(
         ...(next?.continuation?.entity === undefined ? {} : { entity: next.continuation.entity }),
         ...(next?.continuation?.page === undefined ? {} : { page: next.continuation.page }),
       });
-      return handlers.ContinueAsNew(input, context);
-    },
-    FinishRun: async (input) => {
-      const result = await handlers.FinishRun(input);
-      const state = input as SyncState;
-      await gates.pass({ point: "run-finished", run_id: result.run_id, connection_id: state.run.connection_id, status: result.status });
-      return result;
-    },
+      return proceed(input, context);
   };
 }
 
@@ -235,17 +241,20 @@ function announceWaiting(
   fields: ReturnType<typeof pageFields>,
   logger: { error(message: string, fields?: Record<string, unknown>): void },
 ): void {
-  const seen = engine.events(context.executionId).length;
+  // The Wait is the parent's: the child's segment ends on the 429 (statemachine/sync-pages.asl.json). The parent is
+  // blocked in RunPages until then, so its events from now on are the ones that follow this page.
+  const executionId = engine.parentOf(context.executionId) ?? context.executionId;
+  const seen = engine.events(executionId).length;
   void (async () => {
     for (;;) {
-      for (const event of engine.events(context.executionId).slice(seen)) {
+      for (const event of engine.events(executionId).slice(seen)) {
         const type = event.state?.type;
         // Choice and Pass states (Route, the throttle budget and plan) lie between the task and its Wait.
         if (event.type !== "StateEntered" || type === "Choice" || type === "Pass") continue;
         if (type === "Wait") await gates.pass({ point: "waiting", ...fields });
         return;
       }
-      if (!(await engine.isRunning(context.executionId))) return;
+      if (!(await engine.isRunning(executionId))) return;
       // One event-loop turn lets the worker's event messages in: a wait on the engine's progress, not on the clock.
       await new Promise((resolve) => setImmediate(resolve));
     }

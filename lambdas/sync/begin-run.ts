@@ -10,6 +10,7 @@ export const BeginRunEventSchema = v.object({
     business_account_id: v.pipe(v.string(), v.minLength(1)),
     connection_id: v.pipe(v.string(), v.minLength(1)),
     run_id: v.pipe(v.string(), v.minLength(1)),
+    generation: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))),
     continuation: v.optional(
       v.nullable(
         v.looseObject({
@@ -25,7 +26,8 @@ export type BeginRunEvent = v.InferOutput<typeof BeginRunEventSchema>;
 
 /** First state of every execution: records which execution now drives the run, and where it starts. */
 export async function beginRun(deps: SyncDeps, event: BeginRunEvent): Promise<SyncState> {
-  const { continuation, ...run } = event.input;
+  const { continuation, generation, ...ids } = event.input;
+  const run = { ...ids, generation: generation ?? 0 };
   await deps.runs.setExecution(run.connection_id, run.run_id, event.execution_id);
   await deps.runs.heartbeat(run.connection_id, run.run_id, leaseUntil(deps.clock.now()));
   if (continuation) {

@@ -25,6 +25,8 @@ export interface SyncDeps {
   readonly stageKinds?: StageKindsOfRun;
   /** Page tasks per execution before continuing in a fresh one; defaults to PAGE_TASKS_PER_EXECUTION (tests lower it). */
   readonly pageTasksPerExecution?: number;
+  /** Page tasks per segment of the Express child; defaults to PAGE_TASKS_PER_SEGMENT (tests lower it). */
+  readonly pageTasksPerSegment?: number;
 }
 
 /** What starting a run needs (the scheduled dispatcher and the onboarding API). */

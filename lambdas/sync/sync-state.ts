@@ -6,6 +6,8 @@ export interface RunRef {
   readonly business_account_id: string;
   readonly connection_id: string;
   readonly run_id: string;
+  /** Which execution of the run: 0 for the first, n for its n-th continuation (names it `<run id>-c<n>`). */
+  readonly generation?: number;
 }
 
 /** Where the run is: travels in the execution state (and into a continuation), so it stays small. */
@@ -35,6 +37,8 @@ export interface SyncCursor {
 export type StepOutcome =
   | { readonly outcome: "next_page" }
   | { readonly outcome: "continue_as_new" }
+  /** The Express child's segment is over: the parent starts the next one from this cursor. */
+  | { readonly outcome: "next_segment" }
   | { readonly outcome: "done" }
   | { readonly outcome: "throttled"; readonly retry_after_seconds: number; readonly detail: string };
 
