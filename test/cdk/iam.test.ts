@@ -177,10 +177,13 @@ describe("CDK stack: IAM", () => {
     }
   });
 
-  test("the state machine's role invokes exactly the five Task functions' live aliases and starts only itself", () => {
+  test("the page loop's role invokes exactly the five Task functions' live aliases; the run's role invokes none and starts only itself and the page loop", () => {
     const stateMachine = stack.syncStateMachine.stateMachine;
     const statements = roleStatements(template, logicalId(stateMachine.role));
-    const invoke = statements.filter((statement) => actionsOf(statement).includes("lambda:InvokeFunction"));
+    expect(statements.filter((statement) => actionsOf(statement).includes("lambda:InvokeFunction"))).toEqual([]);
+    const pageStatements = roleStatements(template, logicalId(stack.syncStateMachine.pagesStateMachine.role));
+    expect(pageStatements.filter((statement) => actionsOf(statement).some((action) => action.startsWith("states:")))).toEqual([]);
+    const invoke = pageStatements.filter((statement) => actionsOf(statement).includes("lambda:InvokeFunction"));
     expect(invoke).toHaveLength(1);
     expect(actionsOf(invoke[0]!)).toEqual(["lambda:InvokeFunction"]);
     const taskFunctions = (Object.keys(SYNC_TASKS) as (keyof typeof SYNC_TASKS)[]).map((name) => ({ Ref: logicalId(stack.syncFunctions.tasks[name].alias) }));
@@ -189,22 +192,42 @@ describe("CDK stack: IAM", () => {
 
     const start = statements.filter((statement) => actionsOf(statement).includes("states:StartExecution"));
     expect(start).toHaveLength(1);
+    expect(actionsOf(start[0]!)).toEqual(["states:StartExecution"]);
     const name = resources[logicalId(stateMachine)]!.Properties.StateMachineName;
     expect(name).toBe("CrmIntegration-Sync");
-    expect(start[0]!.Resource).toEqual({
-      "Fn::Join": ["", ["arn:", { Ref: "AWS::Partition" }, ":states:", { Ref: "AWS::Region" }, ":", { Ref: "AWS::AccountId" }, `:stateMachine:${name}`]],
-    });
+    expect(resourcesOf(start[0]!)).toEqual([
+      {
+        "Fn::Join": ["", ["arn:", { Ref: "AWS::Partition" }, ":states:", { Ref: "AWS::Region" }, ":", { Ref: "AWS::AccountId" }, `:stateMachine:${name}`]],
+      },
+      { Ref: logicalId(stack.syncStateMachine.pagesStateMachine) },
+    ]);
+    // RunPages (.sync:2) follows the page loop's executions, only those, and the managed rule that reports their end.
+    const pagesName = resources[logicalId(stack.syncStateMachine.pagesStateMachine)]!.Properties.StateMachineName;
+    expect(pagesName).toBe("CrmIntegration-SyncPages");
+    const follow = statements.filter((statement) => actionsOf(statement).includes("states:DescribeExecution"));
+    expect(follow).toHaveLength(1);
+    expect(actionsOf(follow[0]!).sort()).toEqual(["states:DescribeExecution", "states:StopExecution"]);
+    expect(resourcesOf(follow[0]!)).toEqual(
+      ["execution", "express"].map((kind) => ({
+        "Fn::Join": ["", ["arn:", { Ref: "AWS::Partition" }, ":states:", { Ref: "AWS::Region" }, ":", { Ref: "AWS::AccountId" }, `:${kind}:${pagesName}:*`]],
+      })),
+    );
+    const rule = statements.filter((statement) => actionsOf(statement).includes("events:PutRule"));
+    expect(rule).toHaveLength(1);
+    expect(actionsOf(rule[0]!).sort()).toEqual(["events:DescribeRule", "events:PutRule", "events:PutTargets"]);
+    expect(JSON.stringify(rule[0]!.Resource)).toContain(":rule/StepFunctionsGetEventsForStepFunctionsExecutionRule");
   });
 
   test("only the dispatcher and the onboarding API start runs: StartExecution on the state machine, DescribeExecution on its executions", () => {
     const starters = [roleId(functions.Dispatcher!), roleId(functions.Api!)].sort();
-    expect(rolesWithAction("states:StartExecution").filter((role) => role !== logicalId(stack.syncStateMachine.stateMachine.role))).toEqual(starters);
-    expect(rolesWithAction("states:DescribeExecution")).toEqual(starters);
+    const runRole = logicalId(stack.syncStateMachine.stateMachine.role);
+    expect(rolesWithAction("states:StartExecution").filter((role) => role !== runRole)).toEqual(starters);
+    expect(rolesWithAction("states:DescribeExecution").filter((role) => role !== runRole)).toEqual(starters);
     const executions = {
       "Fn::Join": ["", ["arn:", { Ref: "AWS::Partition" }, ":states:", { Ref: "AWS::Region" }, ":", { Ref: "AWS::AccountId" }, ":execution:CrmIntegration-Sync:*"]],
     };
     // Only the API cancels a run (the owner's cancel route): StopExecution on this state machine's executions.
-    expect(rolesWithAction("states:StopExecution")).toEqual([roleId(functions.Api!)]);
+    expect(rolesWithAction("states:StopExecution").filter((role) => role !== runRole)).toEqual([roleId(functions.Api!)]);
     for (const role of starters) {
       const states = roleStatements(template, role).filter((statement) => actionsOf(statement).some((action) => action.startsWith("states:")));
       const onExecutions = role === roleId(functions.Api!) ? ["states:DescribeExecution", "states:StopExecution"] : ["states:DescribeExecution"];
@@ -233,7 +256,7 @@ describe("CDK stack: IAM", () => {
     const wildcard = allStatements.filter(({ statement }) => resourcesOf(statement).includes("*"));
     expect(wildcard.length).toBeGreaterThan(0);
     for (const { role, statement } of wildcard) {
-      expect(role).toBe(logicalId(stack.syncStateMachine.stateMachine.role));
+      expect([logicalId(stack.syncStateMachine.stateMachine.role), logicalId(stack.syncStateMachine.pagesStateMachine.role)]).toContain(role);
       for (const action of actionsOf(statement)) expect(NO_RESOURCE_LEVEL.has(action), action).toBe(true);
     }
     for (const { statement } of allStatements) {

@@ -102,8 +102,8 @@ describe("CDK stack: resources", () => {
 
   test("every log group has the retention from context; each Lambda logs to its own", () => {
     const groups = template.findResources("AWS::Logs::LogGroup");
-    // every function + the state machine + the API's access logs
-    expect(Object.keys(groups)).toHaveLength(Object.keys(functions).length + 2);
+    // every function + the two state machines + the API's access logs
+    expect(Object.keys(groups)).toHaveLength(Object.keys(functions).length + 3);
     for (const group of Object.values(groups)) expect(group.Properties.RetentionInDays).toBe(TEST_CONTEXT.logRetentionDays);
     const seen = new Set<string>();
     for (const [name, fn] of Object.entries(functions)) {
