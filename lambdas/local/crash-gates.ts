@@ -173,10 +173,11 @@ export interface EngineEvents {
 }
 
 /**
- * The Task handlers with their gates: FetchPage runs inside a page context and
- * announces page-task-returned (or, for a throttled page, waiting once the
- * engine is in the Wait state); ContinueAsNew announces before it starts the
- * next execution; FinishRun announces the run's final status.
+ * The Task handlers of the page loop with their gates: FetchPage runs inside a
+ * page context and announces page-task-returned (or, for a throttled page,
+ * waiting once the Standard parent is in its Wait state); FinishRun announces
+ * the run's final status. ContinueAsNew, the parent's, is gated by
+ * gateContinueAsNew.
  */
 export function gateSyncHandlers(
   handlers: SyncHandlers,
@@ -228,9 +229,9 @@ export function gateContinueAsNew(proceed: TaskHandler, gates: CrashGates): Task
 }
 
 /**
- * Announces "waiting" once the execution's event log shows it entered a Wait
- * state after this task (only Choice and Pass states lie between them in
- * statemachine/sync.asl.json). Not awaited by the task:
+ * Announces "waiting" once the parent execution's event log shows it entered a
+ * Wait state after this task (only the end of RunPages and Choice and Pass
+ * states lie between them in statemachine/sync.asl.json). Not awaited by the task:
  * the engine must go on into the Wait for the point to be reached. Gives up
  * silently when the execution ends or goes elsewhere (retries exhausted).
  */
