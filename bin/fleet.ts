@@ -105,7 +105,8 @@ async function main(): Promise<void> {
     const runs = watchRuns(local.runs);
     const ddb = timeDynamoDb(client);
     const limiter = timeLimiter(local.limiter);
-    const engine = timeEngine(local.engine);
+    // The page tasks run on the Express page loop's engine (the run's Standard parent only starts segments).
+    const engine = timeEngine(local.engine.child);
     const proc = watchProcess();
     let childRssPeakMb = 0;
     const childSampler = setInterval(() => void childrenRssMb().then((mb) => (childRssPeakMb = Math.max(childRssPeakMb, mb))), 2_000);

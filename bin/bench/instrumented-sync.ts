@@ -4,9 +4,8 @@ import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import type { SyncEntity } from "../../lambdas/core/entities";
 import type { RateLimiter, RecordStore, RunSummary, SourceClient, StoredConnection } from "../../lambdas/core/ports";
 import { AesGcmTokenCipher } from "../../lambdas/local/aes-token-cipher";
-import { createLocalSync, LOCAL_STATE_MACHINE_ARN } from "../../lambdas/local/local-sync";
-import { LocalStepFunctions } from "../../lambdas/local/step-functions/local-step-functions";
-import { loadSyncDefinition } from "../../statemachine/sync-definition";
+import { createLocalSync } from "../../lambdas/local/local-sync";
+import { LocalSyncEngine } from "../../lambdas/local/local-sync-engine";
 import { DynamoDbRunStore } from "../../lambdas/runs/dynamodb-run-store";
 import { createHttpSourceClient } from "../../lambdas/source/http-source-client";
 import { createGuardedFetch } from "../../lambdas/source/ssrf/guarded-fetch";
@@ -263,15 +262,7 @@ export function createInstrumentedSync(options: InstrumentedSyncOptions) {
     onTask: (task) => tasks.push(task),
   });
 
-  const engine: LocalStepFunctions = new LocalStepFunctions({
-    definition: loadSyncDefinition(),
-    handlers: {
-      ...handlers,
-      ContinueAsNew: async (input) => ({ ExecutionArn: await engine.start((input as { Input: unknown }).Input) }),
-    },
-    timeScale: 1,
-    stateMachineArn: LOCAL_STATE_MACHINE_ARN,
-  });
+  const engine = new LocalSyncEngine({ handlers, timeScale: 1 });
   const startDeps: StartSyncDeps = { ...local.startDeps, starter: engine };
   const pollRuns = new DynamoDbRunStore({ client: pollClient, tableName: options.tableName });
 

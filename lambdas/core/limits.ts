@@ -66,6 +66,14 @@ export const WATERMARK_SAFETY_MARGIN_SECONDS = 120;
  * takes all its retries (see test/statemachine/history-bound.test.ts).
  */
 export const PAGE_TASKS_PER_EXECUTION = 400;
+/**
+ * Page tasks per segment of the Express child (statemachine/sync-pages.asl.json)
+ * before it hands the run back to its Standard parent. Keeps a segment far
+ * inside Express's 5 minutes (25 pages at 2 s each: 50 s) while the parent's
+ * 2 transitions per segment cost 0.08 per page (docs/cost.md). Divides
+ * PAGE_TASKS_PER_EXECUTION.
+ */
+export const PAGE_TASKS_PER_SEGMENT = 25;
 /** A run's lock lease; extended by every page. A run that died frees its connection after this. */
 export const RUN_LEASE_SECONDS = 15 * 60;
 

@@ -213,6 +213,8 @@ export interface SyncExecutionInput {
   readonly run_id: string;
   /** Set when an execution continues a run in a fresh execution (history bound). */
   readonly continuation?: unknown;
+  /** The continuation's number (1, 2, ...): its execution is named `<run id>-c<generation>`. */
+  readonly generation?: number;
 }
 
 /** Who holds a connection's run lock: the type of ./run-lock.ts's schema. */

@@ -168,16 +168,19 @@ const BARRIER_PK = "CRASHGATE#barrier";
 export interface EngineEvents {
   events(executionRef: string): ReadonlyArray<{ readonly type: string; readonly state?: { readonly type?: string } }>;
   isRunning(executionRef: string): Promise<boolean>;
+  /** The Standard execution that started this Express child, which owns the throttle Wait. */
+  parentOf(executionRef: string): string | undefined;
 }
 
 /**
- * The Task handlers with their gates: FetchPage runs inside a page context and
- * announces page-task-returned (or, for a throttled page, waiting once the
- * engine is in the Wait state); ContinueAsNew announces before it starts the
- * next execution; FinishRun announces the run's final status.
+ * The Task handlers of the page loop with their gates: FetchPage runs inside a
+ * page context and announces page-task-returned (or, for a throttled page,
+ * waiting once the Standard parent is in its Wait state); FinishRun announces
+ * the run's final status. ContinueAsNew, the parent's, is gated by
+ * gateContinueAsNew.
  */
 export function gateSyncHandlers(
-  handlers: SyncHandlers & { readonly ContinueAsNew: TaskHandler },
+  handlers: SyncHandlers,
   gates: CrashGates,
   engine: EngineEvents,
   logger: { error(message: string, fields?: Record<string, unknown>): void },
@@ -201,17 +204,6 @@ export function gateSyncHandlers(
       await gates.pass({ point: "page-task-returned", ...pageFields(page) });
       return result;
     },
-    ContinueAsNew: async (input, context) => {
-      const next = (input as { Input?: { run_id?: string; connection_id?: string; continuation?: { entity?: string; page?: number } } }).Input;
-      await gates.pass({
-        point: "continue-as-new",
-        ...(next?.run_id === undefined ? {} : { run_id: next.run_id }),
-        ...(next?.connection_id === undefined ? {} : { connection_id: next.connection_id }),
-        ...(next?.continuation?.entity === undefined ? {} : { entity: next.continuation.entity }),
-        ...(next?.continuation?.page === undefined ? {} : { page: next.continuation.page }),
-      });
-      return handlers.ContinueAsNew(input, context);
-    },
     FinishRun: async (input) => {
       const result = await handlers.FinishRun(input);
       const state = input as SyncState;
@@ -221,10 +213,25 @@ export function gateSyncHandlers(
   };
 }
 
+/** ContinueAsNew (the Standard parent's) announces before it starts the next execution. */
+export function gateContinueAsNew(proceed: TaskHandler, gates: CrashGates): TaskHandler {
+  return async (input, context) => {
+      const next = (input as { Input?: { run_id?: string; connection_id?: string; continuation?: { entity?: string; page?: number } } }).Input;
+      await gates.pass({
+        point: "continue-as-new",
+        ...(next?.run_id === undefined ? {} : { run_id: next.run_id }),
+        ...(next?.connection_id === undefined ? {} : { connection_id: next.connection_id }),
+        ...(next?.continuation?.entity === undefined ? {} : { entity: next.continuation.entity }),
+        ...(next?.continuation?.page === undefined ? {} : { page: next.continuation.page }),
+      });
+      return proceed(input, context);
+  };
+}
+
 /**
- * Announces "waiting" once the execution's event log shows it entered a Wait
- * state after this task (only Choice and Pass states lie between them in
- * statemachine/sync.asl.json). Not awaited by the task:
+ * Announces "waiting" once the parent execution's event log shows it entered a
+ * Wait state after this task (only the end of RunPages and Choice and Pass
+ * states lie between them in statemachine/sync.asl.json). Not awaited by the task:
  * the engine must go on into the Wait for the point to be reached. Gives up
  * silently when the execution ends or goes elsewhere (retries exhausted).
  */
@@ -235,17 +242,20 @@ function announceWaiting(
   fields: ReturnType<typeof pageFields>,
   logger: { error(message: string, fields?: Record<string, unknown>): void },
 ): void {
-  const seen = engine.events(context.executionId).length;
+  // The Wait is the parent's: the child's segment ends on the 429 (statemachine/sync-pages.asl.json). The parent is
+  // blocked in RunPages until then, so its events from now on are the ones that follow this page.
+  const executionId = engine.parentOf(context.executionId) ?? context.executionId;
+  const seen = engine.events(executionId).length;
   void (async () => {
     for (;;) {
-      for (const event of engine.events(context.executionId).slice(seen)) {
+      for (const event of engine.events(executionId).slice(seen)) {
         const type = event.state?.type;
         // Choice and Pass states (Route, the throttle budget and plan) lie between the task and its Wait.
         if (event.type !== "StateEntered" || type === "Choice" || type === "Pass") continue;
         if (type === "Wait") await gates.pass({ point: "waiting", ...fields });
         return;
       }
-      if (!(await engine.isRunning(context.executionId))) return;
+      if (!(await engine.isRunning(executionId))) return;
       // One event-loop turn lets the worker's event messages in: a wait on the engine's progress, not on the clock.
       await new Promise((resolve) => setImmediate(resolve));
     }

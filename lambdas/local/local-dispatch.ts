@@ -2,13 +2,14 @@ import type { Logger } from "../core/ports";
 import { makeDispatchHandler } from "../sync/handlers/dispatch-handler";
 import type { StartSyncDeps } from "../sync/sync-deps";
 import { loadDispatchDefinition } from "../../statemachine/dispatch-definition";
+import type { LocalSyncEngine } from "./local-sync-engine";
 import { LocalStepFunctions, type LocalExecutionResult, type TaskHandler } from "./step-functions/local-step-functions";
 
 export const LOCAL_DISPATCH_STATE_MACHINE_ARN = "arn:aws:states:us-east-1:000000000000:stateMachine:crm-dispatch";
 
 export interface LocalDispatchOptions {
   /** The sync's start deps (createLocalSync): their starter is the sync's local engine. */
-  readonly startDeps: StartSyncDeps & { readonly starter: LocalStepFunctions };
+  readonly startDeps: StartSyncDeps & { readonly starter: Pick<LocalSyncEngine, "start" | "result"> };
   /** The cap on concurrent runs: the Map's MaxConcurrency, as context maxConcurrentRuns sets it in AWS. */
   readonly maxConcurrentRuns: number;
   readonly timeScale: number;

@@ -7,11 +7,11 @@ import { DynamoDbRunStore } from "../runs/dynamodb-run-store";
 import { DynamoDbRecordStore } from "../store/dynamodb-record-store";
 import { makeSyncHandlers } from "../sync/handlers/sync-handlers";
 import type { StartSyncDeps, SyncDeps } from "../sync/sync-deps";
-import { gateSyncHandlers, type CrashGates } from "./crash-gates";
-import { LocalStepFunctions, type TaskHandler } from "./step-functions/local-step-functions";
-import { loadSyncDefinition } from "../../statemachine/sync-definition";
+import { gateContinueAsNew, gateSyncHandlers, type CrashGates } from "./crash-gates";
+import { LocalSyncEngine } from "./local-sync-engine";
+import type { TaskHandler } from "./step-functions/local-step-functions";
 
-export const LOCAL_STATE_MACHINE_ARN = "arn:aws:states:us-east-1:000000000000:stateMachine:crm-sync";
+export { LOCAL_STATE_MACHINE_ARN } from "./local-sync-engine";
 
 export interface LocalSyncOptions {
   readonly client: DynamoDBClient;
@@ -25,6 +25,7 @@ export interface LocalSyncOptions {
   readonly timeScale: number;
   readonly clock?: Clock;
   readonly pageTasksPerExecution?: number;
+  readonly pageTasksPerSegment?: number;
   /** Test hook (CRASH_GATES): the Task handlers announce their points and wait for the control server. */
   readonly gates?: CrashGates;
 }
@@ -52,18 +53,14 @@ export function createLocalSync(options: LocalSyncOptions) {
     logger: options.logger,
     metrics: options.metrics ?? new CountingMetrics(),
     ...(options.pageTasksPerExecution === undefined ? {} : { pageTasksPerExecution: options.pageTasksPerExecution }),
+    ...(options.pageTasksPerSegment === undefined ? {} : { pageTasksPerSegment: options.pageTasksPerSegment }),
   };
 
-  // The ContinueAsNew state starts the next execution of the same definition, as states:startExecution does in AWS.
-  const handlers = {
-    ...makeSyncHandlers(deps),
-    ContinueAsNew: (async (input) => ({ ExecutionArn: await engine.start((input as { Input: unknown }).Input) })) as TaskHandler,
-  };
-  const engine: LocalStepFunctions = new LocalStepFunctions({
-    definition: loadSyncDefinition(),
-    handlers: options.gates === undefined ? handlers : gateSyncHandlers(handlers, options.gates, { events: (ref) => engine.events(ref), isRunning: (ref) => engine.isRunning(ref) }, options.logger),
+  const handlers = makeSyncHandlers(deps);
+  const engine: LocalSyncEngine = new LocalSyncEngine({
+    handlers: options.gates === undefined ? handlers : gateSyncHandlers(handlers, options.gates, { events: (ref) => engine.events(ref), isRunning: (ref) => engine.isRunning(ref), parentOf: (ref) => engine.parentOf(ref) }, options.logger),
     timeScale: options.timeScale,
-    stateMachineArn: LOCAL_STATE_MACHINE_ARN,
+    ...(options.gates === undefined ? {} : { continueAsNew: (proceed: TaskHandler) => gateContinueAsNew(proceed, options.gates!) }),
   });
   const startDeps: StartSyncDeps = { connections, runs, starter: engine, clock, logger: options.logger };
   return { deps, startDeps, engine, records, runs, connections, limiter, stop: () => engine.stop() };

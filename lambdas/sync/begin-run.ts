@@ -16,7 +16,8 @@ export type BeginRunEvent = v.InferOutput<typeof BeginRunEventSchema>;
 
 /** First state of every execution: records which execution now drives the run, and where it starts. */
 export async function beginRun(deps: SyncDeps, event: BeginRunEvent): Promise<SyncState> {
-  const { continuation, ...run } = event.input;
+  const { continuation, generation, ...ids } = event.input;
+  const run = { ...ids, generation: generation ?? 0 };
   await deps.runs.setExecution(run.connection_id, run.run_id, event.execution_id);
   await deps.runs.heartbeat(run.connection_id, run.run_id, leaseUntil(deps.clock.now()));
   if (continuation) {

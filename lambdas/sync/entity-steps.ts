@@ -1,6 +1,6 @@
 import { SYNC_ENTITIES, type SummaryEntity, type SyncEntity } from "../core/entities";
 import { ConnectionNotFoundError } from "../core/errors";
-import { PAGE_TASKS_PER_EXECUTION, RUN_LEASE_SECONDS } from "../core/limits";
+import { PAGE_TASKS_PER_EXECUTION, PAGE_TASKS_PER_SEGMENT, RUN_LEASE_SECONDS } from "../core/limits";
 import type { StoredConnection } from "../core/ports";
 import { entityDefinition } from "../ingestion/entity-catalog";
 import type { SyncDeps } from "./sync-deps";
@@ -22,10 +22,16 @@ export function leaseUntil(now: Date): string {
   return new Date(now.getTime() + RUN_LEASE_SECONDS * 1000).toISOString();
 }
 
-/** After a page task: fetch on, or first continue in a fresh execution when this one has run enough page tasks. */
-export function nextPageStep(deps: Pick<SyncDeps, "pageTasksPerExecution">, cursor: SyncCursor): SyncState["step"] {
+/**
+ * After a page task: fetch on; or, once this execution has run enough page
+ * tasks, continue in a fresh execution; or, at the end of a segment, hand the
+ * run back to the Standard parent, which starts the next segment.
+ */
+export function nextPageStep(deps: Pick<SyncDeps, "pageTasksPerExecution" | "pageTasksPerSegment">, cursor: SyncCursor): SyncState["step"] {
   const budget = deps.pageTasksPerExecution ?? PAGE_TASKS_PER_EXECUTION;
-  return cursor.steps >= budget ? { outcome: "continue_as_new" } : { outcome: "next_page" };
+  if (cursor.steps >= budget) return { outcome: "continue_as_new" };
+  const segment = deps.pageTasksPerSegment ?? PAGE_TASKS_PER_SEGMENT;
+  return cursor.steps > 0 && cursor.steps % segment === 0 ? { outcome: "next_segment" } : { outcome: "next_page" };
 }
 
 /**

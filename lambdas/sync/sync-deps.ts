@@ -31,6 +31,8 @@ export interface SyncDeps {
   readonly readAheads?: PageReadAheads;
   /** Page tasks per execution before continuing in a fresh one; defaults to PAGE_TASKS_PER_EXECUTION (tests lower it). */
   readonly pageTasksPerExecution?: number;
+  /** Page tasks per segment of the Express child; defaults to PAGE_TASKS_PER_SEGMENT (tests lower it). */
+  readonly pageTasksPerSegment?: number;
 }
 
 /** What starting a run needs (the scheduled dispatcher and the onboarding API). */

@@ -18,6 +18,8 @@ export const RunRefSchema = v.object({
   business_account_id: nonEmpty,
   connection_id: nonEmpty,
   run_id: nonEmpty,
+  /** Which execution of the run: 0 for the first, n for its n-th continuation (names it `<run id>-c<n>`). */
+  generation: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))),
 });
 export type RunRef = v.InferOutput<typeof RunRefSchema>;
 
@@ -63,6 +65,8 @@ export type SyncCursor = v.InferOutput<typeof SyncCursorSchema>;
 export const StepOutcomeSchema = v.variant("outcome", [
   v.object({ outcome: v.literal("next_page") }),
   v.object({ outcome: v.literal("continue_as_new") }),
+  /** The Express child's segment is over: the parent starts the next one from this cursor. */
+  v.object({ outcome: v.literal("next_segment") }),
   v.object({ outcome: v.literal("done") }),
   v.object({ outcome: v.literal("throttled"), retry_after_seconds: v.number(), detail: v.string() }),
 ]);

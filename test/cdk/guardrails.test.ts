@@ -1,6 +1,6 @@
 import { describe, expect, test } from "vitest";
 import { PAGE_TASKS_PER_EXECUTION } from "../../lambdas/core/limits";
-import { loadSyncDefinition } from "../../statemachine/sync-definition";
+import { loadSyncDefinition, loadSyncPagesDefinition } from "../../statemachine/sync-definition";
 import { CONTEXT_DEFAULTS } from "../../lib/deploy-config";
 import { OPENAPI_CONCURRENCY } from "../../lib/onboarding-api";
 import { LIVE_ALIAS } from "../../lib/service-function";
@@ -25,8 +25,11 @@ interface State {
 const { stack, template } = synthesize();
 const functions = serviceFunctions(stack);
 const resources = template.toJSON().Resources as Record<string, { Type: string; Properties: Record<string, any> }>;
-const definition = loadSyncDefinition() as { TimeoutSeconds?: number; States: Record<string, State> };
-const lambdaTasks = Object.entries(definition.States).filter(([, state]) => state.Type === "Task" && state.Resource?.startsWith("${"));
+type Definition = { TimeoutSeconds?: number; States: Record<string, State> };
+/** The Standard parent and the Express page loop, whose five Tasks are the Lambdas. */
+const definition = loadSyncDefinition() as Definition;
+const pages = loadSyncPagesDefinition() as Definition;
+const lambdaTasks = Object.entries(pages.States).filter(([, state]) => state.Type === "Task" && state.Resource?.startsWith("${"));
 /** A Lambda Task state's function, by its placeholder. */
 const taskFunction = (state: State) => {
   const name = (Object.keys(SYNC_TASKS) as SyncTaskName[]).find((task) => state.Resource === `\${${SYNC_TASKS[task].placeholder}}`);
@@ -46,6 +49,8 @@ const cappedWaits = (retrier: Retrier) =>
   Array.from({ length: retrier.MaxAttempts ?? 3 }, (_, n) =>
     Math.min((retrier.IntervalSeconds ?? 1) * (retrier.BackoffRate ?? 2) ** n, retrier.MaxDelaySeconds ?? Number.POSITIVE_INFINITY),
   );
+/** Step Functions' hard limit on an Express execution. */
+const EXPRESS_MAX_SECONDS = 300;
 const factorial = (n: number): number => (n <= 1 ? 1 : n * factorial(n - 1));
 
 describe("guardrails: reserved concurrency", () => {
@@ -90,11 +95,11 @@ describe("guardrails: the live alias", () => {
   });
 
   test("a deploy never swaps code under a running page: the Task states, the API routes and the schedule invoke the alias, never the function", () => {
-    const stateMachine = resources[logicalId(stack.syncStateMachine.stateMachine)]!;
+    const stateMachine = resources[logicalId(stack.syncStateMachine.pagesStateMachine)]!;
     const substitutions = stateMachine.Properties.DefinitionSubstitutions as Record<string, unknown>;
     for (const name of Object.keys(SYNC_TASKS) as SyncTaskName[]) expect(substitutions[SYNC_TASKS[name].placeholder], name).toEqual(aliasOf(name));
 
-    const invoke = roleStatements(template, logicalId(stack.syncStateMachine.stateMachine.role)).filter((statement) => actionsOf(statement).includes("lambda:InvokeFunction"));
+    const invoke = roleStatements(template, logicalId(stack.syncStateMachine.pagesStateMachine.role)).filter((statement) => actionsOf(statement).includes("lambda:InvokeFunction"));
     const taskAliases = (Object.keys(SYNC_TASKS) as SyncTaskName[]).map(aliasOf);
     expect(resourcesOf(invoke[0]!)).toEqual(expect.arrayContaining(taskAliases));
     expect(resourcesOf(invoke[0]!)).toHaveLength(taskAliases.length);
@@ -112,8 +117,8 @@ describe("guardrails: the live alias", () => {
 
 describe("guardrails: timeouts", () => {
   test("every Task state has TimeoutSeconds above its Lambda's timeout, and no lower than the local engine's 60 s default", () => {
-    const tasks = Object.entries(definition.States).filter(([, state]) => state.Type === "Task");
-    expect(tasks.length).toBe(6);
+    const tasks = [...Object.entries(definition.States), ...Object.entries(pages.States)].filter(([, state]) => state.Type === "Task");
+    expect(tasks.length).toBe(7);
     for (const [name, state] of tasks) {
       expect(state.TimeoutSeconds, name).toBeGreaterThanOrEqual(LOCAL_ENGINE_DEFAULT_TASK_TIMEOUT_SECONDS);
     }
@@ -121,11 +126,21 @@ describe("guardrails: timeouts", () => {
   });
 
   test("executions have TimeoutSeconds that leaves each of an execution's page tasks its whole Task timeout", () => {
-    const fetchPage = definition.States["FetchPage"]!;
+    const fetchPage = pages.States["FetchPage"]!;
     expect(definition.TimeoutSeconds).toBeDefined();
     expect(definition.TimeoutSeconds!).toBeGreaterThanOrEqual(PAGE_TASKS_PER_EXECUTION * fetchPage.TimeoutSeconds!);
     // Step Functions' Standard maximum is a year; a stuck run should be found the next day.
     expect(definition.TimeoutSeconds!).toBeLessThanOrEqual(24 * 60 * 60);
+    // Express runs 5 minutes at most; a segment always has room for a whole page task.
+    expect(pages.TimeoutSeconds).toBeLessThanOrEqual(EXPRESS_MAX_SECONDS);
+    expect(pages.TimeoutSeconds!).toBeGreaterThan(fetchPage.TimeoutSeconds!);
+  });
+
+  test("the parent never gives up on a segment that may still run: RunPages waits longer than the Express child can live, so its retry never overlaps it", () => {
+    const runPages = definition.States["RunPages"]!;
+    expect(runPages.Resource).toBe("arn:aws:states:::states:startExecution.sync:2");
+    expect(runPages.TimeoutSeconds!).toBeGreaterThan(pages.TimeoutSeconds!);
+    expect(runPages.TimeoutSeconds!).toBeGreaterThan(EXPRESS_MAX_SECONDS);
   });
 });
 
@@ -161,7 +176,7 @@ describe("guardrails: throttling retries", () => {
   });
 
   test("the spec's source retries are untouched: SourceTransientError 1, 2, 4, 8, 16 s, no jitter, no cap", () => {
-    const transient = definition.States["FetchPage"]!.Retry!.find((retrier) => retrier.ErrorEquals.includes("SourceTransientError"))!;
+    const transient = pages.States["FetchPage"]!.Retry!.find((retrier) => retrier.ErrorEquals.includes("SourceTransientError"))!;
     expect(transient.ErrorEquals).toEqual(["SourceTransientError"]);
     expect(cappedWaits(transient)).toEqual([1, 2, 4, 8, 16]);
     expect(transient.JitterStrategy).toBe("NONE");

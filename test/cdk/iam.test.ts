@@ -195,10 +195,13 @@ describe("CDK stack: IAM", () => {
     }
   });
 
-  test("the state machine's role invokes exactly the five Task functions' live aliases and starts only itself", () => {
+  test("the page loop's role invokes exactly the five Task functions' live aliases; the run's role invokes none and starts only itself and the page loop", () => {
     const stateMachine = stack.syncStateMachine.stateMachine;
     const statements = roleStatements(template, logicalId(stateMachine.role));
-    const invoke = statements.filter((statement) => actionsOf(statement).includes("lambda:InvokeFunction"));
+    expect(statements.filter((statement) => actionsOf(statement).includes("lambda:InvokeFunction"))).toEqual([]);
+    const pageStatements = roleStatements(template, logicalId(stack.syncStateMachine.pagesStateMachine.role));
+    expect(pageStatements.filter((statement) => actionsOf(statement).some((action) => action.startsWith("states:")))).toEqual([]);
+    const invoke = pageStatements.filter((statement) => actionsOf(statement).includes("lambda:InvokeFunction"));
     expect(invoke).toHaveLength(1);
     expect(actionsOf(invoke[0]!)).toEqual(["lambda:InvokeFunction"]);
     const taskFunctions = (Object.keys(SYNC_TASKS) as (keyof typeof SYNC_TASKS)[]).map((name) => ({ Ref: logicalId(stack.syncFunctions.tasks[name].alias) }));
@@ -207,11 +210,30 @@ describe("CDK stack: IAM", () => {
 
     const start = statements.filter((statement) => actionsOf(statement).includes("states:StartExecution"));
     expect(start).toHaveLength(1);
+    expect(actionsOf(start[0]!)).toEqual(["states:StartExecution"]);
     const name = resources[logicalId(stateMachine)]!.Properties.StateMachineName;
     expect(name).toBe("CrmIntegration-Sync");
-    expect(start[0]!.Resource).toEqual({
-      "Fn::Join": ["", ["arn:", { Ref: "AWS::Partition" }, ":states:", { Ref: "AWS::Region" }, ":", { Ref: "AWS::AccountId" }, `:stateMachine:${name}`]],
-    });
+    expect(resourcesOf(start[0]!)).toEqual([
+      {
+        "Fn::Join": ["", ["arn:", { Ref: "AWS::Partition" }, ":states:", { Ref: "AWS::Region" }, ":", { Ref: "AWS::AccountId" }, `:stateMachine:${name}`]],
+      },
+      { Ref: logicalId(stack.syncStateMachine.pagesStateMachine) },
+    ]);
+    // RunPages (.sync:2) follows the page loop's executions, only those, and the managed rule that reports their end.
+    const pagesName = resources[logicalId(stack.syncStateMachine.pagesStateMachine)]!.Properties.StateMachineName;
+    expect(pagesName).toBe("CrmIntegration-SyncPages");
+    const follow = statements.filter((statement) => actionsOf(statement).includes("states:DescribeExecution"));
+    expect(follow).toHaveLength(1);
+    expect(actionsOf(follow[0]!).sort()).toEqual(["states:DescribeExecution", "states:StopExecution"]);
+    expect(resourcesOf(follow[0]!)).toEqual(
+      ["execution", "express"].map((kind) => ({
+        "Fn::Join": ["", ["arn:", { Ref: "AWS::Partition" }, ":states:", { Ref: "AWS::Region" }, ":", { Ref: "AWS::AccountId" }, `:${kind}:${pagesName}:*`]],
+      })),
+    );
+    const rule = statements.filter((statement) => actionsOf(statement).includes("events:PutRule"));
+    expect(rule).toHaveLength(1);
+    expect(actionsOf(rule[0]!).sort()).toEqual(["events:DescribeRule", "events:PutRule", "events:PutTargets"]);
+    expect(JSON.stringify(rule[0]!.Resource)).toContain(":rule/StepFunctionsGetEventsForStepFunctionsExecutionRule");
   });
 
   test("only the schedule tick's state machine and the onboarding API start runs; the dispatcher function only tells a dead run's execution from a live one (DescribeExecution)", () => {
@@ -222,12 +244,14 @@ describe("CDK stack: IAM", () => {
     expect(roleStatements(template, ruleRole).map((statement) => [actionsOf(statement), statement.Resource])).toEqual([[["states:StartExecution"], { Ref: logicalId(stack.syncSchedule.stateMachine) }]]);
     const others = [logicalId(stack.syncStateMachine.stateMachine.role), ruleRole];
     expect(rolesWithAction("states:StartExecution").filter((role) => !others.includes(role))).toEqual(starters);
-    expect(rolesWithAction("states:DescribeExecution")).toEqual([...starters, roleId(functions.Dispatcher!)].sort());
+    // The run's own Standard state machine starts and describes its Express page loop, and starts its continuation.
+    const runRole = logicalId(stack.syncStateMachine.stateMachine.role);
+    expect(rolesWithAction("states:DescribeExecution").filter((role) => role !== runRole)).toEqual([...starters, roleId(functions.Dispatcher!)].sort());
     const executions = {
       "Fn::Join": ["", ["arn:", { Ref: "AWS::Partition" }, ":states:", { Ref: "AWS::Region" }, ":", { Ref: "AWS::AccountId" }, ":execution:CrmIntegration-Sync:*"]],
     };
     // The API cancels a run (the owner's cancel route); the tick stops the run it follows when its item is stopped.
-    expect(rolesWithAction("states:StopExecution")).toEqual(starters);
+    expect(rolesWithAction("states:StopExecution").filter((role) => role !== runRole)).toEqual(starters);
     const statesOf = (role: string) =>
       roleStatements(template, role)
         .filter((statement) => actionsOf(statement).some((action) => action.startsWith("states:")))
@@ -262,7 +286,11 @@ describe("CDK stack: IAM", () => {
         expect(actionsOf(statement).sort()).toEqual(["xray:PutTelemetryRecords", "xray:PutTraceSegments"]);
         continue;
       }
-      expect([logicalId(stack.syncStateMachine.stateMachine.role), logicalId(stack.syncSchedule.stateMachine.role)]).toContain(role);
+      expect([
+        logicalId(stack.syncStateMachine.stateMachine.role),
+        logicalId(stack.syncStateMachine.pagesStateMachine.role),
+        logicalId(stack.syncSchedule.stateMachine.role),
+      ]).toContain(role);
       for (const action of actionsOf(statement)) expect(NO_RESOURCE_LEVEL.has(action), action).toBe(true);
     }
     for (const { role, statement } of allStatements) {

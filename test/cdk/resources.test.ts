@@ -110,8 +110,8 @@ describe("CDK stack: resources", () => {
 
   test("every log group has the retention from context; each Lambda logs to its own", () => {
     const groups = template.findResources("AWS::Logs::LogGroup");
-    // every function + the two state machines (sync, schedule tick) + the API's access logs + the console deployment handler's
-    expect(Object.keys(groups)).toHaveLength(Object.keys(functions).length + 4);
+    // every function + the three state machines (sync, its Express page loop, schedule tick) + the API's access logs + the console deployment handler's
+    expect(Object.keys(groups)).toHaveLength(Object.keys(functions).length + 5);
     for (const group of Object.values(groups)) expect(group.Properties.RetentionInDays).toBe(TEST_CONTEXT.logRetentionDays);
     const seen = new Set<string>();
     for (const [name, fn] of Object.entries(functions)) {

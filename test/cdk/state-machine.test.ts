@@ -1,16 +1,29 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, test } from "vitest";
-import { SYNC_DEFINITION_PATH } from "../../statemachine/sync-definition";
+import { SYNC_DEFINITION_PATH, SYNC_PAGES_DEFINITION_PATH } from "../../statemachine/sync-definition";
 import { SYNC_TASKS, type SyncTaskName } from "../../lib/sync-functions";
 import { logicalId, synthesize } from "./stack-fixture";
 
 const { stack, template } = synthesize();
-const stateMachine = template.toJSON().Resources[logicalId(stack.syncStateMachine.stateMachine)];
+const resources = template.toJSON().Resources;
+const stateMachine = resources[logicalId(stack.syncStateMachine.stateMachine)];
+const pagesStateMachine = resources[logicalId(stack.syncStateMachine.pagesStateMachine)];
 const file = readFileSync(SYNC_DEFINITION_PATH, "utf8");
+const pagesFile = readFileSync(SYNC_PAGES_DEFINITION_PATH, "utf8");
 const PLACEHOLDER = /\$\{([A-Za-z0-9_]+)\}/g;
 
-describe("CDK stack: the sync state machine", () => {
-  test("is a Standard state machine with a fixed name, ERROR logs to its log group, and tracing", () => {
+type Deployed = { States: Record<string, { Type: string; Resource?: string; Parameters?: Record<string, unknown> }> };
+
+/** What CloudFormation does at deploy time, with a Ref's logical id standing in for the ARN it resolves to. */
+function deploy(resource: { Properties: { DefinitionString: string; DefinitionSubstitutions: Record<string, { Ref: string }> } }): string {
+  const substitutions = resource.Properties.DefinitionSubstitutions;
+  return resource.Properties.DefinitionString.replace(PLACEHOLDER, (whole, key: string) =>
+    key in substitutions ? `arn:ref:${substitutions[key]!.Ref}` : whole,
+  );
+}
+
+describe("CDK stack: the sync state machines", () => {
+  test("the run is a Standard state machine with a fixed name, ERROR logs to its log group, and tracing", () => {
     expect(stateMachine.Type).toBe("AWS::StepFunctions::StateMachine");
     expect(stateMachine.Properties).toMatchObject({
       StateMachineName: "CrmIntegration-Sync",
@@ -25,46 +38,72 @@ describe("CDK stack: the sync state machine", () => {
     });
   });
 
-  test("its definition is statemachine/sync.asl.json, byte for byte (the file the local runtime runs)", () => {
-    expect(stateMachine.Properties.DefinitionString).toBe(file);
-    expect(stateMachine.Properties.DefinitionS3Location).toBeUndefined();
+  test("the page loop is an Express state machine with its own role, ERROR logs with execution data to its own log group (Express keeps no history), and tracing", () => {
+    expect(pagesStateMachine.Type).toBe("AWS::StepFunctions::StateMachine");
+    expect(pagesStateMachine.Properties).toMatchObject({
+      StateMachineName: "CrmIntegration-SyncPages",
+      StateMachineType: "EXPRESS",
+      LoggingConfiguration: {
+        Level: "ERROR",
+        IncludeExecutionData: true,
+        Destinations: [{ CloudWatchLogsLogGroup: { LogGroupArn: { "Fn::GetAtt": [logicalId(stack.syncStateMachine.pagesLogGroup), "Arn"] } } }],
+      },
+      TracingConfiguration: { Enabled: true },
+      RoleArn: { "Fn::GetAtt": [logicalId(stack.syncStateMachine.pagesStateMachine.role), "Arn"] },
+    });
+    expect(logicalId(stack.syncStateMachine.pagesStateMachine.role)).not.toBe(logicalId(stack.syncStateMachine.stateMachine.role));
+    // Express's hard limit; the definition says so itself, since TimeoutSeconds is a definition field.
+    expect((JSON.parse(pagesFile) as { TimeoutSeconds: number }).TimeoutSeconds).toBe(300);
   });
 
-  test("DefinitionSubstitutions fill exactly the file's five placeholders, each with its Task function's live alias ARN", () => {
-    const placeholders = new Set([...file.matchAll(PLACEHOLDER)].map((match) => match[1]));
-    const substitutions = stateMachine.Properties.DefinitionSubstitutions as Record<string, unknown>;
-    expect(Object.keys(substitutions).sort()).toEqual([...placeholders].sort());
+  test("their definitions are statemachine/sync.asl.json and sync-pages.asl.json, byte for byte (the files the local runtime runs)", () => {
+    expect(stateMachine.Properties.DefinitionString).toBe(file);
+    expect(stateMachine.Properties.DefinitionS3Location).toBeUndefined();
+    expect(pagesStateMachine.Properties.DefinitionString).toBe(pagesFile);
+    expect(pagesStateMachine.Properties.DefinitionS3Location).toBeUndefined();
+  });
+
+  test("DefinitionSubstitutions fill exactly each file's placeholders: the page loop's five with each Task function's live alias ARN, the run's one with the page loop's ARN", () => {
+    const pagePlaceholders = new Set([...pagesFile.matchAll(PLACEHOLDER)].map((match) => match[1]));
+    const substitutions = pagesStateMachine.Properties.DefinitionSubstitutions as Record<string, unknown>;
+    expect(Object.keys(substitutions).sort()).toEqual([...pagePlaceholders].sort());
     expect(Object.keys(substitutions).sort()).toEqual(
       ["BeginRunFunctionArn", "SyncPageFunctionArn", "EntityFailedFunctionArn", "StopRunFunctionArn", "FinishRunFunctionArn"].sort(),
     );
     for (const name of Object.keys(SYNC_TASKS) as SyncTaskName[]) {
       expect(substitutions[SYNC_TASKS[name].placeholder], name).toEqual({ Ref: logicalId(stack.syncFunctions.tasks[name].alias) });
     }
+    const runPlaceholders = new Set([...file.matchAll(PLACEHOLDER)].map((match) => match[1]));
+    expect([...runPlaceholders]).toEqual(["SyncPagesStateMachineArn"]);
+    expect(stateMachine.Properties.DefinitionSubstitutions).toEqual({
+      SyncPagesStateMachineArn: { Ref: logicalId(stack.syncStateMachine.pagesStateMachine) },
+    });
   });
 
-  test("after substitution no ${Name} placeholder is left, and every Task names a substituted function or the startExecution integration", () => {
-    const substitutions = stateMachine.Properties.DefinitionSubstitutions as Record<string, { Ref: string }>;
-    // What CloudFormation does at deploy time, with the alias's logical id standing in for its ARN.
-    const deployed = (stateMachine.Properties.DefinitionString as string).replace(PLACEHOLDER, (whole, key: string) =>
-      key in substitutions ? `arn:function:${substitutions[key]!.Ref}` : whole,
-    );
-    // CloudFormation replaces each `${key}` of DefinitionSubstitutions as plain text and leaves anything else as is
-    // (the top-level Comment's literal "${...}" stays text): no `${Name}` placeholder may be left for it to miss.
-    expect(deployed).not.toMatch(/\$\{[A-Za-z0-9_]+\}/);
-    const definition = JSON.parse(deployed) as { States: Record<string, { Type: string; Resource?: string; Parameters?: Record<string, unknown> }> };
-    const taskResources = Object.entries(definition.States)
-      .filter(([, state]) => state.Type === "Task")
-      .map(([name, state]) => [name, state.Resource] as const);
-    const expected: Record<string, string> = {
-      BeginRun: `arn:function:${logicalId(stack.syncFunctions.tasks.BeginRun.alias)}`,
-      FetchPage: `arn:function:${logicalId(stack.syncFunctions.tasks.FetchPage.alias)}`,
-      EntityFailed: `arn:function:${logicalId(stack.syncFunctions.tasks.EntityFailed.alias)}`,
-      StopRun: `arn:function:${logicalId(stack.syncFunctions.tasks.StopRun.alias)}`,
-      FinishRun: `arn:function:${logicalId(stack.syncFunctions.tasks.FinishRun.alias)}`,
+  test("after substitution no ${Name} placeholder is left; the page loop's Tasks name the substituted functions, the run's the two Step Functions integrations", () => {
+    // CloudFormation replaces each `${key}` of DefinitionSubstitutions as plain text and leaves anything else as is:
+    // no `${Name}` placeholder may be left for it to miss.
+    const pages = deploy(pagesStateMachine);
+    const run = deploy(stateMachine);
+    expect(pages).not.toMatch(/\$\{[A-Za-z0-9_]+\}/);
+    expect(run).not.toMatch(/\$\{[A-Za-z0-9_]+\}/);
+    const tasksOf = (definition: Deployed) =>
+      Object.fromEntries(Object.entries(definition.States).filter(([, state]) => state.Type === "Task").map(([name, state]) => [name, state.Resource]));
+    const alias = (name: SyncTaskName) => `arn:ref:${logicalId(stack.syncFunctions.tasks[name].alias)}`;
+    expect(tasksOf(JSON.parse(pages) as Deployed)).toEqual({
+      BeginRun: alias("BeginRun"),
+      FetchPage: alias("FetchPage"),
+      EntityFailed: alias("EntityFailed"),
+      StopRun: alias("StopRun"),
+      FinishRun: alias("FinishRun"),
+    });
+    const runDefinition = JSON.parse(run) as Deployed;
+    expect(tasksOf(runDefinition)).toEqual({
+      RunPages: "arn:aws:states:::states:startExecution.sync:2",
       ContinueAsNew: "arn:aws:states:::states:startExecution",
-    };
-    expect(Object.fromEntries(taskResources)).toEqual(expected);
+    });
+    expect(runDefinition.States.RunPages?.Parameters?.["StateMachineArn"]).toBe(`arn:ref:${logicalId(stack.syncStateMachine.pagesStateMachine)}`);
     // ContinueAsNew starts this same state machine: the role's StartExecution on its own (constructed) ARN covers it.
-    expect(definition.States.ContinueAsNew?.Parameters?.["StateMachineArn.$"]).toBe("$$.StateMachine.Id");
+    expect(runDefinition.States.ContinueAsNew?.Parameters?.["StateMachineArn.$"]).toBe("$$.StateMachine.Id");
   });
 });

@@ -11,24 +11,27 @@ import { createSyncHarness, type SyncHarness } from "../support/sync-harness";
 const HISTORY_EVENT_LIMIT = 25_000;
 
 /**
- * How many AWS history events a local engine event stands for, for a Lambda
- * Task with a function-ARN Resource: AWS writes TaskStateEntered,
- * LambdaFunctionScheduled and LambdaFunctionStarted on entry; LambdaFunctionSucceeded
- * and TaskStateExited on success; LambdaFunctionFailed then Scheduled and Started
- * again per retry; LambdaFunctionFailed and TaskStateExited on a caught failure.
- * Every other state writes one event on entry and one on exit. Rounded up
- * wherever the two logs differ, so the count is an upper bound.
+ * How many AWS history events a local engine event of the Standard parent
+ * stands for. Its Tasks are Step Functions integrations (RunPages is
+ * `startExecution.sync:2`): AWS writes TaskStateEntered, TaskScheduled,
+ * TaskStarted and TaskSubmitted on entry; TaskSucceeded and TaskStateExited on
+ * success; TaskFailed then Scheduled, Started and Submitted again per retry;
+ * TaskFailed and TaskStateExited on a caught failure. Every other state writes
+ * one event on entry and one on exit. Rounded up wherever the two logs differ,
+ * so the count is an upper bound. The Express child keeps no history of its
+ * own in Step Functions (it has no 25,000-event cap); its page tasks are
+ * bounded per segment by PAGE_TASKS_PER_SEGMENT.
  */
 function awsHistoryEvents(event: LocalHistoryEvent): number {
   if (!("state" in event)) return 1; // ExecutionStarted / Succeeded / Failed / Aborted
   const task = event.state.type === "Task";
   switch (event.type) {
     case "StateEntered":
-      return task ? 3 : 1;
+      return task ? 4 : 1;
     case "StateExited":
       return task ? 2 : 1;
     case "StateRetried":
-      return task ? 3 : 1;
+      return task ? 4 : 1;
     case "StateFailed":
       return task ? 2 : 1;
     case "StateCaught":
@@ -71,7 +74,7 @@ afterAll(async () => {
   await harness.close();
 });
 
-test("history bound: a run with 5000 pages of leads stays under 25,000 events per execution, even if every page takes every retry", async () => {
+test("history bound: a run with 5000 pages of leads stays under 25,000 events per Standard execution, even if every page takes every retry", async () => {
   const connection = await harness.addConnection({ baseUrl: server.baseUrl, token: TOKEN });
   const summary = await harness.sync(connection);
   expect(summary.status).toBe("succeeded");
@@ -79,25 +82,28 @@ test("history bound: a run with 5000 pages of leads stays under 25,000 events pe
   expect(executions).toHaveLength(1);
 
   const events = harness.engine.events(executions[0]!);
-  // Cut the log at every entry into FetchPage: each segment is one page task and what follows it.
+  // Cut the parent's log at every entry into RunPages: each cut is one segment of the Express child and what
+  // follows it (the 429 path, which waits here in the parent).
   const segments: number[] = [];
   let head = 0;
   for (const event of events) {
-    const entersFetch = event.type === "StateEntered" && "state" in event && event.state.name === "FetchPage";
-    if (entersFetch) segments.push(0);
+    const entersRunPages = event.type === "StateEntered" && "state" in event && event.state.name === "RunPages";
+    if (entersRunPages) segments.push(0);
     if (segments.length === 0) head += awsHistoryEvents(event);
     else segments[segments.length - 1]! += awsHistoryEvents(event);
   }
-  const worstPageTask = Math.max(...segments);
-  // The throttled tasks of the worst page each went through the full 5xx ladder.
-  expect(worstPageTask).toBeGreaterThanOrEqual(3 + 5 * 3 + 2 + 2 * 5);
+  // The five 429s of /pipelines each ended a segment and went through the parent's wait.
+  expect(segments.length).toBeGreaterThanOrEqual(6);
+  // A segment the parent retries 3 times (a child that failed or timed out) adds 3 x (TaskFailed + 4).
+  const worstSegment = Math.max(...segments) + 3 * (2 + 4);
+  expect(Math.max(...segments)).toBeGreaterThanOrEqual(4 + 2 + 1 + 1 + 1 + 1 + 2);
 
-  // Per execution: at most PAGE_TASKS_PER_EXECUTION counted page tasks, plus up to 5 throttled
-  // retries past the budget, plus one failing page task per entity (those never count as steps).
-  const pageTaskEntries = PAGE_TASKS_PER_EXECUTION + 5 + SYNC_ENTITIES.length;
-  const bound = head + pageTaskEntries * worstPageTask;
+  // Per execution: at most PAGE_TASKS_PER_EXECUTION counted page tasks, plus up to 5 throttled retries past the
+  // budget, plus one failing page task per entity; a segment holds at least one page task, so no more segments.
+  const segmentsPerExecution = PAGE_TASKS_PER_EXECUTION + 5 + SYNC_ENTITIES.length;
+  const bound = head + segmentsPerExecution * worstSegment;
   console.info(
-    `history bound: ${pageTaskEntries} page tasks × ${worstPageTask} events (worst page task) + ${head} = ${bound} of ${HISTORY_EVENT_LIMIT}`,
+    `history bound: ${segmentsPerExecution} segments × ${worstSegment} events (worst segment, retried 3 times) + ${head} = ${bound} of ${HISTORY_EVENT_LIMIT}`,
   );
   expect(bound).toBeLessThan(HISTORY_EVENT_LIMIT);
   // 5000 pages of leads therefore need ceil(5000 / budget) executions, each under the cap.

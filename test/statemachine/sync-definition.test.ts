@@ -2,7 +2,7 @@ import { describe, expect, test } from "vitest";
 import * as errors from "../../lambdas/core/errors";
 import { RETRY_BACKOFF_SECONDS, MAX_RETRIES } from "../../lambdas/core/limits";
 import { validateDefinition } from "../../lambdas/local/step-functions/validate-definition";
-import { loadSyncDefinition } from "../../statemachine/sync-definition";
+import { loadSyncDefinition, loadSyncPagesDefinition } from "../../statemachine/sync-definition";
 import { makeSyncHandlers } from "../../lambdas/sync/handlers/sync-handlers";
 
 interface Retrier {
@@ -20,8 +20,11 @@ interface State {
   Parameters?: Record<string, unknown>;
   Choices?: Array<Record<string, unknown>>;
 }
-const definition = loadSyncDefinition() as { StartAt: string; States: Record<string, State> };
-const states = definition.States;
+type Definition = { StartAt: string; States: Record<string, State> };
+/** The Standard parent (429 waits, ContinueAsNew, the run's end) and the Express page loop it runs in segments. */
+const parent = loadSyncDefinition() as Definition;
+const pages = loadSyncPagesDefinition() as Definition;
+const states = { ...parent.States, ...pages.States };
 
 /** The backoff a Retry block waits before attempt n (1-based), as Step Functions computes it. */
 const retryWaits = (retrier: Retrier) =>
@@ -29,9 +32,10 @@ const retryWaits = (retrier: Retrier) =>
 
 const isAbstract = (value: unknown) => value === errors.SyncError;
 
-describe("statemachine/sync.asl.json", () => {
-  test("the definition passes asl-validator", () => {
-    expect(validateDefinition(definition)).toEqual({ valid: true, errors: [] });
+describe("statemachine/sync.asl.json and sync-pages.asl.json", () => {
+  test("both definitions pass asl-validator", () => {
+    expect(validateDefinition(parent)).toEqual({ valid: true, errors: [] });
+    expect(validateDefinition(pages)).toEqual({ valid: true, errors: [] });
   });
 
   test("5xx, timeouts and connection errors: up to 5 retries after 1, 2, 4, 8, 16 s, without jitter", () => {
@@ -43,15 +47,15 @@ describe("statemachine/sync.asl.json", () => {
   });
 
   test("429: the throttle path uses the same backoff steps and gives up after 5 retries", () => {
-    const plan = JSON.stringify(states["ThrottlePlan"]?.Parameters);
+    const plan = JSON.stringify(parent.States["ThrottlePlan"]?.Parameters);
     expect(plan).toContain(`States.Array(${RETRY_BACKOFF_SECONDS.join(", ")})`);
-    expect(states["ThrottleBudget"]?.Choices).toEqual([
+    expect(parent.States["ThrottleBudget"]?.Choices).toEqual([
       expect.objectContaining({ Variable: "$.cursor.throttle_attempts", NumericGreaterThan: MAX_RETRIES }),
     ]);
   });
 
   test("401 and the other hard failures are not retried: only transient names are in Retry blocks", () => {
-    const retried = Object.values(states).flatMap((state) => state.Retry?.flatMap((retrier) => retrier.ErrorEquals) ?? []);
+    const retried = [...Object.values(parent.States), ...Object.values(pages.States)].flatMap((state) => state.Retry?.flatMap((retrier) => retrier.ErrorEquals) ?? []);
     for (const name of ["SourceAuthError", "SourceHardError", "SourceRedirectError", "SourceNotImplementedError", "PageValidationError", "PaginationError", "SourceThrottledError", "RunSupersededError", "SyncSinceChangedError"]) {
       expect(retried).not.toContain(name);
     }
@@ -68,19 +72,22 @@ describe("statemachine/sync.asl.json", () => {
         .filter((value) => typeof value === "function" && value.prototype instanceof Error && !isAbstract(value))
         .map((ErrorClass) => new (ErrorClass as new (...args: unknown[]) => Error)("detail", 1, "rule").name),
     );
-    const named = Object.values(states).flatMap((state) => [
+    const named = [...Object.values(parent.States), ...Object.values(pages.States)].flatMap((state) => [
       ...(state.Retry?.flatMap((retrier) => retrier.ErrorEquals) ?? []),
       ...(state.Catch?.flatMap((catcher) => catcher.ErrorEquals) ?? []),
     ]);
     for (const name of named) {
-      if (name.startsWith("States.") || name.startsWith("Lambda.")) continue;
+      if (name.startsWith("States.") || name.startsWith("Lambda.") || name.startsWith("StepFunctions.")) continue;
       expect(ours, `${name} is not an error class`).toContain(name);
     }
   });
 
-  test("every Lambda Task state has a handler, and its Resource is a deploy-time substitution", () => {
+  test("every Lambda Task state is in the page loop and has a handler, and its Resource is a deploy-time substitution", () => {
     const handlers = makeSyncHandlers({} as never);
-    const lambdaTasks = Object.entries(states).filter(([, state]) => state.Type === "Task" && state.Resource?.startsWith("${"));
+    const isLambda = (state: State) => state.Type === "Task" && state.Resource?.startsWith("${");
+    // The Standard parent invokes no Lambda: its Tasks are the two Step Functions integrations.
+    expect(Object.values(parent.States).filter(isLambda)).toEqual([]);
+    const lambdaTasks = Object.entries(pages.States).filter(([, state]) => isLambda(state));
     expect(lambdaTasks.map(([name]) => name).sort()).toEqual(Object.keys(handlers).sort());
     for (const [name, state] of lambdaTasks) expect(state.Resource, name).toMatch(/^\$\{[A-Za-z]+FunctionArn\}$/);
   });

@@ -1,8 +1,15 @@
 import type { RunSummary } from "../../lambdas/core/ports";
-import type { LocalStepFunctions } from "../../lambdas/local/step-functions/local-step-functions";
+import type { LocalSyncEngine } from "../../lambdas/local/local-sync-engine";
 
-/** The run ids a local execution belongs to (every execution of a run, continuations included, carries it). */
-const runIdOf = (input: unknown): unknown => (input as { run_id?: unknown } | null)?.run_id;
+/**
+ * The run id a local execution belongs to: a Standard execution carries it in
+ * its input (continuations included); an Express page-loop segment in the
+ * state its parent handed over (`state.run_id` for the first, `state.run.run_id` after).
+ */
+const runIdOf = (input: unknown): unknown => {
+  const parent = input as { run_id?: unknown; state?: { run_id?: unknown; run?: { run_id?: unknown } } } | null;
+  return parent?.run_id ?? parent?.state?.run?.run_id ?? parent?.state?.run_id;
+};
 
 /**
  * The run's summary once every execution of the run has ended: waits on the
@@ -12,7 +19,7 @@ const runIdOf = (input: unknown): unknown => (input as { run_id?: unknown } | nu
  * returned as is, for the test to judge.
  */
 export async function runSettled(
-  engine: LocalStepFunctions,
+  engine: LocalSyncEngine,
   runs: { get(connectionId: string, runId: string): Promise<RunSummary | null> },
   connectionId: string,
   runId: string,
@@ -32,7 +39,7 @@ export async function runSettled(
  * (Wait states and the pauses before Retry attempts, across its executions),
  * as the engine reported them: what the definition decided, not wall time.
  */
-export function runWaitSeconds(engine: LocalStepFunctions, runId: string): number[] {
+export function runWaitSeconds(engine: LocalSyncEngine, runId: string): number[] {
   return engine
     .list()
     .filter((execution) => runIdOf(execution.input) === runId)

@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { MAX_RETRY_AFTER_SECONDS } from "../../lambdas/core/limits";
 import { StoreUnavailableError } from "../../lambdas/core/errors";
-import { LocalStepFunctions, type TaskHandler } from "../../lambdas/local/step-functions/local-step-functions";
-import { LOCAL_STATE_MACHINE_ARN } from "../../lambdas/local/local-sync";
-import { loadSyncDefinition } from "../../statemachine/sync-definition";
+import type { TaskHandler } from "../../lambdas/local/step-functions/local-step-functions";
+import { LocalSyncEngine } from "../../lambdas/local/local-sync-engine";
 import { dispatchSyncs } from "../../lambdas/sync/dispatch-syncs";
 import { makeSyncHandlers } from "../../lambdas/sync/handlers/sync-handlers";
 import { newRunId } from "../../lambdas/sync/run-id";
@@ -113,20 +112,14 @@ describe("never two runs of one connection", () => {
     const connection = await harness.addConnection({ baseUrl: source.server.baseUrl, token: TOKEN });
     // An engine whose ContinueAsNew only captures the next execution's input: the old execution ends
     // before the next one has begun, the window in which the lock must not read as dead.
-    const pending = gate<unknown>();
+    const pending = gate<{ Input: unknown; Name: string }>();
     let captured = false;
-    const engine: LocalStepFunctions = engineWith(
-      {
-        ContinueAsNew: async (input) => {
-          const next = (input as { Input: unknown }).Input;
-          if (captured) return { ExecutionArn: await engine.start(next) };
-          captured = true;
-          pending.open(next);
-          return { ExecutionArn: "local:not-started-yet" };
-        },
-      },
-      2,
-    );
+    const engine = engineWith({}, 2, (proceed) => async (input, context) => {
+      if (captured) return proceed(input, context);
+      captured = true;
+      pending.open(input as { Input: unknown; Name: string });
+      return { ExecutionArn: "local:not-started-yet" };
+    });
     const deps: StartSyncDeps = { ...harness.startDeps, starter: engine };
     try {
       const first = await startSync(deps, connection);
@@ -136,7 +129,7 @@ describe("never two runs of one connection", () => {
 
       expect(await startSync(deps, connection)).toEqual({ runId: first.runId, started: false });
 
-      await engine.start(next);
+      await engine.start(next.Input, { name: next.Name });
       const summary = await runSettled(engine, harness.runs, connection.id, first.runId);
       expect(summary.status).toBe("succeeded");
       expect(await harness.listAll(connection.id, "leads")).toHaveLength(150);
@@ -218,20 +211,18 @@ describe("sync_since changed under a running run", () => {
   });
 });
 
-/** The sync definition on a second local engine over the harness's stores, with some Task handlers replaced. */
-function engineWith(overrides: Record<string, TaskHandler>, pageTasksPerExecution?: number): LocalStepFunctions {
+/** The sync definitions on a second local engine over the harness's stores, with some Task handlers replaced. */
+function engineWith(
+  overrides: Record<string, TaskHandler>,
+  pageTasksPerExecution?: number,
+  continueAsNew?: (proceed: TaskHandler) => TaskHandler,
+): LocalSyncEngine {
   const deps = pageTasksPerExecution === undefined ? harness.deps : { ...harness.deps, pageTasksPerExecution };
-  const engine: LocalStepFunctions = new LocalStepFunctions({
-    definition: loadSyncDefinition(),
-    handlers: {
-      ...makeSyncHandlers(deps),
-      ContinueAsNew: async (input) => ({ ExecutionArn: await engine.start((input as { Input: unknown }).Input) }),
-      ...overrides,
-    },
+  return new LocalSyncEngine({
+    handlers: { ...makeSyncHandlers(deps), ...overrides },
     timeScale: 0.01,
-    stateMachineArn: LOCAL_STATE_MACHINE_ARN,
+    ...(continueAsNew === undefined ? {} : { continueAsNew }),
   });
-  return engine;
 }
 
 describe("a restart of the local runtime", () => {

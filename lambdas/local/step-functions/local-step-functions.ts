@@ -138,6 +138,8 @@ export class LocalStepFunctions implements RunStarter {
   private readonly withHistory: ExecutionRecord[] = [];
   private historySize = 0;
   private readonly finishedHistoryEventsKept: number;
+  /** Every name used, for as long as the engine lives (AWS keeps a Standard execution's name for 90 days). */
+  private readonly named = new Set<string>();
   private worker: Worker | undefined;
   private running = 0;
   private stopping: Promise<void> | undefined;
@@ -169,12 +171,25 @@ export class LocalStepFunctions implements RunStarter {
     };
   }
 
-  /** Starts an execution; resolves to its reference `local:<uuid>` at once (the run goes on in the background). */
-  async start(input: unknown): Promise<string> {
+  /**
+   * Starts an execution; resolves to its reference at once (the run goes on in
+   * the background): `local:<uuid>`, or `local:<name>` for a named one. A name
+   * behaves as in a Standard workflow: starting it again with the same input
+   * while it runs returns the same reference (nothing new starts); once it has
+   * ended, or with another input, it fails with
+   * `StepFunctions.ExecutionAlreadyExistsException`.
+   */
+  async start(input: unknown, options: { readonly name?: string } = {}): Promise<string> {
     if (this.stopping) throw new Error("LocalStepFunctions has been stopped");
     // Executions take JSON (StartExecution's default input is {}).
     const json: unknown = input === undefined ? {} : JSON.parse(JSON.stringify(input));
-    const id = `local:${randomUUID()}`;
+    const id = options.name === undefined ? `local:${randomUUID()}` : `local:${options.name}`;
+    const existing = this.executions.get(id);
+    if (existing !== undefined || this.named.has(id)) {
+      if (existing?.status === "RUNNING" && JSON.stringify(existing.input) === JSON.stringify(json)) return id;
+      throw namedError("StepFunctions.ExecutionAlreadyExistsException", `Execution Already Exists: '${id}'`);
+    }
+    if (options.name !== undefined) this.named.add(id);
     let settle!: (result: LocalExecutionResult) => void;
     const done = new Promise<LocalExecutionResult>((resolve) => (settle = resolve));
     this.executions.set(id, { id, input: json, status: "RUNNING", events: [], timers: [], tasksRunning: 0, onIdle: [], done, settle });
@@ -182,6 +197,11 @@ export class LocalStepFunctions implements RunStarter {
     if (this.running++ === 0) worker.ref();
     this.send(worker, { type: "start", executionId: id, input: json });
     return id;
+  }
+
+  /** Whether this engine started the execution (and still remembers it). */
+  knows(executionRef: string): boolean {
+    return this.executions.has(executionRef);
   }
 
   async isRunning(executionRef: string): Promise<boolean> {

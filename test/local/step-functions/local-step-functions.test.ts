@@ -412,6 +412,24 @@ describe("validateDefinition", () => {
     expect(definition.States.Fetch).not.toHaveProperty("QueryLanguage");
   });
 
+  it("a named start behaves as Standard's StartExecution: same name and input while running is the same execution; once ended, or with another input, ExecutionAlreadyExists", async () => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const sfn = machine({
+      definition: { StartAt: "Hold", States: { Hold: { Type: "Task", Resource: "${HoldArn}", End: true } } },
+      handlers: { Hold: async () => held },
+    });
+    const id = await sfn.start({ n: 1 }, { name: "run-1-c1" });
+    expect(id).toBe("local:run-1-c1");
+    expect(await sfn.start({ n: 1 }, { name: "run-1-c1" })).toBe(id);
+    expect(sfn.list()).toHaveLength(1);
+    await expect(sfn.start({ n: 2 }, { name: "run-1-c1" })).rejects.toMatchObject({ name: "StepFunctions.ExecutionAlreadyExistsException" });
+    release();
+    await sfn.result(id);
+    await expect(sfn.start({ n: 1 }, { name: "run-1-c1" })).rejects.toMatchObject({ name: "StepFunctions.ExecutionAlreadyExistsException" });
+    expect(sfn.list()).toHaveLength(1);
+  });
+
   it("rejects an invalid definition with its errors", () => {
     const result = validateDefinition({
       StartAt: "A",

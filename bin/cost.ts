@@ -1,0 +1,47 @@
+/**
+ * `npm run cost`: the on-paper cost of a sync, walked from the two state
+ * machine definitions (bin/cost/cost-model.ts) at the prices of
+ * bin/cost/prices.ts. Exits 1 when a target of issue 14 is missed.
+ */
+import { PAGE_TASKS_PER_EXECUTION, PAGE_TASKS_PER_SEGMENT } from "../lambdas/core/limits";
+import {
+  idleConnectionMonth,
+  millionRecords,
+  standardTransitionsPerPage,
+  TARGET_USD_PER_IDLE_CONNECTION_MONTH,
+  TARGET_USD_PER_MILLION_RECORDS,
+  type CostReport,
+} from "./cost/cost-model";
+
+const usd = (value: number) => `$${value.toFixed(value < 0.01 ? 4 : 3)}`;
+
+function print(title: string, cost: CostReport): void {
+  console.log(`\n${title}`);
+  const { run } = cost;
+  console.log(
+    `  walked: ${run.pages} page tasks, ${run.standardExecutions} Standard execution(s) with ${run.standardTransitions} transitions, ` +
+      `${run.expressExecutions} Express segment(s) with ${run.expressStates} states (not billed per state), ended in ${run.endedIn}`,
+  );
+  const width = Math.max(...cost.lines.map((line) => line.item.length));
+  for (const line of cost.lines) console.log(`  ${line.item.padEnd(width)}  ${usd(line.usd).padStart(8)}  ${line.arithmetic}`);
+  console.log(`  ${"Step Functions alone".padEnd(width)}  ${usd(cost.stepFunctions).padStart(8)}`);
+  console.log(`  ${"total".padEnd(width)}  ${usd(cost.total).padStart(8)}`);
+}
+
+const perPage = standardTransitionsPerPage();
+const million = millionRecords();
+const idle = idleConnectionMonth();
+
+console.log(`Standard transitions per page (steady state, ${PAGE_TASKS_PER_SEGMENT} page tasks per Express segment, ${PAGE_TASKS_PER_EXECUTION} per Standard execution): ${perPage.toFixed(3)}`);
+console.log(`Standard transitions per idle run: ${idle.run.standardTransitions}`);
+print("A million records (10,000 pages of 100 leads; the other entities empty)", million);
+print("An idle connection for a month (hourly: 730 runs, every entity one empty page)", idle);
+
+const checks = [
+  { what: "per million records, total", value: million.total, target: TARGET_USD_PER_MILLION_RECORDS },
+  { what: "per idle connection-month, Step Functions", value: idle.stepFunctions, target: TARGET_USD_PER_IDLE_CONNECTION_MONTH },
+];
+console.log("\nTargets (issue 14, item 6):");
+for (const check of checks) console.log(`  ${check.what}: ${usd(check.value)} (target ≤ ${usd(check.target)}) ${check.value <= check.target ? "met" : "MISSED"}`);
+console.log(`  per idle connection-month, everything: ${usd(idle.total)} (for reference: docs/cost.md)`);
+if (checks.some((check) => check.value > check.target)) process.exitCode = 1;

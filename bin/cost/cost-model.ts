@@ -1,0 +1,261 @@
+import { SYNC_ENTITIES, type SyncEntity } from "../../lambdas/core/entities";
+import { loadSyncDefinition, loadSyncPagesDefinition } from "../../statemachine/sync-definition";
+import { nextPageStep } from "../../lambdas/sync/entity-steps";
+import type { SyncCursor, SyncState } from "../../lambdas/sync/sync-state";
+import { walk, type AslDefinition } from "./asl-walk";
+import * as price from "./prices";
+
+/**
+ * What a sync run costs, from the definitions themselves: the Standard parent
+ * and the Express page loop are walked state by state (bin/cost/asl-walk.ts)
+ * with page tasks that answer as lambdas/sync/sync-page.ts does (the same
+ * nextPageStep, so PAGE_TASKS_PER_SEGMENT and PAGE_TASKS_PER_EXECUTION
+ * decide the segments and continuations), on the happy path: no retries, no
+ * 429s. The workload figures below are assumptions, named once.
+ */
+
+/** Billed duration of one page task (0.2 s source, validation, 3 DynamoDB round trips): docs/cost.md. */
+export const PAGE_TASK_SECONDS = 0.3;
+/** Billed duration of the other Task functions (BeginRun, EntityFailed, StopRun, FinishRun): a few DynamoDB calls. */
+export const OTHER_TASK_SECONDS = 0.1;
+/** Memory of every sync Task function (lib/service-function.ts FUNCTION_SIZES.fetchPage and .syncStep: 512 MB). */
+export const TASK_MEMORY_GB = 0.5;
+/** Records per full page (`limit=100`) and the volume quoted. */
+export const RECORDS_PER_PAGE = 100;
+export const RECORDS_QUOTED = 1_000_000;
+/**
+ * WRU of a full page of 100 records of at most 1 KB: 100 x 2 (transactional
+ * puts) + the lock check 2 + the lease update 2 + the run summary's progress 2
+ * + the watermark 2 (all transactional) + the rate limiter's slot 1.
+ */
+export const FULL_PAGE_WRU = 100 * 2 + 2 + 2 + 2 + 2 + 1;
+/** The floor: the records' own transactional writes, 2 WRU each. */
+export const RECORD_WRU = 2;
+/** An empty page (nothing new): the lock check, lease and progress, the watermark, the limiter's slot. */
+export const EMPTY_PAGE_WRU = 2 + 2 + 2 + 2 + 1;
+/**
+ * WRU of a whole idle run besides its pages: the lock and run summary created
+ * (transaction, 2 items), the summary's entity rows and finish, the lock
+ * released, and the full lists of /pipelines and /users rewritten (3 + 30
+ * records at the reference source's default sizes).
+ */
+export const IDLE_RUN_OTHER_WRU = 2 * 2 + 8 * 1 + 2 + 2 * 33;
+/** Reads per page: the connection, strongly consistent (1 RRU). */
+export const PAGE_RRU = 1;
+/**
+ * KMS Decrypts per run: the page task caches a decrypted token per warm
+ * process (lambdas/aws/cached-token-cipher.ts) and a run's pages follow one
+ * another, so one per run; the hourly idle run counts one per page to be safe.
+ */
+export const DECRYPTS_PER_BUSY_RUN = 1;
+export const DECRYPTS_PER_IDLE_PAGE = 1;
+/** Hourly schedule: runs in an average month (8,760 hours / 12). */
+export const IDLE_RUNS_PER_MONTH = 730;
+
+/** The targets of issue 14 (item 6). */
+export const TARGET_USD_PER_MILLION_RECORDS = 1.4;
+export const TARGET_USD_PER_IDLE_CONNECTION_MONTH = 0.1;
+
+const LAMBDA_TASKS = ["BeginRun", "FetchPage", "EntityFailed", "StopRun", "FinishRun"] as const;
+
+export interface RunWalk {
+  /** Standard transitions, over every execution of the run. */
+  readonly standardTransitions: number;
+  readonly standardExecutions: number;
+  /** Express executions (segments) and the states they entered (not billed: Express bills requests and duration). */
+  readonly expressExecutions: number;
+  readonly expressStates: number;
+  /** Lambda invocations by Task state. */
+  readonly invocations: Readonly<Record<(typeof LAMBDA_TASKS)[number], number>>;
+  /** Billed Express seconds: each segment's Lambda time, rounded up to 100 ms. */
+  readonly expressBilledSeconds: number;
+  readonly pages: number;
+  /** How the parent ended. */
+  readonly endedIn: string;
+}
+
+/** Walks one run whose entities have these many pages (at least 1 each: an empty entity is one empty page). */
+export function walkRun(pagesPerEntity: Readonly<Record<SyncEntity, number>>): RunWalk {
+  const parent = loadSyncDefinition() as AslDefinition;
+  const child = loadSyncPagesDefinition() as AslDefinition;
+  const invocations = Object.fromEntries(LAMBDA_TASKS.map((task) => [task, 0])) as Record<(typeof LAMBDA_TASKS)[number], number>;
+  let standardTransitions = 0;
+  let standardExecutions = 0;
+  let expressExecutions = 0;
+  let expressStates = 0;
+  let expressBilledSeconds = 0;
+  let pages = 0;
+  let continuation: unknown;
+  const deps = {};
+
+  const advance = (cursor: SyncCursor): SyncState => {
+    const run = { business_account_id: "a", connection_id: "c", run_id: "r", generation: 0 };
+    if (cursor.page < pagesPerEntity[cursor.entity]) {
+      const next = { ...cursor, page: cursor.page + 1 };
+      return { run, cursor: next, step: nextPageStep(deps, next) };
+    }
+    const following = SYNC_ENTITIES[SYNC_ENTITIES.indexOf(cursor.entity) + 1];
+    if (following === undefined) return { run, cursor: null, step: { outcome: "done" } };
+    const next = { ...cursor, entity: following, page: 1 };
+    return { run, cursor: next, step: nextPageStep(deps, next) };
+  };
+  const firstCursor = (): SyncCursor => ({
+    entity: SYNC_ENTITIES[0],
+    page: 1,
+    updated_since: null,
+    watermark: null,
+    previous: null,
+    throttle_attempts: 0,
+    steps: 0,
+  });
+
+  const childScript = (segmentSeconds: { value: number }) => (stateName: string, input: unknown) => {
+    if (stateName in invocations) invocations[stateName as keyof typeof invocations] += 1;
+    switch (stateName) {
+      case "BeginRun": {
+        const given = (input as { state: { continuation?: SyncCursor } }).state.continuation;
+        segmentSeconds.value += OTHER_TASK_SECONDS;
+        const cursor = given === undefined ? firstCursor() : { ...given, steps: 0 };
+        return { run: { business_account_id: "a", connection_id: "c", run_id: "r", generation: 0 }, cursor, step: { outcome: "next_page" } };
+      }
+      case "FetchPage": {
+        pages += 1;
+        segmentSeconds.value += PAGE_TASK_SECONDS;
+        const state = input as SyncState;
+        return advance({ ...state.cursor!, steps: state.cursor!.steps + 1 });
+      }
+      case "FinishRun":
+        segmentSeconds.value += OTHER_TASK_SECONDS;
+        return { run_id: "r", status: "succeeded" };
+      default:
+        throw new Error(`the happy path does not reach ${stateName}`);
+    }
+  };
+  const parentScript = (stateName: string, input: unknown) => {
+    switch (stateName) {
+      case "RunPages": {
+        const segmentSeconds = { value: 0 };
+        const segment = walk(child, { state: input, execution_id: "parent" }, childScript(segmentSeconds));
+        expressExecutions += 1;
+        expressStates += segment.entered.length;
+        expressBilledSeconds += Math.ceil(segmentSeconds.value / price.EXPRESS_DURATION_STEP_SECONDS - 1e-9) * price.EXPRESS_DURATION_STEP_SECONDS;
+        return { Output: segment.output };
+      }
+      case "ContinueAsNew":
+        continuation = { continuation: (input as SyncState).cursor };
+        return {};
+      default:
+        throw new Error(`the happy path does not reach ${stateName}`);
+    }
+  };
+
+  let input: unknown = { business_account_id: "a", connection_id: "c", run_id: "r" };
+  for (;;) {
+    continuation = undefined;
+    const execution = walk(parent, input, parentScript);
+    standardExecutions += 1;
+    standardTransitions += execution.entered.length;
+    if (continuation === undefined) {
+      return { standardTransitions, standardExecutions, expressExecutions, expressStates, invocations, expressBilledSeconds, pages, endedIn: execution.endedIn };
+    }
+    input = continuation;
+  }
+}
+
+export interface CostLine {
+  readonly item: string;
+  readonly arithmetic: string;
+  readonly usd: number;
+}
+
+function stepFunctionsLines(run: RunWalk, runs: number): CostLine[] {
+  return [
+    {
+      item: "Step Functions Standard transitions",
+      arithmetic: `${run.standardTransitions} per run × ${runs} × $${price.STANDARD_TRANSITION_USD * 1000}/1,000`,
+      usd: run.standardTransitions * runs * price.STANDARD_TRANSITION_USD,
+    },
+    {
+      item: "Step Functions Express requests",
+      arithmetic: `${run.expressExecutions} segments per run × ${runs} × $${price.EXPRESS_REQUEST_USD * 1e6}/million`,
+      usd: run.expressExecutions * runs * price.EXPRESS_REQUEST_USD,
+    },
+    {
+      item: "Step Functions Express duration",
+      arithmetic: `${run.expressBilledSeconds.toFixed(1)} s per run × ${runs} × ${price.EXPRESS_BILLED_GB} GB × $${price.EXPRESS_GB_SECOND_USD.toPrecision(3)}/GB-s`,
+      usd: run.expressBilledSeconds * runs * price.EXPRESS_BILLED_GB * price.EXPRESS_GB_SECOND_USD,
+    },
+  ];
+}
+
+function lambdaLines(run: RunWalk, runs: number): CostLine[] {
+  const invocations = Object.values(run.invocations).reduce((sum, n) => sum + n, 0);
+  const gbSeconds = (run.invocations.FetchPage * PAGE_TASK_SECONDS + (invocations - run.invocations.FetchPage) * OTHER_TASK_SECONDS) * TASK_MEMORY_GB;
+  return [
+    { item: "Lambda requests", arithmetic: `${invocations} per run × ${runs} × $0.20/million`, usd: invocations * runs * price.LAMBDA_REQUEST_USD },
+    {
+      item: "Lambda duration",
+      arithmetic: `${gbSeconds.toFixed(2)} GB-s per run × ${runs} × $${price.LAMBDA_ARM_GB_SECOND_USD}/GB-s`,
+      usd: gbSeconds * runs * price.LAMBDA_ARM_GB_SECOND_USD,
+    },
+  ];
+}
+
+export interface CostReport {
+  readonly run: RunWalk;
+  readonly lines: readonly CostLine[];
+  readonly total: number;
+  /** The Step Functions lines alone (the lever issue 14 names). */
+  readonly stepFunctions: number;
+}
+
+const report = (run: RunWalk, lines: CostLine[]): CostReport => ({
+  run,
+  lines,
+  total: lines.reduce((sum, line) => sum + line.usd, 0),
+  stepFunctions: lines.filter((line) => line.item.startsWith("Step Functions")).reduce((sum, line) => sum + line.usd, 0),
+});
+
+/** One connection, RECORDS_QUOTED new leads in full pages; the other six entities one empty page each. */
+export function millionRecords(): CostReport {
+  const fullPages = RECORDS_QUOTED / RECORDS_PER_PAGE;
+  const pagesPerEntity = Object.fromEntries(SYNC_ENTITIES.map((entity) => [entity, entity === "leads" ? fullPages : 1])) as Record<SyncEntity, number>;
+  const run = walkRun(pagesPerEntity);
+  const emptyPages = run.pages - fullPages;
+  const wru = fullPages * FULL_PAGE_WRU + emptyPages * EMPTY_PAGE_WRU;
+  return report(run, [
+    ...stepFunctionsLines(run, 1),
+    ...lambdaLines(run, 1),
+    {
+      item: "DynamoDB writes",
+      arithmetic: `${fullPages} full pages × ${FULL_PAGE_WRU} WRU + ${emptyPages} empty × ${EMPTY_PAGE_WRU} = ${wru} WRU × $0.625/million (floor: the records alone, ${RECORDS_QUOTED} × ${RECORD_WRU} WRU = $${((RECORDS_QUOTED * RECORD_WRU * price.DYNAMODB_WRU_USD)).toFixed(2)})`,
+      usd: wru * price.DYNAMODB_WRU_USD,
+    },
+    { item: "DynamoDB reads", arithmetic: `${run.pages} pages × ${PAGE_RRU} RRU × $0.125/million`, usd: run.pages * PAGE_RRU * price.DYNAMODB_RRU_USD },
+    { item: "KMS", arithmetic: `${DECRYPTS_PER_BUSY_RUN} Decrypt per run (cached per warm process) × $0.03/10,000`, usd: DECRYPTS_PER_BUSY_RUN * price.KMS_REQUEST_USD },
+  ]);
+}
+
+/** One connection with nothing new, on an hourly schedule: every entity one empty page, IDLE_RUNS_PER_MONTH runs. */
+export function idleConnectionMonth(): CostReport {
+  const run = walkRun(Object.fromEntries(SYNC_ENTITIES.map((entity) => [entity, 1])) as Record<SyncEntity, number>);
+  const runs = IDLE_RUNS_PER_MONTH;
+  const wru = run.pages * EMPTY_PAGE_WRU + IDLE_RUN_OTHER_WRU;
+  const decrypts = run.pages * DECRYPTS_PER_IDLE_PAGE;
+  return report(run, [
+    ...stepFunctionsLines(run, runs),
+    ...lambdaLines(run, runs),
+    { item: "DynamoDB writes", arithmetic: `${wru} WRU per run × ${runs} × $0.625/million`, usd: wru * runs * price.DYNAMODB_WRU_USD },
+    { item: "DynamoDB reads", arithmetic: `${run.pages} RRU per run × ${runs} × $0.125/million`, usd: run.pages * runs * price.DYNAMODB_RRU_USD },
+    { item: "KMS", arithmetic: `${decrypts} Decrypts per run × ${runs} × $0.03/10,000`, usd: decrypts * runs * price.KMS_REQUEST_USD },
+  ]);
+}
+
+/** Standard transitions per page in the steady state: a long entity's marginal cost, from two walks. */
+export function standardTransitionsPerPage(): number {
+  const base = Object.fromEntries(SYNC_ENTITIES.map((entity) => [entity, 1])) as Record<SyncEntity, number>;
+  const pagesAdded = 8_000;
+  const small = walkRun(base);
+  const large = walkRun({ ...base, leads: 1 + pagesAdded });
+  return (large.standardTransitions - small.standardTransitions) / pagesAdded;
+}

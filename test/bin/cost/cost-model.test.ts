@@ -1,0 +1,57 @@
+import { describe, expect, test } from "vitest";
+import { walk, type AslDefinition } from "../../../bin/cost/asl-walk";
+import {
+  idleConnectionMonth,
+  millionRecords,
+  RECORD_WRU,
+  RECORDS_QUOTED,
+  standardTransitionsPerPage,
+  TARGET_USD_PER_IDLE_CONNECTION_MONTH,
+  TARGET_USD_PER_MILLION_RECORDS,
+} from "../../../bin/cost/cost-model";
+import { DYNAMODB_WRU_USD } from "../../../bin/cost/prices";
+import { PAGE_TASKS_PER_EXECUTION, PAGE_TASKS_PER_SEGMENT } from "../../../lambdas/core/limits";
+
+describe("the ASL walk", () => {
+  test("every state entered is one transition: Choice, Pass and Succeed included; a Task's result lands at its ResultPath", () => {
+    const definition: AslDefinition = {
+      StartAt: "Work",
+      States: {
+        Work: { Type: "Task", ResultPath: "$.result", Next: "Decide" },
+        Decide: { Type: "Choice", Choices: [{ Variable: "$.result.again", StringEquals: "yes", Next: "Work" }], Default: "Shape" },
+        Shape: { Type: "Pass", Result: "done", ResultPath: "$.status", Next: "Done" },
+        Done: { Type: "Succeed" },
+      },
+    };
+    let calls = 0;
+    const walked = walk(definition, {}, () => ({ again: ++calls < 3 ? "yes" : "no" }));
+    expect(walked.entered).toEqual(["Work", "Decide", "Work", "Decide", "Work", "Decide", "Shape", "Done"]);
+    expect(walked.output).toEqual({ result: { again: "no" }, status: "done" });
+    expect(walked.endedIn).toBe("Succeed");
+  });
+});
+
+describe("npm run cost, from the definitions", () => {
+  test("an idle run costs 3 Standard transitions (RunPages, Route, RunSucceeded) and one Express segment", () => {
+    const idle = idleConnectionMonth();
+    expect(idle.run.standardTransitions).toBe(3);
+    expect(idle.run.expressExecutions).toBe(1);
+    expect(idle.run.pages).toBe(7);
+    expect(idle.run.endedIn).toBe("Succeed");
+  });
+
+  test("a page costs 2 Standard transitions per segment of PAGE_TASKS_PER_SEGMENT, plus the continuations", () => {
+    const perPage = standardTransitionsPerPage();
+    expect(perPage).toBeGreaterThanOrEqual(2 / PAGE_TASKS_PER_SEGMENT);
+    // ContinueAsNew adds its own state and the next execution's first RunPages and Route, once per execution.
+    expect(perPage).toBeLessThanOrEqual(2 / PAGE_TASKS_PER_SEGMENT + 4 / PAGE_TASKS_PER_EXECUTION);
+  });
+
+  test(`targets: at most $${TARGET_USD_PER_MILLION_RECORDS} per million records, over the $1.25 floor of the record writes; Step Functions at most $${TARGET_USD_PER_IDLE_CONNECTION_MONTH} per idle connection-month`, () => {
+    const million = millionRecords();
+    expect(RECORDS_QUOTED * RECORD_WRU * DYNAMODB_WRU_USD).toBeCloseTo(1.25, 10);
+    expect(million.total).toBeLessThanOrEqual(TARGET_USD_PER_MILLION_RECORDS);
+    expect(million.run.pages).toBeGreaterThanOrEqual(10_000);
+    expect(idleConnectionMonth().stepFunctions).toBeLessThanOrEqual(TARGET_USD_PER_IDLE_CONNECTION_MONTH);
+  });
+});
