@@ -1,7 +1,7 @@
 import type { RunStarter, SyncExecutionInput } from "../core/ports";
 import {
   LocalStepFunctions,
-  type EngineTimer,
+  type SequencedTimer,
   type LocalExecutionInfo,
   type LocalExecutionResult,
   type LocalHistoryEvent,
@@ -113,7 +113,7 @@ export class LocalSyncEngine implements RunStarter {
     return this.engineOf(executionRef).events(executionRef);
   }
 
-  timers(executionRef: string): readonly EngineTimer[] {
+  timers(executionRef: string): readonly SequencedTimer[] {
     return this.engineOf(executionRef).timers(executionRef);
   }
 

@@ -45,5 +45,7 @@ export function runWaitSeconds(engine: LocalSyncEngine, runId: string): number[]
     .filter((execution) => runIdOf(execution.input) === runId)
     .flatMap((execution) => engine.timers(execution.executionId))
     .filter((timer) => timer.kind === "wait")
+    // In the order they were set: the 429 waits are the Standard parent's, the 5xx retries the Express segments'.
+    .sort((a, b) => a.seq - b.seq)
     .map((timer) => timer.requestedMs / 1000);
 }

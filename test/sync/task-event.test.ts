@@ -1,6 +1,7 @@
 import { describe, expect, test } from "vitest";
-import { LocalStepFunctions, type TaskHandler } from "../../lambdas/local/step-functions/local-step-functions";
-import { loadSyncDefinition } from "../../statemachine/sync-definition";
+import { LocalSyncEngine } from "../../lambdas/local/local-sync-engine";
+import type { TaskHandler } from "../../lambdas/local/step-functions/local-step-functions";
+import { loadSyncDefinition, loadSyncPagesDefinition } from "../../statemachine/sync-definition";
 import { makeSyncHandlers } from "../../lambdas/sync/handlers/sync-handlers";
 import type { SyncState } from "../../lambdas/sync/sync-state";
 import { InvalidTaskEventError } from "../../lambdas/sync/task-event";
@@ -58,7 +59,10 @@ describe("a Task handler given a malformed event fails with InvalidTaskEventErro
 
 describe("the state machine does not retry a malformed event", () => {
   test("no Retry of any state names InvalidTaskEventError, States.ALL or States.TaskFailed on a Lambda Task", () => {
-    const states = (loadSyncDefinition() as { States: Record<string, { Type: string; Resource?: string; Retry?: { ErrorEquals: string[] }[] }> }).States;
+    // The Lambda Tasks are the Express page loop's; the Standard parent invokes no Lambda.
+    const parent = (loadSyncDefinition() as { States: Record<string, { Type: string; Resource?: string }> }).States;
+    expect(Object.values(parent).filter((state) => state.Type === "Task" && state.Resource?.startsWith("${"))).toEqual([]);
+    const states = (loadSyncPagesDefinition() as { States: Record<string, { Type: string; Resource?: string; Retry?: { ErrorEquals: string[] }[] }> }).States;
     const lambdaTasks = Object.entries(states).filter(([, state]) => state.Type === "Task" && state.Resource?.startsWith("${"));
     expect(lambdaTasks.length).toBe(Object.keys(handlers).length);
     for (const [name, state] of lambdaTasks) {
@@ -67,14 +71,13 @@ describe("the state machine does not retry a malformed event", () => {
     }
   });
 
-  test("a malformed state reaching FetchPage: one FetchPage call, one EntityFailed call, and the execution fails with InvalidTaskEventError", async () => {
+  test("a malformed state reaching FetchPage: one FetchPage call and one EntityFailed call per segment, the parent's bounded segment retries (3) only, and the run's execution fails", async () => {
     const calls: string[] = [];
     const counted = (name: keyof typeof handlers): TaskHandler => (input) => {
       calls.push(name);
       return handlers[name](input);
     };
-    const engine = new LocalStepFunctions({
-      definition: loadSyncDefinition(),
+    const engine = new LocalSyncEngine({
       handlers: {
         // A BeginRun that hands on a cursor the page task cannot read.
         BeginRun: async () => {
@@ -85,19 +88,18 @@ describe("the state machine does not retry a malformed event", () => {
         EntityFailed: counted("EntityFailed"),
         StopRun: counted("StopRun"),
         FinishRun: counted("FinishRun"),
-        ContinueAsNew: async () => {
-          throw new Error("not reached");
-        },
       },
       timeScale: 0,
     });
     try {
       const executionId = await engine.start({ ...RUN });
       const result = await engine.result(executionId);
-      expect(result).toMatchObject({ status: "FAILED", error: "InvalidTaskEventError" });
-      expect(calls).toEqual(["BeginRun", "FetchPage", "EntityFailed"]);
+      expect(result.status).toBe("FAILED");
+      // The page loop never retries the malformed event itself; the parent re-runs a dead segment 3 times, then gives up.
+      expect(calls).toEqual(Array.from({ length: 4 }, () => ["BeginRun", "FetchPage", "EntityFailed"]).flat());
     } finally {
       await engine.stop();
     }
   });
+
 });

@@ -87,6 +87,12 @@ export const FINISHED_EXECUTIONS_KEPT = 200;
  * count alone lets retained memory grow with the size of the syncs.
  */
 export const FINISHED_HISTORY_EVENTS_KEPT = 2_000;
+
+/** A timer, numbered in the order timers were set across every engine of this process (a run's waits span two engines). */
+export interface SequencedTimer extends EngineTimer {
+  readonly seq: number;
+}
+let nextTimerSeq = 0;
 /** How long stop() waits for aborted executions to report before terminating the worker. */
 const STOP_GRACE_MS = 2_000;
 const PLACEHOLDER = /\$\{([^}]*)\}/g;
@@ -113,7 +119,7 @@ interface ExecutionRecord {
   readonly input: unknown;
   status: ExecutionStatus;
   readonly events: LocalHistoryEvent[];
-  readonly timers: EngineTimer[];
+  readonly timers: SequencedTimer[];
   /** Finished, and its events and timers were let go (finishedHistoryEventsKept). */
   historyDropped?: boolean;
   /** Handler calls of this execution still running on this thread. */
@@ -225,7 +231,7 @@ export class LocalStepFunctions implements RunStarter {
    * and every TimeoutSeconds deadline (`deadline`, never scaled). Lets a test
    * assert the waits a run asked for without measuring time.
    */
-  timers(executionRef: string): readonly EngineTimer[] {
+  timers(executionRef: string): readonly SequencedTimer[] {
     return [...this.withHistoryOf(executionRef).timers];
   }
 
@@ -347,7 +353,7 @@ export class LocalStepFunctions implements RunStarter {
         break;
       case "timer": {
         const record = this.executions.get(message.executionId);
-        if (record && !record.historyDropped) record.timers.push(message.timer);
+        if (record && !record.historyDropped) record.timers.push({ ...message.timer, seq: nextTimerSeq++ });
         break;
       }
       case "event": {

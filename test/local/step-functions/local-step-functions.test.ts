@@ -24,7 +24,7 @@ const mainThreadSetTimeout = globalThis.setTimeout;
 
 /** The engine's waits for an execution (its deadlines left out). */
 function waits(sfn: LocalStepFunctions, id: string) {
-  return sfn.timers(id).filter((timer) => timer.kind === "wait");
+  return sfn.timers(id).filter((timer) => timer.kind === "wait").map(({ seq: _seq, ...timer }) => timer);
 }
 
 const machines: LocalStepFunctions[] = [];
@@ -153,7 +153,7 @@ describe("LocalStepFunctions", () => {
 
     const id = await sfn.start({ seconds: 2 });
     await expect(sfn.result(id)).resolves.toEqual({ status: "SUCCEEDED", output: { seconds: 2 } });
-    expect(sfn.timers(id)).toEqual([{ kind: "wait", requestedMs: 2_000, scaledMs: 20 }]);
+    expect(sfn.timers(id).map(({ seq: _seq, ...timer }) => timer)).toEqual([{ kind: "wait", requestedMs: 2_000, scaledMs: 20 }]);
   });
 
   it("gives a Catch the Lambda-style { Error, Cause } at its ResultPath", async () => {
@@ -211,7 +211,7 @@ describe("LocalStepFunctions", () => {
     // The handler ran with this thread's own setTimeout (only the worker's is replaced)...
     expect(handlerTimer).toBe(mainThreadSetTimeout);
     // ...and the Task's deadline was set to the full 1 s, where a wait would have been scaled to 10 ms.
-    expect(sfn.timers(id)).toEqual([{ kind: "deadline", requestedMs: 1_000, scaledMs: 1_000 }]);
+    expect(sfn.timers(id).map(({ seq: _seq, ...timer }) => timer)).toEqual([{ kind: "deadline", requestedMs: 1_000, scaledMs: 1_000 }]);
   });
 
   it("aborts an execution between two tasks; settled() waits for the handler that was running", async () => {
