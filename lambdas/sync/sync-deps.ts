@@ -27,7 +27,11 @@ export interface SyncDeps {
   readonly metrics: Metrics;
   /** Stage kinds read once per run (makeSyncHandlers supplies the memo); each leads page reads the store when absent. */
   readonly stageKinds?: StageKindsOfRun;
-  /** The next page's connection read and rate-limit slot, taken while a page commits (makeSyncHandlers supplies it); each page reads and acquires at its start when absent. */
+  /**
+   * Opt-in: the next page's connection read and rate-limit slot, taken while a page commits. Off by default: on
+   * DynamoDB Local it slowed the commit it ran beside and a quarter of its reservations went stale (docs/throughput.md).
+   * Absent, each page reads and acquires at its start.
+   */
   readonly readAheads?: PageReadAheads;
   /** Page tasks per execution before continuing in a fresh one; defaults to PAGE_TASKS_PER_EXECUTION (tests lower it). */
   readonly pageTasksPerExecution?: number;

@@ -4,7 +4,6 @@ import { beginRun, BeginRunEventSchema } from "../begin-run";
 import { entityFailed } from "../entity-failed";
 import { finishRun, type FinishRunResult } from "../finish-run";
 import { stopRun } from "../stop-run";
-import { PageReadAheads } from "../page-read-ahead";
 import { memoStageKinds } from "../stage-kinds-memo";
 import { syncPage } from "../sync-page";
 import type { SyncDeps } from "../sync-deps";
@@ -33,7 +32,6 @@ export function makeSyncHandlers(syncDeps: SyncDeps): SyncHandlers {
   const deps: SyncDeps = {
     ...syncDeps,
     stageKinds: syncDeps.stageKinds ?? memoStageKinds(syncDeps.records),
-    readAheads: syncDeps.readAheads ?? new PageReadAheads(),
   };
   return {
     BeginRun: (event) => withStoreErrors(() => beginRun(deps, parseTaskEvent("BeginRun", BeginRunEventSchema, event))),
