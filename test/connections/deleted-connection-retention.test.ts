@@ -2,13 +2,13 @@ import { randomUUID } from "node:crypto";
 import { PutItemCommand, QueryCommand } from "@aws-sdk/client-dynamodb";
 import { describe, expect, test } from "vitest";
 import { TTL_ATTRIBUTE } from "../../lib/record-table";
-import type { StoredConnection } from "../../lambdas/core/ports";
 import { DELETED_CONNECTION_RETENTION_SECONDS } from "../../lambdas/connections/connection-keys";
 import { DynamoDbConnectionStore } from "../../lambdas/connections/dynamodb-connection-store";
 import { DynamoDbRunStore } from "../../lambdas/runs/dynamodb-run-store";
 import { LOCK_SORT_KEY, runLockPartitionKey } from "../../lambdas/runs/run-keys";
 import { watermarkPartitionKey, watermarkSortKey } from "../../lambdas/store/keys";
 import { readItem, useTestTable } from "../support/dynamodb";
+import { storedConnection } from "../builders/stored-connections";
 
 const table = useTestTable();
 
@@ -16,19 +16,7 @@ const ACCOUNT = "acct-retention";
 const DELETED_AT_MS = Date.parse("2026-11-23T11:50:00.500Z");
 const DELETED_AT_S = Math.floor(DELETED_AT_MS / 1000);
 
-function connection(id: string): StoredConnection {
-  return {
-    id,
-    business_account_id: ACCOUNT,
-    crm_type: "custom",
-    base_url: "https://crm.example.test",
-    rate_limit: 5,
-    sync_since: "2026-01-01T00:00:00.000Z",
-    created_at: "2026-11-01T00:00:00.000Z",
-    updated_at: "2026-11-01T00:00:00.000Z",
-    token_ciphertext: "ciphertext",
-  };
-}
+const connection = (id: string) => storedConnection(id, { business_account_id: ACCOUNT });
 
 async function putWatermark(connectionId: string, entity: "leads" | "users", value: string) {
   await table.client.send(

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { PutItemCommand, QueryCommand, ScanCommand, type AttributeValue, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { DynamoDbConnectionStore } from "../../lambdas/connections/dynamodb-connection-store";
-import type { Logger, RecordWrite, StoredConnection } from "../../lambdas/core/ports";
+import type { Logger, RecordWrite } from "../../lambdas/core/ports";
 import { preflightPartitionKey } from "../../lambdas/preflight-runs/preflight-keys";
 import { DELETED_CONNECTION_PURGE_DELAY_SECONDS, PURGE_PARTITION_KEY } from "../../lambdas/purges/purge-keys";
 import { DynamoDbPurgeQueue } from "../../lambdas/purges/dynamodb-purge-queue";
@@ -14,6 +14,7 @@ import { partPartitionKey, recordPartitionKey, recordSortKey } from "../../lambd
 import { DOC_PART_MAX_BYTES } from "../../lambdas/store/page-transactions";
 import { runHoldingLock } from "../builders/page-runs";
 import { createTestTable, testDynamoDbClient } from "../support/dynamodb";
+import { storedConnection } from "../builders/stored-connections";
 
 let client: DynamoDBClient;
 let tableName: string;
@@ -31,19 +32,7 @@ const ACCOUNT = "acct-purge";
 const DELETED_AT = Date.parse("2026-11-23T12:00:00.000Z");
 const silent: Logger = { info: () => {}, warn: () => {}, error: () => {} };
 
-function connection(id: string): StoredConnection {
-  return {
-    id,
-    business_account_id: ACCOUNT,
-    crm_type: "custom",
-    base_url: "https://crm.example.test",
-    rate_limit: 5,
-    sync_since: "2026-01-01T00:00:00.000Z",
-    created_at: "2026-11-01T00:00:00.000Z",
-    updated_at: "2026-11-01T00:00:00.000Z",
-    token_ciphertext: "ciphertext",
-  };
-}
+const connection = (id: string) => storedConnection(id, { business_account_id: ACCOUNT });
 
 function lead(id: string, text = ""): RecordWrite {
   return { collection: "leads", key: [id], doc: { id, name: `Lead ${id}`, notes: text, updated_at: "2026-11-20T00:00:00.000Z" } };
