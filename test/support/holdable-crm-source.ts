@@ -1,3 +1,5 @@
+import { afterAll, beforeAll } from "vitest";
+import { createApiHarness, type ApiHarness } from "./api-harness";
 import { crmSource, type CrmData } from "./crm-source";
 import { gate } from "./gate";
 import { startSourceServer, type SourceServer } from "./source-server";
@@ -41,5 +43,44 @@ export async function startHoldableCrmSource(
         },
       };
     },
+  };
+}
+
+/** The onboarding API signed in as one workspace's owner, beside a holdable source: what the cancel and reset tests share. */
+export interface HoldableSourceApi {
+  readonly api: ApiHarness;
+  readonly source: SourceServer;
+  /** The owner's session token. */
+  readonly owner: string;
+  holdLeads(): LeadsHold;
+}
+
+/** Starts both for a test file (beforeAll) and closes them after it; read the fields inside a test or a later hook. */
+export function useHoldableSourceApi(data: () => CrmData, token: string, account: string): HoldableSourceApi {
+  let ready: HoldableSourceApi | undefined;
+  const get = (): HoldableSourceApi => {
+    if (ready === undefined) throw new Error("useHoldableSourceApi starts in beforeAll: use it in a test or a later hook");
+    return ready;
+  };
+  beforeAll(async () => {
+    const api = await createApiHarness();
+    const holdable = await startHoldableCrmSource(data, token);
+    ready = { api, source: holdable.server, owner: await api.token(account), holdLeads: holdable.holdLeads };
+  });
+  afterAll(async () => {
+    await ready?.source.close();
+    await ready?.api.close();
+  });
+  return {
+    get api() {
+      return get().api;
+    },
+    get source() {
+      return get().source;
+    },
+    get owner() {
+      return get().owner;
+    },
+    holdLeads: () => get().holdLeads(),
   };
 }

@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { callRecord, contactRecord, eventRecord, leadRecord, pipelineRecord, taskRecord, userRecord } from "../../builders/source-records";
-import { createApiHarness, CONNECTIONS_PATH, type ApiHarness } from "../../support/api-harness";
-import { startHoldableCrmSource, type LeadsHold } from "../../support/holdable-crm-source";
-import type { SourceServer } from "../../support/source-server";
+import { CONNECTIONS_PATH } from "../../support/api-harness";
+import { useHoldableSourceApi } from "../../support/holdable-crm-source";
 
 const SOURCE_TOKEN = "src-reset-api-c4f2";
 const SYNC_SINCE = "2026-01-01T00:00:00.000Z";
@@ -17,28 +16,12 @@ const DATA = {
   events: [eventRecord()],
 };
 
-let api: ApiHarness;
-let source: SourceServer;
-let owner: string;
-/** Holds /leads at a gate: a run is caught with its leads page in flight. */
-let holdLeads: () => LeadsHold;
-
-beforeAll(async () => {
-  api = await createApiHarness();
-  const holdable = await startHoldableCrmSource(() => DATA, SOURCE_TOKEN);
-  source = holdable.server;
-  holdLeads = holdable.holdLeads;
-  owner = await api.token("acct-reset");
-});
-afterAll(async () => {
-  await source.close();
-  await api.close();
-});
+const env = useHoldableSourceApi(() => DATA, SOURCE_TOKEN, "acct-reset");
 
 async function newConnection(): Promise<string> {
-  const created = await api.request("POST", CONNECTIONS_PATH, {
-    token: owner,
-    body: { base_url: source.baseUrl, token: SOURCE_TOKEN, rate_limit: 1000, sync_since: SYNC_SINCE },
+  const created = await env.api.request("POST", CONNECTIONS_PATH, {
+    token: env.owner,
+    body: { base_url: env.source.baseUrl, token: SOURCE_TOKEN, rate_limit: 1000, sync_since: SYNC_SINCE },
   });
   expect(created.status).toBe(201);
   return created.body.id;
@@ -47,20 +30,20 @@ async function newConnection(): Promise<string> {
 /** A connection after one full sync: every incremental entity has a watermark. */
 async function syncedConnection(): Promise<string> {
   const id = await newConnection();
-  const runId = (await api.request("POST", `${CONNECTIONS_PATH}/${id}/syncs`, { token: owner })).body.id;
-  expect((await api.waitForRun(id, runId)).status).toBe("succeeded");
-  for (const entity of INCREMENTAL) expect(await api.sync.records.getWatermark(id, entity)).not.toBeNull();
+  const runId = (await env.api.request("POST", `${CONNECTIONS_PATH}/${id}/syncs`, { token: env.owner })).body.id;
+  expect((await env.api.waitForRun(id, runId)).status).toBe("succeeded");
+  for (const entity of INCREMENTAL) expect(await env.api.sync.records.getWatermark(id, entity)).not.toBeNull();
   return id;
 }
 
 const watermarks = async (id: string) =>
-  Object.fromEntries(await Promise.all(INCREMENTAL.map(async (entity) => [entity, await api.sync.records.getWatermark(id, entity)])));
+  Object.fromEntries(await Promise.all(INCREMENTAL.map(async (entity) => [entity, await env.api.sync.records.getWatermark(id, entity)])));
 
 describe("POST /connections/{id}/reset", () => {
   test("one entity: only its watermark goes back to sync_since; the others keep theirs", async () => {
     const id = await syncedConnection();
     const before = await watermarks(id);
-    const response = await api.request("POST", `${CONNECTIONS_PATH}/${id}/reset`, { token: owner, body: { entity: "leads" } });
+    const response = await env.api.request("POST", `${CONNECTIONS_PATH}/${id}/reset`, { token: env.owner, body: { entity: "leads" } });
     expect(response.status, response.text).toBe(200);
     expect(response.body).toEqual({ reset: ["leads"], run: null });
     expect(await watermarks(id)).toEqual({ ...before, leads: null });
@@ -69,7 +52,7 @@ describe("POST /connections/{id}/reset", () => {
   test("no entity (an empty body, or none at all): every incremental entity goes back to sync_since", async () => {
     for (const init of [{ body: {} }, {}]) {
       const id = await syncedConnection();
-      const response = await api.request("POST", `${CONNECTIONS_PATH}/${id}/reset`, { token: owner, ...init });
+      const response = await env.api.request("POST", `${CONNECTIONS_PATH}/${id}/reset`, { token: env.owner, ...init });
       expect(response.status, response.text).toBe(200);
       expect(response.body).toEqual({ reset: [...INCREMENTAL], run: null });
       expect(Object.values(await watermarks(id))).toEqual(INCREMENTAL.map(() => null));
@@ -78,13 +61,13 @@ describe("POST /connections/{id}/reset", () => {
 
   test("start_sync: the run it starts reads the reset entity from sync_since and the others from their watermarks", async () => {
     const id = await syncedConnection();
-    const contactsWatermark = await api.sync.records.getWatermark(id, "contacts");
-    const seen = source.requests.length;
-    const response = await api.request("POST", `${CONNECTIONS_PATH}/${id}/reset`, { token: owner, body: { entity: "leads", start_sync: true } });
+    const contactsWatermark = await env.api.sync.records.getWatermark(id, "contacts");
+    const seen = env.source.requests.length;
+    const response = await env.api.request("POST", `${CONNECTIONS_PATH}/${id}/reset`, { token: env.owner, body: { entity: "leads", start_sync: true } });
     expect(response.status, response.text).toBe(200);
     expect(response.body).toEqual({ reset: ["leads"], run: { id: expect.any(String), status: "running" } });
-    expect((await api.waitForRun(id, response.body.run.id)).status).toBe("succeeded");
-    const since = (path: string) => source.requests.slice(seen).find((request) => request.path === path)?.query["updated_since"];
+    expect((await env.api.waitForRun(id, response.body.run.id)).status).toBe("succeeded");
+    const since = (path: string) => env.source.requests.slice(seen).find((request) => request.path === path)?.query["updated_since"];
     expect(Date.parse(since("/leads") ?? "")).toBe(Date.parse(SYNC_SINCE));
     expect(Date.parse(since("/contacts") ?? "")).toBeGreaterThan(Date.parse(SYNC_SINCE));
     expect(Date.parse(since("/contacts") ?? "")).toBeLessThanOrEqual(Date.parse(contactsWatermark ?? ""));
@@ -92,20 +75,20 @@ describe("POST /connections/{id}/reset", () => {
 
   test("a running run cannot write the reset watermark back: its leads page writes nothing and the watermark stays reset", async () => {
     const id = await newConnection();
-    const hold = holdLeads();
+    const hold = env.holdLeads();
     const reachedLeads = hold.reached;
     let runId: string;
     try {
-      runId = (await api.request("POST", `${CONNECTIONS_PATH}/${id}/syncs`, { token: owner })).body.id;
+      runId = (await env.api.request("POST", `${CONNECTIONS_PATH}/${id}/syncs`, { token: env.owner })).body.id;
       await reachedLeads; // the leads page is in flight
-      expect((await api.request("POST", `${CONNECTIONS_PATH}/${id}/reset`, { token: owner, body: { entity: "leads" } })).status).toBe(200);
+      expect((await env.api.request("POST", `${CONNECTIONS_PATH}/${id}/reset`, { token: env.owner, body: { entity: "leads" } })).status).toBe(200);
     } finally {
       hold.release();
     }
-    const summary = await api.waitForRun(id, runId);
+    const summary = await env.api.waitForRun(id, runId);
     expect(summary.entities.find((row) => row.entity === "leads")?.status).toBe("failed");
-    expect(await api.sync.records.getWatermark(id, "leads")).toBeNull();
-    expect((await api.request("GET", `${CONNECTIONS_PATH}/${id}/records/leads`, { token: owner })).body.data).toEqual([]);
+    expect(await env.api.sync.records.getWatermark(id, "leads")).toBeNull();
+    expect((await env.api.request("GET", `${CONNECTIONS_PATH}/${id}/records/leads`, { token: env.owner })).body.data).toEqual([]);
   });
 
   test.each([
@@ -115,7 +98,7 @@ describe("POST /connections/{id}/reset", () => {
   ])("a bad body %j is a 422 naming the field and the rule, and resets nothing", async (body, field, rule) => {
     const id = await syncedConnection();
     const before = await watermarks(id);
-    const response = await api.request("POST", `${CONNECTIONS_PATH}/${id}/reset`, { token: owner, body });
+    const response = await env.api.request("POST", `${CONNECTIONS_PATH}/${id}/reset`, { token: env.owner, body });
     expect(response.status).toBe(422);
     expect(response.body.error).toMatchObject({ code: "invalid_field", field, rule });
     expect(await watermarks(id)).toEqual(before);
@@ -123,6 +106,6 @@ describe("POST /connections/{id}/reset", () => {
 
   test("a body that is not JSON is a 400", async () => {
     const id = await newConnection();
-    expect((await api.request("POST", `${CONNECTIONS_PATH}/${id}/reset`, { token: owner, rawBody: "{nope" })).status).toBe(400);
+    expect((await env.api.request("POST", `${CONNECTIONS_PATH}/${id}/reset`, { token: env.owner, rawBody: "{nope" })).status).toBe(400);
   });
 });
