@@ -16,6 +16,7 @@ import { crmSource, entityOrder, type CrmData } from "../support/crm-source";
 import type { RecordedRequest, SourceHandler, SourceReply, SourceRequest, SourceServer } from "../support/source-server";
 import { useSourceServers } from "../support/source-servers";
 import { createSyncHarness, entityRow, type SyncHarness } from "../support/sync-harness";
+import { failFirst, failInTurn } from "../support/source-faults";
 
 /**
  * The status codes the service reacts to, and the other ways an entity fails,
@@ -75,26 +76,6 @@ async function syncAgainst(handler: SourceHandler, options: { token?: string } =
 /** The spec-correct source over `data`, with `fault` answering first when it returns a reply. */
 function faulty(data: CrmData, fault: (request: SourceRequest) => SourceReply | undefined): SourceHandler {
   return crmSource(() => data, { token: TOKEN, fault });
-}
-
-/** Answers `reply` to the first `times` requests to `path` (every one when times is Infinity). */
-function failFirst(path: string, times: number, reply: SourceReply): (request: SourceRequest) => SourceReply | undefined {
-  let seen = 0;
-  return (request) => {
-    if (request.path !== path) return undefined;
-    seen += 1;
-    return seen <= times ? reply : undefined;
-  };
-}
-
-/** Answers the replies in turn to the first requests to `path`, then lets the source answer. */
-function failInTurn(path: string, replies: readonly SourceReply[]): (request: SourceRequest) => SourceReply | undefined {
-  let seen = 0;
-  return (request) => {
-    if (request.path !== path) return undefined;
-    seen += 1;
-    return replies[seen - 1];
-  };
 }
 
 /** Every wait the run summary recorded, over all entities, as [entity, kind, page, attempt, seconds, retry_after]. */

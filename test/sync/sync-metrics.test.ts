@@ -11,6 +11,7 @@ import { crmSource, type CrmData } from "../support/crm-source";
 import { testDynamoDbClient } from "../support/dynamodb";
 import { startSourceServer, type SourceReply, type SourceRequest, type SourceServer } from "../support/source-server";
 import { createSyncHarness, entityRow, type SyncHarness } from "../support/sync-harness";
+import { failFirst } from "../support/source-faults";
 
 /**
  * The metrics the sync emits, counted by the local adapter, on the real
@@ -44,15 +45,6 @@ function smallCrm(): CrmData {
       leadRecord({ id: "l2", pipeline_id: "p1", stage_id: "open", updated_at: stamp(2) }),
       leadRecord({ id: "l3", pipeline_id: "p1", stage_id: "open", updated_at: stamp(3) }),
     ],
-  };
-}
-
-function failFirst(path: string, times: number, reply: SourceReply): (request: SourceRequest) => SourceReply | undefined {
-  let seen = 0;
-  return (request) => {
-    if (request.path !== path) return undefined;
-    seen += 1;
-    return seen <= times ? reply : undefined;
   };
 }
 
