@@ -12,7 +12,7 @@ import {
 import { marshall, unmarshall } from "@aws-sdk/util-dynamodb";
 import * as v from "valibot";
 import { StoredConnectionSchema } from "../core/connection";
-import type { ConnectionStore, StoredConnection } from "../core/ports";
+import type { ConnectionStore, ReadConsistency, StoredConnection } from "../core/ports";
 import { LOCK_SORT_KEY, RUN_ATTR, runLockPartitionKey } from "../runs/run-keys";
 import { DELETED_CONNECTION_PURGE_DELAY_SECONDS, PURGE_ATTR, PURGE_PARTITION_KEY, purgeSortKey } from "../purges/purge-keys";
 import { ATTR, watermarkPartitionKey } from "../store/keys";
@@ -44,7 +44,8 @@ type Item = Record<string, AttributeValue>;
  * ConnectionStore on the single DynamoDB table (key layout: ./connection-keys.ts).
  * Each field of the connection is its own attribute (rate_limit a number, the
  * rest strings), never a JSON blob: util-dynamodb converts, the domain's
- * StoredConnectionSchema checks both ways. Reads are strongly consistent.
+ * StoredConnectionSchema checks both ways. Reads are strongly consistent,
+ * except a get that asks for "eventual" (the page task's, docs/hot-keys.md).
  * DynamoDB errors propagate unchanged.
  */
 export class DynamoDbConnectionStore implements ConnectionStore {
@@ -62,12 +63,16 @@ export class DynamoDbConnectionStore implements ConnectionStore {
     await this.client.send(new PutItemCommand({ TableName: this.tableName, Item: toItem(connection) }));
   }
 
-  async get(businessAccountId: string, connectionId: string): Promise<StoredConnection | null> {
+  async get(
+    businessAccountId: string,
+    connectionId: string,
+    options?: { readonly consistency?: ReadConsistency },
+  ): Promise<StoredConnection | null> {
     const out = await this.client.send(
       new GetItemCommand({
         TableName: this.tableName,
         Key: key(businessAccountId, connectionId),
-        ConsistentRead: true,
+        ConsistentRead: options?.consistency !== "eventual",
       }),
     );
     return out.Item === undefined ? null : fromItem(out.Item);

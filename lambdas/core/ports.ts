@@ -142,11 +142,18 @@ export interface Metrics {
 // A connection as the onboarding API returns it (never the token), and as stored (with the token's ciphertext).
 export type { Connection, StoredConnection } from "./connection";
 
+/** "strong": sees every write acknowledged before the read. "eventual": may not yet see a recent write, for a short time. */
+export type ReadConsistency = "strong" | "eventual";
+
 export interface ConnectionStore {
   /** Creates or replaces. */
   put(connection: StoredConnection): Promise<void>;
-  /** Tenant-scoped: another workspace's id is null, exactly like an unknown id. */
-  get(businessAccountId: string, connectionId: string): Promise<StoredConnection | null>;
+  /**
+   * Tenant-scoped: another workspace's id is null, exactly like an unknown id.
+   * Strongly consistent unless the caller asks for "eventual" (half the cost, but it may miss a recent write:
+   * only the page task does, with its own fallbacks, lambdas/sync/page-connection.ts).
+   */
+  get(businessAccountId: string, connectionId: string, options?: { readonly consistency?: ReadConsistency }): Promise<StoredConnection | null>;
   listByAccount(businessAccountId: string): Promise<StoredConnection[]>;
   /** Every connection of every workspace: the scheduled dispatcher's list. */
   listAll(): Promise<StoredConnection[]>;

@@ -103,6 +103,9 @@ export async function createSyncHarness(options: { timeScale?: number; pageTasks
 
   return {
     ...local,
+    /** The harness's DynamoDB Local client and table, for a test that builds another adapter on the same table. */
+    client,
+    tableName,
     cipher,
     logger,
     metrics,

@@ -1,0 +1,31 @@
+import { DynamoDbConnectionStore } from "../../lambdas/connections/dynamodb-connection-store";
+import type { ReadConsistency, StoredConnection } from "../../lambdas/core/ports";
+
+/**
+ * The connection store as it answers while a DynamoDB replica lags a write:
+ * every eventually consistent get returns `served` (an older version of the
+ * connection, or null for one the replica has not seen yet); strong reads and
+ * every other method go to the table. DynamoDB Local has one copy of each
+ * item, so this double at our own port is how a test gets a stale read.
+ */
+export class LaggingConnectionStore extends DynamoDbConnectionStore {
+  /** The eventually consistent reads answered with `served`. */
+  staleReads = 0;
+
+  constructor(
+    options: ConstructorParameters<typeof DynamoDbConnectionStore>[0],
+    private readonly served: StoredConnection | null,
+  ) {
+    super(options);
+  }
+
+  override async get(
+    businessAccountId: string,
+    connectionId: string,
+    options?: { readonly consistency?: ReadConsistency },
+  ): Promise<StoredConnection | null> {
+    if (options?.consistency !== "eventual") return super.get(businessAccountId, connectionId, options);
+    this.staleReads += 1;
+    return this.served;
+  }
+}
