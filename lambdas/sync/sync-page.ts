@@ -1,10 +1,11 @@
-import { ConnectionNotFoundError, SourceNotImplementedError, SourceThrottledError, SourceTransientError, SyncError } from "../core/errors";
+import { SourceAuthError, SourceNotImplementedError, SourceThrottledError, SourceTransientError, SyncError } from "../core/errors";
 import { MAX_RETRY_AFTER_SECONDS } from "../core/limits";
 import { METRIC } from "../core/metric-names";
 import { entityDefinition } from "../ingestion/entity-catalog";
 import { ingestPage } from "../ingestion/ingest-page";
 import { rateLimited } from "./rate-limited-source-client";
-import { finishEntityAndAdvance, handOverIfContinuing, leaseUntil, loadConnection, nextPageStep } from "./entity-steps";
+import { finishEntityAndAdvance, handOverIfContinuing, leaseUntil, nextPageStep } from "./entity-steps";
+import { confirmConnection, readPageConnection, rotatedConnection } from "./page-connection";
 import { recordRetryWait, recordThrottleWait } from "./record-wait";
 import type { StoredConnection } from "../core/ports";
 import { INITIAL_SLOT_LEAD_MS, nextSlotLead, type ReadAhead } from "./page-read-ahead";
@@ -25,6 +26,9 @@ import type { RunRef, SyncCursor, SyncState } from "./sync-state";
  * trips are its commit's. A rotated token or changed rate_limit is therefore
  * used from the page after the read that first sees it, and a deleted
  * connection stops the run at the page after that read, before its request.
+ * The read is eventually consistent, with strong reads where staleness could
+ * stop a live run (page-connection.ts): so "the read that first sees it" may
+ * come a replication lag after the write.
  */
 export async function syncPage(deps: SyncDeps, state: SyncState): Promise<SyncState> {
   const { run } = state;
@@ -42,11 +46,10 @@ export async function syncPage(deps: SyncDeps, state: SyncState): Promise<SyncSt
         ? undefined
         : deps.limiter.acquire(run.connection_id, cursor.rate_limit);
   slot?.catch(() => undefined);
-  const connection = await connectionFor(deps, run, ahead);
-  const token = await deps.cipher.decrypt(connection.token_ciphertext, {
-    businessAccountId: run.business_account_id,
-    connectionId: run.connection_id,
-  });
+  let connection = await connectionFor(deps, run, ahead);
+  const tokenOf = (stored: StoredConnection) =>
+    deps.cipher.decrypt(stored.token_ciphertext, { businessAccountId: run.business_account_id, connectionId: run.connection_id });
+  const token = await tokenOf(connection);
   const source = rateLimited(
     deps.source,
     deps.limiter,
@@ -65,7 +68,7 @@ export async function syncPage(deps: SyncDeps, state: SyncState): Promise<SyncSt
   const readAhead = (hasMore: boolean) => {
     if (!hasMore || deps.readAheads === undefined) return;
     next = {
-      connection: deps.connections.get(run.business_account_id, run.connection_id),
+      connection: deps.connections.get(run.business_account_id, run.connection_id, { consistency: "eventual" }),
       slot: deps.limiter.acquire(run.connection_id, connection.rate_limit, { leadMs: slotLead }),
       leadMs: slotLead,
     };
@@ -73,9 +76,8 @@ export async function syncPage(deps: SyncDeps, state: SyncState): Promise<SyncSt
     next.slot.catch(() => undefined);
   };
 
-  let page;
-  try {
-    page = await ingestPage(
+  const ingest = (stored: StoredConnection, sourceToken: string) =>
+    ingestPage(
       {
         source,
         store: deps.records,
@@ -83,7 +85,7 @@ export async function syncPage(deps: SyncDeps, state: SyncState): Promise<SyncSt
         ...(deps.stageKinds === undefined ? {} : { stageKinds: (id: string) => deps.stageKinds!(id, run.run_id) }),
         onCommit: readAhead,
       },
-      { baseUrl: connection.base_url, token },
+      { baseUrl: stored.base_url, token: sourceToken },
       {
         connectionId: run.connection_id,
         entity: cursor.entity,
@@ -94,6 +96,19 @@ export async function syncPage(deps: SyncDeps, state: SyncState): Promise<SyncSt
         run: { runId: run.run_id, leaseUntil: leaseUntil(deps.clock.now()) },
       },
     );
+
+  let page;
+  try {
+    try {
+      page = await ingest(connection, token);
+    } catch (error) {
+      // The token came from an eventually consistent read: a strong one says whether it was rotated since (then one more
+      // request, with the new token and its own slot) or the 401 is real (the run stops).
+      const rotated = error instanceof SourceAuthError ? await rotatedConnection(deps, run, connection) : undefined;
+      if (rotated === undefined) throw error;
+      connection = rotated;
+      page = await ingest(connection, await tokenOf(connection));
+    }
   } catch (error) {
     // Nothing is left in flight when the task ends (a Lambda is frozen then); the reserved slot goes unused.
     if (next !== undefined) await Promise.allSettled([next.connection, next.slot]);
@@ -179,7 +194,7 @@ export async function syncPage(deps: SyncDeps, state: SyncState): Promise<SyncSt
   );
 }
 
-/** The connection read ahead for this page (null: deleted since), or read now when there is none or it failed. */
+/** The connection read ahead for this page (null, confirmed strongly: deleted since), or read now when there is none or it failed. */
 async function connectionFor(deps: SyncDeps, run: RunRef, ahead: ReadAhead | undefined): Promise<StoredConnection> {
   if (ahead !== undefined) {
     const read = await ahead.connection.then(
@@ -187,11 +202,10 @@ async function connectionFor(deps: SyncDeps, run: RunRef, ahead: ReadAhead | und
       () => undefined,
     );
     if (read !== undefined) {
-      if (read.connection === null) throw new ConnectionNotFoundError(`connection ${run.connection_id} no longer exists`);
-      return read.connection;
+      return read.connection ?? confirmConnection(deps, run);
     }
   }
-  return loadConnection(deps, run);
+  return readPageConnection(deps, run);
 }
 
 function requireCursor(state: SyncState): SyncCursor {
