@@ -40,8 +40,8 @@ export const EMPTY_PAGE_WRU = 2 + 2 + 2 + 2 + 1;
  * records at the reference source's default sizes).
  */
 export const IDLE_RUN_OTHER_WRU = 2 * 2 + 8 * 1 + 2 + 2 * 33;
-/** Reads per page: the connection, strongly consistent (1 RRU). */
-export const PAGE_RRU = 1;
+/** Reads per page: the connection, eventually consistent (0.5 RRU; lambdas/sync/page-connection.ts). */
+export const PAGE_RRU = 0.5;
 /**
  * KMS Decrypts per run: the page task caches a decrypted token per warm
  * process (lambdas/aws/cached-token-cipher.ts) and a run's pages follow one
@@ -246,7 +246,7 @@ export function idleConnectionMonth(): CostReport {
     ...stepFunctionsLines(run, runs),
     ...lambdaLines(run, runs),
     { item: "DynamoDB writes", arithmetic: `${wru} WRU per run × ${runs} × $0.625/million`, usd: wru * runs * price.DYNAMODB_WRU_USD },
-    { item: "DynamoDB reads", arithmetic: `${run.pages} RRU per run × ${runs} × $0.125/million`, usd: run.pages * runs * price.DYNAMODB_RRU_USD },
+    { item: "DynamoDB reads", arithmetic: `${run.pages} pages × ${PAGE_RRU} RRU per run × ${runs} × $0.125/million`, usd: run.pages * PAGE_RRU * runs * price.DYNAMODB_RRU_USD },
     { item: "KMS", arithmetic: `${decrypts} Decrypts per run × ${runs} × $0.03/10,000`, usd: decrypts * runs * price.KMS_REQUEST_USD },
   ]);
 }

@@ -8,7 +8,7 @@ export const INITIAL_SLOT_LEAD_MS = 20;
 
 /** What a page task prepared for the next page of its entity while its own page was committing. */
 export interface ReadAhead {
-  /** The connection as read during the previous page's commit (null: it was deleted). */
+  /** The connection as read (eventually consistent) during the previous page's commit (null: not found; confirmed strongly). */
   readonly connection: Promise<StoredConnection | null>;
   /** The next page's rate-limit slot (its start, epoch ms), reserved `leadMs` ahead. */
   readonly slot: Promise<number>;
