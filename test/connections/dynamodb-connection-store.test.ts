@@ -52,6 +52,21 @@ describe("put and get", () => {
     expect(await store.listByAccount(account)).toEqual([replaced]);
   });
 
+  test("get is strongly consistent unless the caller asks for an eventually consistent read (only the page task does)", async () => {
+    const stored = connection(newAccount(), "conn-consistency");
+    await store.put(stored);
+    const send = vi.spyOn(table.client, "send");
+    try {
+      expect(await store.get(stored.business_account_id, stored.id)).toEqual(stored);
+      expect(await store.get(stored.business_account_id, stored.id, { consistency: "strong" })).toEqual(stored);
+      expect(await store.get(stored.business_account_id, stored.id, { consistency: "eventual" })).toEqual(stored);
+      const reads = send.mock.calls.flatMap(([command]) => (command instanceof GetItemCommand ? [command.input.ConsistentRead] : []));
+      expect(reads).toEqual([true, true, false]);
+    } finally {
+      send.mockRestore();
+    }
+  });
+
   test("an unknown connection id is null", async () => {
     expect(await store.get(newAccount(), "nope")).toBeNull();
   });
