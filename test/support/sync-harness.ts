@@ -103,6 +103,8 @@ export async function createSyncHarness(options: { timeScale?: number; pageTasks
 
   return {
     ...local,
+    /** The DynamoDB client every adapter of the sync sends through (a test may add middleware to it). */
+    client,
     cipher,
     logger,
     metrics,
