@@ -31,15 +31,17 @@ export const RECORDS_QUOTED = 1_000_000;
 export const FULL_PAGE_WRU = 100 * 2 + 2 + 2 + 2 + 2 + 1;
 /** The floor: the records' own transactional writes, 2 WRU each. */
 export const RECORD_WRU = 2;
-/** An empty page (nothing new): the lock check, lease and progress, the watermark, the limiter's slot. */
-export const EMPTY_PAGE_WRU = 2 + 2 + 2 + 2 + 1;
+/** The rate limiter's slot: one Put of the connection's small log item per request. */
+export const RATE_SLOT_WRU = 1;
+/** An idle page's commit (one transaction: the lease update and the run summary's progress, 2 WRU each). */
+export const IDLE_PAGE_COMMIT_WRU = 2 + 2;
+/** An empty page (nothing new): its commit and the limiter's slot. */
+export const EMPTY_PAGE_WRU = IDLE_PAGE_COMMIT_WRU + RATE_SLOT_WRU;
 /**
- * WRU of a whole idle run besides its pages: the lock and run summary created
- * (transaction, 2 items), the summary's entity rows and finish, the lock
- * released, and the full lists of /pipelines and /users rewritten (3 + 30
- * records at the reference source's default sizes).
+ * WRU of a whole idle run besides its page commits and slots: the lock and run summary created
+ * (transaction, 2 items), the summary's entity rows and finish, the lock released.
  */
-export const IDLE_RUN_OTHER_WRU = 2 * 2 + 8 * 1 + 2 + 2 * 33;
+export const IDLE_RUN_OTHER_WRU = 2 * 2 + 8 * 1 + 2;
 /** Reads per page: the connection, strongly consistent (1 RRU). */
 export const PAGE_RRU = 1;
 /**
@@ -48,7 +50,7 @@ export const PAGE_RRU = 1;
  * another, so one per run; the hourly idle run counts one per page to be safe.
  */
 export const DECRYPTS_PER_BUSY_RUN = 1;
-export const DECRYPTS_PER_IDLE_PAGE = 1;
+export const DECRYPTS_PER_IDLE_RUN = 1;
 /** Hourly schedule: runs in an average month (8,760 hours / 12). */
 export const IDLE_RUNS_PER_MONTH = 730;
 
@@ -241,7 +243,7 @@ export function idleConnectionMonth(): CostReport {
   const run = walkRun(Object.fromEntries(SYNC_ENTITIES.map((entity) => [entity, 1])) as Record<SyncEntity, number>);
   const runs = IDLE_RUNS_PER_MONTH;
   const wru = run.pages * EMPTY_PAGE_WRU + IDLE_RUN_OTHER_WRU;
-  const decrypts = run.pages * DECRYPTS_PER_IDLE_PAGE;
+  const decrypts = DECRYPTS_PER_IDLE_RUN;
   return report(run, [
     ...stepFunctionsLines(run, runs),
     ...lambdaLines(run, runs),

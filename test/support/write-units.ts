@@ -20,6 +20,8 @@ import {
  * DynamoDB for ConsumedCapacity (TOTAL) and keeps what came back, to compare.
  */
 export interface WriteUnit {
+  /** The command's number, counted from 1 in the order sent: the actions of one transaction share it. */
+  readonly seq: number;
   readonly command: string;
   /** The key written (pk, sk). */
   readonly pk: string;
@@ -33,7 +35,7 @@ export interface WriteUnit {
 export interface WriteUnitCounter {
   readonly writes: WriteUnit[];
   /** The ConsumedCapacity.CapacityUnits DynamoDB (Local) reported, per command, summed; undefined when it sent none. */
-  readonly reported: { total: number; commands: number; withCapacity: number };
+  readonly reported: { total: number; commands: number; withCapacity: number; bySeq: Map<number, number> };
   reset(): void;
   total(filter?: (write: WriteUnit) => boolean): number;
 }
@@ -123,7 +125,8 @@ function put(command: string, input: Record<string, unknown>, index: number): nu
 /** Adds the counting middleware to `client`; `reader` (a second client on the same endpoint) reads the sizes. */
 export function countWriteUnits(client: DynamoDBClient, reader: DynamoDBClient): WriteUnitCounter {
   const writes: WriteUnit[] = [];
-  const reported = { total: 0, commands: 0, withCapacity: 0 };
+  let seq = 0;
+  const reported = { total: 0, commands: 0, withCapacity: 0, bySeq: new Map<number, number>() };
   const sizeOf = async (action: KeyedAction): Promise<number> => {
     const out = await reader.send(new GetItemCommand({ TableName: action.tableName, Key: action.key, ConsistentRead: true }));
     return out.Item === undefined ? 0 : itemSizeBytes(out.Item);
@@ -141,10 +144,13 @@ export function countWriteUnits(client: DynamoDBClient, reader: DynamoDBClient):
       const result = await next(args);
       const after = await Promise.all(actions.map((action, index) => requestSize(action, index) ?? (action.action === "Update" ? sizeOf(action) : Promise.resolve(0))));
       const transactional = command === "TransactWriteItemsCommand";
+      seq += 1;
+      const number = seq;
       actions.forEach((action, index) => {
         const units =
           action.action === "ConditionCheck" ? 1 : Math.max(1, Math.ceil(Math.max(before[index]!, after[index]!) / KB));
         writes.push({
+          seq: number,
           command,
           pk: action.key["pk"]?.S ?? "",
           sk: action.key["sk"]?.S ?? "",
@@ -157,8 +163,9 @@ export function countWriteUnits(client: DynamoDBClient, reader: DynamoDBClient):
       reported.commands += 1;
       if (consumed !== undefined) {
         reported.withCapacity += 1;
-        for (const entry of Array.isArray(consumed) ? consumed : [consumed]) reported.total += entry.CapacityUnits ?? 0;
-        if (process.env["WRU_TRACE"]) console.log(command, JSON.stringify(consumed), writes.slice(-actions.length).map((w) => `${w.action} ${w.pk.split("#")[0]} ${w.wru}`).join(", "));
+        const units = (Array.isArray(consumed) ? consumed : [consumed]).reduce((sum, entry) => sum + (entry.CapacityUnits ?? 0), 0);
+        reported.total += units;
+        reported.bySeq.set(number, units);
       }
       return result;
     },
@@ -172,6 +179,7 @@ export function countWriteUnits(client: DynamoDBClient, reader: DynamoDBClient):
       reported.total = 0;
       reported.commands = 0;
       reported.withCapacity = 0;
+      reported.bySeq.clear();
     },
     total(filter = () => true) {
       return writes.filter(filter).reduce((sum, write) => sum + write.wru, 0);
