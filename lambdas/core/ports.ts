@@ -76,6 +76,18 @@ export interface PageWrite {
   /** Written with the page's last records, never before them; absent when the page does not move it. */
   readonly watermark?: WatermarkWrite;
   readonly run: PageRun;
+  /**
+   * Where the page sits in its entity's listing. Page 1 without a next page is
+   * the whole listing (at that updated_since): the store may recognise it as
+   * the one it last committed and skip rewriting its records. Absent: always written.
+   */
+  readonly listing?: PageListing;
+}
+
+export interface PageListing {
+  readonly hasMore: boolean;
+  /** The updated_since the page was fetched with; null for the full lists (/pipelines, /users). */
+  readonly updatedSince: string | null;
 }
 
 /** pipeline id -> stage id -> kind, for the stages synced so far. */
