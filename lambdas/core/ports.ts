@@ -250,7 +250,8 @@ export interface RunStore {
    * names that holder's run id (a run known to be dead), which is then replaced.
    */
   begin(run: NewRun, options?: { readonly replacing?: string }): Promise<BeginResult>;
-  setExecution(connectionId: string, runId: string, executionRef: string): Promise<void>;
+  /** Records the run's execution on its lock, and extends the lease in the same write when given one. */
+  setExecution(connectionId: string, runId: string, executionRef: string, leaseUntil?: string): Promise<void>;
   /** Extends the lease while the run makes progress; a no-op when runId no longer holds the lock. */
   heartbeat(connectionId: string, runId: string, leaseUntil: string): Promise<void>;
   /**
@@ -274,6 +275,20 @@ export interface RunStore {
     runId: string,
     entity: SummaryEntity,
     outcome: { readonly status: "succeeded" | "failed"; readonly error: string | null },
+  ): Promise<void>;
+  /**
+   * entityFinished of one entity's rows and entityStarted of the next one's,
+   * in one write of the summary (an idle run moves through 7 entities): both
+   * happen, or neither. Either list may be empty.
+   */
+  entitiesMoved(
+    connectionId: string,
+    runId: string,
+    move: {
+      readonly finished: readonly SummaryEntity[];
+      readonly outcome: { readonly status: "succeeded" | "failed"; readonly error: string | null };
+      readonly started: readonly SummaryEntity[];
+    },
   ): Promise<void>;
   /**
    * Sets the final status and finished_at, and releases the lock if this run
