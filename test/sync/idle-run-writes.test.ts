@@ -1,9 +1,11 @@
+import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";
 import { DEFAULT_SIZES } from "../../bin/reference-source/dataset";
 import { startReferenceSource, type ReferenceSource } from "../../bin/reference-source/start-reference-source";
-import { DECRYPTS_PER_IDLE_RUN, IDLE_PAGE_COMMIT_WRU, IDLE_RUN_OTHER_WRU, RATE_SLOT_WRU } from "../../bin/cost/cost-model";
+import { DECRYPTS_PER_IDLE_RUN, FULL_PAGE_WRU, IDLE_PAGE_COMMIT_WRU, IDLE_RUN_OTHER_WRU, RATE_SLOT_WRU } from "../../bin/cost/cost-model";
 import { cachingDecrypts } from "../../lambdas/aws/cached-token-cipher";
-import type { StoredConnection, TokenCipher } from "../../lambdas/core/ports";
+import type { RecordWrite, StoredConnection, TokenCipher } from "../../lambdas/core/ports";
+import { runHoldingLock } from "../builders/page-runs";
 import { testDynamoDbClient } from "../support/dynamodb";
 import { createSyncHarness, type SyncHarness } from "../support/sync-harness";
 import { countWriteUnits, type WriteUnit, type WriteUnitCounter } from "../support/write-units";
@@ -141,5 +143,22 @@ describe("an idle run, measured", () => {
     source.requests.length = 0;
     const again = await idleRun();
     expect(again.commands.flat().filter((write) => keyPrefix(write) === "REC")).toEqual([]);
+  });
+});
+
+describe("a full page, measured", () => {
+  test("a full page of 100 records commits FULL_PAGE_WRU less its rate-limit slot: 100 transactional puts, the lock check, lease, progress and watermark", async () => {
+    const connectionId = `conn-full-page-${randomUUID()}`;
+    const run = await runHoldingLock(harness.runs, connectionId);
+    const leads: RecordWrite[] = Array.from({ length: 100 }, (_, i) => ({
+      collection: "leads",
+      key: [`lead-${i}`],
+      doc: { id: `lead-${i}`, name: `Lead ${i}`, price: 1200, pipeline_id: "pipeline-1", stage_id: "1001", updated_at: "2026-02-01T00:00:00.000Z" },
+    }));
+    counter.reset();
+    // Page 2: a page in the middle of a busy entity (page 1 would also weigh its listing).
+    run.page({ connectionId, records: [] });
+    await harness.records.commitPage(run.page({ connectionId, records: leads, watermark: { entity: "leads", value: "2026-02-01T00:00:00.000Z" } }));
+    expect(counter.total()).toBe(FULL_PAGE_WRU - RATE_SLOT_WRU);
   });
 });
