@@ -159,6 +159,7 @@ describe("a full page, measured", () => {
     // Page 2: a page in the middle of a busy entity (page 1 would also weigh its listing).
     run.page({ connectionId, records: [] });
     await harness.records.commitPage(run.page({ connectionId, records: leads, watermark: { entity: "leads", value: "2026-02-01T00:00:00.000Z" } }));
+    console.log(`a full page: ${counter.total()} WRU counted; DynamoDB Local reported ${[...counter.reported.bySeq.values()].join(" + ")}`);
     expect(counter.total()).toBe(FULL_PAGE_WRU - RATE_SLOT_WRU);
   });
 });
