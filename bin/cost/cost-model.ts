@@ -31,24 +31,40 @@ export const RECORDS_QUOTED = 1_000_000;
 export const FULL_PAGE_WRU = 100 * 2 + 2 + 2 + 2 + 2 + 1;
 /** The floor: the records' own transactional writes, 2 WRU each. */
 export const RECORD_WRU = 2;
-/** An empty page (nothing new): the lock check, lease and progress, the watermark, the limiter's slot. */
-export const EMPTY_PAGE_WRU = 2 + 2 + 2 + 2 + 1;
 /**
- * WRU of a whole idle run besides its pages: the lock and run summary created
- * (transaction, 2 items), the summary's entity rows and finish, the lock
- * released, and the full lists of /pipelines and /users rewritten (3 + 30
- * records at the reference source's default sizes).
+ * The DynamoDB write figures below are measured, not estimated: test/sync/idle-run-writes.test.ts runs an idle
+ * run on the real sync (DynamoDB Local, the reference source) and counts the write units of every item written
+ * as DynamoDB bills them (ceil(KB), doubled in a transaction, a ConditionCheck 2); it fails when they drift.
  */
-export const IDLE_RUN_OTHER_WRU = 2 * 2 + 8 * 1 + 2 + 2 * 33;
+/** The rate limiter's slot: one Put of the connection's small log item per request (more only if a reserved slot went stale). */
+export const RATE_SLOT_WRU = 1;
+/**
+ * An idle page's commit: one transaction, the lease update and the run summary's progress (2 WRU each). The
+ * records of an unchanged whole listing are not rewritten and an unmoved watermark is not written
+ * (lambdas/store/page-transactions.ts). Before: 40 (/pipelines), 64 (/users) and 6 (each incremental entity's
+ * re-read margin) WRU.
+ */
+export const IDLE_PAGE_COMMIT_WRU = 2 + 2;
+/** An empty page (nothing new): its commit and the limiter's slot. */
+export const EMPTY_PAGE_WRU = IDLE_PAGE_COMMIT_WRU + RATE_SLOT_WRU;
+/**
+ * WRU of a whole idle run besides its page commits and slots: the lock and run summary created (transaction, 2
+ * items), the execution recorded on the lock by the start and by BeginRun (with the lease, one update), the
+ * summary's entity rows (8 updates: each entity's end written with the next one's start), and the finish
+ * (transaction: the summary, the lock deleted). Before: 27 (setExecution and heartbeat apart, 16 row updates).
+ */
+export const IDLE_RUN_OTHER_WRU = 2 * 2 + 1 + 1 + 8 * 1 + 2 * 2;
 /** Reads per page: the connection, eventually consistent (0.5 RRU; lambdas/sync/page-connection.ts). */
 export const PAGE_RRU = 0.5;
 /**
  * KMS Decrypts per run: the page task caches a decrypted token per warm
  * process (lambdas/aws/cached-token-cipher.ts) and a run's pages follow one
- * another, so one per run; the hourly idle run counts one per page to be safe.
+ * another within seconds, so at most one per run (none while the process that
+ * ran the last hour's run is still warm and the token unchanged); the idle run
+ * counts one, measured in test/sync/idle-run-writes.test.ts. Before: 7 (one per page).
  */
 export const DECRYPTS_PER_BUSY_RUN = 1;
-export const DECRYPTS_PER_IDLE_PAGE = 1;
+export const DECRYPTS_PER_IDLE_RUN = 1;
 /** Hourly schedule: runs in an average month (8,760 hours / 12). */
 export const IDLE_RUNS_PER_MONTH = 730;
 
@@ -241,7 +257,7 @@ export function idleConnectionMonth(): CostReport {
   const run = walkRun(Object.fromEntries(SYNC_ENTITIES.map((entity) => [entity, 1])) as Record<SyncEntity, number>);
   const runs = IDLE_RUNS_PER_MONTH;
   const wru = run.pages * EMPTY_PAGE_WRU + IDLE_RUN_OTHER_WRU;
-  const decrypts = run.pages * DECRYPTS_PER_IDLE_PAGE;
+  const decrypts = DECRYPTS_PER_IDLE_RUN;
   return report(run, [
     ...stepFunctionsLines(run, runs),
     ...lambdaLines(run, runs),

@@ -76,6 +76,18 @@ export interface PageWrite {
   /** Written with the page's last records, never before them; absent when the page does not move it. */
   readonly watermark?: WatermarkWrite;
   readonly run: PageRun;
+  /**
+   * Where the page sits in its entity's listing. Page 1 without a next page is
+   * the whole listing (at that updated_since): the store may recognise it as
+   * the one it last committed and skip rewriting its records. Absent: always written.
+   */
+  readonly listing?: PageListing;
+}
+
+export interface PageListing {
+  readonly hasMore: boolean;
+  /** The updated_since the page was fetched with; null for the full lists (/pipelines, /users). */
+  readonly updatedSince: string | null;
 }
 
 /** pipeline id -> stage id -> kind, for the stages synced so far. */
@@ -245,7 +257,8 @@ export interface RunStore {
    * names that holder's run id (a run known to be dead), which is then replaced.
    */
   begin(run: NewRun, options?: { readonly replacing?: string }): Promise<BeginResult>;
-  setExecution(connectionId: string, runId: string, executionRef: string): Promise<void>;
+  /** Records the run's execution on its lock, and extends the lease in the same write when given one. */
+  setExecution(connectionId: string, runId: string, executionRef: string, leaseUntil?: string): Promise<void>;
   /** Extends the lease while the run makes progress; a no-op when runId no longer holds the lock. */
   heartbeat(connectionId: string, runId: string, leaseUntil: string): Promise<void>;
   /**
@@ -269,6 +282,20 @@ export interface RunStore {
     runId: string,
     entity: SummaryEntity,
     outcome: { readonly status: "succeeded" | "failed"; readonly error: string | null },
+  ): Promise<void>;
+  /**
+   * entityFinished of one entity's rows and entityStarted of the next one's,
+   * in one write of the summary (an idle run moves through 7 entities): both
+   * happen, or neither. Either list may be empty.
+   */
+  entitiesMoved(
+    connectionId: string,
+    runId: string,
+    move: {
+      readonly finished: readonly SummaryEntity[];
+      readonly outcome: { readonly status: "succeeded" | "failed"; readonly error: string | null };
+      readonly started: readonly SummaryEntity[];
+    },
   ): Promise<void>;
   /**
    * Sets the final status and finished_at, and releases the lock if this run

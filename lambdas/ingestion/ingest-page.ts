@@ -83,6 +83,7 @@ export async function ingestPage(
     connectionId: input.connectionId,
     records: prepared.writes,
     ...(advances && watermark !== null ? { watermark: { entity: input.entity, value: watermark } } : {}),
+    listing: { hasMore: sourcePage.hasMore, updatedSince: definition.incremental ? input.updatedSince : null },
     run: {
       runId: input.run.runId,
       entity: input.entity,

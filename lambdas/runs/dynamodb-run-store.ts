@@ -178,11 +178,19 @@ export class DynamoDbRunStore implements RunStore {
   }
 
   /** Records the execution on the lock; a no-op when runId no longer holds the lock (as heartbeat). */
-  async setExecution(connectionId: string, runId: string, executionRef: string): Promise<void> {
+  async setExecution(connectionId: string, runId: string, executionRef: string, leaseUntil?: string): Promise<void> {
+    if (leaseUntil === undefined) {
+      await this.updateOwnLock(connectionId, runId, {
+        UpdateExpression: "SET #executionRef = :executionRef",
+        ExpressionAttributeNames: { "#executionRef": RUN_ATTR.lockExecutionRef },
+        ExpressionAttributeValues: { ":executionRef": { S: executionRef } },
+      });
+      return;
+    }
     await this.updateOwnLock(connectionId, runId, {
-      UpdateExpression: "SET #executionRef = :executionRef",
-      ExpressionAttributeNames: { "#executionRef": RUN_ATTR.lockExecutionRef },
-      ExpressionAttributeValues: { ":executionRef": { S: executionRef } },
+      UpdateExpression: "SET #executionRef = :executionRef, #leaseUntil = :leaseUntil",
+      ExpressionAttributeNames: { "#executionRef": RUN_ATTR.lockExecutionRef, "#leaseUntil": RUN_ATTR.lockLeaseUntil },
+      ExpressionAttributeValues: { ":executionRef": { S: executionRef }, ":leaseUntil": { S: leaseUntil } },
     });
   }
 
@@ -237,11 +245,36 @@ export class DynamoDbRunStore implements RunStore {
   }
 
   async entityStarted(connectionId: string, runId: string, entity: SummaryEntity): Promise<void> {
-    await this.updateRun(connectionId, runId, {
-      UpdateExpression: "SET #entities.#entity.#status = :running",
-      ExpressionAttributeNames: { "#entities": RUN_ATTR.entities, "#entity": entityMapKey(entity), "#status": RUN_ATTR.entityStatus },
-      ExpressionAttributeValues: { ":running": { S: "running" } },
+    await this.entitiesMoved(connectionId, runId, { finished: [], outcome: { status: "succeeded", error: null }, started: [entity] });
+  }
+
+  async entitiesMoved(
+    connectionId: string,
+    runId: string,
+    move: {
+      readonly finished: readonly SummaryEntity[];
+      readonly outcome: { readonly status: "succeeded" | "failed"; readonly error: string | null };
+      readonly started: readonly SummaryEntity[];
+    },
+  ): Promise<void> {
+    const sets: string[] = [];
+    const names: Record<string, string> = { "#entities": RUN_ATTR.entities, "#status": RUN_ATTR.entityStatus };
+    const values: Record<string, AttributeValue> = {};
+    move.finished.forEach((entity, index) => {
+      names[`#f${index}`] = entityMapKey(entity);
+      sets.push(`#entities.#f${index}.#status = :finished`, `#entities.#f${index}.#error = :error`);
     });
+    if (move.finished.length > 0) {
+      names["#error"] = RUN_ATTR.entityError;
+      values[":finished"] = { S: move.outcome.status };
+      values[":error"] = move.outcome.error === null ? { NULL: true } : { S: cutDetail(move.outcome.error) };
+    }
+    move.started.forEach((entity, index) => {
+      names[`#s${index}`] = entityMapKey(entity);
+      sets.push(`#entities.#s${index}.#status = :running`);
+    });
+    if (sets.length === 0) return;
+    await this.updateRun(connectionId, runId, { UpdateExpression: `SET ${sets.join(", ")}`, ExpressionAttributeNames: names, ExpressionAttributeValues: values });
   }
 
   async entityWaited(connectionId: string, runId: string, entity: SummaryEntity, wait: RunWait): Promise<void> {

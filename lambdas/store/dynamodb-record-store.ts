@@ -127,7 +127,7 @@ export class DynamoDbRecordStore implements RecordStore {
    * replayed page rewrites the same items anyway.
    */
   async commitPage(write: PageWrite): Promise<void> {
-    const transactions = planPageTransactions(this.tableName, write);
+    const transactions = planPageTransactions(this.tableName, write, await this.storedListing(write));
     for (const [index, input] of transactions.entries()) {
       const counted = await this.sendFenced(write, input);
       if (counted && index === transactions.length - 1) {
@@ -137,6 +137,25 @@ export class DynamoDbRecordStore implements RecordStore {
         await this.sendFenced(write, { TransactItems: items });
       }
     }
+  }
+
+  /**
+   * The listing hash on the entity's watermark item, read only for a page 1
+   * that has a listing (one read per entity per run). Read strongly: only this
+   * run writes it until the commit below (the lock's fence), so it is current.
+   */
+  private async storedListing(write: PageWrite): Promise<string | null> {
+    if (write.listing === undefined || write.run.page !== 1) return null;
+    const out = await this.client.send(
+      new GetItemCommand({
+        TableName: this.tableName,
+        Key: { [ATTR.pk]: { S: watermarkPartitionKey(write.connectionId) }, [ATTR.sk]: { S: watermarkSortKey(write.run.entity) } },
+        ProjectionExpression: "#listing",
+        ExpressionAttributeNames: { "#listing": ATTR.listing },
+        ConsistentRead: true,
+      }),
+    );
+    return out.Item?.[ATTR.listing]?.S ?? null;
   }
 
   /** Sends one transaction of a page; true when only its progress condition refused it (the page was counted). */

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type { AttributeValue, TransactWriteItem, TransactWriteItemsCommandInput } from "@aws-sdk/client-dynamodb";
 import { STAGE_KINDS, type StageKind } from "../core/entities";
 import { RecordTooLargeError } from "../core/errors";
@@ -40,6 +41,16 @@ import { utf8Bytes } from "./key-limits";
  *    run) re-fetches the page from the old watermark and replays it: the Puts
  *    rewrite the same items, so the replay is harmless and ends with the page
  *    complete and the watermark moved.
+ * 5. An unchanged whole listing is not rewritten (listingPlan below): page 1
+ *    without a next page is the entity's whole listing at its updated_since
+ *    (/pipelines and /users every run; an idle incremental entity's re-read
+ *    margin). The hash of the exact items it would write is kept on the
+ *    entity's watermark item, set in the transaction that commits the last of
+ *    them; a page 1 whose hash equals the stored one writes no record items.
+ *    Any other page 1 of the entity replaces or removes the hash, a page 1
+ *    written in several transactions removes it in the first, and a reset
+ *    (which deletes the watermark items) or the purge drops it: a stored hash
+ *    always names the records its entity's last commit left in the table.
  */
 
 /** DynamoDB: at most 100 actions in one TransactWriteItems. */
@@ -80,25 +91,29 @@ export const PROGRESS_ACTION_INDEX = 1;
  * page, counted only when the page number is above the last one counted, so a
  * page replayed after it committed is refused there and counts once.
  */
-export function planPageTransactions(tableName: string, write: PageWrite): TransactWriteItemsCommandInput[] {
-  const records = distinctRecords(write.records).map((record) => recordItems(write.connectionId, record));
+export function planPageTransactions(
+  tableName: string,
+  write: PageWrite,
+  /** The hash stored on the entity's watermark item (read by the store for a page 1 with a listing); null: none. */
+  storedListing: string | null = null,
+): TransactWriteItemsCommandInput[] {
+  const all = distinctRecords(write.records).map((record) => recordItems(write.connectionId, record));
+  const listing = listingPlan(write, all, storedListing);
+  const records = listing.unchanged ? [] : all;
   const fence = runFence(tableName, write);
   const closing: TransactWriteItem[] = [{ Update: fence.progress }];
   let closingBytes = FENCE_BYTES;
-  if (write.watermark !== undefined) {
-    const item = {
-      [ATTR.pk]: { S: watermarkPartitionKey(write.connectionId) },
-      [ATTR.sk]: { S: watermarkSortKey(write.watermark.entity) },
-      [ATTR.value]: { S: write.watermark.value },
-    };
-    closing.push({ Put: { TableName: tableName, Item: item } });
-    closingBytes += estimateItemBytes(item);
+  const entityState = entityStateAction(tableName, write, listing);
+  if (entityState !== undefined) {
+    closing.push(entityState);
+    closingBytes += FENCE_BYTES;
   }
 
-  // Every transaction keeps one action for the lock.
+  // Every transaction keeps one action for the lock; the first one more when it must drop a stale listing hash.
   const maxActions = TRANSACTION_MAX_ACTIONS - 1;
   const groups: { puts: TransactWriteItem[]; bytes: number }[] = [];
   let current: { puts: TransactWriteItem[]; bytes: number } = { puts: [], bytes: FENCE_BYTES };
+  if (listing.dropFirst) current.puts.push({ Update: dropListing(tableName, write) });
   for (const record of records) {
     if (current.puts.length + record.items.length > maxActions || current.bytes + record.bytes > TRANSACTION_BYTE_BUDGET) {
       groups.push(current);
@@ -113,6 +128,8 @@ export function planPageTransactions(tableName: string, write: PageWrite): Trans
     current = { puts: [], bytes: FENCE_BYTES };
   }
   const last = current;
+  // The hash is dropped first only when the page takes several transactions; in one, the last action replaces it.
+  if (listing.dropFirst && groups.length === 0) last.puts = last.puts.filter((put) => put.Update === undefined);
 
   return [
     ...groups.filter((group) => group.puts.length > 0).map((group) => ({
@@ -121,6 +138,94 @@ export function planPageTransactions(tableName: string, write: PageWrite): Trans
     // Lock at LOCK_ACTION_INDEX, progress at PROGRESS_ACTION_INDEX, then the records, then the watermark.
     { TransactItems: [{ Update: fence.lease }, ...closing.slice(0, 1), ...last.puts, ...closing.slice(1)] },
   ];
+}
+
+/** What page 1 of a whole or partial listing does about the stored listing hash. */
+interface ListingPlan {
+  /** The page's records are exactly those of the stored hash: none is written. */
+  readonly unchanged: boolean;
+  /** The hash to store with the page's last records (undefined: leave it; null: remove it). */
+  readonly store: string | null | undefined;
+  /** A stale hash to drop in the page's first transaction (the records it named are about to change). */
+  readonly dropFirst: boolean;
+}
+
+const KEEP_LISTING: ListingPlan = { unchanged: false, store: undefined, dropFirst: false };
+
+/**
+ * Only page 1 with a listing takes part: its hash covers the updated_since it
+ * was fetched with and every item the page would write (keys included, so a
+ * change of the key layout is a change), in order.
+ */
+function listingPlan(write: PageWrite, records: readonly RecordItems[], stored: string | null): ListingPlan {
+  if (write.listing === undefined || write.run.page !== 1) return KEEP_LISTING;
+  const whole = !write.listing.hasMore;
+  const hash = whole ? listingHash(write.listing.updatedSince, records) : null;
+  if (hash !== null && hash === stored) return { unchanged: true, store: undefined, dropFirst: false };
+  if (stored === null) return { unchanged: false, store: hash ?? undefined, dropFirst: false };
+  return { unchanged: false, store: hash, dropFirst: records.length > 0 };
+}
+
+/** Version of the hashed form: bumping it makes every stored hash stale (every listing is written once). */
+const LISTING_HASH_VERSION = 1;
+
+export function listingHash(updatedSince: string | null, records: readonly RecordItems[]): string {
+  const hash = createHash("sha256");
+  hash.update(JSON.stringify([LISTING_HASH_VERSION, updatedSince]));
+  for (const record of records) for (const item of record.items) hash.update(`\n${JSON.stringify(item)}`);
+  return hash.digest("base64url");
+}
+
+function watermarkKey(write: PageWrite, entity = write.run.entity): Record<string, AttributeValue> {
+  return { [ATTR.pk]: { S: watermarkPartitionKey(write.connectionId) }, [ATTR.sk]: { S: watermarkSortKey(entity) } };
+}
+
+/**
+ * The watermark item's action in the last transaction: the moved watermark
+ * and the listing hash together (one action per item in a transaction); none
+ * when neither changes (an idle page writes nothing here).
+ */
+function entityStateAction(tableName: string, write: PageWrite, listing: ListingPlan): TransactWriteItem | undefined {
+  if (listing === KEEP_LISTING) {
+    if (write.watermark === undefined) return undefined;
+    // Not a listing's page 1: the Put replaces the item, so no hash outlives a page after page 1.
+    const item = { ...watermarkKey(write, write.watermark.entity), [ATTR.value]: { S: write.watermark.value } };
+    return { Put: { TableName: tableName, Item: item } };
+  }
+  if (write.watermark === undefined && listing.store === undefined) return undefined;
+  const sets: string[] = [];
+  const names: Record<string, string> = {};
+  const values: Record<string, AttributeValue> = {};
+  if (write.watermark !== undefined) {
+    sets.push("#value = :value");
+    names["#value"] = ATTR.value;
+    values[":value"] = { S: write.watermark.value };
+  }
+  if (typeof listing.store === "string") {
+    sets.push("#listing = :listing");
+    names["#listing"] = ATTR.listing;
+    values[":listing"] = { S: listing.store };
+  }
+  const remove = listing.store === null;
+  if (remove) names["#listing"] = ATTR.listing;
+  return {
+    Update: {
+      TableName: tableName,
+      Key: watermarkKey(write),
+      UpdateExpression: [sets.length > 0 ? `SET ${sets.join(", ")}` : "", remove ? "REMOVE #listing" : ""].filter(Boolean).join(" "),
+      ExpressionAttributeNames: names,
+      ...(Object.keys(values).length > 0 ? { ExpressionAttributeValues: values } : {}),
+    },
+  };
+}
+
+function dropListing(tableName: string, write: PageWrite) {
+  return {
+    TableName: tableName,
+    Key: watermarkKey(write),
+    UpdateExpression: "REMOVE #listing",
+    ExpressionAttributeNames: { "#listing": ATTR.listing },
+  };
 }
 
 /** Bytes counted for the fence and progress actions (small updates of two items). */

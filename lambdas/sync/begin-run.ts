@@ -18,8 +18,8 @@ export type BeginRunEvent = v.InferOutput<typeof BeginRunEventSchema>;
 export async function beginRun(deps: SyncDeps, event: BeginRunEvent): Promise<SyncState> {
   const { continuation, generation, ...ids } = event.input;
   const run = { ...ids, generation: generation ?? 0 };
-  await deps.runs.setExecution(run.connection_id, run.run_id, event.execution_id);
-  await deps.runs.heartbeat(run.connection_id, run.run_id, leaseUntil(deps.clock.now()));
+  // One write of the lock: the execution and the lease together.
+  await deps.runs.setExecution(run.connection_id, run.run_id, event.execution_id, leaseUntil(deps.clock.now()));
   if (continuation) {
     const cursor = { ...continuation, steps: 0 };
     deps.logger.info("run continued in a fresh execution", { ...run, entity: cursor.entity, page: cursor.page });

@@ -45,15 +45,29 @@ export async function handOverIfContinuing(deps: SyncDeps, state: SyncState): Pr
   return state;
 }
 
-/** Marks the entity running and builds its first cursor (incremental entities start from their watermark). */
+/** What the summary records for the entity that just ended, in the same write that starts the next one. */
+export interface EntityEnded {
+  readonly entity: SyncEntity;
+  readonly outcome: { readonly status: "succeeded" | "failed"; readonly error: string | null };
+}
+
+/**
+ * Marks the entity running (and the one before it finished, in the same
+ * write) and builds its first cursor (incremental entities start from their watermark).
+ */
 export async function startEntity(
   deps: SyncDeps,
   run: RunRef,
   connection: StoredConnection,
   entity: SyncEntity,
   steps: number,
+  ended?: EntityEnded,
 ): Promise<SyncCursor> {
-  for (const row of summaryRowsOf(entity)) await deps.runs.entityStarted(run.connection_id, run.run_id, row);
+  await deps.runs.entitiesMoved(run.connection_id, run.run_id, {
+    finished: ended === undefined ? [] : summaryRowsOf(ended.entity),
+    outcome: ended?.outcome ?? { status: "succeeded", error: null },
+    started: summaryRowsOf(entity),
+  });
   const incremental = entityDefinition(entity).incremental;
   const watermark = incremental ? await deps.records.getWatermark(run.connection_id, entity) : null;
   return {
@@ -76,9 +90,12 @@ export async function finishEntityAndAdvance(
   outcome: { readonly status: "succeeded" | "failed"; readonly error: string | null },
   connection: StoredConnection,
 ): Promise<SyncState> {
-  for (const row of summaryRowsOf(cursor.entity)) {
-    await deps.runs.entityFinished(run.connection_id, run.run_id, row, outcome);
-  }
+  const next = SYNC_ENTITIES[SYNC_ENTITIES.indexOf(cursor.entity) + 1];
+  // The entity's rows are written with the next entity's start (startEntity), the last entity's on their own.
+  const nextCursor =
+    next === undefined
+      ? await deps.runs.entitiesMoved(run.connection_id, run.run_id, { finished: summaryRowsOf(cursor.entity), outcome, started: [] })
+      : await startEntity(deps, run, connection, next, cursor.steps, { entity: cursor.entity, outcome });
   const log = outcome.status === "succeeded" ? deps.logger.info : deps.logger.warn;
   log("entity finished", {
     connection_id: run.connection_id,
@@ -88,8 +105,6 @@ export async function finishEntityAndAdvance(
     error: outcome.error,
   });
 
-  const next = SYNC_ENTITIES[SYNC_ENTITIES.indexOf(cursor.entity) + 1];
-  if (next === undefined) return { run, cursor: null, step: { outcome: "done" } };
-  const nextCursor = await startEntity(deps, run, connection, next, cursor.steps);
+  if (nextCursor === undefined) return { run, cursor: null, step: { outcome: "done" } };
   return { run, cursor: nextCursor, step: nextPageStep(deps, nextCursor) };
 }

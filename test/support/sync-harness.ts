@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from "node:crypto";
-import type { RunSummary, SourceClient, StoredConnection } from "../../lambdas/core/ports";
+import type { RunSummary, SourceClient, StoredConnection, TokenCipher } from "../../lambdas/core/ports";
 import { AesGcmTokenCipher } from "../../lambdas/local/aes-token-cipher";
 import { createLocalSync } from "../../lambdas/local/local-sync";
 import { CountingMetrics } from "../../lambdas/observability/counting-metrics";
@@ -16,7 +16,14 @@ import { runSettled, runWaitSeconds } from "./run-settled";
  * read the waits the state machine asked for from the engine (waitsOf), never
  * from the clock.
  */
-export async function createSyncHarness(options: { timeScale?: number; pageTasksPerExecution?: number } = {}) {
+export async function createSyncHarness(
+  options: {
+    timeScale?: number;
+    pageTasksPerExecution?: number;
+    /** What the page tasks decrypt through (e.g. the AWS composition's per-process cache); the bare cipher by default. */
+    wrapCipher?: (cipher: TokenCipher) => TokenCipher;
+  } = {},
+) {
   const client = testDynamoDbClient();
   const tableName = await createTestTable(client);
   const cipher = new AesGcmTokenCipher(randomBytes(32));
@@ -40,7 +47,7 @@ export async function createSyncHarness(options: { timeScale?: number; pageTasks
   const local = createLocalSync({
     client,
     tableName,
-    cipher,
+    cipher: options.wrapCipher?.(cipher) ?? cipher,
     logger,
     metrics,
     source,
@@ -103,7 +110,7 @@ export async function createSyncHarness(options: { timeScale?: number; pageTasks
 
   return {
     ...local,
-    /** The harness's DynamoDB Local client and table, for a test that builds another adapter on the same table. */
+    /** The DynamoDB client every adapter of the sync sends through (a test may add middleware to it), and its table. */
     client,
     tableName,
     cipher,
