@@ -10,7 +10,7 @@ import { preflightPartitionKey } from "../preflight-runs/preflight-keys";
 import { rateLimitPartitionKey } from "../rate-limit/rate-limit-keys";
 import type { PendingPurge, PurgeQueue, PurgeStep } from "../retention/purge-queue";
 import { runLockPartitionKey, runPartitionKey } from "../runs/run-keys";
-import { ATTR, partPartitionKey, recordPartitionKey, watermarkPartitionKey } from "../store/keys";
+import { ATTR, legacyRecordPartitionKey, partPartitionKey, recordShardPartitionKeys, watermarkPartitionKey } from "../store/keys";
 import { PURGE_ATTR, PURGE_PARTITION_KEY, duePurgeSortKeyBound, purgeSortKey } from "./purge-keys";
 
 type Item = Record<string, AttributeValue>;
@@ -96,9 +96,15 @@ export class DynamoDbPurgeQueue implements PurgeQueue {
     );
   }
 
-  /** Every partition that holds the connection's data: its records (with their parts), then the small ones. */
+  /**
+   * Every partition that holds the connection's data: its records (with their parts) in every shard and in the
+   * unsharded layout of earlier releases, then the small ones. An empty partition costs one Query per invocation.
+   */
   private *partitionsOf(connectionId: string): Generator<{ pk: string; collection?: (typeof COLLECTIONS)[number] }> {
-    for (const collection of COLLECTIONS) yield { pk: recordPartitionKey(connectionId, collection), collection };
+    for (const collection of COLLECTIONS) {
+      for (const pk of recordShardPartitionKeys(connectionId, collection)) yield { pk, collection };
+      yield { pk: legacyRecordPartitionKey(connectionId, collection), collection };
+    }
     yield { pk: watermarkPartitionKey(connectionId) };
     yield { pk: runPartitionKey(connectionId) };
     yield { pk: runLockPartitionKey(connectionId) };

@@ -190,7 +190,7 @@ describe("purge of a deleted connection's data (DynamoDB Local)", () => {
       );
       crashing.destroy();
       const left = await itemsOf(gone);
-      const headLeft = left.some((item) => item["pk"]?.S === recordPartitionKey(gone, "leads") && item["sk"]?.S === bigHeadSk);
+      const headLeft = left.some((item) => item["pk"]?.S === recordPartitionKey(gone, "leads", bigHeadSk) && item["sk"]?.S === bigHeadSk);
       const partsLeft = left.some((item) => item["pk"]?.S === bigParts);
       if (partsLeft) expect(headLeft, `crash at delete call ${crashAt}: a part is left without the head that names it`).toBe(true);
       if (finished) break;
