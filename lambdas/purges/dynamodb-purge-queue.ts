@@ -64,21 +64,38 @@ export class DynamoDbPurgeQueue implements PurgeQueue {
         if (deleted >= maxItems) return { deleted, done: false };
         const items = await this.queryKeys(partition.pk, Math.min(QUERY_PAGE, maxItems - deleted));
         if (items.length === 0) break;
-        if (partition.collection !== undefined) {
-          // A record's parts first: a purge cut short never leaves parts whose head is gone (the head names them).
-          for (const head of items) {
-            if (Number(head[ATTR.parts]?.N ?? "0") === 0) continue;
+        const heads: Item[] = [];
+        // Set when the budget ends inside this batch: the heads gathered so far are deleted, the rest waits.
+        let stopped = false;
+        for (const head of items) {
+          if (deleted + heads.length >= maxItems) {
+            stopped = true;
+            break;
+          }
+          if (partition.collection !== undefined && Number(head[ATTR.parts]?.N ?? "0") > 0) {
+            // A record's parts first: a purge cut short never leaves parts whose head is gone (the head names them).
             const parts = partPartitionKey(purge.connectionId, partition.collection, head[ATTR.sk]?.S ?? "");
-            for (let part = await this.queryKeys(parts, QUERY_PAGE); part.length > 0; part = await this.queryKeys(parts, QUERY_PAGE)) {
+            for (;;) {
+              // Parts count against the budget too, with room kept for the heads to delete after them.
+              const room = maxItems - deleted - heads.length - 1;
+              const take = room > 0 ? room : deleted === 0 && heads.length === 0 ? maxItems : 0;
+              if (take <= 0) {
+                stopped = true;
+                break;
+              }
+              const part = await this.queryKeys(parts, Math.min(QUERY_PAGE, take));
+              if (part.length === 0) break;
               const gone = await this.deleteKeys(part);
               deleted += gone;
               if (gone < part.length) return { deleted, done: false };
             }
+            if (stopped) break;
           }
+          heads.push(head);
         }
-        const gone = await this.deleteKeys(items);
+        const gone = await this.deleteKeys(heads);
         deleted += gone;
-        if (gone < items.length) return { deleted, done: false };
+        if (gone < heads.length || stopped) return { deleted, done: false };
       }
     }
     return { deleted, done: true };
