@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { GetItemCommand, PutItemCommand, ScanCommand, type AttributeValue } from "@aws-sdk/client-dynamodb";
 import { beforeAll, describe, expect, test } from "vitest";
+import { InvalidCursorError } from "../../lambdas/core/errors";
 import type { RecordOrder, PageWrite, RecordWrite } from "../../lambdas/core/ports";
 import { DynamoDbRunStore } from "../../lambdas/runs/dynamodb-run-store";
 import { DynamoDbRecordStore } from "../../lambdas/store/dynamodb-record-store";
@@ -191,6 +192,36 @@ describe("write sharding of record heads (docs/hot-keys.md)", () => {
     expect(pages).toEqual(expectedPages);
     expect(pages.flat()).not.toContain("newer-1");
     expect(pages.flat()).toContain("older-1");
+  });
+
+  test("a cursor is the one the unsharded release issued (the last record's key, and its newest value): such a cursor goes on after that record", async () => {
+    const connectionId = newConnection();
+    const ids = range(40).map((i) => `c${String(i).padStart(2, "0")}`);
+    await store.commitPage(await fenced({ connectionId, records: ids.map((id, i) => lead(id, { updated_at: new Date(Date.UTC(2026, 0, 1 + (i % 4))).toISOString() })) }));
+    // Built as the release before sharding built them (lambdas/store/dynamodb-record-store.ts, encodeCursor).
+    const keyCursor = Buffer.from(JSON.stringify({ sk: "c09" }), "utf8").toString("base64url");
+    const byKey = await store.listRecords(connectionId, "leads", { limit: 3, cursor: keyCursor });
+    expect(byKey.records.map((doc) => doc["id"])).toEqual(["c10", "c11", "c12"]);
+    expect(byKey.nextCursor).toBe(Buffer.from(JSON.stringify({ sk: "c12" }), "utf8").toString("base64url"));
+
+    const newestCursor = Buffer.from(JSON.stringify({ sk: "c11", n: "2026-01-04T00:00:00.000Z" }), "utf8").toString("base64url");
+    const byNewest = await store.listRecords(connectionId, "leads", { limit: 3, cursor: newestCursor, order: "newest" });
+    expect(byNewest.records.map((doc) => doc["id"])).toEqual(["c07", "c03", "c38"]);
+  });
+
+  test("a cursor that could not have been issued is refused as such (InvalidCursorError, the API's 422), never sent to DynamoDB", async () => {
+    const connectionId = newConnection();
+    const cursor = (body: object) => Buffer.from(JSON.stringify(body), "utf8").toString("base64url");
+    for (const [body, order] of [
+      [{ sk: "x".repeat(1025) }, "key"],
+      [{ sk: "a", n: "not a date" }, "newest"],
+      [{ sk: "a", n: "9".repeat(2000) }, "newest"],
+      [{ sk: "\u00e9".repeat(600), n: "0" }, "newest"],
+    ] as const) {
+      await expect(store.listRecords(connectionId, "leads", { limit: 5, cursor: cursor(body), order }), JSON.stringify(body).slice(0, 40)).rejects.toBeInstanceOf(
+        InvalidCursorError,
+      );
+    }
   });
 
   test("a retried page leaves the same data: the same items under the same shard keys", async () => {
