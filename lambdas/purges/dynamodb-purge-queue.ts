@@ -10,7 +10,7 @@ import { preflightPartitionKey } from "../preflight-runs/preflight-keys";
 import { rateLimitPartitionKey } from "../rate-limit/rate-limit-keys";
 import type { PendingPurge, PurgeQueue, PurgeStep } from "../retention/purge-queue";
 import { runLockPartitionKey, runPartitionKey } from "../runs/run-keys";
-import { ATTR, partPartitionKey, recordPartitionKey, watermarkPartitionKey } from "../store/keys";
+import { ATTR, legacyRecordPartitionKey, partPartitionKey, recordShardPartitionKeys, watermarkPartitionKey } from "../store/keys";
 import { PURGE_ATTR, PURGE_PARTITION_KEY, duePurgeSortKeyBound, purgeSortKey } from "./purge-keys";
 
 type Item = Record<string, AttributeValue>;
@@ -64,21 +64,38 @@ export class DynamoDbPurgeQueue implements PurgeQueue {
         if (deleted >= maxItems) return { deleted, done: false };
         const items = await this.queryKeys(partition.pk, Math.min(QUERY_PAGE, maxItems - deleted));
         if (items.length === 0) break;
-        if (partition.collection !== undefined) {
-          // A record's parts first: a purge cut short never leaves parts whose head is gone (the head names them).
-          for (const head of items) {
-            if (Number(head[ATTR.parts]?.N ?? "0") === 0) continue;
+        const heads: Item[] = [];
+        // Set when the budget ends inside this batch: the heads gathered so far are deleted, the rest waits.
+        let stopped = false;
+        for (const head of items) {
+          if (deleted + heads.length >= maxItems) {
+            stopped = true;
+            break;
+          }
+          if (partition.collection !== undefined && Number(head[ATTR.parts]?.N ?? "0") > 0) {
+            // A record's parts first: a purge cut short never leaves parts whose head is gone (the head names them).
             const parts = partPartitionKey(purge.connectionId, partition.collection, head[ATTR.sk]?.S ?? "");
-            for (let part = await this.queryKeys(parts, QUERY_PAGE); part.length > 0; part = await this.queryKeys(parts, QUERY_PAGE)) {
+            for (;;) {
+              // Parts count against the budget too, with room kept for the heads to delete after them.
+              const room = maxItems - deleted - heads.length - 1;
+              const take = room > 0 ? room : deleted === 0 && heads.length === 0 ? maxItems : 0;
+              if (take <= 0) {
+                stopped = true;
+                break;
+              }
+              const part = await this.queryKeys(parts, Math.min(QUERY_PAGE, take));
+              if (part.length === 0) break;
               const gone = await this.deleteKeys(part);
               deleted += gone;
               if (gone < part.length) return { deleted, done: false };
             }
+            if (stopped) break;
           }
+          heads.push(head);
         }
-        const gone = await this.deleteKeys(items);
+        const gone = await this.deleteKeys(heads);
         deleted += gone;
-        if (gone < items.length) return { deleted, done: false };
+        if (gone < heads.length || stopped) return { deleted, done: false };
       }
     }
     return { deleted, done: true };
@@ -96,9 +113,15 @@ export class DynamoDbPurgeQueue implements PurgeQueue {
     );
   }
 
-  /** Every partition that holds the connection's data: its records (with their parts), then the small ones. */
+  /**
+   * Every partition that holds the connection's data: its records (with their parts) in every shard and in the
+   * unsharded layout of earlier releases, then the small ones. An empty partition costs one Query per invocation.
+   */
   private *partitionsOf(connectionId: string): Generator<{ pk: string; collection?: (typeof COLLECTIONS)[number] }> {
-    for (const collection of COLLECTIONS) yield { pk: recordPartitionKey(connectionId, collection), collection };
+    for (const collection of COLLECTIONS) {
+      for (const pk of recordShardPartitionKeys(connectionId, collection)) yield { pk, collection };
+      yield { pk: legacyRecordPartitionKey(connectionId, collection), collection };
+    }
     yield { pk: watermarkPartitionKey(connectionId) };
     yield { pk: runPartitionKey(connectionId) };
     yield { pk: runLockPartitionKey(connectionId) };

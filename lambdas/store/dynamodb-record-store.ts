@@ -18,14 +18,18 @@ import type { PageWrite, RecordOrder, RecordPage, RecordStore, StageKinds } from
 import { LOCK_SORT_KEY, RUN_ATTR, runLockPartitionKey } from "../runs/run-keys";
 import {
   ATTR,
+  UNDATED_NEWEST_VALUE,
+  newestOfSortValue,
+  newestSortValue,
   partPartitionKey,
   partSortKey,
-  recordPartitionKey,
+  recordShardPartitionKeys,
   watermarkPartitionKey,
   watermarkSortKey,
 } from "./keys";
+import { SORT_KEY_MAX_BYTES, utf8Bytes } from "./key-limits";
 import { LOCK_ACTION_INDEX, PROGRESS_ACTION_INDEX, planPageTransactions } from "./page-transactions";
-import { RECORD_TABLE } from "./table-definition";
+import { mergeShardQueries } from "./sharded-query";
 
 /** listRecords accepts a limit of 1..LIST_MAX_LIMIT. */
 export const LIST_MAX_LIMIT = 1000;
@@ -92,6 +96,23 @@ export class DynamoDbRecordStore implements RecordStore {
 
   async getStageKinds(connectionId: string): Promise<StageKinds> {
     const kinds = new Map<string, Map<string, StageKind>>();
+    // Order does not matter here: every shard is read whole, side by side.
+    const shards = await Promise.all(recordShardPartitionKeys(connectionId, "stages").map((pk) => this.stageKindItems(pk)));
+    for (const item of shards.flat()) {
+      const kind = item[ATTR.kind]?.S;
+      const key = parseKey(item[ATTR.key]?.S);
+      if (key === undefined || key.length !== 2 || !isStageKind(kind)) continue;
+      const [pipelineId, stageId] = key as [string, string];
+      let stages = kinds.get(pipelineId);
+      if (stages === undefined) kinds.set(pipelineId, (stages = new Map()));
+      stages.set(stageId, kind);
+    }
+    return kinds;
+  }
+
+  /** The key and kind of every stage head in one shard. */
+  private async stageKindItems(pk: string): Promise<Record<string, AttributeValue>[]> {
+    const items: Record<string, AttributeValue>[] = [];
     let startKey: Record<string, AttributeValue> | undefined;
     do {
       const out = await this.client.send(
@@ -100,23 +121,15 @@ export class DynamoDbRecordStore implements RecordStore {
           KeyConditionExpression: "#pk = :pk",
           ProjectionExpression: "#key, #kind",
           ExpressionAttributeNames: { "#pk": ATTR.pk, "#key": ATTR.key, "#kind": ATTR.kind },
-          ExpressionAttributeValues: { ":pk": { S: recordPartitionKey(connectionId, "stages") } },
+          ExpressionAttributeValues: { ":pk": { S: pk } },
           ExclusiveStartKey: startKey,
           ConsistentRead: true,
         }),
       );
-      for (const item of out.Items ?? []) {
-        const kind = item[ATTR.kind]?.S;
-        const key = parseKey(item[ATTR.key]?.S);
-        if (key === undefined || key.length !== 2 || !isStageKind(kind)) continue;
-        const [pipelineId, stageId] = key as [string, string];
-        let stages = kinds.get(pipelineId);
-        if (stages === undefined) kinds.set(pipelineId, (stages = new Map()));
-        stages.set(stageId, kind);
-      }
+      items.push(...(out.Items ?? []));
       startKey = out.LastEvaluatedKey;
     } while (startKey !== undefined);
-    return kinds;
+    return items;
   }
 
   /**
@@ -214,36 +227,18 @@ export class DynamoDbRecordStore implements RecordStore {
       throw new RangeError(`limit must be an integer from 1 to ${LIST_MAX_LIMIT}; got ${limit}`);
     }
     const order = options.order ?? "key";
-    const pk = recordPartitionKey(connectionId, collection);
     const start = options.cursor === undefined || options.cursor === null ? undefined : decodeCursor(options.cursor, order);
-    const startKey =
-      start === undefined
-        ? undefined
-        : {
-            [ATTR.pk]: { S: pk },
-            [ATTR.sk]: { S: start.sk },
-            ...(start.newest === undefined ? {} : { [ATTR.newest]: { S: start.newest } }),
-          };
-
-    // One item more than asked: when it comes back, there is a next page.
-    const out = await this.client.send(
-      new QueryCommand({
-        TableName: this.tableName,
-        KeyConditionExpression: "#pk = :pk",
-        ExpressionAttributeNames: { "#pk": ATTR.pk },
-        ExpressionAttributeValues: { ":pk": { S: pk } },
-        ExclusiveStartKey: startKey,
-        Limit: limit + 1,
-        // The index is read backwards (newest first); a global secondary index cannot be read consistently.
-        ...(order === "newest" ? { IndexName: RECORD_TABLE.newestIndex.name, ScanIndexForward: false } : { ConsistentRead: true }),
-      }),
-    );
-    const items = out.Items ?? [];
+    // The shards merged into one list (./sharded-query.ts), one item more than asked: when it comes back, there is a next page.
+    const items = await mergeShardQueries({
+      client: this.client,
+      tableName: this.tableName,
+      partitionKeys: recordShardPartitionKeys(connectionId, collection),
+      order,
+      count: limit + 1,
+      ...(start === undefined ? {} : { after: order === "newest" ? newestSortValue(start.newest ?? "", start.sk) : start.sk }),
+    });
     const heads = items.slice(0, limit);
-    let last: Record<string, AttributeValue> | undefined;
-    if (items.length > limit) last = heads.at(-1);
-    // Fewer items but a LastEvaluatedKey: the 1 MB response cap cut the page short.
-    else if (out.LastEvaluatedKey !== undefined) last = out.LastEvaluatedKey;
+    const last = items.length > limit ? heads.at(-1) : undefined;
 
     const docs = await Promise.all(heads.map((head) => this.readDoc(connectionId, collection, head)));
     const records: Record<string, unknown>[] = [];
@@ -317,13 +312,20 @@ function isStageKind(kind: string | undefined): kind is StageKind {
   return kind !== undefined && (STAGE_KINDS as readonly string[]).includes(kind);
 }
 
-/** Opaque to callers: base64url of the last returned sort key. */
-/** A key-order cursor holds the sort key; a newest-first one also the index's sort value (`n`), so one order's cursor never passes for the other's. */
+/**
+ * Opaque to callers: base64url of the last returned sort key, the same in every
+ * shard, so the next page starts after it in each. A newest-first cursor also
+ * holds that record's newest value (`n`), so one order's cursor never passes
+ * for the other's. The form is the one of the unsharded release: its cursors go on.
+ */
 function encodeCursor(item: Record<string, AttributeValue>, order: RecordOrder): string {
   const sk = item[ATTR.sk]?.S ?? "";
-  const body = order === "newest" ? { sk, n: item[ATTR.newest]?.S ?? "" } : { sk };
+  const body = order === "newest" ? { sk, n: newestOfSortValue(item[ATTR.newest]?.S ?? "") } : { sk };
   return Buffer.from(JSON.stringify(body), "utf8").toString("base64url");
 }
+
+/** A newest value as recordNewestValue writes it: Date#toISOString (years beyond 9999 included). */
+const ISO_NEWEST = /^[+-]?\d{4,6}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 function decodeCursor(cursor: string, order: RecordOrder): { sk: string; newest?: string } {
   try {
@@ -331,12 +333,13 @@ function decodeCursor(cursor: string, order: RecordOrder): { sk: string; newest?
     const parsed = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as { sk?: unknown; n?: unknown } | null;
     const sk = parsed?.sk;
     if (typeof sk !== "string" || sk.length === 0) throw new Error("no sort key");
+    if (utf8Bytes(sk) > SORT_KEY_MAX_BYTES) throw new Error("a sort key longer than DynamoDB allows");
     if (order === "key") {
       if (parsed?.n !== undefined) throw new Error("a newest-first cursor");
       return { sk };
     }
     const newest = parsed?.n;
-    if (typeof newest !== "string" || newest.length === 0) throw new Error("not a newest-first cursor");
+    if (typeof newest !== "string" || !(newest === UNDATED_NEWEST_VALUE || ISO_NEWEST.test(newest))) throw new Error("not a newest-first cursor");
     return { sk, newest };
   } catch (error) {
     throw new InvalidCursorError("cursor is not one this store issued", { cause: error });

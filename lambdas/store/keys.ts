@@ -7,12 +7,17 @@ import { SORT_KEY_MAX_BYTES, checkedPartitionKey, utf8Bytes } from "./key-limits
  * Key layout of the single record table (pk S, sk S; see ./table-definition.ts).
  * Every key string of the store is built here and nowhere else.
  *
- *   record head     pk = REC#<connectionId>#<collection>    sk = <id>
- *   stage head      pk = REC#<connectionId>#stages          sk = JSON.stringify([pipelineId, stageId])
+ *   record head     pk = REC#<connectionId>#<collection>#<shard>   sk = <id>
+ *   stage head      pk = REC#<connectionId>#stages#<shard>         sk = JSON.stringify([pipelineId, stageId])
  *   record part     pk = PART#<connectionId>#<collection>#<sha256(record sk), base64url>
  *                   sk = <part number, 4 digits: 0001, 0002, ...>
- *   watermark       pk = WM#<connectionId>                  sk = <entity>
+ *   watermark       pk = WM#<connectionId>                  sk = sharded#<entity>
  *
+ * - Heads are write-sharded (docs/hot-keys.md): <shard> is recordShard(sk), two
+ *   decimal digits 00..RECORD_SHARDS-1, a hash of the record's sort key alone,
+ *   so a page's heads spread over RECORD_SHARDS partition keys and an upsert of
+ *   one key always lands on the same item. Listing a collection merges its
+ *   shards by sort key (./dynamodb-record-store.ts).
  * - Upsert by (connection, collection, id): one head per key, replaced by every Put.
  * - Stages are keyed by (connection, pipeline, stage): the JSON array cannot
  *   collide for different pairs (ids may contain any character). A pair whose
@@ -21,8 +26,14 @@ import { SORT_KEY_MAX_BYTES, checkedPartitionKey, utf8Bytes } from "./key-limits
  *   a JSON form always starts with `[`, so the two forms never meet.
  *   The head also keeps the key tuple (`key`) and the stage's `kind`, which is
  *   what getStageKinds reads.
- * - The collection is the last `#` segment of a REC pk and never contains `#`,
- *   so `REC#a#b#leads` is unambiguous even when a connection id contains `#`.
+ * - The shard and the collection are the last two `#` segments of a REC pk and
+ *   never contain `#`, so `REC#a#b#leads#07` is unambiguous even when a
+ *   connection id contains `#`. The unsharded layout's pk (`REC#a#b#leads`,
+ *   legacyRecordPartitionKey) ends in a collection, never in digits.
+ * - Watermarks of the sharded layout carry `sharded#` in their sort key: the
+ *   unsharded release's watermarks (sk = <entity>) read as none, so each
+ *   connection's next run re-reads every entity from sync_since into the
+ *   shards (docs/hot-keys.md, "Records stored before sharding").
  *   The three prefixes differ at their start, so heads, parts and watermarks
  *   never share a partition: querying a collection's partition sees heads only.
  * - A document over DOC_PART_MAX_BYTES (./page-transactions.ts) is cut into
@@ -50,7 +61,7 @@ export const ATTR = {
   value: "value",
   /** On a watermark item: the hash of the entity's last committed whole listing (./page-transactions.ts). */
   listing: "listing",
-  /** On a head: the record's newest-first sort value (recordNewestValue); the sort key of RECORD_TABLE.newestIndex. */
+  /** On a head: the record's newest-first sort value (recordNewestSortValue); the sort key of RECORD_TABLE.newestIndex. */
   newest: "newest",
 } as const;
 
@@ -74,13 +85,74 @@ export function recordNewestValue(doc: Readonly<Record<string, unknown>>): strin
   return UNDATED_NEWEST_VALUE;
 }
 
+/**
+ * The newest index's sort value of a head: recordNewestValue, `#`, then the
+ * record's sort key, so that records of the same time have one defined order
+ * (by key) in every shard and the shards merge into one list. A key too long
+ * to fit DynamoDB's 1024-byte index key stands in as its sha256.
+ * `#` sorts below every character of an ISO date, so the time decides first.
+ */
+export function recordNewestSortValue(doc: Readonly<Record<string, unknown>>, recordSk: string): string {
+  return newestSortValue(recordNewestValue(doc), recordSk);
+}
+
+/** recordNewestSortValue from the newest value itself (what a newest-first cursor carries). */
+export function newestSortValue(newest: string, recordSk: string): string {
+  const value = `${newest}${NEWEST_KEY_SEPARATOR}${recordSk}`;
+  return utf8Bytes(value) <= SORT_KEY_MAX_BYTES
+    ? value
+    : `${newest}${NEWEST_KEY_SEPARATOR}${HASHED_STAGE_PREFIX}${createHash("sha256").update(recordSk, "utf8").digest("hex")}`;
+}
+
+/** The newest value of a head's newest-index sort value (the part before the separator: dates and "0" hold no `#`). */
+export function newestOfSortValue(sortValue: string): string {
+  const at = sortValue.indexOf(NEWEST_KEY_SEPARATOR);
+  return at < 0 ? sortValue : sortValue.slice(0, at);
+}
+
+/**
+ * Partition keys a collection's heads are spread over. 64: at 100 pages/s of
+ * 100 records of 1 KB, a shard takes about 313 WCU/s of a partition's 1,000
+ * (docs/hot-keys.md, the arithmetic). Changing it moves every record: a new layout.
+ */
+export const RECORD_SHARDS = 64;
+
 const RECORD_PREFIX = "REC#";
 const PART_PREFIX = "PART#";
 const WATERMARK_PREFIX = "WM#";
+/** Marks a watermark of the sharded layout (the unsharded one's sort key was the entity alone). */
+const WATERMARK_LAYOUT_PREFIX = "sharded#";
 const HASHED_STAGE_PREFIX = "#sha256:";
+const NEWEST_KEY_SEPARATOR = "#";
 const PART_NUMBER_DIGITS = 4;
+const SHARD_DIGITS = 2;
 
-export function recordPartitionKey(connectionId: string, collection: Collection): string {
+/** The shard of a record: the first 32 bits of sha256(sort key), mod RECORD_SHARDS. Stable across releases and processes. */
+export function recordShard(recordSk: string): number {
+  return createHash("sha256").update(recordSk, "utf8").digest().readUInt32BE(0) % RECORD_SHARDS;
+}
+
+/** The partition key of one shard of a collection. */
+export function recordShardPartitionKey(connectionId: string, collection: Collection, shard: number): string {
+  if (!Number.isInteger(shard) || shard < 0 || shard >= RECORD_SHARDS) {
+    throw new RangeError(`shard must be an integer from 0 to ${RECORD_SHARDS - 1}; got ${shard}`);
+  }
+  const suffix = String(shard).padStart(SHARD_DIGITS, "0");
+  return checkedPartitionKey(`${RECORD_PREFIX}${requireConnectionId(connectionId)}#${collection}#${suffix}`);
+}
+
+/** The partition key of a record's head: the shard of its sort key. */
+export function recordPartitionKey(connectionId: string, collection: Collection, recordSk: string): string {
+  return recordShardPartitionKey(connectionId, collection, recordShard(recordSk));
+}
+
+/** Every shard's partition key of a collection, shard 0 first. */
+export function recordShardPartitionKeys(connectionId: string, collection: Collection): string[] {
+  return Array.from({ length: RECORD_SHARDS }, (_, shard) => recordShardPartitionKey(connectionId, collection, shard));
+}
+
+/** The one partition of a collection before write sharding: read by nothing now, deleted by the purge of a deleted connection. */
+export function legacyRecordPartitionKey(connectionId: string, collection: Collection): string {
   return checkedPartitionKey(`${RECORD_PREFIX}${requireConnectionId(connectionId)}#${collection}`);
 }
 
@@ -122,7 +194,7 @@ export function watermarkPartitionKey(connectionId: string): string {
 }
 
 export function watermarkSortKey(entity: SyncEntity): string {
-  return entity;
+  return `${WATERMARK_LAYOUT_PREFIX}${entity}`;
 }
 
 function requireConnectionId(connectionId: string): string {

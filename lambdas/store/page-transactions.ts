@@ -8,7 +8,7 @@ import {
   ATTR,
   partPartitionKey,
   partSortKey,
-  recordNewestValue,
+  recordNewestSortValue,
   recordPartitionKey,
   recordSortKey,
   watermarkPartitionKey,
@@ -310,8 +310,8 @@ function distinctRecords(records: readonly RecordWrite[]): RecordWrite[] {
 
 /** The head (and parts) of one record; throws RecordTooLargeError when they cannot share one transaction. */
 export function recordItems(connectionId: string, write: RecordWrite): RecordItems {
-  const pk = recordPartitionKey(connectionId, write.collection);
   const sk = recordSortKey(write);
+  const pk = recordPartitionKey(connectionId, write.collection, sk);
   const chunks = splitUtf8(JSON.stringify(write.doc), DOC_PART_MAX_BYTES);
 
   const head: Record<string, AttributeValue> = {
@@ -319,7 +319,7 @@ export function recordItems(connectionId: string, write: RecordWrite): RecordIte
     [ATTR.sk]: { S: sk },
     [ATTR.key]: { S: JSON.stringify(write.key) },
     [ATTR.doc]: { S: chunks[0] ?? "" },
-    [ATTR.newest]: { S: recordNewestValue(write.doc) },
+    [ATTR.newest]: { S: recordNewestSortValue(write.doc, sk) },
   };
   if (chunks.length > 1) head[ATTR.parts] = { N: String(chunks.length - 1) };
   const kind = write.collection === "stages" ? stageKind(write.doc) : undefined;

@@ -60,8 +60,8 @@ describe("a deleted connection's data (DynamoDB TTL, DynamoDB Local)", () => {
     const expected = String(DELETED_AT_S + DELETED_CONNECTION_RETENTION_SECONDS);
     const marked = await watermarkItems(gone);
     expect(marked.map((item) => [item["sk"]?.S, item[TTL_ATTRIBUTE]?.N, item["value"]?.S])).toEqual([
-      ["leads", expected, "2026-11-20T00:00:00.000Z"],
-      ["users", expected, "2026-11-21T00:00:00.000Z"],
+      [watermarkSortKey("leads"), expected, "2026-11-20T00:00:00.000Z"],
+      [watermarkSortKey("users"), expected, "2026-11-21T00:00:00.000Z"],
     ]);
     const lock = await lockItem(gone);
     expect(lock?.[TTL_ATTRIBUTE]?.N).toBe(expected);

@@ -10,7 +10,7 @@ import { DynamoDbRateLimiter } from "../../lambdas/rate-limit/dynamodb-rate-limi
 import { purgeDeletedConnections, type PurgeDeps } from "../../lambdas/retention/purge-deleted-connections";
 import { DynamoDbRunStore } from "../../lambdas/runs/dynamodb-run-store";
 import { DynamoDbRecordStore } from "../../lambdas/store/dynamodb-record-store";
-import { partPartitionKey, recordPartitionKey, recordSortKey } from "../../lambdas/store/keys";
+import { RECORD_SHARDS, legacyRecordPartitionKey, partPartitionKey, recordPartitionKey, recordSortKey } from "../../lambdas/store/keys";
 import { DOC_PART_MAX_BYTES } from "../../lambdas/store/page-transactions";
 import { runHoldingLock } from "../builders/page-runs";
 import { createTestTable, testDynamoDbClient } from "../support/dynamodb";
@@ -39,7 +39,7 @@ function lead(id: string, text = ""): RecordWrite {
 }
 
 /** What a synced connection leaves in the table: records (one split into parts), stages, loss reasons, watermark, run summary and lock, rate-limit log, a preflight report. */
-async function syncedConnection(id: string, options: { readonly largeRecord: boolean }): Promise<void> {
+async function syncedConnection(id: string, options: { readonly largeRecord: boolean; readonly moreLeads?: number }): Promise<void> {
   const connections = new DynamoDbConnectionStore({ client, tableName });
   const records = new DynamoDbRecordStore({ client, tableName });
   const runs = new DynamoDbRunStore({ client, tableName });
@@ -57,7 +57,7 @@ async function syncedConnection(id: string, options: { readonly largeRecord: boo
       "pipelines",
     ),
   );
-  const leads = Array.from({ length: 12 }, (_, i) => lead(`l${i}`));
+  const leads = Array.from({ length: 12 + (options.moreLeads ?? 0) }, (_, i) => lead(`l${i}`));
   if (options.largeRecord) leads.push(lead("big", "x".repeat(DOC_PART_MAX_BYTES * 2 + 10)));
   await records.commitPage(
     run.page({
@@ -190,13 +190,38 @@ describe("purge of a deleted connection's data (DynamoDB Local)", () => {
       );
       crashing.destroy();
       const left = await itemsOf(gone);
-      const headLeft = left.some((item) => item["pk"]?.S === recordPartitionKey(gone, "leads") && item["sk"]?.S === bigHeadSk);
+      const headLeft = left.some((item) => item["pk"]?.S === recordPartitionKey(gone, "leads", bigHeadSk) && item["sk"]?.S === bigHeadSk);
       const partsLeft = left.some((item) => item["pk"]?.S === bigParts);
       if (partsLeft) expect(headLeft, `crash at delete call ${crashAt}: a part is left without the head that names it`).toBe(true);
       if (finished) break;
       expect(crashAt).toBeLessThan(50);
     }
     expect(await itemsOf(gone)).toEqual([]);
+  });
+
+  test("the purge deletes every shard of every collection and the unsharded layout's partitions, bounded and resumed", async () => {
+    const gone = `conn-${randomUUID()}`;
+    await syncedConnection(gone, { largeRecord: true, moreLeads: 88 });
+    // What the release before sharding left: heads in the one partition of a collection.
+    for (const [collection, sk] of [["leads", "old-1"], ["stages", '["p1","s-old"]']] as const) {
+      await client.send(
+        new PutItemCommand({ TableName: tableName, Item: { pk: { S: legacyRecordPartitionKey(gone, collection) }, sk: { S: sk }, doc: { S: "{}" } } }),
+      );
+    }
+    const before = await itemsOf(gone);
+    const leadKeys = new Set(before.filter((item) => item["pk"]?.S?.startsWith(`REC#${gone}#leads#`)).map((item) => item["pk"]?.S));
+    expect(leadKeys.size).toBeGreaterThan(RECORD_SHARDS / 2);
+    await deleteConnection(gone);
+
+    let deleted = 0;
+    for (let invocation = 0; invocation < 100; invocation++) {
+      const result = await purgeDeletedConnections(depsAt(DUE), { maxItems: 25 });
+      expect(result.itemsDeleted).toBeLessThanOrEqual(25);
+      deleted += result.itemsDeleted;
+      if (result.purged.includes(gone)) break;
+    }
+    expect(await itemsOf(gone)).toEqual([]);
+    expect(deleted).toBe(before.length);
   });
 
   test("a purge never deletes the data of a connection that exists (its delete failed after queueing the purge)", async () => {

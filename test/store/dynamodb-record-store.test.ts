@@ -12,7 +12,7 @@ import type { PageWrite, RecordWrite } from "../../lambdas/core/ports";
 import { DynamoDbRecordStore } from "../../lambdas/store/dynamodb-record-store";
 import { InvalidCursorError } from "../../lambdas/core/errors";
 import { DynamoDbRunStore } from "../../lambdas/runs/dynamodb-run-store";
-import { recordPartitionKey, watermarkPartitionKey } from "../../lambdas/store/keys";
+import { recordPartitionKey, recordShardPartitionKey, recordShardPartitionKeys, watermarkPartitionKey, watermarkSortKey } from "../../lambdas/store/keys";
 import { FAR_LEASE, pageRun, runHoldingLock } from "../builders/page-runs";
 import { planPageTransactions } from "../../lambdas/store/page-transactions";
 import { testDynamoDbClient, useTestTable } from "../support/dynamodb";
@@ -73,8 +73,14 @@ async function listAll(connectionId: string, collection: Collection): Promise<Re
   return all;
 }
 
-/** Items stored in a collection's partition, counted by DynamoDB itself. */
+/** Items stored in a collection's partitions (every shard), counted by DynamoDB itself. */
 async function storedCount(connectionId: string, collection: Collection): Promise<number> {
+  let count = 0;
+  for (const pk of recordShardPartitionKeys(connectionId, collection)) count += await storedCountIn(pk);
+  return count;
+}
+
+async function storedCountIn(pk: string): Promise<number> {
   let count = 0;
   let startKey: Record<string, never> | undefined;
   do {
@@ -82,7 +88,7 @@ async function storedCount(connectionId: string, collection: Collection): Promis
       new QueryCommand({
         TableName: table.tableName,
         KeyConditionExpression: "pk = :pk",
-        ExpressionAttributeValues: { ":pk": { S: recordPartitionKey(connectionId, collection) } },
+        ExpressionAttributeValues: { ":pk": { S: pk } },
         Select: "COUNT",
         ExclusiveStartKey: startKey,
         ConsistentRead: true,
@@ -147,7 +153,7 @@ describe("DynamoDbRecordStore on DynamoDB Local", () => {
   test("the engine itself refuses one transaction of 101 actions (why a page is split into several)", async () => {
     const connectionId = newConnection();
     const items = range(101).map((i) => ({
-      Put: { TableName: table.tableName, Item: { pk: { S: recordPartitionKey(connectionId, "leads") }, sk: { S: `x${i}` }, doc: { S: "{}" } } },
+      Put: { TableName: table.tableName, Item: { pk: { S: recordShardPartitionKey(connectionId, "leads", 0) }, sk: { S: `x${i}` }, doc: { S: "{}" } } },
     }));
     await expect(table.client.send(new TransactWriteItemsCommand({ TransactItems: items }))).rejects.toThrow(/less than or equal to 100/);
     expect(await storedCount(connectionId, "leads")).toBe(0);
@@ -263,7 +269,7 @@ describe("DynamoDbRecordStore on DynamoDB Local", () => {
     await store.commitPage(await fenced({ connectionId, records: [task("t-big", text), task("t-small", "hello")] }));
 
     const head = await table.client.send(
-      new GetItemCommand({ TableName: table.tableName, Key: { pk: { S: recordPartitionKey(connectionId, "tasks") }, sk: { S: "t-big" } } }),
+      new GetItemCommand({ TableName: table.tableName, Key: { pk: { S: recordPartitionKey(connectionId, "tasks", "t-big") }, sk: { S: "t-big" } } }),
     );
     expect(Number(head.Item?.["parts"]?.N)).toBeGreaterThanOrEqual(2);
 
@@ -403,7 +409,7 @@ describe("DynamoDbRecordStore on DynamoDB Local", () => {
     }));
     expect(await storedCount(connectionId, "tasks")).toBe(1);
     const wm = await table.client.send(
-      new GetItemCommand({ TableName: table.tableName, Key: { pk: { S: watermarkPartitionKey(connectionId) }, sk: { S: "tasks" } } }),
+      new GetItemCommand({ TableName: table.tableName, Key: { pk: { S: watermarkPartitionKey(connectionId) }, sk: { S: watermarkSortKey("tasks") } } }),
     );
     expect(wm.Item?.["value"]?.S).toBe("2024-01-01T00:00:00.000Z");
   });

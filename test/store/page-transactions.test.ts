@@ -3,7 +3,7 @@ import { describe, expect, test } from "vitest";
 import { RecordTooLargeError } from "../../lambdas/core/errors";
 import type { PageWrite, RecordWrite } from "../../lambdas/core/ports";
 import { runLockPartitionKey } from "../../lambdas/runs/run-keys";
-import { recordPartitionKey, watermarkPartitionKey } from "../../lambdas/store/keys";
+import { recordPartitionKey, watermarkPartitionKey, watermarkSortKey } from "../../lambdas/store/keys";
 import { pageRun } from "../builders/page-runs";
 import {
   DOC_PART_MAX_BYTES,
@@ -66,11 +66,11 @@ describe("planPageTransactions", () => {
     expect(all.every((put) => put.table === TABLE)).toBe(true);
     const last = all.at(-1)!;
     expect(last.pk).toBe(watermarkPartitionKey(CONNECTION));
-    expect(last.sk).toBe("leads");
+    expect(last.sk).toBe(watermarkSortKey("leads"));
     expect(last.tx).toBe(plan.length - 1);
     // Records in the page's order: loss reasons first, then leads.
     expect(all.slice(0, -1).map((put) => put.sk)).toEqual(records.map((record) => record.key[0]));
-    expect(all.slice(0, 30).every((put) => put.pk === recordPartitionKey(CONNECTION, "loss_reasons"))).toBe(true);
+    expect(all.slice(0, 30).every((put) => put.pk === recordPartitionKey(CONNECTION, "loss_reasons", put.sk))).toBe(true);
   });
 
   test("the closing actions (lease, progress, watermark) go in a transaction of their own when the last one is full", () => {

@@ -233,9 +233,18 @@ describe("GET /connections/{id}/records/{entity}: query rules", () => {
     ["not base64url", "not a cursor!"],
     ["base64url of no JSON", "abc"],
     ["base64url JSON without a sort key", Buffer.from(JSON.stringify({ page: 2 })).toString("base64url")],
+    ["a sort key longer than DynamoDB's 1024 bytes", Buffer.from(JSON.stringify({ sk: "x".repeat(1025) })).toString("base64url")],
   ])("a bad cursor (%s): 422 naming the field cursor", async (_what, cursor) => {
     const response = await api.request("GET", records("leads", `?cursor=${encodeURIComponent(cursor)}`), { token: owner });
     expectInvalidField(response, "cursor", /./);
+  });
+
+  test("a newest-first cursor whose newest value is not a date: 422 naming the field cursor, never a 5xx", async () => {
+    for (const n of ["not a date", "9".repeat(2000), ""]) {
+      const cursor = Buffer.from(JSON.stringify({ sk: "lead-1", n })).toString("base64url");
+      const response = await api.request("GET", records("leads", `?order=newest&cursor=${cursor}`), { token: owner });
+      expectInvalidField(response, "cursor", /./);
+    }
   });
 
   test("an empty cursor: 422 naming the field cursor", async () => {
