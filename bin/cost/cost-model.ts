@@ -3,6 +3,7 @@ import { loadSyncDefinition, loadSyncPagesDefinition } from "../../statemachine/
 import { nextPageStep } from "../../lambdas/sync/entity-steps";
 import type { SyncCursor, SyncState } from "../../lambdas/sync/sync-state";
 import { walk, type AslDefinition } from "./asl-walk";
+import { walkDispatchTick, type DispatchWalk } from "./dispatch-walk";
 import * as price from "./prices";
 
 /**
@@ -72,6 +73,8 @@ export interface RunWalk {
   readonly pages: number;
   /** How the parent ended. */
   readonly endedIn: string;
+  /** The last execution's output (what the dispatch's RunSync gets back). */
+  readonly output: unknown;
 }
 
 /** Walks one run whose entities have these many pages (at least 1 each: an empty entity is one empty page). */
@@ -156,7 +159,17 @@ export function walkRun(pagesPerEntity: Readonly<Record<SyncEntity, number>>): R
     standardExecutions += 1;
     standardTransitions += execution.entered.length;
     if (continuation === undefined) {
-      return { standardTransitions, standardExecutions, expressExecutions, expressStates, invocations, expressBilledSeconds, pages, endedIn: execution.endedIn };
+      return {
+        standardTransitions,
+        standardExecutions,
+        expressExecutions,
+        expressStates,
+        invocations,
+        expressBilledSeconds,
+        pages,
+        endedIn: execution.endedIn,
+        output: execution.output,
+      };
     }
     input = continuation;
   }
@@ -236,19 +249,72 @@ export function millionRecords(): CostReport {
   ]);
 }
 
-/** One connection with nothing new, on an hourly schedule: every entity one empty page, IDLE_RUNS_PER_MONTH runs. */
-export function idleConnectionMonth(): CostReport {
-  const run = walkRun(Object.fromEntries(SYNC_ENTITIES.map((entity) => [entity, 1])) as Record<SyncEntity, number>);
+/**
+ * Connections on the schedule tick the tick's own states are shared out over
+ * (issue 14's fleet: 1,000 hourly connections). Smaller ticks pay more each:
+ * the tick costs 5 transitions plus 4 per extra page of DISPATCH_PAGE_SIZE.
+ */
+export const TICK_CONNECTIONS = 1_000;
+/** Billed duration of a dispatcher Task (ListConnections, ClaimRun): one DynamoDB query or transaction. */
+export const DISPATCH_TASK_SECONDS = 0.1;
+/** Memory of the dispatcher function (lib/service-function.ts FUNCTION_SIZES.dispatcher: 512 MB). */
+export const DISPATCHER_MEMORY_GB = 0.5;
+/**
+ * WRU of an idle run once the idle-writes work of issue 14 (h14-idle) lands:
+ * printed beside the figure from today's constants until they change.
+ */
+export const IDLE_RUN_WRU_TARGETED = 40;
+
+export interface IdleCostReport extends CostReport {
+  /** The tick that dispatched the run, walked from statemachine/dispatch.asl.json. */
+  readonly dispatch: DispatchWalk;
+  /** Standard transitions per idle run, dispatch included: the sync run's, the Map child's, the tick's share. */
+  readonly standardTransitionsPerRun: number;
+  /** WRU per idle run the DynamoDB line counts. */
+  readonly wruPerRun: number;
+}
+
+/**
+ * One connection with nothing new, on an hourly schedule: every entity one
+ * empty page, IDLE_RUNS_PER_MONTH runs, each dispatched by the schedule tick
+ * (a tick of TICK_CONNECTIONS connections): the tick's Map child and its share
+ * of the tick are part of what an idle run costs.
+ */
+export function idleConnectionMonth(options: { readonly wruPerRun?: number } = {}): IdleCostReport {
+  const pagesPerEntity = Object.fromEntries(SYNC_ENTITIES.map((entity) => [entity, 1])) as Record<SyncEntity, number>;
+  const dispatch = walkDispatchTick(TICK_CONNECTIONS, () => walkRun(pagesPerEntity));
+  const run = dispatch.runs[0]!;
   const runs = IDLE_RUNS_PER_MONTH;
-  const wru = run.pages * EMPTY_PAGE_WRU + IDLE_RUN_OTHER_WRU;
+  const n = dispatch.connections;
+  const childStarts = dispatch.childStarts / n;
+  const childStates = dispatch.childTransitions / n;
+  const tickShare = dispatch.tickTransitions / n;
+  const perRun = run.standardTransitions + childStarts + childStates + tickShare;
+  const wru = options.wruPerRun ?? run.pages * EMPTY_PAGE_WRU + IDLE_RUN_OTHER_WRU;
   const decrypts = run.pages * DECRYPTS_PER_IDLE_PAGE;
-  return report(run, [
-    ...stepFunctionsLines(run, runs),
+  const [, ...express] = stepFunctionsLines(run, runs);
+  const dispatcherInvocations = dispatch.dispatcherInvocations / n;
+  const dispatcherGbSeconds = dispatcherInvocations * DISPATCH_TASK_SECONDS * DISPATCHER_MEMORY_GB;
+  const lines: CostLine[] = [
+    {
+      item: "Step Functions Standard transitions",
+      arithmetic:
+        `(${run.standardTransitions} sync run + ${childStarts} Map child start + ${childStates} child states + ${dispatch.tickTransitions}/${n} tick) ` +
+        `= ${perRun.toFixed(3)} per run × ${runs} × $${price.STANDARD_TRANSITION_USD * 1000}/1,000`,
+      usd: perRun * runs * price.STANDARD_TRANSITION_USD,
+    },
+    ...express,
     ...lambdaLines(run, runs),
+    {
+      item: "Lambda, dispatcher",
+      arithmetic: `${dispatcherInvocations.toFixed(3)} invocations per run (ClaimRun, ListConnections' share) × ${runs} × ($0.20/million + ${DISPATCH_TASK_SECONDS} s × ${DISPATCHER_MEMORY_GB} GB × $${price.LAMBDA_ARM_GB_SECOND_USD}/GB-s)`,
+      usd: dispatcherInvocations * runs * price.LAMBDA_REQUEST_USD + dispatcherGbSeconds * runs * price.LAMBDA_ARM_GB_SECOND_USD,
+    },
     { item: "DynamoDB writes", arithmetic: `${wru} WRU per run × ${runs} × $0.625/million`, usd: wru * runs * price.DYNAMODB_WRU_USD },
     { item: "DynamoDB reads", arithmetic: `${run.pages} RRU per run × ${runs} × $0.125/million`, usd: run.pages * runs * price.DYNAMODB_RRU_USD },
     { item: "KMS", arithmetic: `${decrypts} Decrypts per run × ${runs} × $0.03/10,000`, usd: decrypts * runs * price.KMS_REQUEST_USD },
-  ]);
+  ];
+  return { ...report(run, lines), dispatch, standardTransitionsPerRun: perRun, wruPerRun: wru };
 }
 
 /** Standard transitions per page in the steady state: a long entity's marginal cost, from two walks. */
