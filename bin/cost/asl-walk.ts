@@ -2,7 +2,7 @@
  * Walks an ASL definition the way Step Functions bills it: every state
  * entered is one transition (Choice, Pass, Wait, Succeed and Fail included).
  * A small interpreter of the subset the sync definitions use (JSONPath `$.a.b`
- * paths; Choice rules StringEquals, BooleanEquals, IsNull, IsPresent,
+ * and `$.a[0]` paths; Choice rules StringEquals, BooleanEquals, IsNull, IsPresent,
  * NumericGreaterThan(Path);
  * InputPath, Result, ResultPath (null included), OutputPath), with every
  * Task's output given by a script, so the counts come from the definitions
@@ -104,7 +104,8 @@ function matches(rule: Record<string, unknown>, data: unknown): boolean {
 function segments(path: string): string[] {
   if (path === "$") return [];
   if (!path.startsWith("$.")) throw new Error(`the walk reads only $.a.b paths, not ${path}`);
-  return path.slice(2).split(".");
+  // $.a[0].b reads as $.a.0.b: an array index is a key of the array.
+  return path.slice(2).replace(/\[(\d+)\]/g, ".$1").split(".");
 }
 
 export function read(data: unknown, path: string): unknown {

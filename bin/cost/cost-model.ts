@@ -79,6 +79,17 @@ export interface RunWalk {
 
 /** Walks one run whose entities have these many pages (at least 1 each: an empty entity is one empty page). */
 export function walkRun(pagesPerEntity: Readonly<Record<SyncEntity, number>>): RunWalk {
+  const walker = runWalker(pagesPerEntity);
+  return walker.totals(walker.execution({ business_account_id: "a", connection_id: "c", run_id: "r" }));
+}
+
+/**
+ * One run walked piece by piece, as the schedule tick drives it
+ * (bin/cost/dispatch-walk.ts): `segment` walks one Express segment started
+ * directly (the tick's FirstSegment), `execution` walks a Standard execution
+ * from its input and every continuation after it; `totals` sums them.
+ */
+export function runWalker(pagesPerEntity: Readonly<Record<SyncEntity, number>>) {
   const parent = loadSyncDefinition() as AslDefinition;
   const child = loadSyncPagesDefinition() as AslDefinition;
   const invocations = Object.fromEntries(LAMBDA_TASKS.map((task) => [task, 0])) as Record<(typeof LAMBDA_TASKS)[number], number>;
@@ -134,16 +145,18 @@ export function walkRun(pagesPerEntity: Readonly<Record<SyncEntity, number>>): R
         throw new Error(`the happy path does not reach ${stateName}`);
     }
   };
+  const segment = (input: unknown): unknown => {
+    const segmentSeconds = { value: 0 };
+    const walked = walk(child, input, childScript(segmentSeconds));
+    expressExecutions += 1;
+    expressStates += walked.entered.length;
+    expressBilledSeconds += Math.ceil(segmentSeconds.value / price.EXPRESS_DURATION_STEP_SECONDS - 1e-9) * price.EXPRESS_DURATION_STEP_SECONDS;
+    return walked.output;
+  };
   const parentScript = (stateName: string, input: unknown) => {
     switch (stateName) {
-      case "RunPages": {
-        const segmentSeconds = { value: 0 };
-        const segment = walk(child, { state: input, execution_id: "parent" }, childScript(segmentSeconds));
-        expressExecutions += 1;
-        expressStates += segment.entered.length;
-        expressBilledSeconds += Math.ceil(segmentSeconds.value / price.EXPRESS_DURATION_STEP_SECONDS - 1e-9) * price.EXPRESS_DURATION_STEP_SECONDS;
-        return { Output: segment.output };
-      }
+      case "RunPages":
+        return { Output: segment({ state: input, execution_id: "parent" }) };
       case "ContinueAsNew":
         continuation = { continuation: (input as SyncState).cursor };
         return {};
@@ -152,27 +165,30 @@ export function walkRun(pagesPerEntity: Readonly<Record<SyncEntity, number>>): R
     }
   };
 
-  let input: unknown = { business_account_id: "a", connection_id: "c", run_id: "r" };
-  for (;;) {
-    continuation = undefined;
-    const execution = walk(parent, input, parentScript);
-    standardExecutions += 1;
-    standardTransitions += execution.entered.length;
-    if (continuation === undefined) {
-      return {
-        standardTransitions,
-        standardExecutions,
-        expressExecutions,
-        expressStates,
-        invocations,
-        expressBilledSeconds,
-        pages,
-        endedIn: execution.endedIn,
-        output: execution.output,
-      };
+  /** A Standard execution from this input, and its continuations: how the last one ended and its output. */
+  const execution = (first: unknown): { endedIn: string; output: unknown } => {
+    let input = first;
+    for (;;) {
+      continuation = undefined;
+      const walked = walk(parent, input, parentScript);
+      standardExecutions += 1;
+      standardTransitions += walked.entered.length;
+      if (continuation === undefined) return { endedIn: walked.endedIn, output: walked.output };
+      input = continuation;
     }
-    input = continuation;
-  }
+  };
+  const totals = (end: { endedIn: string; output: unknown }): RunWalk => ({
+    standardTransitions,
+    standardExecutions,
+    expressExecutions,
+    expressStates,
+    invocations: { ...invocations },
+    expressBilledSeconds,
+    pages,
+    endedIn: end.endedIn,
+    output: end.output,
+  });
+  return { segment, execution, totals };
 }
 
 export interface CostLine {
@@ -255,7 +271,9 @@ export function millionRecords(): CostReport {
  * the tick costs 5 transitions plus 4 per extra page of DISPATCH_PAGE_SIZE.
  */
 export const TICK_CONNECTIONS = 1_000;
-/** Billed duration of a dispatcher Task (ListConnections, ClaimRun): one DynamoDB query or transaction. */
+/** The cap on concurrent runs quoted: context maxConcurrentRuns' default (lib/deploy-config.ts CONTEXT_DEFAULTS). It sets the batch size. */
+export const MAX_CONCURRENT_RUNS_QUOTED = 200;
+/** Billed duration of a dispatcher Task (ListConnections, ClaimRuns, PickHandOvers): a DynamoDB query, a batch's claims, a filter. */
 export const DISPATCH_TASK_SECONDS = 0.1;
 /** Memory of the dispatcher function (lib/service-function.ts FUNCTION_SIZES.dispatcher: 512 MB). */
 export const DISPATCHER_MEMORY_GB = 0.5;
@@ -282,14 +300,15 @@ export interface IdleCostReport extends CostReport {
  */
 export function idleConnectionMonth(options: { readonly wruPerRun?: number } = {}): IdleCostReport {
   const pagesPerEntity = Object.fromEntries(SYNC_ENTITIES.map((entity) => [entity, 1])) as Record<SyncEntity, number>;
-  const dispatch = walkDispatchTick(TICK_CONNECTIONS, () => walkRun(pagesPerEntity));
+  const dispatch = walkDispatchTick(TICK_CONNECTIONS, MAX_CONCURRENT_RUNS_QUOTED, () => runWalker(pagesPerEntity));
   const run = dispatch.runs[0]!;
   const runs = IDLE_RUNS_PER_MONTH;
   const n = dispatch.connections;
+  const syncRun = dispatch.runs.reduce((sum, walked) => sum + walked.standardTransitions, 0) / n;
   const childStarts = dispatch.childStarts / n;
   const childStates = dispatch.childTransitions / n;
   const tickShare = dispatch.tickTransitions / n;
-  const perRun = run.standardTransitions + childStarts + childStates + tickShare;
+  const perRun = syncRun + childStarts + childStates + tickShare;
   const wru = options.wruPerRun ?? run.pages * EMPTY_PAGE_WRU + IDLE_RUN_OTHER_WRU;
   const decrypts = run.pages * DECRYPTS_PER_IDLE_PAGE;
   const [, ...express] = stepFunctionsLines(run, runs);
@@ -299,7 +318,7 @@ export function idleConnectionMonth(options: { readonly wruPerRun?: number } = {
     {
       item: "Step Functions Standard transitions",
       arithmetic:
-        `(${run.standardTransitions} sync run + ${childStarts} Map child start + ${childStates} child states + ${dispatch.tickTransitions}/${n} tick) ` +
+        `(${syncRun} sync execution + ${dispatch.childStarts}/${n} Map child starts + ${dispatch.childTransitions}/${n} child states + ${dispatch.tickTransitions}/${n} tick) ` +
         `= ${perRun.toFixed(3)} per run × ${runs} × $${price.STANDARD_TRANSITION_USD * 1000}/1,000`,
       usd: perRun * runs * price.STANDARD_TRANSITION_USD,
     },
@@ -307,7 +326,7 @@ export function idleConnectionMonth(options: { readonly wruPerRun?: number } = {
     ...lambdaLines(run, runs),
     {
       item: "Lambda, dispatcher",
-      arithmetic: `${dispatcherInvocations.toFixed(3)} invocations per run (ClaimRun, ListConnections' share) × ${runs} × ($0.20/million + ${DISPATCH_TASK_SECONDS} s × ${DISPATCHER_MEMORY_GB} GB × $${price.LAMBDA_ARM_GB_SECOND_USD}/GB-s)`,
+      arithmetic: `${dispatcherInvocations.toFixed(3)} invocations per run (ClaimRuns', PickHandOvers' and ListConnections' shares) × ${runs} × ($0.20/million + ${DISPATCH_TASK_SECONDS} s × ${DISPATCHER_MEMORY_GB} GB × $${price.LAMBDA_ARM_GB_SECOND_USD}/GB-s)`,
       usd: dispatcherInvocations * runs * price.LAMBDA_REQUEST_USD + dispatcherGbSeconds * runs * price.LAMBDA_ARM_GB_SECOND_USD,
     },
     { item: "DynamoDB writes", arithmetic: `${wru} WRU per run × ${runs} × $0.625/million`, usd: wru * runs * price.DYNAMODB_WRU_USD },

@@ -119,7 +119,9 @@ describe("schedule tick fan-out", () => {
     const connections = await addConnections(12);
     await harness.connections.put({ ...connections[0]!, paused: true });
     const ids = (random: () => number) =>
-      listDispatchPage({ connections: harness.connections, logger: harness.logger }, null, random).then((page) => page.items.map((item) => item.connection_id));
+      listDispatchPage({ connections: harness.connections, logger: harness.logger }, null, random).then((page) =>
+        page.batches.flatMap((batch) => batch.items.map((item) => item.connection_id)),
+      );
     const one = await ids(seededRandom(1).next);
     const two = await ids(seededRandom(2).next);
     expect(one).not.toEqual(two);
