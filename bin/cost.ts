@@ -39,8 +39,8 @@ const { dispatch } = idle;
 console.log(`Standard transitions per page (steady state, ${PAGE_TASKS_PER_SEGMENT} page tasks per Express segment, ${PAGE_TASKS_PER_EXECUTION} per Standard execution): ${perPage.toFixed(3)}`);
 console.log(
   `Standard transitions per idle run, dispatched: ${idle.standardTransitionsPerRun.toFixed(3)} ` +
-    `(sync run ${idle.run.standardTransitions}; Map child: ${dispatch.childStarts / dispatch.connections} start + ${dispatch.childTransitions / dispatch.connections} states; ` +
-    `tick: ${dispatch.tickTransitions} states over ${dispatch.connections} connections, statemachine/dispatch.asl.json)`,
+    `(sync execution ${idle.run.standardTransitions}; Map children of ${dispatch.batchSize} runs: ${dispatch.childStarts} starts + ${dispatch.childTransitions} states; ` +
+    `tick: ${dispatch.tickTransitions} states; over ${dispatch.connections} connections, from statemachine/dispatch.asl.json)`,
 );
 print("A million records (10,000 pages of 100 leads; the other entities empty; one run, dispatch not counted)", million);
 print(`An idle connection for a month (hourly: 730 runs, every entity one empty page, dispatched on a tick of ${TICK_CONNECTIONS} connections)`, idle);

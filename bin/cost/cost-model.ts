@@ -273,7 +273,7 @@ export function millionRecords(): CostReport {
 export const TICK_CONNECTIONS = 1_000;
 /** The cap on concurrent runs quoted: context maxConcurrentRuns' default (lib/deploy-config.ts CONTEXT_DEFAULTS). It sets the batch size. */
 export const MAX_CONCURRENT_RUNS_QUOTED = 200;
-/** Billed duration of a dispatcher Task (ListConnections, ClaimRuns, PickHandOvers): a DynamoDB query, a batch's claims, a filter. */
+/** Billed duration of a dispatcher Task (ListConnections, ClaimRuns, SettleFirstSegments): a DynamoDB query, a batch's claims, a filter. */
 export const DISPATCH_TASK_SECONDS = 0.1;
 /** Memory of the dispatcher function (lib/service-function.ts FUNCTION_SIZES.dispatcher: 512 MB). */
 export const DISPATCHER_MEMORY_GB = 0.5;
@@ -326,7 +326,7 @@ export function idleConnectionMonth(options: { readonly wruPerRun?: number } = {
     ...lambdaLines(run, runs),
     {
       item: "Lambda, dispatcher",
-      arithmetic: `${dispatcherInvocations.toFixed(3)} invocations per run (ClaimRuns', PickHandOvers' and ListConnections' shares) × ${runs} × ($0.20/million + ${DISPATCH_TASK_SECONDS} s × ${DISPATCHER_MEMORY_GB} GB × $${price.LAMBDA_ARM_GB_SECOND_USD}/GB-s)`,
+      arithmetic: `${dispatcherInvocations.toFixed(3)} invocations per run (ClaimRuns', SettleFirstSegments' and ListConnections' shares) × ${runs} × ($0.20/million + ${DISPATCH_TASK_SECONDS} s × ${DISPATCHER_MEMORY_GB} GB × $${price.LAMBDA_ARM_GB_SECOND_USD}/GB-s)`,
       usd: dispatcherInvocations * runs * price.LAMBDA_REQUEST_USD + dispatcherGbSeconds * runs * price.LAMBDA_ARM_GB_SECOND_USD,
     },
     { item: "DynamoDB writes", arithmetic: `${wru} WRU per run × ${runs} × $0.625/million`, usd: wru * runs * price.DYNAMODB_WRU_USD },

@@ -1,4 +1,4 @@
-import { DISPATCH_PAGE_SIZE, pickHandOvers, type SegmentOutput } from "../../lambdas/sync/dispatch-syncs";
+import { DISPATCH_PAGE_SIZE, handOversOf, type SegmentOutput } from "../../lambdas/sync/dispatch-syncs";
 import { DISPATCH_MAP_STATE, loadDispatchDefinition } from "../../statemachine/dispatch-definition";
 import { read, walk, type AslDefinition } from "./asl-walk";
 import type { runWalker, RunWalk } from "./cost-model";
@@ -27,7 +27,7 @@ export interface DispatchWalk {
   readonly childTransitions: number;
   /** Connections per Map child (the definition's batch_size for the cap). */
   readonly batchSize: number;
-  /** Dispatcher Lambda invocations (ListConnections pages; ClaimRuns and PickHandOvers per batch), over the tick. */
+  /** Dispatcher Lambda invocations (ListConnections pages; ClaimRuns and SettleFirstSegments per batch), over the tick. */
   readonly dispatcherInvocations: number;
   /** Every run the tick started, walked by the sync cost model. */
   readonly runs: readonly RunWalk[];
@@ -92,9 +92,10 @@ export function walkDispatchTick(connections: number, maxConcurrentRuns: number,
       case "FirstSegments":
       case "HandOvers":
         return inline(stateName, input, itemScript);
-      case "PickHandOvers":
+      case "SettleFirstSegments":
         dispatcherInvocations += 1;
-        return pickHandOvers(read(input, "$.segments") as SegmentOutput[]);
+        // The idle path releases nothing (no BeginRun failed): what it returns is the hand-overs.
+        return { handovers: handOversOf(read(input, "$.segments") as SegmentOutput[]) };
       default:
         throw new Error(`the happy path of a dispatched batch does not reach ${stateName}`);
     }

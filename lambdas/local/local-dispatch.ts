@@ -32,7 +32,7 @@ export function createLocalDispatch(options: LocalDispatchOptions) {
     // One function behind every Lambda Task state, as one Lambda serves them all in AWS.
     ListConnections: dispatcher,
     ClaimRuns: dispatcher,
-    PickHandOvers: dispatcher,
+    SettleFirstSegments: dispatcher,
     ReleaseFailedStart: dispatcher,
     ReleaseRun: dispatcher,
     // states:startExecution.sync:2 of the Express page loop -> a segment on the sync's child engine, waited for.

@@ -102,9 +102,29 @@ export const UNFINISHED_OUTCOMES: ReadonlySet<string> = new Set(["next_segment",
 export const SegmentOutputSchema = v.looseObject({ step: v.looseObject({ outcome: v.string() }) });
 export type SegmentOutput = v.InferOutput<typeof SegmentOutputSchema>;
 
-/** The batch's runs whose first segment did not end them: the Map child hands them to the sync state machine. */
-export function pickHandOvers(segments: readonly SegmentOutput[]): { readonly handovers: readonly SegmentOutput[] } {
-  return { handovers: segments.filter((segment) => UNFINISHED_OUTCOMES.has(segment.step.outcome)) };
+/** A segment whose BeginRun failed outputs its own input: the run it was given is under `state`. */
+const BeginFailedSchema = v.looseObject({
+  state: v.looseObject({ business_account_id: v.string(), connection_id: v.string(), run_id: v.string() }),
+});
+
+/**
+ * After a batch's first segments: the runs they did not end go on (the Map
+ * child hands them to the sync state machine); a run whose BeginRun failed
+ * never reached FinishRun and no execution holds it, so it is released here,
+ * not when its lease runs out.
+ */
+export async function settleFirstSegments(deps: StartSyncDeps, segments: readonly SegmentOutput[]): Promise<{ readonly handovers: readonly SegmentOutput[] }> {
+  for (const segment of segments) {
+    if (segment.step.outcome !== "begin_failed") continue;
+    const { state } = v.parse(BeginFailedSchema, segment);
+    await releaseDispatchedRun(deps, { business_account_id: state.business_account_id, connection_id: state.connection_id, run_id: state.run_id });
+  }
+  return { handovers: handOversOf(segments) };
+}
+
+/** The segments whose run goes on: they ended on an outcome of UNFINISHED_OUTCOMES. */
+export function handOversOf(segments: readonly SegmentOutput[]): readonly SegmentOutput[] {
+  return segments.filter((segment) => UNFINISHED_OUTCOMES.has(segment.step.outcome));
 }
 
 /** The error each unfinished entity of a released dispatched run gets. */

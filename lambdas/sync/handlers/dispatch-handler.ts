@@ -4,7 +4,7 @@ import {
   DISPATCH_PAGE_SIZE,
   DispatchItemSchema,
   listDispatchPage,
-  pickHandOvers,
+  settleFirstSegments,
   releaseDispatchedRun,
   SegmentOutputSchema,
   type DispatchPage,
@@ -18,14 +18,14 @@ const nonEmpty = v.pipe(v.string(), v.minLength(1));
 const DispatchEventSchema = v.variant("task", [
   v.object({ task: v.literal("ListConnections"), cursor: v.nullable(v.string()), batch_size: v.pipe(v.number(), v.integer(), v.minValue(1)) }),
   v.object({ task: v.literal("ClaimRuns"), items: v.array(DispatchItemSchema) }),
-  v.object({ task: v.literal("PickHandOvers"), segments: v.array(SegmentOutputSchema) }),
+  v.object({ task: v.literal("SettleFirstSegments"), segments: v.array(SegmentOutputSchema) }),
   v.object({ task: v.literal("ReleaseRun"), business_account_id: nonEmpty, connection_id: nonEmpty, run_id: nonEmpty }),
 ]);
 
-type DispatchReply = DispatchPage | Awaited<ReturnType<typeof claimDispatchedRuns>> | ReturnType<typeof pickHandOvers> | Record<string, never>;
+type DispatchReply = DispatchPage | Awaited<ReturnType<typeof claimDispatchedRuns>> | Awaited<ReturnType<typeof settleFirstSegments>> | Record<string, never>;
 
 /**
- * The schedule tick's Task handler: one function for its Task states (ListConnections, ClaimRuns, PickHandOvers, ReleaseRun), as
+ * The schedule tick's Task handler: one function for its Task states (ListConnections, ClaimRuns, SettleFirstSegments, ReleaseRun), as
  * one Lambda serves them all in AWS and the local engine calls it for each. Thin: parse, call one domain function.
  */
 export function makeDispatchHandler(deps: StartSyncDeps, random: () => number = Math.random): (event: unknown) => Promise<DispatchReply> {
@@ -37,8 +37,8 @@ export function makeDispatchHandler(deps: StartSyncDeps, random: () => number = 
           return listDispatchPage(deps, parsed.cursor, random, DISPATCH_PAGE_SIZE, parsed.batch_size);
         case "ClaimRuns":
           return claimDispatchedRuns(deps, parsed.items);
-        case "PickHandOvers":
-          return pickHandOvers(parsed.segments);
+        case "SettleFirstSegments":
+          return settleFirstSegments(deps, parsed.segments);
         case "ReleaseRun": {
           const { task: _task, ...run } = parsed;
           await releaseDispatchedRun(deps, run);
