@@ -66,12 +66,25 @@ export async function claimDispatchedRun(deps: StartSyncDeps, item: DispatchItem
   return { claimed: true, run: claim.input };
 }
 
-/** A Map child's first step: its batch's run locks, one claim each; the runs claimed (connections with a live run left out). */
+/**
+ * A Map child's first step: its batch's run locks, one claim each; the runs
+ * claimed (connections with a live run left out). A claim that fails leaves
+ * its connection to the next tick instead of failing the call: a retried call
+ * would find the locks it had already taken and leave those runs out, held
+ * until their lease runs out.
+ */
 export async function claimDispatchedRuns(deps: StartSyncDeps, items: readonly DispatchItem[]): Promise<{ readonly runs: readonly SyncExecutionInput[] }> {
   const runs: SyncExecutionInput[] = [];
   for (const item of items) {
-    const claim = await claimDispatchedRun(deps, item);
-    if (claim.claimed) runs.push(claim.run);
+    try {
+      const claim = await claimDispatchedRun(deps, item);
+      if (claim.claimed) runs.push(claim.run);
+    } catch (error) {
+      deps.logger.error("dispatch claim failed; the connection waits for the next tick", {
+        connection_id: item.connection_id,
+        error: error instanceof Error ? error.name : String(error),
+      });
+    }
   }
   return { runs };
 }
