@@ -52,7 +52,7 @@ export function walkDispatchTick(connections: number, maxConcurrentRuns: number,
 
   const walkers = new Map<string, ReturnType<typeof runWalker>>();
   const ends = new Map<string, { endedIn: string; output: unknown }>();
-    const inline = (mapName: string, input: unknown, script: (stateName: string, input: unknown) => unknown): unknown[] => {
+  const inline = (mapName: string, input: unknown, script: (stateName: string, input: unknown) => unknown): unknown[] => {
     const inner = map.ItemProcessor.States[mapName] as unknown as MapState;
     // Each iteration's states are billed as the child's (an inline iteration itself is not).
     return (read(input, inner.ItemsPath) as unknown[]).map((item) => {
