@@ -160,7 +160,7 @@ export class Alarms extends Construct {
       1,
       "The schedule tick failed (ListConnections failed after its retries): connections not yet listed were not dispatched on this tick",
     );
-    // A run's own failure ends its RunSync task with States.TaskFailed (the run's alarms cover it); any other error of
+    // A run's own failure ends its RunSync or FirstSegment task with States.TaskFailed (the run's alarms cover it); any other error of
     // a Step Functions task is the start itself refused (ExecutionLimitExceeded, throttling) after the retries.
     this.dispatchStartFailures = this.filter(
       "DispatchStartFailuresFilter",

@@ -25,15 +25,17 @@ export interface SyncScheduleProps {
  * The schedule tick: an EventBridge rule (context `syncSchedule`, default 1h
  * like the local runtime's DEFAULT_SCHEDULE) starts the dispatch state
  * machine, statemachine/dispatch.asl.json (the file the local runtime runs).
- * It lists the connections a page at a time (ListConnections), and a
- * Distributed Map with MaxConcurrency = context maxConcurrentRuns claims each
- * connection's run lock (ClaimRun) and runs the sync to its end
- * (startExecution.sync:2): past the cap, connections wait in the Map, so no
- * Lambda walks the fleet and the tick has no 5-minute ceiling
- * (docs/fleet-scale.md).
+ * It lists the connections a page at a time, in batches (ListConnections),
+ * and a Distributed Map whose MaxConcurrency x batch size is at most context
+ * maxConcurrentRuns runs one child per batch: it claims the batch's run locks
+ * (ClaimRuns), runs each run's first segment in the Express page loop and
+ * hands the runs that need more to the sync state machine, all with
+ * startExecution.sync:2, holding its slots until they have ended: past the
+ * cap, batches wait in the Map, so no Lambda walks the fleet and the tick has
+ * no 5-minute ceiling (docs/fleet-scale.md, docs/cost.md).
  */
 export class SyncSchedule extends Construct {
-  /** One function behind the tick's two Task states (ListConnections, ClaimRun). */
+  /** One function behind the tick's Lambda Task states (ListConnections, ClaimRuns, ReleaseRun). */
   readonly dispatcher: ServiceFunction;
   readonly stateMachine: StateMachine;
   readonly stateMachineName: string;
@@ -45,7 +47,7 @@ export class SyncSchedule extends Construct {
     const stack = Stack.of(this);
     this.dispatcher = new ServiceFunction(this, "Dispatcher", {
       entry: "dispatch-syncs",
-      description: "Schedule tick: lists connections (ListConnections) and takes a run lock (ClaimRun)",
+      description: "Schedule tick: lists connections (ListConnections), takes run locks (ClaimRuns), releases a run that cannot start (ReleaseRun)",
       ...FUNCTION_SIZES.dispatcher,
       environment: { TABLE_NAME: props.table.table.tableName, STATE_MACHINE_ARN: props.syncStateMachine.stateMachine.stateMachineArn },
       logRetention: props.logRetention,
@@ -63,6 +65,7 @@ export class SyncSchedule extends Construct {
       definitionSubstitutions: {
         DispatcherFunctionArn: this.dispatcher.alias.functionArn,
         SyncStateMachineArn: props.syncStateMachine.stateMachine.stateMachineArn,
+        SyncPagesStateMachineArn: props.syncStateMachine.pagesStateMachine.stateMachineArn,
       },
       logs: { destination: this.logGroup, level: LogLevel.ERROR, includeExecutionData: true },
       tracingEnabled: true,
@@ -76,6 +79,11 @@ export class SyncSchedule extends Construct {
     role.addToRolePolicy(new PolicyStatement({ actions: ["states:StartExecution"], resources: [props.syncStateMachine.stateMachine.stateMachineArn] }));
     role.addToRolePolicy(
       new PolicyStatement({ actions: ["states:DescribeExecution", "states:StopExecution"], resources: [props.syncStateMachine.executionsArn()] }),
+    );
+    // FirstSegment: startExecution.sync:2 of the Express page loop, as the sync state machine's RunPages.
+    role.addToRolePolicy(new PolicyStatement({ actions: ["states:StartExecution"], resources: [props.syncStateMachine.pagesStateMachine.stateMachineArn] }));
+    role.addToRolePolicy(
+      new PolicyStatement({ actions: ["states:DescribeExecution", "states:StopExecution"], resources: props.syncStateMachine.pagesExecutionsArns() }),
     );
     role.addToRolePolicy(
       new PolicyStatement({
@@ -106,6 +114,13 @@ export class SyncSchedule extends Construct {
       id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:${props.syncStateMachine.stateMachineName}:*]`,
       reason: "DescribeExecution/StopExecution take an execution ARN and a run's execution name is not known in advance: the sync state machine's executions only.",
     });
+    for (const executions of [`express:${props.syncStateMachine.pagesStateMachineName}:*`, `execution:${props.syncStateMachine.pagesStateMachineName}:*`]) {
+      Validations.of(this.stateMachine.role).acknowledge({
+        id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:${executions}]`,
+        reason:
+          "FirstSegment (startExecution.sync:2) follows and may stop the executions of the Express page-loop state machine, whose names are not known in advance: that state machine's executions only (the documented policy of the .sync integration).",
+      });
+    }
     Validations.of(this.stateMachine.role).acknowledge({
       id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:${this.stateMachineName}/*]`,
       reason: "The Distributed Map's child executions are named by Step Functions (<state machine>/<map run>:<id>): this state machine's child executions only.",

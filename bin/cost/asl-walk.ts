@@ -2,10 +2,14 @@
  * Walks an ASL definition the way Step Functions bills it: every state
  * entered is one transition (Choice, Pass, Wait, Succeed and Fail included).
  * A small interpreter of the subset the sync definitions use (JSONPath `$.a.b`
- * paths; Choice rules StringEquals, IsPresent, NumericGreaterThan(Path);
- * InputPath, Result, ResultPath, OutputPath), with every Task's output given
- * by a script, so the counts come from the definitions themselves and change
- * when they do. No retries, no waits: the happy path the cost is quoted for.
+ * and `$.a[0]` paths; Choice rules StringEquals, BooleanEquals, IsNull, IsPresent,
+ * NumericGreaterThan(Path);
+ * InputPath, Result, ResultPath (null included), OutputPath), with every
+ * Task's output given by a script, so the counts come from the definitions
+ * themselves and change when they do. A Map state is handed to the script as
+ * a Task is (the script walks its ItemProcessor per item, as a Distributed
+ * Map's child executions are billed apart). No retries, no waits: the happy
+ * path the cost is quoted for.
  */
 
 export interface AslState {
@@ -16,7 +20,7 @@ export interface AslState {
   readonly Choices?: ReadonlyArray<Record<string, unknown>>;
   readonly InputPath?: string;
   readonly OutputPath?: string;
-  readonly ResultPath?: string;
+  readonly ResultPath?: string | null;
   readonly Result?: unknown;
   readonly Parameters?: unknown;
 }
@@ -57,7 +61,8 @@ export function walk(definition: AslDefinition, input: unknown, script: TaskScri
         name = next;
         continue;
       }
-      case "Task": {
+      case "Task":
+      case "Map": {
         const effective = state.InputPath === undefined ? data : read(data, state.InputPath);
         const result = script(name, effective);
         data = select(place(data, state.ResultPath, result), state.OutputPath);
@@ -86,6 +91,8 @@ function matches(rule: Record<string, unknown>, data: unknown): boolean {
   const value = read(data, variable);
   if ("IsPresent" in rule) return (value !== undefined) === rule["IsPresent"];
   if ("StringEquals" in rule) return value === rule["StringEquals"];
+  if ("BooleanEquals" in rule) return value === rule["BooleanEquals"];
+  if ("IsNull" in rule) return (value === null) === rule["IsNull"];
   if ("NumericGreaterThan" in rule) return typeof value === "number" && value > (rule["NumericGreaterThan"] as number);
   if ("NumericGreaterThanPath" in rule) {
     const other = read(data, rule["NumericGreaterThanPath"] as string);
@@ -97,7 +104,8 @@ function matches(rule: Record<string, unknown>, data: unknown): boolean {
 function segments(path: string): string[] {
   if (path === "$") return [];
   if (!path.startsWith("$.")) throw new Error(`the walk reads only $.a.b paths, not ${path}`);
-  return path.slice(2).split(".");
+  // $.a[0].b reads as $.a.0.b: an array index is a key of the array.
+  return path.slice(2).replace(/\[(\d+)\]/g, ".$1").split(".");
 }
 
 export function read(data: unknown, path: string): unknown {
@@ -109,7 +117,8 @@ export function read(data: unknown, path: string): unknown {
   return at;
 }
 
-function place(data: unknown, resultPath: string | undefined, result: unknown): unknown {
+function place(data: unknown, resultPath: string | null | undefined, result: unknown): unknown {
+  if (resultPath === null) return data;
   if (resultPath === undefined || resultPath === "$") return result;
   const keys = segments(resultPath);
   const root = structuredClone((data ?? {}) as Record<string, unknown>);

@@ -3,6 +3,7 @@ import { loadSyncDefinition, loadSyncPagesDefinition } from "../../statemachine/
 import { nextPageStep } from "../../lambdas/sync/entity-steps";
 import type { SyncCursor, SyncState } from "../../lambdas/sync/sync-state";
 import { walk, type AslDefinition } from "./asl-walk";
+import { walkDispatchTick, type DispatchWalk } from "./dispatch-walk";
 import * as price from "./prices";
 
 /**
@@ -88,10 +89,23 @@ export interface RunWalk {
   readonly pages: number;
   /** How the parent ended. */
   readonly endedIn: string;
+  /** The last execution's output (what the dispatch's RunSync gets back). */
+  readonly output: unknown;
 }
 
 /** Walks one run whose entities have these many pages (at least 1 each: an empty entity is one empty page). */
 export function walkRun(pagesPerEntity: Readonly<Record<SyncEntity, number>>): RunWalk {
+  const walker = runWalker(pagesPerEntity);
+  return walker.totals(walker.execution({ business_account_id: "a", connection_id: "c", run_id: "r" }));
+}
+
+/**
+ * One run walked piece by piece, as the schedule tick drives it
+ * (bin/cost/dispatch-walk.ts): `segment` walks one Express segment started
+ * directly (the tick's FirstSegment), `execution` walks a Standard execution
+ * from its input and every continuation after it; `totals` sums them.
+ */
+export function runWalker(pagesPerEntity: Readonly<Record<SyncEntity, number>>) {
   const parent = loadSyncDefinition() as AslDefinition;
   const child = loadSyncPagesDefinition() as AslDefinition;
   const invocations = Object.fromEntries(LAMBDA_TASKS.map((task) => [task, 0])) as Record<(typeof LAMBDA_TASKS)[number], number>;
@@ -147,16 +161,18 @@ export function walkRun(pagesPerEntity: Readonly<Record<SyncEntity, number>>): R
         throw new Error(`the happy path does not reach ${stateName}`);
     }
   };
+  const segment = (input: unknown): unknown => {
+    const segmentSeconds = { value: 0 };
+    const walked = walk(child, input, childScript(segmentSeconds));
+    expressExecutions += 1;
+    expressStates += walked.entered.length;
+    expressBilledSeconds += Math.ceil(segmentSeconds.value / price.EXPRESS_DURATION_STEP_SECONDS - 1e-9) * price.EXPRESS_DURATION_STEP_SECONDS;
+    return walked.output;
+  };
   const parentScript = (stateName: string, input: unknown) => {
     switch (stateName) {
-      case "RunPages": {
-        const segmentSeconds = { value: 0 };
-        const segment = walk(child, { state: input, execution_id: "parent" }, childScript(segmentSeconds));
-        expressExecutions += 1;
-        expressStates += segment.entered.length;
-        expressBilledSeconds += Math.ceil(segmentSeconds.value / price.EXPRESS_DURATION_STEP_SECONDS - 1e-9) * price.EXPRESS_DURATION_STEP_SECONDS;
-        return { Output: segment.output };
-      }
+      case "RunPages":
+        return { Output: segment({ state: input, execution_id: "parent" }) };
       case "ContinueAsNew":
         continuation = { continuation: (input as SyncState).cursor };
         return {};
@@ -165,17 +181,30 @@ export function walkRun(pagesPerEntity: Readonly<Record<SyncEntity, number>>): R
     }
   };
 
-  let input: unknown = { business_account_id: "a", connection_id: "c", run_id: "r" };
-  for (;;) {
-    continuation = undefined;
-    const execution = walk(parent, input, parentScript);
-    standardExecutions += 1;
-    standardTransitions += execution.entered.length;
-    if (continuation === undefined) {
-      return { standardTransitions, standardExecutions, expressExecutions, expressStates, invocations, expressBilledSeconds, pages, endedIn: execution.endedIn };
+  /** A Standard execution from this input, and its continuations: how the last one ended and its output. */
+  const execution = (first: unknown): { endedIn: string; output: unknown } => {
+    let input = first;
+    for (;;) {
+      continuation = undefined;
+      const walked = walk(parent, input, parentScript);
+      standardExecutions += 1;
+      standardTransitions += walked.entered.length;
+      if (continuation === undefined) return { endedIn: walked.endedIn, output: walked.output };
+      input = continuation;
     }
-    input = continuation;
-  }
+  };
+  const totals = (end: { endedIn: string; output: unknown }): RunWalk => ({
+    standardTransitions,
+    standardExecutions,
+    expressExecutions,
+    expressStates,
+    invocations: { ...invocations },
+    expressBilledSeconds,
+    pages,
+    endedIn: end.endedIn,
+    output: end.output,
+  });
+  return { segment, execution, totals };
 }
 
 export interface CostLine {
@@ -252,19 +281,70 @@ export function millionRecords(): CostReport {
   ]);
 }
 
-/** One connection with nothing new, on an hourly schedule: every entity one empty page, IDLE_RUNS_PER_MONTH runs. */
-export function idleConnectionMonth(): CostReport {
-  const run = walkRun(Object.fromEntries(SYNC_ENTITIES.map((entity) => [entity, 1])) as Record<SyncEntity, number>);
+/**
+ * Connections on the schedule tick the tick's own states are shared out over
+ * (issue 14's fleet: 1,000 hourly connections). Smaller ticks pay more each:
+ * the tick costs 5 transitions plus 4 per extra page of DISPATCH_PAGE_SIZE.
+ */
+export const TICK_CONNECTIONS = 1_000;
+/** The cap on concurrent runs quoted: context maxConcurrentRuns' default (lib/deploy-config.ts CONTEXT_DEFAULTS). It sets the batch size. */
+export const MAX_CONCURRENT_RUNS_QUOTED = 200;
+/** Billed duration of a dispatcher Task (ListConnections, ClaimRuns, SettleFirstSegments): a DynamoDB query, a batch's claims, a filter. */
+export const DISPATCH_TASK_SECONDS = 0.1;
+/** Memory of the dispatcher function (lib/service-function.ts FUNCTION_SIZES.dispatcher: 512 MB). */
+export const DISPATCHER_MEMORY_GB = 0.5;
+
+export interface IdleCostReport extends CostReport {
+  /** The tick that dispatched the run, walked from statemachine/dispatch.asl.json. */
+  readonly dispatch: DispatchWalk;
+  /** Standard transitions per idle run, dispatch included: the sync run's, the Map child's, the tick's share. */
+  readonly standardTransitionsPerRun: number;
+  /** WRU per idle run the DynamoDB line counts. */
+  readonly wruPerRun: number;
+}
+
+/**
+ * One connection with nothing new, on an hourly schedule: every entity one
+ * empty page, IDLE_RUNS_PER_MONTH runs, each dispatched by the schedule tick
+ * (a tick of TICK_CONNECTIONS connections): the tick's Map child and its share
+ * of the tick are part of what an idle run costs.
+ */
+export function idleConnectionMonth(): IdleCostReport {
+  const pagesPerEntity = Object.fromEntries(SYNC_ENTITIES.map((entity) => [entity, 1])) as Record<SyncEntity, number>;
+  const dispatch = walkDispatchTick(TICK_CONNECTIONS, MAX_CONCURRENT_RUNS_QUOTED, () => runWalker(pagesPerEntity));
+  const run = dispatch.runs[0]!;
   const runs = IDLE_RUNS_PER_MONTH;
+  const n = dispatch.connections;
+  const syncRun = dispatch.runs.reduce((sum, walked) => sum + walked.standardTransitions, 0) / n;
+  const childStarts = dispatch.childStarts / n;
+  const childStates = dispatch.childTransitions / n;
+  const tickShare = dispatch.tickTransitions / n;
+  const perRun = syncRun + childStarts + childStates + tickShare;
   const wru = run.pages * EMPTY_PAGE_WRU + IDLE_RUN_OTHER_WRU;
   const decrypts = DECRYPTS_PER_IDLE_RUN;
-  return report(run, [
-    ...stepFunctionsLines(run, runs),
+  const [, ...express] = stepFunctionsLines(run, runs);
+  const dispatcherInvocations = dispatch.dispatcherInvocations / n;
+  const dispatcherGbSeconds = dispatcherInvocations * DISPATCH_TASK_SECONDS * DISPATCHER_MEMORY_GB;
+  const lines: CostLine[] = [
+    {
+      item: "Step Functions Standard transitions",
+      arithmetic:
+        `(${syncRun} sync execution + ${dispatch.childStarts}/${n} Map child starts + ${dispatch.childTransitions}/${n} child states + ${dispatch.tickTransitions}/${n} tick) ` +
+        `= ${perRun.toFixed(3)} per run × ${runs} × $${price.STANDARD_TRANSITION_USD * 1000}/1,000`,
+      usd: perRun * runs * price.STANDARD_TRANSITION_USD,
+    },
+    ...express,
     ...lambdaLines(run, runs),
+    {
+      item: "Lambda, dispatcher",
+      arithmetic: `${dispatcherInvocations.toFixed(3)} invocations per run (ClaimRuns', SettleFirstSegments' and ListConnections' shares) × ${runs} × ($0.20/million + ${DISPATCH_TASK_SECONDS} s × ${DISPATCHER_MEMORY_GB} GB × $${price.LAMBDA_ARM_GB_SECOND_USD}/GB-s)`,
+      usd: dispatcherInvocations * runs * price.LAMBDA_REQUEST_USD + dispatcherGbSeconds * runs * price.LAMBDA_ARM_GB_SECOND_USD,
+    },
     { item: "DynamoDB writes", arithmetic: `${wru} WRU per run × ${runs} × $0.625/million`, usd: wru * runs * price.DYNAMODB_WRU_USD },
     { item: "DynamoDB reads", arithmetic: `${run.pages} pages × ${PAGE_RRU} RRU per run × ${runs} × $0.125/million`, usd: run.pages * PAGE_RRU * runs * price.DYNAMODB_RRU_USD },
     { item: "KMS", arithmetic: `${decrypts} Decrypts per run × ${runs} × $0.03/10,000`, usd: decrypts * runs * price.KMS_REQUEST_USD },
-  ]);
+  ];
+  return { ...report(run, lines), dispatch, standardTransitionsPerRun: perRun, wruPerRun: wru };
 }
 
 /** Standard transitions per page in the steady state: a long entity's marginal cost, from two walks. */

@@ -2,14 +2,14 @@ import type { Logger } from "../core/ports";
 import { makeDispatchHandler } from "../sync/handlers/dispatch-handler";
 import type { StartSyncDeps } from "../sync/sync-deps";
 import { loadDispatchDefinition } from "../../statemachine/dispatch-definition";
-import type { LocalSyncEngine } from "./local-sync-engine";
+import { LOCAL_PAGES_STATE_MACHINE_ARN, type LocalSyncEngine } from "./local-sync-engine";
 import { LocalStepFunctions, type LocalExecutionResult, type TaskHandler } from "./step-functions/local-step-functions";
 
 export const LOCAL_DISPATCH_STATE_MACHINE_ARN = "arn:aws:states:us-east-1:000000000000:stateMachine:crm-dispatch";
 
 export interface LocalDispatchOptions {
   /** The sync's start deps (createLocalSync): their starter is the sync's local engine. */
-  readonly startDeps: StartSyncDeps & { readonly starter: Pick<LocalSyncEngine, "start" | "result"> };
+  readonly startDeps: StartSyncDeps & { readonly starter: Pick<LocalSyncEngine, "start" | "result" | "runSegment"> };
   /** The cap on concurrent runs: the Map's MaxConcurrency, as context maxConcurrentRuns sets it in AWS. */
   readonly maxConcurrentRuns: number;
   readonly timeScale: number;
@@ -20,23 +20,29 @@ export interface LocalDispatchOptions {
 
 /**
  * The schedule tick on one machine: statemachine/dispatch.asl.json on its own
- * aws-local-stepfunctions engine, with the Lambdas' handlers and, for the two
- * Step Functions integrations, local twins on the sync's engine. Connections
- * past the cap wait in the Map (p-limit in the engine), so a large tick queues
- * instead of starting every run at once.
+ * aws-local-stepfunctions engine, with the Lambdas' handlers and, for the
+ * Step Functions integrations, local twins on the sync's engines. Batches
+ * past the Map's MaxConcurrency wait in the Map (p-limit in the engine), so a
+ * large tick queues instead of starting every run at once.
  */
 export function createLocalDispatch(options: LocalDispatchOptions) {
   const syncEngine = options.startDeps.starter;
   const dispatcher = makeDispatchHandler(options.startDeps, options.random);
   const handlers: Record<string, TaskHandler> = {
-    // One function behind both Task states, as one Lambda serves both in AWS.
+    // One function behind every Lambda Task state, as one Lambda serves them all in AWS.
     ListConnections: dispatcher,
-    ClaimRun: dispatcher,
-    // states:startExecution.sync:2 -> the run's execution on the sync engine, held until the run has ended: a
-    // ContinueAsNew hand-over is followed here, so the slot is held for the whole run as in AWS.
+    ClaimRuns: dispatcher,
+    SettleFirstSegments: dispatcher,
+    ReleaseFailedStart: dispatcher,
+    ReleaseRun: dispatcher,
+    // states:startExecution.sync:2 of the Express page loop -> a segment on the sync's child engine, waited for.
+    FirstSegment: (input, context) => syncEngine.runSegment(input, context.executionId),
+    // states:startExecution.sync:2 -> the run's execution on the sync engine, under the name the definition gives
+    // it, held until the run has ended: a ContinueAsNew hand-over is followed here, so the slot is held for the
+    // whole run as in AWS.
     RunSync: async (input) => {
-      const { Input } = input as { Input: { business_account_id: string; connection_id: string; run_id: string } };
-      let ref = await syncEngine.start(Input);
+      const { Input, Name } = input as { Input: { business_account_id: string; connection_id: string; run_id: string }; Name: string };
+      let ref = await syncEngine.start(Input, { name: Name });
       for (;;) {
         const result = await syncEngine.result(ref);
         if (result.status !== "SUCCEEDED") throw executionEnded(result);
@@ -55,6 +61,7 @@ export function createLocalDispatch(options: LocalDispatchOptions) {
   const engine = new LocalStepFunctions({
     definition: loadDispatchDefinition(options.maxConcurrentRuns),
     handlers,
+    substitutions: { SyncPagesStateMachineArn: LOCAL_PAGES_STATE_MACHINE_ARN },
     timeScale: options.timeScale,
     stateMachineArn: LOCAL_DISPATCH_STATE_MACHINE_ARN,
     // A tick's history holds every item's events (thousands): an hourly schedule must not keep days of them.

@@ -135,6 +135,15 @@ export class LocalSyncEngine implements RunStarter {
     await this.child.stop();
   }
 
+  /**
+   * `startExecution.sync:2` of the page loop for a caller outside this engine
+   * (the schedule tick's FirstSegment): start a segment, wait for its end,
+   * answer as Step Functions does.
+   */
+  runSegment(input: unknown, startedBy: string): Promise<SyncExecutionResult> {
+    return this.runPages(input, { executionId: startedBy, stateName: "FirstSegment" });
+  }
+
   /** The `.sync:2` integration: start the child, wait for its end, answer with its Output or fail as the Task. */
   private async runPages(input: unknown, context: TaskContext): Promise<SyncExecutionResult> {
     const { StateMachineArn, Input } = input as { StateMachineArn: string; Input: unknown };

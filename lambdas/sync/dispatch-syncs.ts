@@ -1,5 +1,6 @@
 import * as v from "valibot";
 import { claimRun, startSync } from "./start-sync";
+import type { SyncExecutionInput } from "../core/ports";
 import type { StartSyncDeps } from "./sync-deps";
 
 /**
@@ -15,8 +16,13 @@ export const DispatchItemSchema = v.object({
 });
 export type DispatchItem = v.InferOutput<typeof DispatchItemSchema>;
 
-export interface DispatchPage {
+/** Connections one Map child runs (statemachine/dispatch-definition.ts DISPATCH_BATCH_SIZE). */
+export interface DispatchBatch {
   readonly items: readonly DispatchItem[];
+}
+
+export interface DispatchPage {
+  readonly batches: readonly DispatchBatch[];
   readonly cursor: string | null;
   /** Connections of this page left out because their owner paused the schedule (a manual sync still runs them). */
   readonly paused: number;
@@ -24,14 +30,15 @@ export interface DispatchPage {
 
 /**
  * One page of the schedule tick's connections, paused ones left out, in a
- * random order: the Map starts runs in list order, so a fixed order would
- * always queue the same connections last.
+ * random order (the Map starts runs in list order, so a fixed order would
+ * always queue the same connections last), cut into batches of batchSize.
  */
 export async function listDispatchPage(
   deps: Pick<StartSyncDeps, "connections" | "logger">,
   cursor: string | null,
   random: () => number = Math.random,
   limit: number = DISPATCH_PAGE_SIZE,
+  batchSize = 1,
 ): Promise<DispatchPage> {
   const page = await deps.connections.listAllPage({ limit, cursor });
   const items = page.connections
@@ -39,8 +46,10 @@ export async function listDispatchPage(
     .map((connection) => ({ business_account_id: connection.business_account_id, connection_id: connection.id }));
   shuffle(items, random);
   const paused = page.connections.length - items.length;
-  deps.logger.info("dispatch page listed", { connections: items.length, paused, last_page: page.cursor === null });
-  return { items, cursor: page.cursor, paused };
+  const batches: DispatchBatch[] = [];
+  for (let at = 0; at < items.length; at += batchSize) batches.push({ items: items.slice(at, at + batchSize) });
+  deps.logger.info("dispatch page listed", { connections: items.length, batches: batches.length, paused, last_page: page.cursor === null });
+  return { batches, cursor: page.cursor, paused };
 }
 
 export type DispatchClaim =
@@ -56,6 +65,83 @@ export async function claimDispatchedRun(deps: StartSyncDeps, item: DispatchItem
   }
   return { claimed: true, run: claim.input };
 }
+
+/**
+ * A Map child's first step: its batch's run locks, one claim each; the runs
+ * claimed (connections with a live run left out). A claim that fails leaves
+ * its connection to the next tick instead of failing the call: a retried call
+ * would find the locks it had already taken and leave those runs out, held
+ * until their lease runs out.
+ */
+export async function claimDispatchedRuns(deps: StartSyncDeps, items: readonly DispatchItem[]): Promise<{ readonly runs: readonly SyncExecutionInput[] }> {
+  const runs: SyncExecutionInput[] = [];
+  for (const item of items) {
+    try {
+      const claim = await claimDispatchedRun(deps, item);
+      if (claim.claimed) runs.push(claim.run);
+    } catch (error) {
+      deps.logger.error("dispatch claim failed; the connection waits for the next tick", {
+        connection_id: item.connection_id,
+        error: error instanceof Error ? error.name : String(error),
+      });
+    }
+  }
+  return { runs };
+}
+
+/**
+ * A dispatched run that cannot go on (its first segment failed for good, or
+ * its execution could not be started): its entities not finished fail and the
+ * run finishes failed, which releases its lock now instead of when the lease
+ * runs out. A no-op once the run has finished (finish and entityFinished are),
+ * so a run that ended on its own keeps its own outcome.
+ */
+export async function releaseDispatchedRun(deps: StartSyncDeps, run: SyncExecutionInput): Promise<void> {
+  const summary = await deps.runs.get(run.connection_id, run.run_id);
+  if (summary === null || summary.status !== "running") return;
+  for (const row of summary.entities) {
+    if (row.status === "pending" || row.status === "running") {
+      await deps.runs.entityFinished(run.connection_id, run.run_id, row.entity, { status: "failed", error: DISPATCHED_RUN_NOT_STARTED });
+    }
+  }
+  await deps.runs.finish(run.connection_id, run.run_id, { status: "failed", finishedAt: deps.clock.now().toISOString() });
+  deps.logger.error("dispatched run could not go on; its lock is released", { connection_id: run.connection_id, run_id: run.run_id });
+}
+
+/** What a segment ended on when the run goes on (statemachine/sync-pages.asl.json Route: SegmentEnd). */
+export const UNFINISHED_OUTCOMES: ReadonlySet<string> = new Set(["next_segment", "throttled", "continue_as_new"]);
+
+/** Any first segment's output: each ends with the outcome in `step` (a run's state, FinishRun's result, a failed begin). */
+export const SegmentOutputSchema = v.looseObject({ step: v.looseObject({ outcome: v.string() }) });
+export type SegmentOutput = v.InferOutput<typeof SegmentOutputSchema>;
+
+/** A segment whose BeginRun failed outputs its own input: the run it was given is under `state`. */
+const BeginFailedSchema = v.looseObject({
+  state: v.looseObject({ business_account_id: v.string(), connection_id: v.string(), run_id: v.string() }),
+});
+
+/**
+ * After a batch's first segments: the runs they did not end go on (the Map
+ * child hands them to the sync state machine); a run whose BeginRun failed
+ * never reached FinishRun and no execution holds it, so it is released here,
+ * not when its lease runs out.
+ */
+export async function settleFirstSegments(deps: StartSyncDeps, segments: readonly SegmentOutput[]): Promise<{ readonly handovers: readonly SegmentOutput[] }> {
+  for (const segment of segments) {
+    if (segment.step.outcome !== "begin_failed") continue;
+    const { state } = v.parse(BeginFailedSchema, segment);
+    await releaseDispatchedRun(deps, { business_account_id: state.business_account_id, connection_id: state.connection_id, run_id: state.run_id });
+  }
+  return { handovers: handOversOf(segments) };
+}
+
+/** The segments whose run goes on: they ended on an outcome of UNFINISHED_OUTCOMES. */
+export function handOversOf(segments: readonly SegmentOutput[]): readonly SegmentOutput[] {
+  return segments.filter((segment) => UNFINISHED_OUTCOMES.has(segment.step.outcome));
+}
+
+/** The error each unfinished entity of a released dispatched run gets. */
+export const DISPATCHED_RUN_NOT_STARTED = "the run could not be started or resumed by the schedule tick";
 
 /** Fisher-Yates, in place. */
 function shuffle<T>(items: T[], random: () => number): void {

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { loadDispatchDefinition } from "../../statemachine/dispatch-definition";
+import { dispatchBatching, loadDispatchDefinition } from "../../statemachine/dispatch-definition";
 import { CONTEXT_DEFAULTS, DeployConfigError } from "../../lib/deploy-config";
 import { actionsOf, logicalId, resourcesOf, roleStatements, synthesize, TEST_CONTEXT } from "./stack-fixture";
 
@@ -13,12 +13,26 @@ const arn = (suffix: string) => ({
 });
 
 describe("CDK stack: the schedule tick (dispatch state machine)", () => {
-  test("the cap on concurrent runs is context maxConcurrentRuns: the Distributed Map's MaxConcurrency (default in cdk.json, overridable)", () => {
-    const map = definition(dispatch.Properties).States["RunConnections"];
-    expect(map).toMatchObject({ Type: "Map", MaxConcurrency: CONTEXT_DEFAULTS.maxConcurrentRuns, ItemProcessor: { ProcessorConfig: { Mode: "DISTRIBUTED", ExecutionType: "STANDARD" } } });
+  test("the cap on concurrent runs is context maxConcurrentRuns: the Distributed Map's MaxConcurrency times the batch each child holds is at most it (default in cdk.json, overridable)", () => {
+    const capOf = (states: Record<string, any>) => states["RunConnections"].MaxConcurrency * states["ListConnections"].Parameters.batch_size;
+    const states = definition(dispatch.Properties).States;
+    expect(states["RunConnections"]).toMatchObject({ Type: "Map", MaxConcurrency: 20, ItemsPath: "$.batches", ItemProcessor: { ProcessorConfig: { Mode: "DISTRIBUTED", ExecutionType: "STANDARD" } } });
+    expect(states["ListConnections"].Parameters.batch_size).toBe(10);
+    expect(capOf(states)).toBe(CONTEXT_DEFAULTS.maxConcurrentRuns);
     const { stack: other, template: changed } = synthesize({ ...TEST_CONTEXT, maxConcurrentRuns: "25" });
-    const changedMachine = changed.toJSON().Resources[logicalId(other.syncSchedule.stateMachine)];
-    expect(definition(changedMachine.Properties).States["RunConnections"].MaxConcurrency).toBe(25);
+    const changedStates = definition(changed.toJSON().Resources[logicalId(other.syncSchedule.stateMachine)].Properties).States;
+    expect(changedStates["RunConnections"].MaxConcurrency).toBe(3);
+    expect(changedStates["ListConnections"].Parameters.batch_size).toBe(8);
+    expect(capOf(changedStates)).toBeLessThanOrEqual(25);
+  });
+
+  test("the cap holds for every cap: children x batch size never exceeds it, and a batch is never larger than 10", () => {
+    for (let cap = 1; cap <= 200; cap += 1) {
+      const { batchSize, children } = dispatchBatching(cap);
+      expect(batchSize * children).toBeLessThanOrEqual(cap);
+      expect(batchSize).toBeGreaterThanOrEqual(1);
+      expect(batchSize).toBeLessThanOrEqual(10);
+    }
   });
 
   test("its definition is statemachine/dispatch.asl.json with the cap written in (the file the local runtime runs)", () => {
@@ -26,23 +40,34 @@ describe("CDK stack: the schedule tick (dispatch state machine)", () => {
     expect(dispatch.Properties).toMatchObject({ StateMachineType: "STANDARD", LoggingConfiguration: { Level: "ERROR" }, TracingConfiguration: { Enabled: true } });
   });
 
-  test("DefinitionSubstitutions fill every placeholder: the dispatcher function's live alias (both Task states) and the sync state machine", () => {
+  test("DefinitionSubstitutions fill every placeholder: the dispatcher function's live alias (its Task states), the sync state machine and its Express page loop", () => {
     const placeholders = new Set([...(dispatch.Properties.DefinitionString as string).matchAll(/\$\{([A-Za-z0-9_]+)\}/g)].map((match) => match[1]));
     expect(Object.keys(dispatch.Properties.DefinitionSubstitutions).sort()).toEqual([...placeholders].sort());
     expect(dispatch.Properties.DefinitionSubstitutions).toEqual({
       DispatcherFunctionArn: aliasOf(stack.syncSchedule.dispatcher),
       SyncStateMachineArn: { Ref: logicalId(stack.syncStateMachine.stateMachine) },
+      SyncPagesStateMachineArn: { Ref: logicalId(stack.syncStateMachine.pagesStateMachine) },
     });
   });
 
-  test("a run's slot is held until the run ends: RunSync waits for the execution (.sync:2) with a deadline of a day, not the 60 s default", () => {
-    const item = definition(dispatch.Properties).States["RunConnections"].ItemProcessor.States;
-    expect(item.RunSync).toMatchObject({ Resource: "arn:aws:states:::states:startExecution.sync:2", TimeoutSeconds: 86400 });
-    // Every item ends in ItemDone, failures caught: one connection's failure never fails the tick.
-    for (const name of ["ClaimRun", "RunSync", "DescribeContinuation"]) expect(item[name].Catch[0]).toMatchObject({ ErrorEquals: ["States.ALL"], Next: "ItemDone" });
+  test("a run's slot is held until the run ends: the first segment and the hand-over both wait (.sync:2), the hand-over with a deadline of a day, not the 60 s default", () => {
+    const child = definition(dispatch.Properties).States["RunConnections"].ItemProcessor.States;
+    const first = child.FirstSegments.ItemProcessor.States;
+    const handOver = child.HandOvers.ItemProcessor.States;
+    // Longer than the Express page loop's own 300 s timeout: the segment has always ended when the Task gives up.
+    expect(first.FirstSegment).toMatchObject({ Resource: "arn:aws:states:::states:startExecution.sync:2", TimeoutSeconds: 360 });
+    expect(first.FirstSegment.Parameters.Input.execution_id).toBeNull();
+    expect(handOver.RunSync).toMatchObject({ Resource: "arn:aws:states:::states:startExecution.sync:2", TimeoutSeconds: 86400 });
+    // A deterministic name: a retried start cannot fork the run.
+    expect(handOver.RunSync.Parameters["Name.$"]).toBe("States.Format('{}-c0', $.run.run_id)");
+    // Failures caught: one connection's failure never fails the tick, and a run that cannot go on is released.
+    for (const name of ["ClaimRuns", "SettleFirstSegments"]) expect(child[name].Catch[0]).toMatchObject({ ErrorEquals: ["States.ALL"], Next: "BatchDone" });
+    expect(first.FirstSegment.Catch[0]).toMatchObject({ ErrorEquals: ["States.ALL"], Next: "FirstSegmentFailed" });
+    expect(handOver.RunSync.Catch[0]).toMatchObject({ ErrorEquals: ["States.ALL"], Next: "ReleaseRun" });
+    expect(handOver.DescribeContinuation.Catch[0]).toMatchObject({ ErrorEquals: ["States.ALL"], Next: "ItemDone" });
   });
 
-  test("least privilege: the tick's role invokes its one function, starts and follows sync executions and its own child executions, and nothing else", () => {
+  test("least privilege: the tick's role invokes its one function, starts and follows sync executions, page-loop segments and its own child executions, and nothing else", () => {
     const statements = roleStatements(template, logicalId(stack.syncSchedule.stateMachine.role));
     // The resources each action is granted on, whatever way the policy groups its statements.
     const byAction = (action: string) =>
@@ -53,8 +78,17 @@ describe("CDK stack: the schedule tick (dispatch state machine)", () => {
         .sort();
     const json = (...values: unknown[]) => values.map((value) => JSON.stringify(value)).sort();
     expect(byAction("lambda:InvokeFunction")).toEqual(json(aliasOf(stack.syncSchedule.dispatcher)));
-    expect(byAction("states:StartExecution")).toEqual(json({ Ref: logicalId(stack.syncStateMachine.stateMachine) }, arn(":stateMachine:CrmIntegration-Dispatch")));
-    expect(byAction("states:DescribeExecution")).toEqual(json(arn(":execution:CrmIntegration-Sync:*"), arn(":execution:CrmIntegration-Dispatch/*")));
+    expect(byAction("states:StartExecution")).toEqual(
+      json({ Ref: logicalId(stack.syncStateMachine.stateMachine) }, { Ref: logicalId(stack.syncStateMachine.pagesStateMachine) }, arn(":stateMachine:CrmIntegration-Dispatch")),
+    );
+    expect(byAction("states:DescribeExecution")).toEqual(
+      json(
+        arn(":execution:CrmIntegration-Sync:*"),
+        arn(":express:CrmIntegration-SyncPages:*"),
+        arn(":execution:CrmIntegration-SyncPages:*"),
+        arn(":execution:CrmIntegration-Dispatch/*"),
+      ),
+    );
     expect(byAction("states:StopExecution")).toEqual(byAction("states:DescribeExecution"));
     const own = statements.filter((statement) => !actionsOf(statement).some((action) => action.startsWith("logs:") || action.startsWith("xray:")));
     expect(new Set(own.flatMap(actionsOf))).toEqual(

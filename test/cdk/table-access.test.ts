@@ -10,7 +10,7 @@ import { DynamoDbRunStore } from "../../lambdas/runs/dynamodb-run-store";
 import { createHttpSourceClient } from "../../lambdas/source/http-source-client";
 import { DynamoDbRecordStore } from "../../lambdas/store/dynamodb-record-store";
 import { makeDispatchHandler } from "../../lambdas/sync/handlers/dispatch-handler";
-import type { DispatchClaim, DispatchPage } from "../../lambdas/sync/dispatch-syncs";
+import type { DispatchPage } from "../../lambdas/sync/dispatch-syncs";
 import { InProcessPreflightLauncher } from "../../lambdas/local/in-process-preflight-launcher";
 import { runPreflightJob } from "../../lambdas/preflight/preflight-job";
 import { DynamoDbPreflightStore } from "../../lambdas/preflight-runs/dynamodb-preflight-store";
@@ -116,18 +116,19 @@ function apiEvent(routeKey: string, path: Record<string, string> = {}, body?: un
 }
 
 /**
- * The schedule tick as statemachine/dispatch.asl.json drives the dispatcher function: ListConnections pages, ClaimRun
- * per item, and Step Functions (a stub here) starting each claimed run; `running` says whether a run's execution is alive.
+ * The schedule tick as statemachine/dispatch.asl.json drives the dispatcher function: ListConnections pages of
+ * batches, ClaimRuns per batch, and Step Functions (a stub here) starting each claimed run; `running` says whether a
+ * run's execution is alive.
  */
 async function tick(started: SyncExecutionInput[], running: boolean): Promise<void> {
   const starter = { start: async () => "never", isRunning: async () => running, abort: async () => undefined };
   const dispatcher = makeDispatchHandler({ ...storesOf("Dispatcher"), starter, clock, logger });
   let cursor: string | null = null;
   do {
-    const page = (await dispatcher({ task: "ListConnections", cursor })) as DispatchPage;
-    for (const item of page.items) {
-      const claimed = (await dispatcher({ task: "ClaimRun", ...item })) as DispatchClaim;
-      if (claimed.claimed) started.push(claimed.run);
+    const page = (await dispatcher({ task: "ListConnections", cursor, batch_size: 10 })) as DispatchPage;
+    for (const batch of page.batches) {
+      const claimed = (await dispatcher({ task: "ClaimRuns", items: batch.items })) as { runs: SyncExecutionInput[] };
+      started.push(...claimed.runs);
     }
     cursor = page.cursor;
   } while (cursor !== null);
@@ -226,6 +227,13 @@ describe("least privilege: the table actions the functions send", () => {
     await handlers.BeginRun.BeginRun({ input: started[3]!, execution_id: `exec-${started[3]!.run_id}` });
     await tick(started, false);
     expect(started).toHaveLength(5);
+
+    // A run whose first segment failed for good: the tick's ReleaseRun fails it and releases its lock.
+    await handlers.BeginRun.BeginRun({ input: started[4]!, execution_id: null });
+    await makeDispatchHandler({ ...storesOf("Dispatcher"), starter: { start: async () => "never", isRunning: async () => false, abort: async () => undefined }, clock, logger })({
+      task: "ReleaseRun",
+      ...started[4]!,
+    });
     void connection;
 
     for (const [name, actions] of recorded) {

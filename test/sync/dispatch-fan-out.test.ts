@@ -54,13 +54,13 @@ describe("schedule tick fan-out", () => {
     const dispatch = dispatchWithCap(2);
     const tick = dispatch.tick();
 
-    // Let the held runs go one at a time, each only once the next one has arrived: every run starts only after
-    // one has ended, so at no moment can more than the cap be running.
-    await held.arrived(2);
-    for (let next = 3; next <= 6; next += 1) {
-      held.releaseOldest();
-      await held.arrived(next);
+    // With a cap of 2 the tick runs one child of a batch of 2, which holds both slots until both runs have ended:
+    // let each batch go only once it has arrived whole, so at no moment can more than the cap be running.
+    for (let arrived = 2; arrived <= 6; arrived += 2) {
+      await held.arrived(arrived);
       expect(runs.current).toBeLessThanOrEqual(2);
+      held.releaseOldest();
+      held.releaseOldest();
     }
     held.releaseAll();
     expect((await tick).status).toBe("SUCCEEDED");
@@ -119,7 +119,9 @@ describe("schedule tick fan-out", () => {
     const connections = await addConnections(12);
     await harness.connections.put({ ...connections[0]!, paused: true });
     const ids = (random: () => number) =>
-      listDispatchPage({ connections: harness.connections, logger: harness.logger }, null, random).then((page) => page.items.map((item) => item.connection_id));
+      listDispatchPage({ connections: harness.connections, logger: harness.logger }, null, random).then((page) =>
+        page.batches.flatMap((batch) => batch.items.map((item) => item.connection_id)),
+      );
     const one = await ids(seededRandom(1).next);
     const two = await ids(seededRandom(2).next);
     expect(one).not.toEqual(two);

@@ -1,22 +1,49 @@
 import * as v from "valibot";
-import { claimDispatchedRun, DispatchItemSchema, listDispatchPage, type DispatchClaim, type DispatchPage } from "../dispatch-syncs";
+import {
+  claimDispatchedRuns,
+  DISPATCH_PAGE_SIZE,
+  DispatchItemSchema,
+  listDispatchPage,
+  settleFirstSegments,
+  releaseDispatchedRun,
+  SegmentOutputSchema,
+  type DispatchPage,
+} from "../dispatch-syncs";
 import type { StartSyncDeps } from "../sync-deps";
 import { withStoreErrors } from "./store-errors";
 
-/** What the two Task states send (their Parameters in statemachine/dispatch.asl.json name the task). */
+const nonEmpty = v.pipe(v.string(), v.minLength(1));
+
+/** What the Task states send (their Parameters in statemachine/dispatch.asl.json name the task). */
 const DispatchEventSchema = v.variant("task", [
-  v.object({ task: v.literal("ListConnections"), cursor: v.nullable(v.string()) }),
-  v.object({ task: v.literal("ClaimRun"), ...DispatchItemSchema.entries }),
+  v.object({ task: v.literal("ListConnections"), cursor: v.nullable(v.string()), batch_size: v.pipe(v.number(), v.integer(), v.minValue(1)) }),
+  v.object({ task: v.literal("ClaimRuns"), items: v.array(DispatchItemSchema) }),
+  v.object({ task: v.literal("SettleFirstSegments"), segments: v.array(SegmentOutputSchema) }),
+  v.object({ task: v.literal("ReleaseRun"), business_account_id: nonEmpty, connection_id: nonEmpty, run_id: nonEmpty }),
 ]);
 
+type DispatchReply = DispatchPage | Awaited<ReturnType<typeof claimDispatchedRuns>> | Awaited<ReturnType<typeof settleFirstSegments>> | Record<string, never>;
+
 /**
- * The schedule tick's Task handler: one function for both Task states (ListConnections, ClaimRun), as one Lambda
- * serves both in AWS and the local engine calls it for either. Thin: parse, call one domain function.
+ * The schedule tick's Task handler: one function for its Task states (ListConnections, ClaimRuns, SettleFirstSegments, ReleaseRun), as
+ * one Lambda serves them all in AWS and the local engine calls it for each. Thin: parse, call one domain function.
  */
-export function makeDispatchHandler(deps: StartSyncDeps, random: () => number = Math.random): (event: unknown) => Promise<DispatchPage | DispatchClaim> {
+export function makeDispatchHandler(deps: StartSyncDeps, random: () => number = Math.random): (event: unknown) => Promise<DispatchReply> {
   return (event) =>
-    withStoreErrors<DispatchPage | DispatchClaim>(() => {
+    withStoreErrors<DispatchReply>(async () => {
       const parsed = v.parse(DispatchEventSchema, event);
-      return parsed.task === "ListConnections" ? listDispatchPage(deps, parsed.cursor, random) : claimDispatchedRun(deps, parsed);
+      switch (parsed.task) {
+        case "ListConnections":
+          return listDispatchPage(deps, parsed.cursor, random, DISPATCH_PAGE_SIZE, parsed.batch_size);
+        case "ClaimRuns":
+          return claimDispatchedRuns(deps, parsed.items);
+        case "SettleFirstSegments":
+          return settleFirstSegments(deps, parsed.segments);
+        case "ReleaseRun": {
+          const { task: _task, ...run } = parsed;
+          await releaseDispatchedRun(deps, run);
+          return {};
+        }
+      }
     });
 }

@@ -2,6 +2,7 @@ import { describe, expect, test } from "vitest";
 import { walk, type AslDefinition } from "../../../bin/cost/asl-walk";
 import {
   idleConnectionMonth,
+  MAX_CONCURRENT_RUNS_QUOTED,
   millionRecords,
   RECORD_WRU,
   RECORDS_QUOTED,
@@ -11,6 +12,8 @@ import {
 } from "../../../bin/cost/cost-model";
 import { DYNAMODB_WRU_USD } from "../../../bin/cost/prices";
 import { PAGE_TASKS_PER_EXECUTION, PAGE_TASKS_PER_SEGMENT } from "../../../lambdas/core/limits";
+import { CONTEXT_DEFAULTS } from "../../../lib/deploy-config";
+import { dispatchBatching } from "../../../statemachine/dispatch-definition";
 
 describe("the ASL walk", () => {
   test("every state entered is one transition: Choice, Pass and Succeed included; a Task's result lands at its ResultPath", () => {
@@ -32,12 +35,23 @@ describe("the ASL walk", () => {
 });
 
 describe("npm run cost, from the definitions", () => {
-  test("an idle run costs 3 Standard transitions (RunPages, Route, RunSucceeded) and one Express segment", () => {
+  test("an idle run, as the schedule tick dispatches it, counts the Map child's start and states and its share of the tick: one Express segment and no Standard sync execution", () => {
     const idle = idleConnectionMonth();
-    expect(idle.run.standardTransitions).toBe(3);
+    const { batchSize } = dispatchBatching(MAX_CONCURRENT_RUNS_QUOTED);
+    expect(idle.dispatch.batchSize).toBe(batchSize);
+    expect(idle.run.standardTransitions).toBe(0);
     expect(idle.run.expressExecutions).toBe(1);
     expect(idle.run.pages).toBe(7);
-    expect(idle.run.endedIn).toBe("Succeed");
+    expect(idle.run.endedIn).toBe("segment: run_succeeded");
+    // A child: its start, ClaimRuns, FirstSegments, one FirstSegment per run, SettleFirstSegments, AnyUnfinished, BatchDone.
+    const perChild = 1 + 5 + batchSize;
+    const tick = idle.dispatch.tickTransitions / idle.dispatch.connections;
+    expect(idle.standardTransitionsPerRun).toBeCloseTo(perChild / batchSize + tick, 10);
+    expect(idle.standardTransitionsPerRun).toBeLessThan(2);
+  });
+
+  test("the cap the cost is quoted at is context maxConcurrentRuns' default", () => {
+    expect(MAX_CONCURRENT_RUNS_QUOTED).toBe(CONTEXT_DEFAULTS.maxConcurrentRuns);
   });
 
   test("a page costs 2 Standard transitions per segment of PAGE_TASKS_PER_SEGMENT, plus the continuations", () => {
@@ -47,11 +61,12 @@ describe("npm run cost, from the definitions", () => {
     expect(perPage).toBeLessThanOrEqual(2 / PAGE_TASKS_PER_SEGMENT + 4 / PAGE_TASKS_PER_EXECUTION);
   });
 
-  test(`targets: at most $${TARGET_USD_PER_MILLION_RECORDS} per million records, over the $1.25 floor of the record writes; Step Functions at most $${TARGET_USD_PER_IDLE_CONNECTION_MONTH} per idle connection-month`, () => {
+  test(`targets: at most $${TARGET_USD_PER_MILLION_RECORDS} per million records, over the $1.25 floor of the record writes; at most $${TARGET_USD_PER_IDLE_CONNECTION_MONTH} per idle connection-month, dispatch included, Step Functions alone and everything (the idle run's writes as test/sync/idle-run-writes.test.ts measures them)`, () => {
     const million = millionRecords();
     expect(RECORDS_QUOTED * RECORD_WRU * DYNAMODB_WRU_USD).toBeCloseTo(1.25, 10);
     expect(million.total).toBeLessThanOrEqual(TARGET_USD_PER_MILLION_RECORDS);
     expect(million.run.pages).toBeGreaterThanOrEqual(10_000);
     expect(idleConnectionMonth().stepFunctions).toBeLessThanOrEqual(TARGET_USD_PER_IDLE_CONNECTION_MONTH);
+    expect(idleConnectionMonth().total).toBeLessThanOrEqual(TARGET_USD_PER_IDLE_CONNECTION_MONTH);
   });
 });

@@ -1,0 +1,77 @@
+import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { createLocalDispatch } from "../../lambdas/local/local-dispatch";
+import type { LocalSyncEngine } from "../../lambdas/local/local-sync-engine";
+import { DISPATCHED_RUN_NOT_STARTED } from "../../lambdas/sync/dispatch-syncs";
+import { startSync } from "../../lambdas/sync/start-sync";
+import { leadRecord, pipelineRecord, userRecord } from "../builders/source-records";
+import { crmSource } from "../support/crm-source";
+import { failFirst } from "../support/source-faults";
+import { startSourceServer, type SourceServer } from "../support/source-server";
+import { createSyncHarness, type SyncHarness } from "../support/sync-harness";
+
+const TOKEN = "release-token-7d2a";
+const data = { pipelines: [pipelineRecord()], users: [userRecord()], contacts: [], leads: [leadRecord({ id: "l1" })] };
+
+let harness: SyncHarness;
+let server: SourceServer;
+
+beforeEach(async () => {
+  harness = await createSyncHarness();
+});
+afterEach(async () => {
+  await server.close();
+  await harness.close();
+});
+
+/** The tick with a starter whose StartExecution fails as Step Functions does when the account's quota is reached. */
+function dispatchWithRefusingStarter() {
+  const engine = harness.engine;
+  const refusing: Pick<LocalSyncEngine, "start" | "result" | "runSegment" | "isRunning" | "abort"> = {
+    start: async () => {
+      const error = new Error("execution limit exceeded");
+      error.name = "StepFunctions.ExecutionLimitExceededException";
+      throw error;
+    },
+    result: (ref) => engine.result(ref),
+    runSegment: (input, startedBy) => engine.runSegment(input, startedBy),
+    isRunning: (ref) => engine.isRunning(ref),
+    abort: (ref) => engine.abort(ref),
+  };
+  return createLocalDispatch({ startDeps: { ...harness.startDeps, starter: refusing }, maxConcurrentRuns: 2, timeScale: 0.01, logger: harness.logger });
+}
+
+async function expectReleased(connectionId: string) {
+  // No lock left behind: the run's lock is gone, not held until its lease (15 minutes) runs out.
+  expect(await harness.runs.lock(connectionId)).toBeNull();
+  const [run] = await harness.runs.list(connectionId, { limit: 1 });
+  expect(run?.status).toBe("failed");
+  // So the next sync starts at once.
+  expect((await startSync(harness.startDeps, { id: connectionId, business_account_id: "acct-1" })).started).toBe(true);
+  return run!;
+}
+
+describe("a dispatched run that cannot start or go on releases its lock at once", () => {
+  test("a run whose hand-over to the sync state machine cannot be started is failed and its lock released, not held until its lease runs out", async () => {
+    // The first page is a 429: the first segment ends throttled, and the hand-over's StartExecution is refused.
+    server = await startSourceServer(crmSource(() => data, { token: TOKEN, fault: failFirst("/pipelines", 1, { status: 429, headers: { "retry-after": "0" }, json: { error: "slow down" } }) }));
+    const connection = await harness.addConnection({ baseUrl: server.baseUrl, token: TOKEN });
+    const dispatch = dispatchWithRefusingStarter();
+    expect((await dispatch.tick()).status).toBe("SUCCEEDED");
+    const run = await expectReleased(connection.id);
+    expect(run.entities.find((row) => row.entity === "pipelines")).toMatchObject({ status: "failed", error: DISPATCHED_RUN_NOT_STARTED });
+    await dispatch.stop();
+  });
+
+  test("a run whose BeginRun fails in its first segment is failed and its lock released, not held until its lease runs out", async () => {
+    server = await startSourceServer(crmSource(() => data, { token: TOKEN }));
+    const connection = await harness.addConnection({ baseUrl: server.baseUrl, token: TOKEN });
+    // The connection vanishes between the tick's listing and the run's BeginRun (deleted meanwhile).
+    const get = harness.connections.get.bind(harness.connections);
+    harness.connections.get = async (...args) => (args.includes(connection.id) ? null : get(...args));
+    const dispatch = createLocalDispatch({ startDeps: { ...harness.startDeps, starter: harness.engine }, maxConcurrentRuns: 2, timeScale: 0.01, logger: harness.logger });
+    expect((await dispatch.tick()).status).toBe("SUCCEEDED");
+    harness.connections.get = get;
+    await expectReleased(connection.id);
+    await dispatch.stop();
+  });
+});
