@@ -249,6 +249,13 @@ export interface NewRun {
 export type BeginResult = { readonly started: true } | { readonly started: false; readonly holder: RunLock };
 
 /** Run summaries and the one-run-per-connection lock. */
+/** Entities whose rows end (with one outcome) and entities whose rows start, in one write of a run summary. */
+export interface EntitiesMove {
+  readonly finished: readonly SummaryEntity[];
+  readonly outcome: { readonly status: "succeeded" | "failed"; readonly error: string | null };
+  readonly started: readonly SummaryEntity[];
+}
+
 export interface RunStore {
   /**
    * Atomically takes the connection's run lock and creates the run summary
@@ -288,15 +295,7 @@ export interface RunStore {
    * in one write of the summary (an idle run moves through 7 entities): both
    * happen, or neither. Either list may be empty.
    */
-  entitiesMoved(
-    connectionId: string,
-    runId: string,
-    move: {
-      readonly finished: readonly SummaryEntity[];
-      readonly outcome: { readonly status: "succeeded" | "failed"; readonly error: string | null };
-      readonly started: readonly SummaryEntity[];
-    },
-  ): Promise<void>;
+  entitiesMoved(connectionId: string, runId: string, move: EntitiesMove): Promise<void>;
   /**
    * Sets the final status and finished_at, and releases the lock if this run
    * still holds it. The first finish wins: a later one changes nothing.

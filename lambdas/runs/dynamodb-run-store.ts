@@ -14,7 +14,7 @@ import { marshall, unmarshall } from "@aws-sdk/util-dynamodb";
 import * as v from "valibot";
 import { SUMMARY_ENTITIES, type SummaryEntity } from "../core/entities";
 import { cutDetail } from "../core/errors";
-import type { BeginResult, EntityProgress, NewRun, RunLock, RunStore, RunSummary, RunWait } from "../core/ports";
+import type { BeginResult, EntitiesMove, EntityProgress, NewRun, RunLock, RunStore, RunSummary, RunWait } from "../core/ports";
 import { RunLockSchema } from "../core/run-lock";
 import { EntityProgressSchema, RunSummarySchema } from "../core/run-summary";
 import {
@@ -248,15 +248,7 @@ export class DynamoDbRunStore implements RunStore {
     await this.entitiesMoved(connectionId, runId, { finished: [], outcome: { status: "succeeded", error: null }, started: [entity] });
   }
 
-  async entitiesMoved(
-    connectionId: string,
-    runId: string,
-    move: {
-      readonly finished: readonly SummaryEntity[];
-      readonly outcome: { readonly status: "succeeded" | "failed"; readonly error: string | null };
-      readonly started: readonly SummaryEntity[];
-    },
-  ): Promise<void> {
+  async entitiesMoved(connectionId: string, runId: string, move: EntitiesMove): Promise<void> {
     const sets: string[] = [];
     const names: Record<string, string> = { "#entities": RUN_ATTR.entities, "#status": RUN_ATTR.entityStatus };
     const values: Record<string, AttributeValue> = {};

@@ -26,3 +26,20 @@ export async function runHoldingLock(runs: RunStore, connectionId: string, runId
     },
   };
 }
+
+/**
+ * Page writes fenced as the sync fences them: each connection gets a run that
+ * holds its lock (begun on its first write), and each write becomes that run's
+ * next page. The store is asked for when first needed (a test table is made in beforeAll).
+ */
+export function fencedPages(runs: () => RunStore): (write: Omit<PageWrite, "run">) => Promise<PageWrite> {
+  const held = new Map<string, Awaited<ReturnType<typeof runHoldingLock>>>();
+  return async (write) => {
+    let run = held.get(write.connectionId);
+    if (run === undefined) {
+      run = await runHoldingLock(runs(), write.connectionId);
+      held.set(write.connectionId, run);
+    }
+    return run.page(write);
+  };
+}

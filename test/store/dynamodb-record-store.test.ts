@@ -13,7 +13,7 @@ import { DynamoDbRecordStore } from "../../lambdas/store/dynamodb-record-store";
 import { InvalidCursorError } from "../../lambdas/core/errors";
 import { DynamoDbRunStore } from "../../lambdas/runs/dynamodb-run-store";
 import { recordPartitionKey, recordShardPartitionKey, recordShardPartitionKeys, watermarkPartitionKey, watermarkSortKey } from "../../lambdas/store/keys";
-import { FAR_LEASE, pageRun, runHoldingLock } from "../builders/page-runs";
+import { FAR_LEASE, fencedPages, pageRun, runHoldingLock } from "../builders/page-runs";
 import { planPageTransactions } from "../../lambdas/store/page-transactions";
 import { testDynamoDbClient, useTestTable } from "../support/dynamodb";
 
@@ -26,16 +26,8 @@ beforeAll(() => {
 
 const newConnection = () => `conn-${randomUUID()}`;
 
-/** Each connection's run holding the lock, begun on its first page; a write becomes that run's next page. */
-const runs = new Map<string, Awaited<ReturnType<typeof runHoldingLock>>>();
-async function fenced(write: Omit<PageWrite, "run">): Promise<PageWrite> {
-  let run = runs.get(write.connectionId);
-  if (run === undefined) {
-    run = await runHoldingLock(new DynamoDbRunStore(table), write.connectionId);
-    runs.set(write.connectionId, run);
-  }
-  return run.page(write);
-}
+/** Each write becomes the next page of its connection's run holding the lock. */
+const fenced = fencedPages(() => new DynamoDbRunStore(table));
 const range = (n: number) => Array.from({ length: n }, (_, i) => i);
 const pad = (i: number) => String(i).padStart(4, "0");
 

@@ -7,7 +7,7 @@ import { DynamoDbRunStore } from "../../lambdas/runs/dynamodb-run-store";
 import { DynamoDbRecordStore } from "../../lambdas/store/dynamodb-record-store";
 import * as keys from "../../lambdas/store/keys";
 import { planPageTransactions } from "../../lambdas/store/page-transactions";
-import { pageRun, runHoldingLock } from "../builders/page-runs";
+import { fencedPages, pageRun } from "../builders/page-runs";
 import { useTestTable } from "../support/dynamodb";
 
 /**
@@ -39,15 +39,8 @@ const lead = (id: string, extra: Record<string, unknown> = {}): RecordWrite => (
   doc: { id, name: `Lead ${id}`, ...extra },
 });
 
-const runs = new Map<string, Awaited<ReturnType<typeof runHoldingLock>>>();
-async function fenced(write: Omit<PageWrite, "run">): Promise<PageWrite> {
-  let run = runs.get(write.connectionId);
-  if (run === undefined) {
-    run = await runHoldingLock(new DynamoDbRunStore(table), write.connectionId);
-    runs.set(write.connectionId, run);
-  }
-  return run.page(write);
-}
+/** Each write becomes the next page of its connection's run holding the lock. */
+const fenced = fencedPages(() => new DynamoDbRunStore(table));
 
 /** Every record item of a connection (heads and parts), straight from the table. */
 async function recordItems(connectionId: string): Promise<Record<string, AttributeValue>[]> {
