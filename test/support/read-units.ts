@@ -103,7 +103,7 @@ export function countReadUnits(client: DynamoDBClient, reader: DynamoDBClient): 
       const input = args.input as Record<string, unknown>;
       input["ReturnConsumedCapacity"] = "TOTAL";
       const result = await next(args);
-      const output = result.output as Record<string, unknown>;
+      const output = result.output as unknown as Record<string, unknown>;
       seq += 1;
       const number = seq;
       const push = (read: Omit<ReadUnit, "seq" | "command">) => reads.push({ seq: number, command, ...read });
@@ -136,7 +136,7 @@ export function countReadUnits(client: DynamoDBClient, reader: DynamoDBClient): 
           break;
         }
         default: {
-          const query = input as QueryCommandInput & ScanCommandInput;
+          const query = input as unknown as QueryCommandInput & ScanCommandInput;
           const scanned = (output["ScannedCount"] as number | undefined) ?? 0;
           const bytes = await scannedBytes(command, query, scanned, (output["Items"] as Record<string, AttributeValue>[] | undefined) ?? []);
           const consistent = query.ConsistentRead === true;
