@@ -55,8 +55,26 @@ export const EMPTY_PAGE_WRU = IDLE_PAGE_COMMIT_WRU + RATE_SLOT_WRU;
  * (transaction: the summary, the lock deleted). Before: 27 (setExecution and heartbeat apart, 16 row updates).
  */
 export const IDLE_RUN_OTHER_WRU = 2 * 2 + 1 + 1 + 8 * 1 + 2 * 2;
-/** Reads per page: the connection, eventually consistent (0.5 RRU; lambdas/sync/page-connection.ts). */
+/**
+ * The DynamoDB read figures are measured the same way (test/sync/idle-run-writes.test.ts, counted by
+ * test/support/read-units.ts as DynamoDB bills reads: ceil(size / 4 KB) per item or per Query, halved when
+ * eventually consistent, a miss or an empty Query still 1 unit, or 0.5); the test fails when they drift.
+ */
+/** Reads of every page task: the connection, eventually consistent (0.5 RRU; lambdas/sync/page-connection.ts). */
 export const PAGE_RRU = 0.5;
+/** Reads of a full page of 100 records in the middle of an entity: its connection; the commit reads nothing (it writes fenced by the lock). */
+export const FULL_PAGE_RRU = PAGE_RRU;
+/** The stage kinds, read once per run: a strong Query of each of the 64 record shards of /stages (RECORD_SHARDS, lambdas/store/keys.ts), 1 RRU each however empty. */
+export const STAGE_KINDS_RRU = 64;
+/**
+ * RRU of a run besides its pages' connection reads (strongly consistent, items under 4 KB, 1 RRU each):
+ * BeginRun's connection read 1, each entity's stored listing hash on its page 1 (7), each incremental
+ * entity's watermark at its start (5), the stage kinds (STAGE_KINDS_RRU) and the run store's two reads of
+ * the run summary as the run ends. The same in a busy run. Before: not counted (3.5 RRU per idle run in all).
+ */
+export const IDLE_RUN_OTHER_RRU = 1 + 7 + 5 + STAGE_KINDS_RRU + 2;
+/** All an idle run reads: 7 pages and the rest. */
+export const IDLE_RUN_RRU = 7 * PAGE_RRU + IDLE_RUN_OTHER_RRU;
 /**
  * KMS Decrypts per run: the page task caches a decrypted token per warm
  * process (lambdas/aws/cached-token-cipher.ts) and a run's pages follow one
@@ -268,6 +286,7 @@ export function millionRecords(): CostReport {
   const run = walkRun(pagesPerEntity);
   const emptyPages = run.pages - fullPages;
   const wru = fullPages * FULL_PAGE_WRU + emptyPages * EMPTY_PAGE_WRU;
+  const rru = fullPages * FULL_PAGE_RRU + emptyPages * PAGE_RRU + IDLE_RUN_OTHER_RRU;
   return report(run, [
     ...stepFunctionsLines(run, 1),
     ...lambdaLines(run, 1),
@@ -276,7 +295,11 @@ export function millionRecords(): CostReport {
       arithmetic: `${fullPages} full pages × ${FULL_PAGE_WRU} WRU + ${emptyPages} empty × ${EMPTY_PAGE_WRU} = ${wru} WRU × $0.625/million (floor: the records alone, ${RECORDS_QUOTED} × ${RECORD_WRU} WRU = $${((RECORDS_QUOTED * RECORD_WRU * price.DYNAMODB_WRU_USD)).toFixed(2)})`,
       usd: wru * price.DYNAMODB_WRU_USD,
     },
-    { item: "DynamoDB reads", arithmetic: `${run.pages} pages × ${PAGE_RRU} RRU × $0.125/million`, usd: run.pages * PAGE_RRU * price.DYNAMODB_RRU_USD },
+    {
+      item: "DynamoDB reads",
+      arithmetic: `${fullPages} full pages × ${FULL_PAGE_RRU} RRU + ${emptyPages} empty × ${PAGE_RRU} + ${IDLE_RUN_OTHER_RRU} for the run = ${rru} RRU × $0.125/million`,
+      usd: rru * price.DYNAMODB_RRU_USD,
+    },
     { item: "KMS", arithmetic: `${DECRYPTS_PER_BUSY_RUN} Decrypt per run (cached per warm process) × $0.03/10,000`, usd: DECRYPTS_PER_BUSY_RUN * price.KMS_REQUEST_USD },
   ]);
 }
@@ -321,6 +344,7 @@ export function idleConnectionMonth(): IdleCostReport {
   const tickShare = dispatch.tickTransitions / n;
   const perRun = syncRun + childStarts + childStates + tickShare;
   const wru = run.pages * EMPTY_PAGE_WRU + IDLE_RUN_OTHER_WRU;
+  const rru = run.pages * PAGE_RRU + IDLE_RUN_OTHER_RRU;
   const decrypts = DECRYPTS_PER_IDLE_RUN;
   const [, ...express] = stepFunctionsLines(run, runs);
   const dispatcherInvocations = dispatch.dispatcherInvocations / n;
@@ -341,7 +365,11 @@ export function idleConnectionMonth(): IdleCostReport {
       usd: dispatcherInvocations * runs * price.LAMBDA_REQUEST_USD + dispatcherGbSeconds * runs * price.LAMBDA_ARM_GB_SECOND_USD,
     },
     { item: "DynamoDB writes", arithmetic: `${wru} WRU per run × ${runs} × $0.625/million`, usd: wru * runs * price.DYNAMODB_WRU_USD },
-    { item: "DynamoDB reads", arithmetic: `${run.pages} pages × ${PAGE_RRU} RRU per run × ${runs} × $0.125/million`, usd: run.pages * PAGE_RRU * runs * price.DYNAMODB_RRU_USD },
+    {
+      item: "DynamoDB reads",
+      arithmetic: `(${run.pages} pages × ${PAGE_RRU} + ${IDLE_RUN_OTHER_RRU} for the run, ${STAGE_KINDS_RRU} of them the stage shards) = ${rru} RRU per run × ${runs} × $0.125/million`,
+      usd: rru * runs * price.DYNAMODB_RRU_USD,
+    },
     { item: "KMS", arithmetic: `${decrypts} Decrypts per run × ${runs} × $0.03/10,000`, usd: decrypts * runs * price.KMS_REQUEST_USD },
   ];
   return { ...report(run, lines), dispatch, standardTransitionsPerRun: perRun, wruPerRun: wru };

@@ -2,13 +2,26 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";
 import { DEFAULT_SIZES } from "../../bin/reference-source/dataset";
 import { startReferenceSource, type ReferenceSource } from "../../bin/reference-source/start-reference-source";
-import { DECRYPTS_PER_IDLE_RUN, FULL_PAGE_WRU, IDLE_PAGE_COMMIT_WRU, IDLE_RUN_OTHER_WRU, RATE_SLOT_WRU } from "../../bin/cost/cost-model";
+import {
+  DECRYPTS_PER_IDLE_RUN,
+  FULL_PAGE_RRU,
+  FULL_PAGE_WRU,
+  IDLE_PAGE_COMMIT_WRU,
+  IDLE_RUN_OTHER_RRU,
+  IDLE_RUN_OTHER_WRU,
+  IDLE_RUN_RRU,
+  PAGE_RRU,
+  RATE_SLOT_WRU,
+  STAGE_KINDS_RRU,
+} from "../../bin/cost/cost-model";
 import { cachingDecrypts } from "../../lambdas/aws/cached-token-cipher";
 import type { RecordWrite, StoredConnection, TokenCipher } from "../../lambdas/core/ports";
+import { RECORD_SHARDS } from "../../lambdas/store/keys";
 import { runHoldingLock } from "../builders/page-runs";
 import { testDynamoDbClient } from "../support/dynamodb";
 import { createSyncHarness, type SyncHarness } from "../support/sync-harness";
 import { countWriteUnits, type WriteUnit, type WriteUnitCounter } from "../support/write-units";
+import { countReadUnits, type ReadUnit, type ReadUnitCounter } from "../support/read-units";
 
 /**
  * What an idle run writes, measured on the real sync (DynamoDB Local, the
@@ -22,6 +35,7 @@ const SIZES = { pipelines: DEFAULT_SIZES.pipelines, users: DEFAULT_SIZES.users, 
 let harness: SyncHarness;
 let source: ReferenceSource;
 let counter: WriteUnitCounter;
+let readCounter: ReadUnitCounter;
 let decrypts = 0;
 let connection: StoredConnection;
 const reader = testDynamoDbClient();
@@ -39,6 +53,7 @@ beforeAll(async () => {
   harness = await createSyncHarness({ wrapCipher: (cipher) => cachingDecrypts(countingDecrypts(cipher)) });
   source = await startReferenceSource({ seed: 14, sizes: SIZES, now: new Date("2026-03-01T00:00:00Z") });
   counter = countWriteUnits(harness.client, reader);
+  readCounter = countReadUnits(harness.client, reader);
   connection = await harness.addConnection({ baseUrl: source.url, token: source.token, syncSince: "2025-01-01T00:00:00Z" });
   const first = await harness.sync(connection);
   expect(first.status).toBe("succeeded");
@@ -54,6 +69,7 @@ afterAll(async () => {
 });
 beforeEach(() => {
   counter.reset();
+  readCounter.reset();
   source.requests.length = 0;
 });
 
@@ -146,6 +162,55 @@ describe("an idle run, measured", () => {
   });
 });
 
+/** What a run reads, by what it reads for: the pages' connection reads and the rest, named by the partition read. */
+function readsOf(reads: readonly ReadUnit[]) {
+  const rru = (filter: (read: ReadUnit) => boolean) => reads.filter(filter).reduce((sum, read) => sum + read.rru, 0);
+  const prefix = (read: ReadUnit) => read.pk.split("#")[0];
+  const pageConnection = (read: ReadUnit) => prefix(read) === "CONNECTION" && !read.consistent;
+  return {
+    pages: reads.filter(pageConnection).length,
+    pageRru: rru(pageConnection),
+    otherRru: rru((read) => !pageConnection(read)),
+    other: Object.entries(
+      reads.filter((read) => !pageConnection(read)).reduce<Record<string, number>>((by, read) => {
+        const what = `${read.command} ${prefix(read)} ${read.consistent ? "strong" : "eventual"}`;
+        return { ...by, [what]: (by[what] ?? 0) + read.rru };
+      }, {}),
+    ),
+  };
+}
+
+describe("an idle run's reads, measured", () => {
+  test("an idle run reads what bin/cost/cost-model.ts counts: PAGE_RRU per page (its connection) and IDLE_RUN_OTHER_RRU for the run (connection, listings, watermarks, stage shards, run summary)", async () => {
+    await idleRun();
+    const reads = readsOf(readCounter.reads);
+    console.log(
+      JSON.stringify(
+        {
+          ...reads,
+          counted: readCounter.total(),
+          // DynamoDB Local's own ConsumedCapacity (TOTAL), beside this count: it reports 0 for a Query that finds nothing.
+          reportedByDynamoDbLocal: readCounter.reported.total,
+          emptyQueries: readCounter.reads.filter((read) => read.command === "QueryCommand" && read.items === 0).map((read) => `${read.rru} counted, ${readCounter.reported.bySeq.get(read.seq)} reported`).length,
+        },
+        null,
+        2,
+      ),
+    );
+    expect(reads.pages).toBe(7);
+    expect(reads.pageRru).toBe(7 * PAGE_RRU);
+    expect(reads.otherRru).toBe(IDLE_RUN_OTHER_RRU);
+    expect(readCounter.total()).toBe(IDLE_RUN_RRU);
+  });
+
+  test(`stage kinds are read once per run, all ${RECORD_SHARDS} record shards of /stages, strongly: STAGE_KINDS_RRU (1 RRU each however empty)`, async () => {
+    await idleRun();
+    const stageQueries = readCounter.reads.filter((read) => read.command === "QueryCommand");
+    expect(new Set(stageQueries.map((read) => read.pk)).size).toBe(RECORD_SHARDS);
+    expect(stageQueries.reduce((sum, read) => sum + read.rru, 0)).toBe(STAGE_KINDS_RRU);
+  });
+});
+
 describe("a full page, measured", () => {
   test("a full page of 100 records commits FULL_PAGE_WRU less its rate-limit slot: 100 transactional puts, the lock check, lease, progress and watermark", async () => {
     const connectionId = `conn-full-page-${randomUUID()}`;
@@ -161,5 +226,22 @@ describe("a full page, measured", () => {
     await harness.records.commitPage(run.page({ connectionId, records: leads, watermark: { entity: "leads", value: "2026-02-01T00:00:00.000Z" } }));
     console.log(`a full page: ${counter.total()} WRU counted; DynamoDB Local reported ${[...counter.reported.bySeq.values()].join(" + ")}`);
     expect(counter.total()).toBe(FULL_PAGE_WRU - RATE_SLOT_WRU);
+    // Its commit reads nothing: the page task's own reads (its connection) are all of FULL_PAGE_RRU.
+    expect(readCounter.reads).toEqual([]);
+    expect(FULL_PAGE_RRU).toBe(PAGE_RRU);
+  });
+
+  test("a busy run reads FULL_PAGE_RRU per extra full page on top of an idle run's IDLE_RUN_RRU", async () => {
+    // 200 new leads at the source: the next run reads /leads in 3 pages (100, 100 and the re-read margin), not 1.
+    const lead = source.dataset.leads[0]!;
+    const latest = source.dataset.leads.map((each) => each.updated_at).sort().at(-1)!;
+    source.dataset.leads.push(...Array.from({ length: 200 }, (_, i) => ({ ...lead, id: `lead-bulk-${i}`, updated_at: latest })));
+    await measuredRun();
+    const pages = source.requests.length;
+    const reads = readsOf(readCounter.reads);
+    console.log(`a busy run: ${pages} pages, ${readCounter.total()} RRU counted (${JSON.stringify(reads)}); DynamoDB Local reported ${readCounter.reported.total}`);
+    expect(pages).toBeGreaterThan(7);
+    expect(reads.pages).toBe(pages);
+    expect((readCounter.total() - IDLE_RUN_RRU) / (pages - 7)).toBe(FULL_PAGE_RRU);
   });
 });
