@@ -53,6 +53,10 @@ export interface PageSample {
   readonly startedAtEpoch: number;
   /** When this page's request left for the source (ms after the task started). */
   fetchOffsetMs: number;
+  /** The slot this page's request went out on (epoch ms, the limiter's clock), if it made one. */
+  slotAt: number | null;
+  /** Date.now() when the request was handed to the HTTP client (the clock of the slot and of the source's stamp). */
+  sentAtEpoch: number | null;
   /** The reservation this task made for the next page (acquire with leadMs, started with the commit): its slot and when it came back. */
   nextSlotAt: number | null;
   reserveEndedAt: number;
@@ -107,6 +111,8 @@ export const isFullLeadsPage = (sample: PageSample) =>
 /** Any Task state's run on the engine (or in the plain loop). */
 export interface TaskSample {
   readonly state: string;
+  /** The execution that ran it (a page-loop segment's, for a page task on the state machine). */
+  readonly executionId?: string;
   readonly startedAt: number;
   readonly endedAt: number;
 }
@@ -159,7 +165,10 @@ export function createInstrumentedSync(options: InstrumentedSyncOptions) {
     async fetchPage(connection, request) {
       const page = current;
       const started = performance.now();
-      if (page !== null && page.fetchOffsetMs === 0) page.fetchOffsetMs = started - page.startedAt;
+      if (page !== null && page.fetchOffsetMs === 0) {
+        page.fetchOffsetMs = started - page.startedAt;
+        page.sentAtEpoch = Date.now();
+      }
       try {
         const result = await http.fetchPage(connection, request);
         if (page !== null) {
@@ -190,7 +199,9 @@ export function createInstrumentedSync(options: InstrumentedSyncOptions) {
       const started = performance.now();
       const ddbBefore = page?.ddbMs ?? 0;
       try {
-        return await local.limiter.acquire(connectionId, requestsPerSecond, acquireOptions);
+        const slot = await local.limiter.acquire(connectionId, requestsPerSecond, acquireOptions);
+        if (page !== null) page.slotAt = slot;
+        return slot;
       } finally {
         if (page !== null) {
           page.acquires += 1;
@@ -233,6 +244,8 @@ export function createInstrumentedSync(options: InstrumentedSyncOptions) {
         reservedSlotAt:
           previous !== undefined && previous.entity === cursor?.entity && previous.page + 1 === cursor.page ? previous.nextSlotAt : null,
         fetchOffsetMs: 0,
+        slotAt: null,
+        sentAtEpoch: null,
         nextSlotAt: null,
         reserveEndedAt: 0,
         commitEndedAt: 0,
@@ -256,6 +269,8 @@ export function createInstrumentedSync(options: InstrumentedSyncOptions) {
       if (current === null) return;
       current.endedAt = performance.now();
       current.failed = failed;
+      // A reserved slot used as it was (no acquire of the page's own): the request went out on it.
+      if (current.slotAt === null && current.acquires === 0) current.slotAt = current.reservedSlotAt;
       pages.push(current);
       current = null;
     },
@@ -405,12 +420,13 @@ interface HandlerHooks {
 function timedHandlers(handlers: SyncHandlers, hooks: HandlerHooks): SyncHandlers {
   const timed =
     <T>(state: string, handler: (event: unknown) => Promise<T>) =>
-    async (event: unknown): Promise<T> => {
+    async (event: unknown, context?: { readonly executionId?: string }): Promise<T> => {
       const startedAt = performance.now();
       try {
         return await handler(event);
       } finally {
-        hooks.onTask({ state, startedAt, endedAt: performance.now() });
+        const executionId = context?.executionId;
+        hooks.onTask({ state, startedAt, endedAt: performance.now(), ...(executionId === undefined ? {} : { executionId }) });
       }
     };
   return {

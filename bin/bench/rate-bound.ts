@@ -8,6 +8,7 @@ import { createInstrumentedSync, limiterWaitMs, staleSlots } from "./instrumente
 import { leadPage, measureFloor } from "./page-overhead";
 import { breakdown, cycles } from "./page-stats";
 import { busiestWindow, mean, median, quantile } from "./stats";
+import { boundaryCostMs, requestTimeline, segmentGaps, windows } from "./request-timeline";
 import { num, type Table } from "./table";
 
 /**
@@ -59,6 +60,13 @@ export async function measureRateBound(context: BenchContext): Promise<Measureme
       const bound = Math.min(rate, sequential);
       // Slots taken but left unused because they went stale before the request left (rateLimited takes another).
       const stale = run.pages.reduce((sum, page) => sum + staleSlots(page), 0);
+      // Where the time goes between segments, and each request's slot, send and arrival on one clock.
+      const gaps = segmentGaps(run.tasks);
+      const lostMs = boundaryCostMs(gaps);
+      const timeline = requestTimeline(run.pages, arrivals);
+      const busiest = timeline === null ? null : windows(timeline);
+      const sendLate = timeline?.map((request) => request.sentAt - request.slotAt) ?? [];
+      const transit = timeline?.map((request) => request.arrivedAt - request.sentAt) ?? [];
       rows.push([
         rate,
         requests.length,
@@ -69,6 +77,11 @@ export async function measureRateBound(context: BenchContext): Promise<Measureme
         num(achieved / bound, 3),
         achieved / bound >= 0.95 ? "yes" : "no",
         busiestWindow(arrivals, 1000),
+        busiest === null ? "n/a" : `${busiest.slots} / ${busiest.sends} / ${busiest.arrivals}`,
+        timeline === null ? "n/a" : `${num(median(sendLate), 1)} / ${num(Math.max(...sendLate), 0)}`,
+        timeline === null ? "n/a" : `${num(median(transit), 1)} / ${num(Math.max(...transit), 0)}`,
+        `${num(median(gaps.withinMs), 1)} / ${num(median(gaps.boundaryMs), 1)} x ${gaps.boundaryMs.length}`,
+        `${num(lostMs / 1000, 2)} (${num((lostMs / spanMs) * 100, 1)}%)`,
         records.toLocaleString("en-US"),
         num(wallMs / 1000, 1),
         num((records * 1000) / wallMs, 0),
@@ -81,6 +94,13 @@ export async function measureRateBound(context: BenchContext): Promise<Measureme
         run.summary.status,
       ]);
       const costs = `a page task costs a median ${num(pages.busyMs, 0)} ms without its wait (DynamoDB ${num(pages.ddbMs, 0)} ms in ${num(pages.ddbCalls, 0)} calls, ${num(pages.ddbRoundTrips, 0)} round trips on the critical path, fetch ${num(pages.fetchMs, 0)} ms, in-process ${num(pages.inProcessMs, 0)} ms) plus ${num(median(gapMs), 1)} ms of engine between tasks`;
+      if (busiest !== null && busiest.arrivals > rate) {
+        binding.push(
+          `rate_limit ${rate}: ${busiest.arrivals} arrivals in one second (slot / sent / arrived, ms after the window's first slot): ${busiest.busiest
+            .map((request) => `${request.label} ${num(request.slotAt - busiest.busiest[0]!.slotAt, 0)} / ${num(request.sentAt - busiest.busiest[0]!.slotAt, 0)} / ${num(request.arrivedAt - busiest.busiest[0]!.slotAt, 0)}`)
+            .join("; ")}`,
+        );
+      }
       if (capacity < ceiling) {
         binding.push(
           `rate_limit ${rate}: the page task's own latency binds: ${costs}, so one page every ${num(work, 0)} ms => at most ${num(capacity, 1)} req/s, below the limiter's ${num(ceiling, 1)}. DynamoDB Local is most of it; the source idles between requests.`,
@@ -113,6 +133,11 @@ export async function measureRateBound(context: BenchContext): Promise<Measureme
       "achieved / min(rate_limit, ceiling)",
       ">= 0.95 of it",
       "busiest 1 s window (req)",
+      "busiest 1 s window: slots / sends / arrivals",
+      "sent - slot (ms) median / max",
+      "arrival - sent (ms) median / max",
+      "gap between page tasks (ms): in a segment / at a segment boundary x count",
+      "boundaries cost (s, % of the span)",
       "records written",
       "run wall (s)",
       "records/s",
@@ -129,6 +154,8 @@ export async function measureRateBound(context: BenchContext): Promise<Measureme
       "achieved = (requests the source received - 1) / (last arrival - first arrival), arrivals stamped by the source (Date.now, ms); target >= 0.95 x rate_limit, never above 1.0.",
       `stale slots re-taken = slots recorded but left unused because more than ${SLOT_LATE_MS} ms passed before the request could leave (the source client then takes a fresh slot); each one is a slot lost.`,
       "busiest 1 s window = most arrivals in any [t, t + 1000 ms); must be <= rate_limit.",
+      "slots / sends / arrivals: the busiest window of the limiter's recorded starts the requests went out on, of the moments they were handed to the HTTP client, and of the source's stamps (all Date.now in this one process; the source runs on the same event loop as the service, so its stamp is late by however long the loop was busy when the request came in). The limiter's rule is on slots; a request leaves at most 10 ms after its slot (else a fresh one is taken).",
+      "gap between page tasks = the engine's time from one FetchPage's end to the next one's start, within a page-loop segment (an Express child execution) and across the boundary to the next segment (parent Route + RunPages + the child's start); boundaries cost = sum over boundaries of (boundary gap - median gap in a segment).",
       `sequential ceiling = 1000 / (median fetch + median bare BatchWriteItem floor of a 100-lead page, ${num(floorMs, 1)} ms here): the most pages per second sequential paging allows when the service adds nothing to the store's floor; the target is achieved >= 0.95 x min(rate_limit, ceiling).`,
       "records/s = records written (sum of the run summary's rows, stages included) / (finished_at - started_at).",
       `work = time from one page task's start to the next task's start, minus the limiter's wait (what a page costs when nothing holds it back); page-task bound = 1000 / median work.`,

@@ -10,6 +10,7 @@ import { envelope, type SourceServer } from "../support/source-server";
 import { useSourceServers } from "../support/source-servers";
 import { testDynamoDbClient, useTestTable } from "../support/dynamodb";
 import { VirtualClock } from "../support/virtual-clock";
+import { gate } from "../support/gate";
 
 const ONE_SECOND_MS = 1000;
 
@@ -279,6 +280,52 @@ describe("DynamoDbRateLimiter on a fake clock (DynamoDB Local)", () => {
     expect(await limiter.acquire(connectionId, 2, { replacing: reserved })).toBe(t0 + 200);
     expect(clock.sleeps).toEqual([]);
     expect(await storedStarts(connectionId)).toEqual([t0, t0 + 200]);
+  });
+
+  test("no one-second window above the rate: a reserved slot whose wait ends late is replaced before its request leaves, so another caller's slots and it never make rate_limit + 1 in a second", async () => {
+    const rate = 5;
+    const timerLateMs = 50;
+    const connectionId = newConnection();
+    const connection = { baseUrl: "http://127.0.0.1:1", token: "token-a" };
+    // One clock for two processes: the sync (A) and another caller of the connection (B, e.g. the test call).
+    const clock = { t: 9_000_000 };
+    const t0 = clock.t;
+    const now = () => clock.t;
+    const sent: { readonly at: number; readonly by: string }[] = [];
+    const sourceOf = (by: string): SourceClient => ({
+      async fetchPage() {
+        sent.push({ at: clock.t, by });
+        return { data: [], hasMore: false };
+      },
+    });
+    // B's limiter waits for a full window by moving the clock; A's client waits for its reserved slot on a gate.
+    const limiterA = new DynamoDbRateLimiter({ client: table.client, tableName: table.tableName, now, sleep: async () => {} });
+    const limiterB = new DynamoDbRateLimiter({ client: table.client, tableName: table.tableName, now, sleep: async (ms) => void (clock.t += ms) });
+    const asleep = gate<number>();
+    const wake = gate();
+    const reserved = limiterA.acquire(connectionId, rate, { leadMs: 100 });
+    const a = rateLimited(sourceOf("A"), limiterA, { connectionId, rateLimit: rate }, now, reserved, (ms) => {
+      asleep.open(ms);
+      return wake.opened;
+    });
+    const b = rateLimited(sourceOf("B"), limiterB, { connectionId, rateLimit: rate }, now);
+
+    // A's request waits for its slot, reserved 100 ms ahead (at t0 + 100).
+    const aSent = a.fetchPage(connection, { path: "/leads", page: 2 });
+    expect(await asleep.opened).toBe(100);
+    // At t0 + 100, B takes the rest of the window: four slots.
+    clock.t = t0 + 100;
+    await Promise.all(range(rate - 1).map((i) => b.fetchPage(connection, { path: "/leads", page: i + 1 })));
+    // A's timer fires late (a busy event loop): its slot is 50 ms old, more than a slot is good for.
+    clock.t = t0 + 100 + timerLateMs;
+    wake.open();
+    await aSent;
+    // B goes on: rate_limit more requests, each as soon as the limiter lets it.
+    await Promise.all(range(rate).map((i) => b.fetchPage(connection, { path: "/leads", page: rate + i })));
+
+    const times = sent.map((request) => request.at);
+    expect(sent).toHaveLength(2 * rate);
+    expect(maxInAnyOneSecondWindow(times), timeline(times, t0)).toBeLessThanOrEqual(rate);
   });
 
   test("rate limit: requestsPerSecond must be an integer >= 1", async () => {
