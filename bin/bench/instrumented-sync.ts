@@ -1,4 +1,5 @@
 import { randomBytes, randomUUID } from "node:crypto";
+import { subscribe } from "node:diagnostics_channel";
 import { performance } from "node:perf_hooks";
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import type { SyncEntity } from "../../lambdas/core/entities";
@@ -57,6 +58,8 @@ export interface PageSample {
   slotAt: number | null;
   /** Date.now() when the request was handed to the HTTP client (the clock of the slot and of the source's stamp). */
   sentAtEpoch: number | null;
+  /** Date.now() when undici wrote its headers to the socket (its `undici:client:sendHeaders` diagnostics channel). */
+  writtenAtEpoch: number | null;
   /** The reservation this task made for the next page (acquire with leadMs, started with the commit): its slot and when it came back. */
   nextSlotAt: number | null;
   reserveEndedAt: number;
@@ -159,6 +162,11 @@ export function createInstrumentedSync(options: InstrumentedSyncOptions) {
     },
   });
 
+  // The moment the page's request is written to the socket (undici publishes it synchronously before the write).
+  subscribe("undici:client:sendHeaders", () => {
+    if (current !== null && current.sentAtEpoch !== null && current.writtenAtEpoch === null) current.writtenAtEpoch = Date.now();
+  });
+
   // The same transport the local service uses (createLocalService): the SSRF guard, loopback allowed.
   const http = createHttpSourceClient({ fetch: createGuardedFetch({ allowLoopback: true }) });
   const source: SourceClient = {
@@ -246,6 +254,7 @@ export function createInstrumentedSync(options: InstrumentedSyncOptions) {
         fetchOffsetMs: 0,
         slotAt: null,
         sentAtEpoch: null,
+        writtenAtEpoch: null,
         nextSlotAt: null,
         reserveEndedAt: 0,
         commitEndedAt: 0,

@@ -67,7 +67,8 @@ export async function measureRateBound(context: BenchContext): Promise<Measureme
       const timeline = requestTimeline(run.pages, arrivals);
       const busiest = timeline === null ? null : windows(timeline);
       const sendLate = timeline?.map((request) => request.sentAt - request.slotAt) ?? [];
-      const transit = timeline?.map((request) => request.arrivedAt - request.sentAt) ?? [];
+      const writing = timeline?.map((request) => request.writtenAt - request.sentAt) ?? [];
+      const transit = timeline?.map((request) => request.arrivedAt - request.writtenAt) ?? [];
       rows.push([
         rate,
         requests.length,
@@ -80,6 +81,7 @@ export async function measureRateBound(context: BenchContext): Promise<Measureme
         busiestWindow(arrivals, 1000),
         busiest === null ? "n/a" : `${busiest.slots} / ${busiest.sends} / ${busiest.arrivals}`,
         timeline === null ? "n/a" : `${num(median(sendLate), 1)} / ${num(Math.max(...sendLate), 0)}`,
+        timeline === null ? "n/a" : `${num(median(writing), 1)} / ${num(Math.max(...writing), 0)}`,
         timeline === null ? "n/a" : `${num(median(transit), 1)} / ${num(Math.max(...transit), 0)}`,
         `${num(median(gaps.withinMs), 1)} / ${num(median(gaps.boundaryMs), 1)} x ${gaps.boundaryMs.length}`,
         `${num(lostMs / 1000, 2)} (${num((lostMs / spanMs) * 100, 1)}%)`,
@@ -100,10 +102,10 @@ export async function measureRateBound(context: BenchContext): Promise<Measureme
         const cause =
           busiest.sends > rate
             ? `the service SENT ${busiest.sends} in one second: a limiter bug`
-            : `slots ${busiest.slots} and sends ${busiest.sends} kept to the rate; the window's first request took ${num(first.arrivedAt - first.sentAt, 0)} ms from the HTTP client to the source's stamp, more than the ${RATE_WINDOW_MARGIN_MS - SLOT_LATE_MS} ms the margin leaves after a send up to ${SLOT_LATE_MS} ms late`;
+            : `slots ${busiest.slots} and sends ${busiest.sends} kept to the rate; the window's first request took ${num(first.arrivedAt - first.sentAt, 0)} ms from the HTTP client to the source's stamp (${num(first.writtenAt - first.sentAt, 0)} ms of it before it was written to the socket), more than the ${RATE_WINDOW_MARGIN_MS - SLOT_LATE_MS} ms the margin leaves after a send up to ${SLOT_LATE_MS} ms late`;
         binding.push(
-          `rate_limit ${rate}: ${busiest.arrivals} arrivals in one second (${cause}). Slot / sent / arrived, ms after the window's first slot: ${busiest.busiest
-            .map((request) => `${request.label} ${num(request.slotAt - busiest.busiest[0]!.slotAt, 0)} / ${num(request.sentAt - busiest.busiest[0]!.slotAt, 0)} / ${num(request.arrivedAt - busiest.busiest[0]!.slotAt, 0)}`)
+          `rate_limit ${rate}: ${busiest.arrivals} arrivals in one second (${cause}). Slot / sent / written / arrived, ms after the window's first slot: ${busiest.busiest
+            .map((request) => `${request.label} ${[request.slotAt, request.sentAt, request.writtenAt, request.arrivedAt].map((at) => num(at - first.slotAt, 0)).join(" / ")}`)
             .join("; ")}`,
         );
       }
@@ -141,7 +143,8 @@ export async function measureRateBound(context: BenchContext): Promise<Measureme
       "busiest 1 s window (req)",
       "busiest 1 s window: slots / sends / arrivals",
       "sent - slot (ms) median / max",
-      "arrival - sent (ms) median / max",
+      "written - sent (ms) median / max",
+      "arrival - written (ms) median / max",
       "gap between page tasks (ms): in a segment / at a segment boundary x count",
       "boundaries cost (s, % of the span)",
       "records written",
@@ -160,7 +163,7 @@ export async function measureRateBound(context: BenchContext): Promise<Measureme
       "achieved = (requests the source received - 1) / (last arrival - first arrival), arrivals stamped by the source (Date.now, ms, in the source's own process); target >= 0.95 x rate_limit, never above 1.0.",
       `stale slots re-taken = slots recorded but left unused because more than ${SLOT_LATE_MS} ms passed before the request could leave (the source client then takes a fresh slot); each one is a slot lost.`,
       `busiest 1 s window = most arrivals at the source in any [t, t + 1000 ms); must be <= rate_limit. The service holds it for what it controls, its slots and its sends (next column; a window above the rate there is a limiter bug); at the source it also needs each request to arrive within ${RATE_WINDOW_MARGIN_MS - SLOT_LATE_MS} ms of being sent (the margin's rest), which a loaded 2-core machine does not always give (the binding note then names the request).`,
-      "slots / sends / arrivals: the busiest window of the limiter's recorded starts the requests went out on, of the moments they were handed to the HTTP client, and of the source's stamps (all Date.now on one machine; the source runs in a process of its own, so its stamp is not held up by the service's event loop, only by the OS's scheduling of the two busy cores). The limiter's rule is on slots; a request leaves at most 10 ms after its slot (else a fresh one is taken).",
+      "slots / sends / arrivals: the busiest window of the limiter's recorded starts the requests went out on, of the moments they were handed to the HTTP client, and of the source's stamps; written = when undici wrote the request to the socket (all Date.now on one machine; the source runs in a process of its own, so its stamp is not held up by the service's event loop, only by the OS's scheduling of the two busy cores). The limiter's rule is on slots; a request leaves at most 10 ms after its slot (else a fresh one is taken).",
       "gap between page tasks = the engine's time from one FetchPage's end to the next one's start, within a page-loop segment (an Express child execution) and across the boundary to the next segment (parent Route + RunPages + the child's start); boundaries cost = sum over boundaries of (boundary gap - median gap in a segment).",
       `sequential ceiling = 1000 / (median fetch + median bare BatchWriteItem floor of a 100-lead page, ${num(floorMs, 1)} ms here): the most pages per second sequential paging allows when the service adds nothing to the store's floor; the target is achieved >= 0.95 x min(rate_limit, ceiling).`,
       "records/s = records written (sum of the run summary's rows, stages included) / (finished_at - started_at).",

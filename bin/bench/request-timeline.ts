@@ -6,6 +6,8 @@ export interface TimedRequest {
   readonly label: string;
   readonly slotAt: number;
   readonly sentAt: number;
+  /** When the HTTP client wrote it to the socket (sentAt when not seen). */
+  readonly writtenAt: number;
   readonly arrivedAt: number;
 }
 
@@ -18,7 +20,13 @@ export function requestTimeline(pages: readonly PageSample[], arrivals: readonly
   const sent = [...pages].filter((page) => page.sentAtEpoch !== null && page.slotAt !== null).sort((a, b) => a.startedAt - b.startedAt);
   if (sent.length !== arrivals.length) return null;
   const ordered = [...arrivals].sort((a, b) => a - b);
-  return sent.map((page, i) => ({ label: `${page.entity} p${page.page}`, slotAt: page.slotAt!, sentAt: page.sentAtEpoch!, arrivedAt: ordered[i]! }));
+  return sent.map((page, i) => ({
+    label: `${page.entity} p${page.page}`,
+    slotAt: page.slotAt!,
+    sentAt: page.sentAtEpoch!,
+    writtenAt: page.writtenAtEpoch ?? page.sentAtEpoch!,
+    arrivedAt: ordered[i]!,
+  }));
 }
 
 /** The busiest one-second window of slots, of sends and of arrivals; and the requests of the busiest arrival window. */

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "vitest";
 import { boundaryCostMs, segmentGaps, windows, type TimedRequest } from "../../../bin/bench/request-timeline";
 
-const request = (label: string, slotAt: number, sentAt: number, arrivedAt: number): TimedRequest => ({ label, slotAt, sentAt, arrivedAt });
+const request = (label: string, slotAt: number, sentAt: number, arrivedAt: number): TimedRequest => ({ label, slotAt, sentAt, writtenAt: sentAt, arrivedAt });
 
 describe("the bench's request timeline", () => {
   test("a window above the rate at the source is told apart from one the service sent: slots and sends counted on their own", () => {
