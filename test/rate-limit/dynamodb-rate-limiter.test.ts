@@ -1,8 +1,10 @@
 import { randomUUID } from "node:crypto";
-import { GetItemCommand, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { GetItemCommand, PutItemCommand, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { afterAll, describe, expect, test } from "vitest";
 import type { SourceClient, SourceConnection } from "../../lambdas/core/ports";
-import { DynamoDbRateLimiter, RATE_WINDOW_MS, planAcquire } from "../../lambdas/rate-limit/dynamodb-rate-limiter";
+import { DynamoDbRateLimiter, MAX_WRITE_LEAD_MS, RATE_WINDOW_MS, WRITE_LATENCY_SAMPLES, planAcquire } from "../../lambdas/rate-limit/dynamodb-rate-limiter";
+import { MAX_STALE_SLOTS, SLOT_LATE_MS } from "../../lambdas/core/limits";
+import { RateLimitSlotsStaleError } from "../../lambdas/core/errors";
 import { RATE_ATTR, rateLimitPartitionKey, rateLimitSortKey } from "../../lambdas/rate-limit/rate-limit-keys";
 import { rateLimited } from "../../lambdas/sync/rate-limited-source-client";
 import { createHttpSourceClient } from "../../lambdas/source/http-source-client";
@@ -326,6 +328,54 @@ describe("DynamoDbRateLimiter on a fake clock (DynamoDB Local)", () => {
     const times = sent.map((request) => request.at);
     expect(sent).toHaveLength(2 * rate);
     expect(maxInAnyOneSecondWindow(times), timeline(times, t0)).toBeLessThanOrEqual(rate);
+  });
+
+  test("rate limit: a store slower than SLOT_LATE_MS does not make every slot stale: the process records its slots as far ahead as its writes take, and a bounded number of writes admits the request", async () => {
+    const connectionId = newConnection();
+    const clock = { t: 11_000_000 };
+    const writeMs = 3 * SLOT_LATE_MS;
+    let writes = 0;
+    // Every write of the log takes writeMs (the store under load); a runaway loop is cut short, not left to hang.
+    const slowClient = {
+      send: async (command: unknown) => {
+        if (command instanceof PutItemCommand) {
+          writes += 1;
+          if (writes > 100) throw new Error("100 writes for one slot: the limiter re-stamps for ever");
+          clock.t += writeMs;
+        }
+        return table.client.send(command as PutItemCommand);
+      },
+    } as unknown as DynamoDBClient;
+    const limiter = new DynamoDbRateLimiter({ client: slowClient, tableName: table.tableName, now: () => clock.t, sleep: async (ms) => void (clock.t += ms) });
+
+    for (let request = 0; request < 20; request += 1) {
+      const writesBefore = writes;
+      const slot = await limiter.acquire(connectionId, 1000);
+      // The slot is usable when the write is back: not more than SLOT_LATE_MS behind the clock.
+      expect(clock.t - slot).toBeLessThanOrEqual(SLOT_LATE_MS);
+      if (request >= WRITE_LATENCY_SAMPLES) expect(writes - writesBefore, `request ${request}`).toBe(1);
+    }
+    expect(writes).toBeLessThanOrEqual(2 * WRITE_LATENCY_SAMPLES + 20);
+  });
+
+  test("rate limit: re-stamping a late slot is bounded: a store slower than any lead fails the call with RateLimitSlotsStaleError (retried by the state machine) after MAX_STALE_SLOTS writes", async () => {
+    const connectionId = newConnection();
+    const clock = { t: 12_000_000 };
+    let writes = 0;
+    const slowClient = {
+      send: async (command: unknown) => {
+        if (command instanceof PutItemCommand) {
+          writes += 1;
+          if (writes > 100) throw new Error("100 writes for one slot: the limiter re-stamps for ever");
+          clock.t += MAX_WRITE_LEAD_MS + 2 * SLOT_LATE_MS;
+        }
+        return table.client.send(command as PutItemCommand);
+      },
+    } as unknown as DynamoDBClient;
+    const limiter = new DynamoDbRateLimiter({ client: slowClient, tableName: table.tableName, now: () => clock.t, sleep: async (ms) => void (clock.t += ms) });
+
+    await expect(limiter.acquire(connectionId, 5)).rejects.toBeInstanceOf(RateLimitSlotsStaleError);
+    expect(writes).toBe(MAX_STALE_SLOTS);
   });
 
   test("rate limit: requestsPerSecond must be an integer >= 1", async () => {
