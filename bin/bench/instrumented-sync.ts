@@ -1,4 +1,5 @@
 import { randomBytes, randomUUID } from "node:crypto";
+import { subscribe } from "node:diagnostics_channel";
 import { performance } from "node:perf_hooks";
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import type { SyncEntity } from "../../lambdas/core/entities";
@@ -53,6 +54,12 @@ export interface PageSample {
   readonly startedAtEpoch: number;
   /** When this page's request left for the source (ms after the task started). */
   fetchOffsetMs: number;
+  /** The slot this page's request went out on (epoch ms, the limiter's clock), if it made one. */
+  slotAt: number | null;
+  /** Date.now() when the request was handed to the HTTP client (the clock of the slot and of the source's stamp). */
+  sentAtEpoch: number | null;
+  /** Date.now() when undici wrote its headers to the socket (its `undici:client:sendHeaders` diagnostics channel). */
+  writtenAtEpoch: number | null;
   /** The reservation this task made for the next page (acquire with leadMs, started with the commit): its slot and when it came back. */
   nextSlotAt: number | null;
   reserveEndedAt: number;
@@ -107,6 +114,8 @@ export const isFullLeadsPage = (sample: PageSample) =>
 /** Any Task state's run on the engine (or in the plain loop). */
 export interface TaskSample {
   readonly state: string;
+  /** The execution that ran it (a page-loop segment's, for a page task on the state machine). */
+  readonly executionId?: string;
   readonly startedAt: number;
   readonly endedAt: number;
 }
@@ -153,13 +162,21 @@ export function createInstrumentedSync(options: InstrumentedSyncOptions) {
     },
   });
 
+  // The moment the page's request is written to the socket (undici publishes it synchronously before the write).
+  subscribe("undici:client:sendHeaders", () => {
+    if (current !== null && current.sentAtEpoch !== null && current.writtenAtEpoch === null) current.writtenAtEpoch = Date.now();
+  });
+
   // The same transport the local service uses (createLocalService): the SSRF guard, loopback allowed.
   const http = createHttpSourceClient({ fetch: createGuardedFetch({ allowLoopback: true }) });
   const source: SourceClient = {
     async fetchPage(connection, request) {
       const page = current;
       const started = performance.now();
-      if (page !== null && page.fetchOffsetMs === 0) page.fetchOffsetMs = started - page.startedAt;
+      if (page !== null && page.fetchOffsetMs === 0) {
+        page.fetchOffsetMs = started - page.startedAt;
+        page.sentAtEpoch = Date.now();
+      }
       try {
         const result = await http.fetchPage(connection, request);
         if (page !== null) {
@@ -190,7 +207,9 @@ export function createInstrumentedSync(options: InstrumentedSyncOptions) {
       const started = performance.now();
       const ddbBefore = page?.ddbMs ?? 0;
       try {
-        return await local.limiter.acquire(connectionId, requestsPerSecond, acquireOptions);
+        const slot = await local.limiter.acquire(connectionId, requestsPerSecond, acquireOptions);
+        if (page !== null) page.slotAt = slot;
+        return slot;
       } finally {
         if (page !== null) {
           page.acquires += 1;
@@ -233,6 +252,9 @@ export function createInstrumentedSync(options: InstrumentedSyncOptions) {
         reservedSlotAt:
           previous !== undefined && previous.entity === cursor?.entity && previous.page + 1 === cursor.page ? previous.nextSlotAt : null,
         fetchOffsetMs: 0,
+        slotAt: null,
+        sentAtEpoch: null,
+        writtenAtEpoch: null,
         nextSlotAt: null,
         reserveEndedAt: 0,
         commitEndedAt: 0,
@@ -256,6 +278,8 @@ export function createInstrumentedSync(options: InstrumentedSyncOptions) {
       if (current === null) return;
       current.endedAt = performance.now();
       current.failed = failed;
+      // A reserved slot used as it was (no acquire of the page's own): the request went out on it.
+      if (current.slotAt === null && current.acquires === 0) current.slotAt = current.reservedSlotAt;
       pages.push(current);
       current = null;
     },
@@ -405,12 +429,13 @@ interface HandlerHooks {
 function timedHandlers(handlers: SyncHandlers, hooks: HandlerHooks): SyncHandlers {
   const timed =
     <T>(state: string, handler: (event: unknown) => Promise<T>) =>
-    async (event: unknown): Promise<T> => {
+    async (event: unknown, context?: { readonly executionId?: string }): Promise<T> => {
       const startedAt = performance.now();
       try {
         return await handler(event);
       } finally {
-        hooks.onTask({ state, startedAt, endedAt: performance.now() });
+        const executionId = context?.executionId;
+        hooks.onTask({ state, startedAt, endedAt: performance.now(), ...(executionId === undefined ? {} : { executionId }) });
       }
     };
   return {

@@ -84,7 +84,7 @@ export async function measurePageOverhead(context: BenchContext): Promise<Measur
 }
 
 /** Page 1 of /leads as the source serves it, normalised the way the service does. */
-export async function leadPage(source: ReferenceSource): Promise<Record<string, unknown>[]> {
+export async function leadPage(source: Pick<ReferenceSource, "url" | "token">): Promise<Record<string, unknown>[]> {
   const response = await fetch(`${source.url}/leads?limit=100&page=1`, {
     headers: { authorization: `Bearer ${source.token}`, accept: "application/json" },
   });

@@ -6,7 +6,8 @@ import {
   type AttributeValue,
   type DynamoDBClient,
 } from "@aws-sdk/client-dynamodb";
-import { MAX_SLOT_LEAD_MS, SLOT_LATE_MS } from "../core/limits";
+import { RateLimitSlotsStaleError } from "../core/errors";
+import { MAX_SLOT_LEAD_MS, MAX_STALE_SLOTS, SLOT_LATE_MS } from "../core/limits";
 import type { RateLimiter } from "../core/ports";
 import { RATE_ATTR, rateLimitPartitionKey, rateLimitSortKey } from "./rate-limit-keys";
 
@@ -37,6 +38,19 @@ export const REMEMBERED_LOGS = 1000;
 export const RATE_LOG_RETENTION_SECONDS = 86_400;
 /** The table's TTL attribute (lib/record-table.ts TTL_ATTRIBUTE). */
 const EXPIRES_AT_ATTR = "expires_at";
+/**
+ * A slot is taken before its write and is only good for SLOT_LATE_MS after it,
+ * so a store slower than that (DynamoDB under load, a throttled table) would
+ * make every slot stale and re-stamp it for ever. Once a process has timed
+ * this many of its writes, it records each slot as far ahead as its fast writes
+ * take (the WRITE_LEAD_QUANTILE of the recent ones, at most MAX_WRITE_LEAD_MS):
+ * the write is then usually back before the slot starts, and the request waits
+ * for the rest (a slot is never used before its start).
+ */
+export const WRITE_LATENCY_SAMPLES = 8;
+/** A low quantile, so that a request seldom waits for its slot after the write is back. */
+export const WRITE_LEAD_QUANTILE = 0.1;
+export const MAX_WRITE_LEAD_MS = 250;
 /** Upper bound of the random pause before retrying after losing a write race. */
 export const CONFLICT_JITTER_MAX_MS = 5;
 
@@ -147,6 +161,8 @@ export class DynamoDbRateLimiter implements RateLimiter {
   private readonly sleep: (ms: number) => Promise<void>;
   /** connection id -> calls of this process waiting for a slot, oldest first; present while its loop runs. */
   private readonly queues = new Map<string, Waiter[]>();
+  /** This process's last WRITE_LATENCY_SAMPLES log writes (ms, from before the write to its answer), oldest first. */
+  private readonly writeLatencies: number[] = [];
   /** Partition key -> the log as this process last wrote it (most recent last; at most REMEMBERED_LOGS). */
   private readonly lastWritten = new Map<string, { version: number | null; starts: readonly number[] }>();
 
@@ -189,6 +205,7 @@ export class DynamoDbRateLimiter implements RateLimiter {
   /** Admits the queue's calls in order until it is empty. */
   private async drain(connectionId: string, key: Record<string, AttributeValue>, queue: Waiter[]): Promise<void> {
     let stale: StaleSlots | null = null;
+    let lateInARow = 0;
     try {
       while (queue.length > 0) {
         // Calls made before and after a rate change may wait together: the lower rate holds for both.
@@ -205,9 +222,16 @@ export class DynamoDbRateLimiter implements RateLimiter {
         const replaced = stale ?? (replacing === null ? null : { at: replacing, count: 1 });
         const taken = await this.takeSlots(key, limit, batch, replaced, leadMs);
         if (taken.late) {
+          // Bounded: a store slower than any lead would re-stamp for ever (the Task's Retry takes it from there).
+          if ((lateInARow += 1) >= MAX_STALE_SLOTS) {
+            throw new RateLimitSlotsStaleError(
+              `${MAX_STALE_SLOTS} rate-limit slots in a row came back from the store more than ${SLOT_LATE_MS} ms late (the store is overloaded); retried`,
+            );
+          }
           stale = { at: taken.at, count: taken.count };
           continue;
         }
+        lateInARow = 0;
         stale = null;
         for (const waiter of queue.splice(0, taken.count)) waiter.resolve(taken.at);
       }
@@ -247,19 +271,36 @@ export class DynamoDbRateLimiter implements RateLimiter {
       for (;;) {
         // A reserved slot starts leadMs from now: the window rule is applied at that start (planAcquire
         // counts every start after at - window, later ones included, so no window around it overflows).
-        const at = this.now() + leadMs;
+        // An immediate slot is recorded as far ahead as this process's writes take (see WRITE_LATENCY_SAMPLES).
+        const started = this.now();
+        const at = started + Math.max(leadMs, this.writeLeadMs());
         const plan = planAcquire(stored, limit, at, wanted(), RATE_WINDOW_MS, stale);
         if (!plan.admit) {
           await this.sleep(plan.waitMs);
           continue;
         }
         if (!(await this.tryWrite(key, version, plan.starts))) break;
+        const answered = this.now();
+        this.timeWrite(answered - started);
         this.remember(id, { version: (version ?? 0) + 1, starts: plan.starts });
-        return { count: plan.count, at, late: this.now() - at > SLOT_LATE_MS };
+        return { count: plan.count, at, late: answered - at > SLOT_LATE_MS };
       }
       this.lastWritten.delete(id);
       await this.sleep(Math.random() * CONFLICT_JITTER_MAX_MS);
     }
+  }
+
+  private timeWrite(ms: number): void {
+    this.writeLatencies.push(ms);
+    if (this.writeLatencies.length > WRITE_LATENCY_SAMPLES) this.writeLatencies.shift();
+  }
+
+  /** 0 until WRITE_LATENCY_SAMPLES writes are timed; then the WRITE_LEAD_QUANTILE of them, at most MAX_WRITE_LEAD_MS. */
+  private writeLeadMs(): number {
+    if (this.writeLatencies.length < WRITE_LATENCY_SAMPLES) return 0;
+    const sorted = [...this.writeLatencies].sort((a, b) => a - b);
+    const low = sorted[Math.floor(WRITE_LEAD_QUANTILE * (sorted.length - 1))] ?? 0;
+    return Math.min(MAX_WRITE_LEAD_MS, Math.max(0, low));
   }
 
   private remember(id: string, log: { version: number; starts: readonly number[] }): void {

@@ -17,7 +17,10 @@ export interface RateLimitedConnection {
  * pause): a slot that has gone stale by then is left unused (it only makes the
  * window stricter) and a fresh one is taken, so a request is never sent long
  * after the start recorded for it. A slot reserved ahead (its start still to
- * come) is waited for: a request never leaves before its recorded start.
+ * come) is waited for: a request never leaves before its recorded start, and
+ * the slot is checked again after the wait (a timer that fires late on a busy
+ * event loop would otherwise send it long after its start, eating the
+ * window's margin: test "no one-second window above the rate").
  */
 export function rateLimited(
   source: SourceClient,
@@ -40,17 +43,23 @@ export function rateLimited(
   return {
     async fetchPage(sourceConnection, request) {
       let slot = await acquire();
-      for (let stale = 0; now() - slot > SLOT_LATE_MS; stale += 1) {
-        if (stale + 1 >= MAX_STALE_SLOTS) {
+      for (let stale = 0; ; ) {
+        // A reserved slot whose start is still to come: the request waits for it (the window counts it from there),
+        // then looks again: a timer can fire late, and a request must not leave long after its slot either.
+        const early = slot - now();
+        if (early > 0) {
+          await sleep(early);
+          continue;
+        }
+        if (-early <= SLOT_LATE_MS) break;
+        stale += 1;
+        if (stale >= MAX_STALE_SLOTS) {
           throw new RateLimitSlotsStaleError(
             `${MAX_STALE_SLOTS} rate-limit slots in a row went stale before the request could be sent (the service is overloaded); retried`,
           );
         }
         slot = await acquire(slot);
       }
-      // A reserved slot whose start is still to come: the request waits for it (the window counts it from there).
-      const early = slot - now();
-      if (early > 0) await sleep(early);
       return source.fetchPage(sourceConnection, request);
     },
   };

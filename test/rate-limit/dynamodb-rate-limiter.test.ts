@@ -1,8 +1,10 @@
 import { randomUUID } from "node:crypto";
-import { GetItemCommand, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { GetItemCommand, PutItemCommand, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { afterAll, describe, expect, test } from "vitest";
 import type { SourceClient, SourceConnection } from "../../lambdas/core/ports";
-import { DynamoDbRateLimiter, RATE_WINDOW_MS, planAcquire } from "../../lambdas/rate-limit/dynamodb-rate-limiter";
+import { DynamoDbRateLimiter, MAX_WRITE_LEAD_MS, RATE_WINDOW_MS, WRITE_LATENCY_SAMPLES, planAcquire } from "../../lambdas/rate-limit/dynamodb-rate-limiter";
+import { MAX_STALE_SLOTS, SLOT_LATE_MS } from "../../lambdas/core/limits";
+import { RateLimitSlotsStaleError } from "../../lambdas/core/errors";
 import { RATE_ATTR, rateLimitPartitionKey, rateLimitSortKey } from "../../lambdas/rate-limit/rate-limit-keys";
 import { rateLimited } from "../../lambdas/sync/rate-limited-source-client";
 import { createHttpSourceClient } from "../../lambdas/source/http-source-client";
@@ -10,6 +12,7 @@ import { envelope, type SourceServer } from "../support/source-server";
 import { useSourceServers } from "../support/source-servers";
 import { testDynamoDbClient, useTestTable } from "../support/dynamodb";
 import { VirtualClock } from "../support/virtual-clock";
+import { gate } from "../support/gate";
 
 const ONE_SECOND_MS = 1000;
 
@@ -279,6 +282,100 @@ describe("DynamoDbRateLimiter on a fake clock (DynamoDB Local)", () => {
     expect(await limiter.acquire(connectionId, 2, { replacing: reserved })).toBe(t0 + 200);
     expect(clock.sleeps).toEqual([]);
     expect(await storedStarts(connectionId)).toEqual([t0, t0 + 200]);
+  });
+
+  test("no one-second window above the rate: a reserved slot whose wait ends late is replaced before its request leaves, so another caller's slots and it never make rate_limit + 1 in a second", async () => {
+    const rate = 5;
+    const timerLateMs = 50;
+    const connectionId = newConnection();
+    const connection = { baseUrl: "http://127.0.0.1:1", token: "token-a" };
+    // One clock for two processes: the sync (A) and another caller of the connection (B, e.g. the test call).
+    const clock = { t: 9_000_000 };
+    const t0 = clock.t;
+    const now = () => clock.t;
+    const sent: { readonly at: number; readonly by: string }[] = [];
+    const sourceOf = (by: string): SourceClient => ({
+      async fetchPage() {
+        sent.push({ at: clock.t, by });
+        return { data: [], hasMore: false };
+      },
+    });
+    // B's limiter waits for a full window by moving the clock; A's client waits for its reserved slot on a gate.
+    const limiterA = new DynamoDbRateLimiter({ client: table.client, tableName: table.tableName, now, sleep: async () => {} });
+    const limiterB = new DynamoDbRateLimiter({ client: table.client, tableName: table.tableName, now, sleep: async (ms) => void (clock.t += ms) });
+    const asleep = gate<number>();
+    const wake = gate();
+    const reserved = limiterA.acquire(connectionId, rate, { leadMs: 100 });
+    const a = rateLimited(sourceOf("A"), limiterA, { connectionId, rateLimit: rate }, now, reserved, (ms) => {
+      asleep.open(ms);
+      return wake.opened;
+    });
+    const b = rateLimited(sourceOf("B"), limiterB, { connectionId, rateLimit: rate }, now);
+
+    // A's request waits for its slot, reserved 100 ms ahead (at t0 + 100).
+    const aSent = a.fetchPage(connection, { path: "/leads", page: 2 });
+    expect(await asleep.opened).toBe(100);
+    // At t0 + 100, B takes the rest of the window: four slots.
+    clock.t = t0 + 100;
+    await Promise.all(range(rate - 1).map((i) => b.fetchPage(connection, { path: "/leads", page: i + 1 })));
+    // A's timer fires late (a busy event loop): its slot is 50 ms old, more than a slot is good for.
+    clock.t = t0 + 100 + timerLateMs;
+    wake.open();
+    await aSent;
+    // B goes on: rate_limit more requests, each as soon as the limiter lets it.
+    await Promise.all(range(rate).map((i) => b.fetchPage(connection, { path: "/leads", page: rate + i })));
+
+    const times = sent.map((request) => request.at);
+    expect(sent).toHaveLength(2 * rate);
+    expect(maxInAnyOneSecondWindow(times), timeline(times, t0)).toBeLessThanOrEqual(rate);
+  });
+
+  test("rate limit: a store slower than SLOT_LATE_MS does not make every slot stale: the process records its slots as far ahead as its writes take, and a bounded number of writes admits the request", async () => {
+    const connectionId = newConnection();
+    const clock = { t: 11_000_000 };
+    const writeMs = 3 * SLOT_LATE_MS;
+    let writes = 0;
+    // Every write of the log takes writeMs (the store under load); a runaway loop is cut short, not left to hang.
+    const slowClient = {
+      send: async (command: unknown) => {
+        if (command instanceof PutItemCommand) {
+          writes += 1;
+          if (writes > 100) throw new Error("100 writes for one slot: the limiter re-stamps for ever");
+          clock.t += writeMs;
+        }
+        return table.client.send(command as PutItemCommand);
+      },
+    } as unknown as DynamoDBClient;
+    const limiter = new DynamoDbRateLimiter({ client: slowClient, tableName: table.tableName, now: () => clock.t, sleep: async (ms) => void (clock.t += ms) });
+
+    for (let request = 0; request < 20; request += 1) {
+      const writesBefore = writes;
+      const slot = await limiter.acquire(connectionId, 1000);
+      // The slot is usable when the write is back: not more than SLOT_LATE_MS behind the clock.
+      expect(clock.t - slot).toBeLessThanOrEqual(SLOT_LATE_MS);
+      if (request >= WRITE_LATENCY_SAMPLES) expect(writes - writesBefore, `request ${request}`).toBe(1);
+    }
+    expect(writes).toBeLessThanOrEqual(2 * WRITE_LATENCY_SAMPLES + 20);
+  });
+
+  test("rate limit: re-stamping a late slot is bounded: a store slower than any lead fails the call with RateLimitSlotsStaleError (retried by the state machine) after MAX_STALE_SLOTS writes", async () => {
+    const connectionId = newConnection();
+    const clock = { t: 12_000_000 };
+    let writes = 0;
+    const slowClient = {
+      send: async (command: unknown) => {
+        if (command instanceof PutItemCommand) {
+          writes += 1;
+          if (writes > 100) throw new Error("100 writes for one slot: the limiter re-stamps for ever");
+          clock.t += MAX_WRITE_LEAD_MS + 2 * SLOT_LATE_MS;
+        }
+        return table.client.send(command as PutItemCommand);
+      },
+    } as unknown as DynamoDBClient;
+    const limiter = new DynamoDbRateLimiter({ client: slowClient, tableName: table.tableName, now: () => clock.t, sleep: async (ms) => void (clock.t += ms) });
+
+    await expect(limiter.acquire(connectionId, 5)).rejects.toBeInstanceOf(RateLimitSlotsStaleError);
+    expect(writes).toBe(MAX_STALE_SLOTS);
   });
 
   test("rate limit: requestsPerSecond must be an integer >= 1", async () => {
