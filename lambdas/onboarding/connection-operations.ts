@@ -30,7 +30,7 @@ function sourceBaseUrl(deps: OnboardingDeps, raw: string): string {
  * unknown one, and so is an id too long to be a key. Every route that takes a
  * connection id comes through here.
  */
-export async function findConnection(deps: OnboardingDeps, account: string, id: string): Promise<StoredConnection> {
+export async function findConnection(deps: Pick<OnboardingDeps, "connections">, account: string, id: string): Promise<StoredConnection> {
   const stored = isStorableConnectionId(account, id) ? await deps.connections.get(account, id) : null;
   if (stored === null) throw new NotFoundError(`no connection ${id}`);
   return stored;

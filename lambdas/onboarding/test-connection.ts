@@ -1,5 +1,6 @@
 import * as v from "valibot";
 import {
+  RateLimitSlotsStaleError,
   SourceAuthError,
   SourceNotImplementedError,
   SourceRedirectError,
@@ -28,7 +29,11 @@ export type ConnectionTestResult = v.InferOutput<typeof ConnectionTestResultSche
  * the same guarded client, under the connection's rate limit. Never throws for
  * a source failure: the answer says what happened.
  */
-export async function testConnection(deps: OnboardingDeps, account: string, id: string): Promise<ConnectionTestResult> {
+export async function testConnection(
+  deps: Pick<OnboardingDeps, "connections" | "cipher" | "source" | "limiter">,
+  account: string,
+  id: string,
+): Promise<ConnectionTestResult> {
   const connection = await findConnection(deps, account, id);
   let token: string;
   try {
@@ -65,8 +70,12 @@ function failedTest(error: SyncError): ConnectionTestResult {
   }
   // The same words as the failed entity of a sync: the detail already says what to do.
   if (error instanceof SourceRedirectError) return { reachable: true, authenticated: true, detail: error.detail };
-  // Not reached: a network failure (transient, no HTTP status) or an address the guard refused to call.
-  const notReached = (error instanceof SourceTransientError && error.httpStatus === null) || error instanceof SourceAddressRefusedError;
+  // Not reached: a network failure (transient, no HTTP status), an address the guard refused to call, or no
+  // request sent at all (the service could not take a rate-limit slot in time: ours, not the source's).
+  const notReached =
+    (error instanceof SourceTransientError && error.httpStatus === null) ||
+    error instanceof SourceAddressRefusedError ||
+    error instanceof RateLimitSlotsStaleError;
   const reachable = !notReached;
   return {
     reachable,
@@ -83,5 +92,6 @@ function describe(error: SyncError): string {
     return error.httpStatus === null ? "the source could not be reached" : `the source failed (${error.httpStatus})`;
   }
   if (error instanceof SourceAddressRefusedError) return "the base URL points to an address the service may not call";
+  if (error instanceof RateLimitSlotsStaleError) return "the service is busy and sent no request to the source; try the test again";
   return "the source answered something that is not a valid page";
 }
