@@ -96,7 +96,7 @@ export class DynamoDbRecordStore implements RecordStore {
 
   async getStageKinds(connectionId: string): Promise<StageKinds> {
     const kinds = new Map<string, Map<string, StageKind>>();
-    // Order does not matter here: every shard is read whole, side by side.
+    // Order does not matter here: every shard (stages have one: keys.ts) is read whole, side by side.
     const shards = await Promise.all(recordShardPartitionKeys(connectionId, "stages").map((pk) => this.stageKindItems(pk)));
     for (const item of shards.flat()) {
       const kind = item[ATTR.kind]?.S;

@@ -8,16 +8,18 @@ import { SORT_KEY_MAX_BYTES, checkedPartitionKey, utf8Bytes } from "./key-limits
  * Every key string of the store is built here and nowhere else.
  *
  *   record head     pk = REC#<connectionId>#<collection>#<shard>   sk = <id>
- *   stage head      pk = REC#<connectionId>#stages#<shard>         sk = JSON.stringify([pipelineId, stageId])
+ *   stage head      pk = REC#<connectionId>#stages#00              sk = JSON.stringify([pipelineId, stageId])
  *   record part     pk = PART#<connectionId>#<collection>#<sha256(record sk), base64url>
  *                   sk = <part number, 4 digits: 0001, 0002, ...>
  *   watermark       pk = WM#<connectionId>                  sk = sharded#<entity>
  *
- * - Heads are write-sharded (docs/hot-keys.md): <shard> is recordShard(sk), two
- *   decimal digits 00..RECORD_SHARDS-1, a hash of the record's sort key alone,
- *   so a page's heads spread over RECORD_SHARDS partition keys and an upsert of
- *   one key always lands on the same item. Listing a collection merges its
- *   shards by sort key (./dynamodb-record-store.ts).
+ * - Heads are write-sharded (docs/hot-keys.md): <shard> is recordShard(collection, sk),
+ *   two decimal digits 00..recordShards(collection)-1, a hash of the record's
+ *   sort key alone, so a page's heads spread over that many partition keys and
+ *   an upsert of one key always lands on the same item. Listing a collection
+ *   merges its shards by sort key (./dynamodb-record-store.ts). The small full
+ *   lists (pipelines, stages, users) are one shard, `#00`: same key form, one
+ *   Query to read them.
  * - Upsert by (connection, collection, id): one head per key, replaced by every Put.
  * - Stages are keyed by (connection, pipeline, stage): the JSON array cannot
  *   collide for different pairs (ids may contain any character). A pair whose
@@ -111,11 +113,36 @@ export function newestOfSortValue(sortValue: string): string {
 }
 
 /**
- * Partition keys a collection's heads are spread over. 64: at 100 pages/s of
- * 100 records of 1 KB, a shard takes about 313 WCU/s of a partition's 1,000
- * (docs/hot-keys.md, the arithmetic). Changing it moves every record: a new layout.
+ * Partition keys the heads of a collection that can be large are spread over.
+ * 64: at 100 pages/s of 100 records of 1 KB, a shard takes about 313 WCU/s of
+ * a partition's 1,000 (docs/hot-keys.md, the arithmetic).
  */
 export const RECORD_SHARDS = 64;
+/** A small full list fits one partition: the spec expects tens to low hundreds of rows (docs/hot-keys.md, "Small collections"). */
+export const SMALL_COLLECTION_SHARDS = 1;
+
+/**
+ * How many shards each collection's heads are spread over: the one source of
+ * truth for writers, readers and the purge. Changing a count moves that
+ * collection's records: a new layout.
+ */
+export const RECORD_SHARDS_BY_COLLECTION: Readonly<Record<Collection, number>> = {
+  pipelines: SMALL_COLLECTION_SHARDS,
+  stages: SMALL_COLLECTION_SHARDS,
+  users: SMALL_COLLECTION_SHARDS,
+  contacts: RECORD_SHARDS,
+  leads: RECORD_SHARDS,
+  tasks: RECORD_SHARDS,
+  calls: RECORD_SHARDS,
+  events: RECORD_SHARDS,
+  // Derived from the leads' free-text loss_reason: as many as the leads, at the leads' write rate.
+  loss_reasons: RECORD_SHARDS,
+};
+
+/** The number of shards of a collection (RECORD_SHARDS_BY_COLLECTION). */
+export function recordShards(collection: Collection): number {
+  return RECORD_SHARDS_BY_COLLECTION[collection];
+}
 
 const RECORD_PREFIX = "REC#";
 const PART_PREFIX = "PART#";
@@ -127,15 +154,16 @@ const NEWEST_KEY_SEPARATOR = "#";
 const PART_NUMBER_DIGITS = 4;
 const SHARD_DIGITS = 2;
 
-/** The shard of a record: the first 32 bits of sha256(sort key), mod RECORD_SHARDS. Stable across releases and processes. */
-export function recordShard(recordSk: string): number {
-  return createHash("sha256").update(recordSk, "utf8").digest().readUInt32BE(0) % RECORD_SHARDS;
+/** The shard of a record: the first 32 bits of sha256(sort key), mod the collection's shard count. Stable across releases and processes. */
+export function recordShard(collection: Collection, recordSk: string): number {
+  return createHash("sha256").update(recordSk, "utf8").digest().readUInt32BE(0) % recordShards(collection);
 }
 
 /** The partition key of one shard of a collection. */
 export function recordShardPartitionKey(connectionId: string, collection: Collection, shard: number): string {
-  if (!Number.isInteger(shard) || shard < 0 || shard >= RECORD_SHARDS) {
-    throw new RangeError(`shard must be an integer from 0 to ${RECORD_SHARDS - 1}; got ${shard}`);
+  const shards = recordShards(collection);
+  if (!Number.isInteger(shard) || shard < 0 || shard >= shards) {
+    throw new RangeError(`${collection} shard must be an integer from 0 to ${shards - 1}; got ${shard}`);
   }
   const suffix = String(shard).padStart(SHARD_DIGITS, "0");
   return checkedPartitionKey(`${RECORD_PREFIX}${requireConnectionId(connectionId)}#${collection}#${suffix}`);
@@ -143,12 +171,12 @@ export function recordShardPartitionKey(connectionId: string, collection: Collec
 
 /** The partition key of a record's head: the shard of its sort key. */
 export function recordPartitionKey(connectionId: string, collection: Collection, recordSk: string): string {
-  return recordShardPartitionKey(connectionId, collection, recordShard(recordSk));
+  return recordShardPartitionKey(connectionId, collection, recordShard(collection, recordSk));
 }
 
 /** Every shard's partition key of a collection, shard 0 first. */
 export function recordShardPartitionKeys(connectionId: string, collection: Collection): string[] {
-  return Array.from({ length: RECORD_SHARDS }, (_, shard) => recordShardPartitionKey(connectionId, collection, shard));
+  return Array.from({ length: recordShards(collection) }, (_, shard) => recordShardPartitionKey(connectionId, collection, shard));
 }
 
 /** The one partition of a collection before write sharding: read by nothing now, deleted by the purge of a deleted connection. */

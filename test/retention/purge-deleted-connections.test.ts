@@ -10,7 +10,7 @@ import { DynamoDbRateLimiter } from "../../lambdas/rate-limit/dynamodb-rate-limi
 import { purgeDeletedConnections, type PurgeDeps } from "../../lambdas/retention/purge-deleted-connections";
 import { DynamoDbRunStore } from "../../lambdas/runs/dynamodb-run-store";
 import { DynamoDbRecordStore } from "../../lambdas/store/dynamodb-record-store";
-import { RECORD_SHARDS, legacyRecordPartitionKey, partPartitionKey, recordPartitionKey, recordSortKey } from "../../lambdas/store/keys";
+import { RECORD_SHARDS, legacyRecordPartitionKey, partPartitionKey, recordPartitionKey, recordShardPartitionKey, recordSortKey } from "../../lambdas/store/keys";
 import { DOC_PART_MAX_BYTES } from "../../lambdas/store/page-transactions";
 import { runHoldingLock } from "../builders/page-runs";
 import { createTestTable, testDynamoDbClient } from "../support/dynamodb";
@@ -211,6 +211,10 @@ describe("purge of a deleted connection's data (DynamoDB Local)", () => {
     const before = await itemsOf(gone);
     const leadKeys = new Set(before.filter((item) => item["pk"]?.S?.startsWith(`REC#${gone}#leads#`)).map((item) => item["pk"]?.S));
     expect(leadKeys.size).toBeGreaterThan(RECORD_SHARDS / 2);
+    // The small collections' one shard (#00) holds their heads, and is purged with the rest.
+    for (const collection of ["pipelines", "stages"] as const) {
+      expect(before.some((item) => item["pk"]?.S === recordShardPartitionKey(gone, collection, 0))).toBe(true);
+    }
     await deleteConnection(gone);
 
     let deleted = 0;

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { GetItemCommand, PutItemCommand, ScanCommand, type AttributeValue } from "@aws-sdk/client-dynamodb";
 import { beforeAll, describe, expect, test } from "vitest";
+import { COLLECTIONS } from "../../lambdas/core/entities";
 import { InvalidCursorError } from "../../lambdas/core/errors";
 import type { RecordOrder, PageWrite, RecordWrite } from "../../lambdas/core/ports";
 import { DynamoDbRunStore } from "../../lambdas/runs/dynamodb-run-store";
@@ -8,7 +9,7 @@ import { DynamoDbRecordStore } from "../../lambdas/store/dynamodb-record-store";
 import * as keys from "../../lambdas/store/keys";
 import { planPageTransactions } from "../../lambdas/store/page-transactions";
 import { fencedPages, pageRun } from "../builders/page-runs";
-import { useTestTable } from "../support/dynamodb";
+import { testDynamoDbClient, useTestTable } from "../support/dynamodb";
 
 /**
  * Write sharding of record heads (docs/hot-keys.md): a page's heads spread over
@@ -115,13 +116,27 @@ describe("write sharding of record heads (docs/hot-keys.md)", () => {
 
   test("the shard of a record depends on its key alone: an upsert lands on the same item", () => {
     for (const id of ["1", "lead-42", "é", "\u{1F600}"]) {
-      const shard = keys.recordShard(id);
-      expect(shard).toBe(keys.recordShard(id));
+      const shard = keys.recordShard("leads", id);
+      expect(shard).toBe(keys.recordShard("leads", id));
       expect(shard).toBeGreaterThanOrEqual(0);
       expect(shard).toBeLessThan(keys.RECORD_SHARDS);
       expect(keys.recordPartitionKey("c", "leads", id)).toBe(keys.recordShardPartitionKeys("c", "leads")[shard]);
     }
     expect(new Set(keys.recordShardPartitionKeys("c", "leads")).size).toBe(keys.RECORD_SHARDS);
+  });
+
+  test("each collection's shard count is named once: the ones that can be large are 64 shards, the small full lists (pipelines, stages, users) one, in the same key form", () => {
+    const large = ["contacts", "leads", "tasks", "calls", "events", "loss_reasons"] as const;
+    const small = ["pipelines", "stages", "users"] as const;
+    expect(Object.keys(keys.RECORD_SHARDS_BY_COLLECTION).sort()).toEqual([...COLLECTIONS].sort());
+    for (const collection of large) expect(keys.recordShards(collection), collection).toBe(keys.RECORD_SHARDS);
+    for (const collection of small) expect(keys.recordShards(collection), collection).toBe(1);
+    for (const collection of COLLECTIONS) {
+      const partitionKeys = keys.recordShardPartitionKeys("c", collection);
+      expect(partitionKeys).toEqual(range(keys.recordShards(collection)).map((shard) => `REC#c#${collection}#${String(shard).padStart(2, "0")}`));
+      expect(() => keys.recordShardPartitionKey("c", collection, keys.recordShards(collection))).toThrow(RangeError);
+    }
+    expect(keys.recordPartitionKey("c", "stages", JSON.stringify(["p1", "s1"]))).toBe("REC#c#stages#00");
   });
 
   test("listing by key across shards is one sorted list (UTF-8 byte order), across page boundaries, with records added between pages", async () => {
@@ -130,7 +145,7 @@ describe("write sharding of record heads (docs/hot-keys.md)", () => {
     const special = ["a\uFFFD", "a\u{1F600}", "é", "Z", "z", "10", "9"];
     const initial = [...special, ...range(150).map((i) => `lead-${(i * 7919) % 1000}`)];
     await store.commitPage(await fenced({ connectionId, records: initial.map((id) => lead(id)) }));
-    expect(initial.map((id) => keys.recordShard(id)).some((shard) => shard !== keys.recordShard(initial[0]!))).toBe(true);
+    expect(initial.map((id) => keys.recordShard("leads", id)).some((shard) => shard !== keys.recordShard("leads", initial[0]!))).toBe(true);
 
     const present = new Set(initial);
     const snapshots = [[...present]];
@@ -230,6 +245,60 @@ describe("write sharding of record heads (docs/hot-keys.md)", () => {
     await store.commitPage(await fenced(page));
     expect(await recordItems(connectionId)).toEqual(first);
     expect(first.filter((item) => item["pk"]?.S?.startsWith("PART#")).length).toBeGreaterThan(0);
+  });
+
+  test("small collections are one shard: stage kinds are one query, and pipelines, stages and users live under their #00 key", async () => {
+    const connectionId = newConnection();
+    const stage = (pipeline: number, i: number): RecordWrite => ({
+      collection: "stages",
+      key: [`p${pipeline}`, `s${i}`],
+      doc: { id: `s${i}`, name: `Stage ${i}`, kind: i === 0 ? "won" : i === 1 ? "lost" : "open", sort: i },
+    });
+    const small: RecordWrite[] = [
+      ...range(3).map((i): RecordWrite => ({ collection: "pipelines", key: [`p${i}`], doc: { id: `p${i}`, name: `Pipeline ${i}`, stages: [] } })),
+      ...range(3).flatMap((pipeline) => range(12).map((i) => stage(pipeline, i))),
+      ...range(40).map((i): RecordWrite => ({ collection: "users", key: [`u${i}`], doc: { id: `u${i}`, name: `User ${i}` } })),
+    ];
+    for (let start = 0; start < small.length; start += 50) {
+      await store.commitPage(await fenced({ connectionId, records: small.slice(start, start + 50) }));
+    }
+    // Reads: one strong Query for the stage kinds, one Query for a list page of a small collection.
+    const client = testDynamoDbClient();
+    const queried: string[] = [];
+    client.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName === "QueryCommand") queried.push(String((args.input as { ExpressionAttributeValues: Record<string, { S: string }> }).ExpressionAttributeValues[":pk"]?.S));
+        return next(args);
+      },
+      { step: "initialize" },
+    );
+    const counting = new DynamoDbRecordStore({ client, tableName: table.tableName });
+    const kinds = await counting.getStageKinds(connectionId);
+    expect(queried).toEqual([`REC#${connectionId}#stages#00`]);
+    expect(kinds.get("p2")?.get("s0")).toBe("won");
+    expect(kinds.get("p1")?.get("s1")).toBe("lost");
+    expect([...kinds.values()].reduce((sum, stages) => sum + stages.size, 0)).toBe(36);
+
+    // Writes: every head of a small collection under its one key, #00 like shard 0 of a large one.
+    const heads = (await recordItems(connectionId)).filter((item) => item["pk"]?.S?.startsWith("REC#"));
+    expect(heads).toHaveLength(small.length);
+    for (const collection of ["pipelines", "stages", "users"] as const) {
+      const keysOf = new Set(heads.filter((item) => item["pk"]?.S?.startsWith(`REC#${connectionId}#${collection}#`)).map((item) => item["pk"]?.S));
+      expect([...keysOf], collection).toEqual([`REC#${connectionId}#${collection}#00`]);
+    }
+
+    // Listing a small collection: one Query per list page, in key order, paged by the same cursors.
+    queried.length = 0;
+    const listed: unknown[] = [];
+    let cursor: string | null = null;
+    do {
+      const page = await counting.listRecords(connectionId, "users", { limit: 15, cursor });
+      listed.push(...page.records.map((doc) => doc["id"]));
+      cursor = page.nextCursor;
+    } while (cursor !== null);
+    expect(listed).toEqual(range(40).map((i) => `u${i}`).sort(byUtf8));
+    expect(queried).toEqual(range(3).map(() => `REC#${connectionId}#users#00`));
+    client.destroy();
   });
 
   test("records stored before sharding are re-synced: a watermark of the old layout reads as none, so the next run reads from sync_since", async () => {

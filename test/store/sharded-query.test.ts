@@ -47,4 +47,27 @@ describe("mergeShardQueries: one ordered list out of sorted shards", () => {
     expect(newest.map((item) => item["sk"]?.S)).toEqual([...sorted].reverse().slice(0, 5));
     client.destroy();
   });
+
+  test("a collection of one shard (a small full list) is read with one Query per list page, in order, from its cursor", async () => {
+    const pk = `SHARDTEST#${randomUUID()}#00`;
+    const ids = Array.from({ length: 30 }, (_, i) => `u${String(i).padStart(2, "0")}`);
+    await putHeads({ [pk]: ids });
+    const client = testDynamoDbClient();
+    let queries = 0;
+    client.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName === "QueryCommand") queries += 1;
+        return next(args);
+      },
+      { step: "initialize" },
+    );
+    const first = await mergeShardQueries({ client, tableName: table.tableName, partitionKeys: [pk], order: "key", count: 11 });
+    expect(first.map((item) => item["sk"]?.S)).toEqual(ids.slice(0, 11));
+    const next = await mergeShardQueries({ client, tableName: table.tableName, partitionKeys: [pk], order: "key", count: 11, after: "u10" });
+    expect(next.map((item) => item["sk"]?.S)).toEqual(ids.slice(11, 22));
+    const newest = await mergeShardQueries({ client, tableName: table.tableName, partitionKeys: [pk], order: "newest", count: 11 });
+    expect(newest.map((item) => item["sk"]?.S)).toEqual([...ids].reverse().slice(0, 11));
+    expect(queries).toBe(3);
+    client.destroy();
+  });
 });

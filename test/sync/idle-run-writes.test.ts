@@ -16,7 +16,7 @@ import {
 } from "../../bin/cost/cost-model";
 import { cachingDecrypts } from "../../lambdas/aws/cached-token-cipher";
 import type { RecordWrite, StoredConnection, TokenCipher } from "../../lambdas/core/ports";
-import { RECORD_SHARDS } from "../../lambdas/store/keys";
+import { recordShards } from "../../lambdas/store/keys";
 import { runHoldingLock } from "../builders/page-runs";
 import { testDynamoDbClient } from "../support/dynamodb";
 import { createSyncHarness, type SyncHarness } from "../support/sync-harness";
@@ -203,10 +203,11 @@ describe("an idle run's reads, measured", () => {
     expect(readCounter.total()).toBe(IDLE_RUN_RRU);
   });
 
-  test(`stage kinds are read once per run, all ${RECORD_SHARDS} record shards of /stages, strongly: STAGE_KINDS_RRU (1 RRU each however empty)`, async () => {
+  test(`small collections are one shard: stage kinds are read once per run, one strong Query of the ${recordShards("stages")} record shard of /stages: STAGE_KINDS_RRU`, async () => {
     await idleRun();
     const stageQueries = readCounter.reads.filter((read) => read.command === "QueryCommand");
-    expect(new Set(stageQueries.map((read) => read.pk)).size).toBe(RECORD_SHARDS);
+    expect(recordShards("stages")).toBe(1);
+    expect(stageQueries.map((read) => read.pk)).toEqual([`REC#${connection.id}#stages#00`]);
     expect(stageQueries.reduce((sum, read) => sum + read.rru, 0)).toBe(STAGE_KINDS_RRU);
   });
 });
