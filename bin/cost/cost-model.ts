@@ -64,8 +64,12 @@ export const IDLE_RUN_OTHER_WRU = 2 * 2 + 1 + 1 + 8 * 1 + 2 * 2;
 export const PAGE_RRU = 0.5;
 /** Reads of a full page of 100 records in the middle of an entity: its connection; the commit reads nothing (it writes fenced by the lock). */
 export const FULL_PAGE_RRU = PAGE_RRU;
-/** The stage kinds, read once per run: a strong Query of each of the 64 record shards of /stages (RECORD_SHARDS, lambdas/store/keys.ts), 1 RRU each however empty. */
-export const STAGE_KINDS_RRU = 64;
+/**
+ * The stage kinds, read once per run: one strong Query of the one record shard of /stages (a small collection:
+ * RECORD_SHARDS_BY_COLLECTION, lambdas/store/keys.ts), 1 RRU per 4 KB of stage heads (the reference source's 3
+ * pipelines: 1). Before: 64 (a Query of each of 64 shards, 1 RRU each however empty).
+ */
+export const STAGE_KINDS_RRU = 1;
 /**
  * RRU of a run besides its pages' connection reads (strongly consistent, items under 4 KB, 1 RRU each):
  * BeginRun's connection read 1, each entity's stored listing hash on its page 1 (7), each incremental
