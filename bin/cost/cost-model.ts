@@ -371,7 +371,7 @@ export function idleConnectionMonth(): IdleCostReport {
     { item: "DynamoDB writes", arithmetic: `${wru} WRU per run × ${runs} × $0.625/million`, usd: wru * runs * price.DYNAMODB_WRU_USD },
     {
       item: "DynamoDB reads",
-      arithmetic: `(${run.pages} pages × ${PAGE_RRU} + ${IDLE_RUN_OTHER_RRU} for the run, ${STAGE_KINDS_RRU} of them the stage shards) = ${rru} RRU per run × ${runs} × $0.125/million`,
+      arithmetic: `(${run.pages} pages × ${PAGE_RRU} + ${IDLE_RUN_OTHER_RRU} for the run, ${STAGE_KINDS_RRU} of them the stage kinds) = ${rru} RRU per run × ${runs} × $0.125/million`,
       usd: rru * runs * price.DYNAMODB_RRU_USD,
     },
     { item: "KMS", arithmetic: `${decrypts} Decrypts per run × ${runs} × $0.03/10,000`, usd: decrypts * runs * price.KMS_REQUEST_USD },
