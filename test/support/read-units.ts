@@ -10,6 +10,7 @@ import {
   type ScanCommandInput,
   type TransactGetItem,
 } from "@aws-sdk/client-dynamodb";
+import { ReportedCapacity } from "./reported-capacity";
 import { itemSizeBytes } from "./write-units";
 
 /**
@@ -46,7 +47,7 @@ export interface ReadUnit {
 export interface ReadUnitCounter {
   readonly reads: ReadUnit[];
   /** The ConsumedCapacity.CapacityUnits DynamoDB (Local) reported, per command, summed; undefined when it sent none. */
-  readonly reported: { total: number; commands: number; withCapacity: number; bySeq: Map<number, number> };
+  readonly reported: ReportedCapacity;
   reset(): void;
   total(filter?: (read: ReadUnit) => boolean): number;
 }
@@ -73,7 +74,7 @@ function usedOnly<T>(map: Record<string, T> | undefined, expressions: (string | 
 export function countReadUnits(client: DynamoDBClient, reader: DynamoDBClient): ReadUnitCounter {
   const reads: ReadUnit[] = [];
   let seq = 0;
-  const reported = { total: 0, commands: 0, withCapacity: 0, bySeq: new Map<number, number>() };
+  const reported = new ReportedCapacity();
   const fullSize = async (tableName: string, key: Record<string, AttributeValue>): Promise<number> => {
     const out = await reader.send(new GetItemCommand({ TableName: tableName, Key: key, ConsistentRead: true }));
     return out.Item === undefined ? -1 : itemSizeBytes(out.Item);
@@ -145,13 +146,7 @@ export function countReadUnits(client: DynamoDBClient, reader: DynamoDBClient): 
         }
       }
       const consumed = output["ConsumedCapacity"] as ConsumedCapacity | ConsumedCapacity[] | undefined;
-      reported.commands += 1;
-      if (consumed !== undefined) {
-        reported.withCapacity += 1;
-        const units = (Array.isArray(consumed) ? consumed : [consumed]).reduce((sum, entry) => sum + (entry.CapacityUnits ?? 0), 0);
-        reported.total += units;
-        reported.bySeq.set(number, units);
-      }
+      reported.record(number, consumed);
       return result;
     },
     { step: "initialize", name: "countReadUnits" },
@@ -161,10 +156,7 @@ export function countReadUnits(client: DynamoDBClient, reader: DynamoDBClient): 
     reported,
     reset() {
       reads.length = 0;
-      reported.total = 0;
-      reported.commands = 0;
-      reported.withCapacity = 0;
-      reported.bySeq.clear();
+      reported.reset();
     },
     total(filter = () => true) {
       return reads.filter(filter).reduce((sum, read) => sum + read.rru, 0);

@@ -5,6 +5,7 @@ import {
   type ConsumedCapacity,
   type TransactWriteItem,
 } from "@aws-sdk/client-dynamodb";
+import { ReportedCapacity } from "./reported-capacity";
 
 /**
  * Counts the write units a DynamoDB client spends, as DynamoDB bills them
@@ -35,7 +36,7 @@ export interface WriteUnit {
 export interface WriteUnitCounter {
   readonly writes: WriteUnit[];
   /** The ConsumedCapacity.CapacityUnits DynamoDB (Local) reported, per command, summed; undefined when it sent none. */
-  readonly reported: { total: number; commands: number; withCapacity: number; bySeq: Map<number, number> };
+  readonly reported: ReportedCapacity;
   reset(): void;
   total(filter?: (write: WriteUnit) => boolean): number;
 }
@@ -126,7 +127,7 @@ function put(command: string, input: Record<string, unknown>, index: number): nu
 export function countWriteUnits(client: DynamoDBClient, reader: DynamoDBClient): WriteUnitCounter {
   const writes: WriteUnit[] = [];
   let seq = 0;
-  const reported = { total: 0, commands: 0, withCapacity: 0, bySeq: new Map<number, number>() };
+  const reported = new ReportedCapacity();
   const sizeOf = async (action: KeyedAction): Promise<number> => {
     const out = await reader.send(new GetItemCommand({ TableName: action.tableName, Key: action.key, ConsistentRead: true }));
     return out.Item === undefined ? 0 : itemSizeBytes(out.Item);
@@ -160,13 +161,7 @@ export function countWriteUnits(client: DynamoDBClient, reader: DynamoDBClient):
         });
       });
       const consumed = (result.output as { ConsumedCapacity?: ConsumedCapacity | ConsumedCapacity[] }).ConsumedCapacity;
-      reported.commands += 1;
-      if (consumed !== undefined) {
-        reported.withCapacity += 1;
-        const units = (Array.isArray(consumed) ? consumed : [consumed]).reduce((sum, entry) => sum + (entry.CapacityUnits ?? 0), 0);
-        reported.total += units;
-        reported.bySeq.set(number, units);
-      }
+      reported.record(number, consumed);
       return result;
     },
     { step: "initialize", name: "countWriteUnits" },
@@ -176,10 +171,7 @@ export function countWriteUnits(client: DynamoDBClient, reader: DynamoDBClient):
     reported,
     reset() {
       writes.length = 0;
-      reported.total = 0;
-      reported.commands = 0;
-      reported.withCapacity = 0;
-      reported.bySeq.clear();
+      reported.reset();
     },
     total(filter = () => true) {
       return writes.filter(filter).reduce((sum, write) => sum + write.wru, 0);
