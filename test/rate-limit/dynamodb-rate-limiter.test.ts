@@ -333,49 +333,27 @@ describe("DynamoDbRateLimiter on a fake clock (DynamoDB Local)", () => {
   test("rate limit: a store slower than SLOT_LATE_MS does not make every slot stale: the process records its slots as far ahead as its writes take, and a bounded number of writes admits the request", async () => {
     const connectionId = newConnection();
     const clock = { t: 11_000_000 };
-    const writeMs = 3 * SLOT_LATE_MS;
-    let writes = 0;
-    // Every write of the log takes writeMs (the store under load); a runaway loop is cut short, not left to hang.
-    const slowClient = {
-      send: async (command: unknown) => {
-        if (command instanceof PutItemCommand) {
-          writes += 1;
-          if (writes > 100) throw new Error("100 writes for one slot: the limiter re-stamps for ever");
-          clock.t += writeMs;
-        }
-        return table.client.send(command as PutItemCommand);
-      },
-    } as unknown as DynamoDBClient;
-    const limiter = new DynamoDbRateLimiter({ client: slowClient, tableName: table.tableName, now: () => clock.t, sleep: async (ms) => void (clock.t += ms) });
+    const slow = slowStoreLimiter(clock, 3 * SLOT_LATE_MS);
+    const limiter = slow.limiter;
 
     for (let request = 0; request < 20; request += 1) {
-      const writesBefore = writes;
+      const writesBefore = slow.writes();
       const slot = await limiter.acquire(connectionId, 1000);
       // The slot is usable when the write is back: not more than SLOT_LATE_MS behind the clock.
       expect(clock.t - slot).toBeLessThanOrEqual(SLOT_LATE_MS);
-      if (request >= WRITE_LATENCY_SAMPLES) expect(writes - writesBefore, `request ${request}`).toBe(1);
+      if (request >= WRITE_LATENCY_SAMPLES) expect(slow.writes() - writesBefore, `request ${request}`).toBe(1);
     }
-    expect(writes).toBeLessThanOrEqual(2 * WRITE_LATENCY_SAMPLES + 20);
+    expect(slow.writes()).toBeLessThanOrEqual(2 * WRITE_LATENCY_SAMPLES + 20);
   });
 
   test("rate limit: re-stamping a late slot is bounded: a store slower than any lead fails the call with RateLimitSlotsStaleError (retried by the state machine) after MAX_STALE_SLOTS writes", async () => {
     const connectionId = newConnection();
     const clock = { t: 12_000_000 };
-    let writes = 0;
-    const slowClient = {
-      send: async (command: unknown) => {
-        if (command instanceof PutItemCommand) {
-          writes += 1;
-          if (writes > 100) throw new Error("100 writes for one slot: the limiter re-stamps for ever");
-          clock.t += MAX_WRITE_LEAD_MS + 2 * SLOT_LATE_MS;
-        }
-        return table.client.send(command as PutItemCommand);
-      },
-    } as unknown as DynamoDBClient;
-    const limiter = new DynamoDbRateLimiter({ client: slowClient, tableName: table.tableName, now: () => clock.t, sleep: async (ms) => void (clock.t += ms) });
+    const slow = slowStoreLimiter(clock, MAX_WRITE_LEAD_MS + 2 * SLOT_LATE_MS);
+    const limiter = slow.limiter;
 
     await expect(limiter.acquire(connectionId, 5)).rejects.toBeInstanceOf(RateLimitSlotsStaleError);
-    expect(writes).toBe(MAX_STALE_SLOTS);
+    expect(slow.writes()).toBe(MAX_STALE_SLOTS);
   });
 
   test("rate limit: requestsPerSecond must be an integer >= 1", async () => {
@@ -397,3 +375,24 @@ describe("DynamoDbRateLimiter on a fake clock (DynamoDB Local)", () => {
     expect(planAcquire([5, 7, 7], 3, 40, 2, 1000, { at: 7, count: 2 })).toEqual({ admit: true, count: 2, starts: [5, 40, 40] });
   });
 });
+
+/**
+ * A limiter on the test table whose every write of the log takes writeMs on
+ * the injected clock (the store under load); a runaway loop is cut short at
+ * 100 writes, not left to hang.
+ */
+function slowStoreLimiter(clock: { t: number }, writeMs: number) {
+  let writes = 0;
+  const client = {
+    send: async (command: unknown) => {
+      if (command instanceof PutItemCommand) {
+        writes += 1;
+        if (writes > 100) throw new Error("100 writes for one slot: the limiter re-stamps for ever");
+        clock.t += writeMs;
+      }
+      return table.client.send(command as PutItemCommand);
+    },
+  } as unknown as DynamoDBClient;
+  const limiter = new DynamoDbRateLimiter({ client, tableName: table.tableName, now: () => clock.t, sleep: async (ms) => void (clock.t += ms) });
+  return { limiter, writes: () => writes };
+}
