@@ -16,6 +16,7 @@ export type TableAction =
   | "dynamodb:UpdateItem"
   | "dynamodb:DeleteItem"
   | "dynamodb:BatchWriteItem"
+  | "dynamodb:BatchGetItem"
   | "dynamodb:ConditionCheckItem";
 
 /**
@@ -51,10 +52,11 @@ export const TABLE_ACCESS = {
   /** finishRun: runs.get, runs.entityFinished, runs.finish (Update of the summary, Delete of its own lock). */
   FinishRun: [...RUN_STEP, "dynamodb:DeleteItem"],
   /**
-   * The schedule tick's two Task states: listDispatchPage (connections.listAllPage, Query) and claimDispatchedRun
-   * (claimRun: startSync without the start, so runs.begin and a dead holder's entityFinished and finish).
+   * The schedule tick's Task states: planDispatchPage (connections.listAllPage, Query; runs.heldLocks, BatchGetItem
+   * of the run locks, to count the live runs) and claimDispatchedRun (claimRun: startSync without the start, so
+   * runs.begin and a dead holder's entityFinished and finish).
    */
-  Dispatcher: ["dynamodb:Query", ...START_SYNC],
+  Dispatcher: ["dynamodb:Query", "dynamodb:BatchGetItem", ...START_SYNC],
   /**
    * Every authenticated route but the test: connections.put / get /
    * listByAccount / delete (PutItem, GetItem, Query, DeleteItem),

@@ -320,6 +320,8 @@ export const MAX_CONCURRENT_RUNS_QUOTED = 200;
 export const DISPATCH_TASK_SECONDS = 0.1;
 /** Memory of the dispatcher function (lib/service-function.ts FUNCTION_SIZES.dispatcher: 512 MB). */
 export const DISPATCHER_MEMORY_GB = 0.5;
+/** One run lock the tick reads to count the live runs: BatchGetItem, eventually consistent, under 4 KB (0.5 RRU, held or not). */
+export const TICK_LOCK_READ_RRU = 0.5;
 
 export interface IdleCostReport extends CostReport {
   /** The tick that dispatched the run, walked from statemachine/dispatch.asl.json. */
@@ -348,7 +350,8 @@ export function idleConnectionMonth(): IdleCostReport {
   const tickShare = dispatch.tickTransitions / n;
   const perRun = syncRun + childStarts + childStates + tickShare;
   const wru = run.pages * EMPTY_PAGE_WRU + IDLE_RUN_OTHER_WRU;
-  const rru = run.pages * PAGE_RRU + IDLE_RUN_OTHER_RRU;
+  const lockReadRru = (dispatch.lockReads / dispatch.connections) * TICK_LOCK_READ_RRU;
+  const rru = run.pages * PAGE_RRU + IDLE_RUN_OTHER_RRU + lockReadRru;
   const decrypts = DECRYPTS_PER_IDLE_RUN;
   const [, ...express] = stepFunctionsLines(run, runs);
   const dispatcherInvocations = dispatch.dispatcherInvocations / n;
@@ -371,7 +374,7 @@ export function idleConnectionMonth(): IdleCostReport {
     { item: "DynamoDB writes", arithmetic: `${wru} WRU per run × ${runs} × $0.625/million`, usd: wru * runs * price.DYNAMODB_WRU_USD },
     {
       item: "DynamoDB reads",
-      arithmetic: `(${run.pages} pages × ${PAGE_RRU} + ${IDLE_RUN_OTHER_RRU} for the run, ${STAGE_KINDS_RRU} of them the stage kinds) = ${rru} RRU per run × ${runs} × $0.125/million`,
+      arithmetic: `(${run.pages} pages × ${PAGE_RRU} + ${IDLE_RUN_OTHER_RRU} for the run, ${STAGE_KINDS_RRU} of them the stage kinds, + ${lockReadRru} for the tick's count of live runs) = ${rru} RRU per run × ${runs} × $0.125/million`,
       usd: rru * runs * price.DYNAMODB_RRU_USD,
     },
     { item: "KMS", arithmetic: `${decrypts} Decrypts per run × ${runs} × $0.03/10,000`, usd: decrypts * runs * price.KMS_REQUEST_USD },

@@ -29,6 +29,13 @@ export interface DispatchWalk {
   readonly batchSize: number;
   /** Dispatcher Lambda invocations (ListConnections pages; ClaimRuns and SettleFirstSegments per batch), over the tick. */
   readonly dispatcherInvocations: number;
+  /**
+   * Run locks read (BatchGetItem, eventually consistent) to count the live
+   * runs: every connection's, at every ListConnections page. A tick of more
+   * than one page also lists the connections again at each page (not
+   * counted here: TICK_CONNECTIONS is one page).
+   */
+  readonly lockReads: number;
   /** Every run the tick started, walked by the sync cost model. */
   readonly runs: readonly RunWalk[];
   /** Standard transitions of one tick, everything included: the tick, the children, the runs. */
@@ -44,11 +51,12 @@ export function walkDispatchTick(connections: number, maxConcurrentRuns: number,
   const definition = loadDispatchDefinition(maxConcurrentRuns) as unknown as AslDefinition;
   type MapState = { ItemsPath: string; ItemProcessor: AslDefinition };
   const map = definition.States[DISPATCH_MAP_STATE] as unknown as MapState;
-  const batchSize = (definition.States["ListConnections"] as unknown as { Parameters: { batch_size: number } }).Parameters.batch_size;
+  const { batch_size: batchSize, max_children: maxChildren } = (definition.States["ListConnections"] as unknown as { Parameters: { batch_size: number; max_children: number } }).Parameters;
   let listed = 0;
   let childStarts = 0;
   let childTransitions = 0;
   let dispatcherInvocations = 0;
+  let lockReads = 0;
 
   const walkers = new Map<string, ReturnType<typeof runWalker>>();
   const ends = new Map<string, { endedIn: string; output: unknown }>();
@@ -104,12 +112,14 @@ export function walkDispatchTick(connections: number, maxConcurrentRuns: number,
     switch (stateName) {
       case "ListConnections": {
         dispatcherInvocations += 1;
+        lockReads += connections;
         const size = Math.min(DISPATCH_PAGE_SIZE, connections - listed);
         const items = Array.from({ length: size }, (_, i) => ({ business_account_id: "a", connection_id: `c${listed + i}` }));
         listed += size;
         const batches = [];
         for (let at = 0; at < items.length; at += batchSize) batches.push({ items: items.slice(at, at + batchSize) });
-        return { batches, cursor: listed < connections ? `after-${listed}` : null, paused: 0 };
+        // No run is live (the walk's premise): the page gets every child the cap allows.
+        return { batches, cursor: listed < connections ? `after-${listed}` : null, paused: 0, live_runs: 0, children: maxChildren };
       }
       case DISPATCH_MAP_STATE: {
         for (const batch of read(input, map.ItemsPath) as unknown[]) {
@@ -136,6 +146,7 @@ export function walkDispatchTick(connections: number, maxConcurrentRuns: number,
     childStarts,
     childTransitions,
     dispatcherInvocations,
+    lockReads,
     runs,
     standardTransitions: tickTransitions + childStarts + childTransitions + runTransitions,
   };

@@ -278,6 +278,11 @@ export interface RunStore {
   get(connectionId: string, runId: string): Promise<RunSummary | null>;
   /** Who holds the connection's run lock now; null when no run does. */
   lock(connectionId: string): Promise<RunLock | null>;
+  /**
+   * The run locks held now among these connections (eventually consistent: a
+   * count, never a claim, is made from them), in no set order.
+   */
+  heldLocks(connectionIds: readonly string[]): Promise<readonly RunLock[]>;
   /** Newest first. */
   list(connectionId: string, options?: { readonly limit?: number }): Promise<RunSummary[]>;
   /** Like entityFinished and finish: a no-op once the run has finished (a superseded run cannot rewrite it). */

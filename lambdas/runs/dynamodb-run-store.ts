@@ -1,4 +1,5 @@
 import {
+  BatchGetItemCommand,
   ConditionalCheckFailedException,
   GetItemCommand,
   QueryCommand,
@@ -31,6 +32,17 @@ export interface DynamoDbRunStoreOptions {
   /** Injected: the store never builds a client (endpoint, credentials and retries are the caller's). */
   readonly client: DynamoDBClient;
   readonly tableName: string;
+}
+
+/** Keys in one BatchGetItem (DynamoDB's limit). */
+const BATCH_GET_MAX_KEYS = 100;
+/** BatchGetItem calls for one set of keys before its unprocessed keys become LockReadUnprocessedError. */
+const BATCH_GET_ATTEMPTS = 5;
+
+/** DynamoDB left run-lock keys unprocessed call after call (throttled): `$retryable`, so the Task's Retry asks again. */
+export class LockReadUnprocessedError extends Error {
+  override readonly name = "LockReadUnprocessedError";
+  readonly $retryable = { throttling: true };
 }
 
 /** An update (progress, finish) for a run whose summary does not exist. */
@@ -389,6 +401,28 @@ export class DynamoDbRunStore implements RunStore {
 
   lock(connectionId: string): Promise<RunLock | null> {
     return this.readLock(connectionId);
+  }
+
+  async heldLocks(connectionIds: readonly string[]): Promise<readonly RunLock[]> {
+    const held: RunLock[] = [];
+    const unique = [...new Set(connectionIds)];
+    for (let at = 0; at < unique.length; at += BATCH_GET_MAX_KEYS) {
+      let keys: Item[] = unique.slice(at, at + BATCH_GET_MAX_KEYS).map(lockKey);
+      for (let attempt = 0; keys.length > 0; attempt += 1) {
+        // DynamoDB may leave keys unprocessed under load: asked again, then a retryable error for the state machine's Retry.
+        if (attempt === BATCH_GET_ATTEMPTS) throw new LockReadUnprocessedError(`${keys.length} run locks left unprocessed after ${attempt} BatchGetItem calls`);
+        const out = await this.client.send(
+          new BatchGetItemCommand({ RequestItems: { [this.tableName]: { Keys: keys, ConsistentRead: false } } }),
+        );
+        for (const item of out.Responses?.[this.tableName] ?? []) {
+          const parsed = v.safeParse(RunLockSchema, unmarshall(item), { abortEarly: true });
+          if (!parsed.success) throw new CorruptRunItemError(`a run lock is damaged: ${describeIssue(parsed.issues[0])}`);
+          held.push(parsed.output);
+        }
+        keys = (out.UnprocessedKeys?.[this.tableName]?.Keys ?? []) as Item[];
+      }
+    }
+    return held;
   }
 
   private async readLock(connectionId: string): Promise<RunLock | null> {

@@ -40,7 +40,15 @@ export async function listDispatchPage(
   limit: number = DISPATCH_PAGE_SIZE,
   batchSize = 1,
 ): Promise<DispatchPage> {
-  const page = await deps.connections.listAllPage({ limit, cursor });
+  return batchDispatchPage(deps, await deps.connections.listAllPage({ limit, cursor }), random, batchSize);
+}
+
+function batchDispatchPage(
+  deps: Pick<StartSyncDeps, "logger">,
+  page: Awaited<ReturnType<StartSyncDeps["connections"]["listAllPage"]>>,
+  random: () => number,
+  batchSize: number,
+): DispatchPage {
   const items = page.connections
     .filter((connection) => connection.paused !== true)
     .map((connection) => ({ business_account_id: connection.business_account_id, connection_id: connection.id }));
@@ -50,6 +58,80 @@ export async function listDispatchPage(
   for (let at = 0; at < items.length; at += batchSize) batches.push({ items: items.slice(at, at + batchSize) });
   deps.logger.info("dispatch page listed", { connections: items.length, batches: batches.length, paused, last_page: page.cursor === null });
   return { batches, cursor: page.cursor, paused };
+}
+
+/** The cap on concurrent runs as ListConnections gets it (statemachine/dispatch-definition.ts writes both in). */
+export interface DispatchCap {
+  /** Context maxConcurrentRuns. */
+  readonly maxRuns: number;
+  /** The most Map children at once: maxRuns / batch size, rounded down. */
+  readonly maxChildren: number;
+}
+
+/** A page of the tick with its Map's MaxConcurrency (the Map reads `children` through MaxConcurrencyPath). */
+export interface PlannedDispatchPage extends DispatchPage {
+  /** Runs live when the page was listed (any tick's, or started by the API). */
+  readonly live_runs: number;
+  /** Map children at once for this page: the cap's room left by the live runs, in batches. */
+  readonly children: number;
+}
+
+/**
+ * Children a page of the tick may run at once: the room the live runs leave
+ * under the cap, in whole batches, at most maxChildren; never fewer than one,
+ * so a tick always makes progress (that one child may go past the cap by at
+ * most one batch).
+ */
+export function childrenUnderCap(cap: DispatchCap, batchSize: number, liveRuns: number): number {
+  return Math.min(cap.maxChildren, Math.max(1, Math.floor((cap.maxRuns - liveRuns) / batchSize)));
+}
+
+/**
+ * Runs live now among these connections: their run lock is held and either
+ * its lease has not run out or an execution is recorded on it (that run is
+ * dead only when its execution has ended, which only a claim asks). Counts a
+ * dead run's lock until a claim takes it over: fewer children, never more.
+ */
+export async function countLiveRuns(deps: Pick<StartSyncDeps, "runs" | "clock">, connectionIds: readonly string[]): Promise<number> {
+  const now = deps.clock.now().getTime();
+  const held = await deps.runs.heldLocks(connectionIds);
+  return held.filter((lock) => lock.executionRef !== null || Date.parse(lock.leaseUntil) > now).length;
+}
+
+/**
+ * One page of the tick (listDispatchPage) and how many children its Map may
+ * run at once, from the runs live when it is listed. Counted at every page,
+ * over every connection: an earlier tick still open, and the API's runs,
+ * hold slots of the same cap. A tick of one page counts that page's
+ * connections (paused ones included: the API runs them); a longer tick lists
+ * them all again.
+ */
+export async function planDispatchPage(
+  deps: Pick<StartSyncDeps, "connections" | "runs" | "clock" | "logger">,
+  cursor: string | null,
+  cap: DispatchCap,
+  random: () => number = Math.random,
+  limit: number = DISPATCH_PAGE_SIZE,
+  batchSize = 1,
+): Promise<PlannedDispatchPage> {
+  const listed = await deps.connections.listAllPage({ limit, cursor });
+  const page = batchDispatchPage(deps, listed, random, batchSize);
+  const everyId = cursor === null && listed.cursor === null ? listed.connections.map((connection) => connection.id) : await allConnectionIds(deps, limit);
+  const liveRuns = await countLiveRuns(deps, everyId);
+  const children = childrenUnderCap(cap, batchSize, liveRuns);
+  deps.logger.info("dispatch page planned", { live_runs: liveRuns, children, max_children: cap.maxChildren })
+  return { ...page, live_runs: liveRuns, children };
+}
+
+async function allConnectionIds(deps: Pick<StartSyncDeps, "connections">, limit: number): Promise<string[]> {
+  const ids: string[] = [];
+  let cursor: string | null = null;
+  do {
+    const page: Awaited<ReturnType<StartSyncDeps["connections"]["listAllPage"]>> = await deps.connections.listAllPage({ limit, cursor });
+    ids.push(...page.connections.map((connection) => connection.id));
+    cursor = page.cursor;
+  } while (cursor !== null);
+  return ids;
 }
 
 export type DispatchClaim =

@@ -10,7 +10,7 @@ import { DynamoDbRunStore } from "../../lambdas/runs/dynamodb-run-store";
 import { createHttpSourceClient } from "../../lambdas/source/http-source-client";
 import { DynamoDbRecordStore } from "../../lambdas/store/dynamodb-record-store";
 import { makeDispatchHandler } from "../../lambdas/sync/handlers/dispatch-handler";
-import type { DispatchPage } from "../../lambdas/sync/dispatch-syncs";
+import type { PlannedDispatchPage } from "../../lambdas/sync/dispatch-syncs";
 import { InProcessPreflightLauncher } from "../../lambdas/local/in-process-preflight-launcher";
 import { runPreflightJob } from "../../lambdas/preflight/preflight-job";
 import { DynamoDbPreflightStore } from "../../lambdas/preflight-runs/dynamodb-preflight-store";
@@ -125,7 +125,7 @@ async function tick(started: SyncExecutionInput[], running: boolean): Promise<vo
   const dispatcher = makeDispatchHandler({ ...storesOf("Dispatcher"), starter, clock, logger });
   let cursor: string | null = null;
   do {
-    const page = (await dispatcher({ task: "ListConnections", cursor, batch_size: 10 })) as DispatchPage;
+    const page = (await dispatcher({ task: "ListConnections", cursor, batch_size: 10, max_runs: 200, max_children: 20 })) as PlannedDispatchPage;
     for (const batch of page.batches) {
       const claimed = (await dispatcher({ task: "ClaimRuns", items: batch.items })) as { runs: SyncExecutionInput[] };
       started.push(...claimed.runs);
@@ -243,7 +243,7 @@ describe("least privilege: the table actions the functions send", () => {
     // The runs went where they had to: the page task wrote records, FinishRun released its lock, the dispatcher took a dead one over.
     expect([...recorded.get("FetchPage")!]).toEqual(expect.arrayContaining(["dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:GetItem", "dynamodb:Query"]));
     expect([...recorded.get("FinishRun")!]).toContain("dynamodb:DeleteItem");
-    expect([...recorded.get("Dispatcher")!]).toEqual(expect.arrayContaining(["dynamodb:Query", "dynamodb:PutItem", "dynamodb:DeleteItem"]));
+    expect([...recorded.get("Dispatcher")!]).toEqual(expect.arrayContaining(["dynamodb:Query", "dynamodb:BatchGetItem", "dynamodb:PutItem", "dynamodb:DeleteItem"]));
     expect(recorded.get("EntityFailed")!.size).toBeGreaterThan(0);
     expect(recorded.get("StopRun")!.size).toBeGreaterThan(0);
   }, 60_000);

@@ -106,6 +106,50 @@ describe("schedule tick fan-out", () => {
     await second.stop();
   });
 
+  test("the cap holds across overlapping ticks: a tick that starts while runs of an earlier tick are live gets only cap minus live children", async () => {
+    // A cap of 20 is two children of a batch of 10. The first tick's 10 runs are held mid-run (this file's server);
+    // the second tick's 20 connections are on a server of their own, so the test can let those runs go without the first's.
+    const later = heldRequests();
+    const serve = crmSource(() => data, { token: TOKEN });
+    const laterServer = await startSourceServer(async (request) => {
+      if (request.path === "/pipelines") await later.arrive();
+      return serve(request);
+    });
+    try {
+      const earlier = await addConnections(10);
+      const runs = trackRuns(harness.runs);
+      const dispatch = dispatchWithCap(20);
+      const firstTick = dispatch.tick();
+      await held.arrived(10);
+      // Paused now, so the second tick lists only its own 20 (two whole batches); their live runs still count.
+      for (const connection of earlier) await harness.connections.put({ ...connection, paused: true });
+      for (let i = 0; i < 20; i += 1) await harness.addConnection({ baseUrl: laterServer.baseUrl, token: TOKEN, accountId: `acct-later-${i % 3}` });
+
+      // 10 runs live under a cap of 20: the second tick gets (20 - 10) / 10 = 1 child, so its second batch of 10
+      // starts only once its first has ended. Each of the first 10 arrivals is let through as it comes: the 11th
+      // can arrive only after all 10 of them have finished.
+      const secondTick = dispatch.tick();
+      const finishedBefore = runs.finished.succeeded;
+      for (let arrived = 1; arrived <= 10; arrived += 1) {
+        await later.arrived(arrived);
+        later.releaseOldest();
+      }
+      await later.arrived(11);
+      expect(runs.finished.succeeded - finishedBefore).toBe(10);
+      later.releaseAll();
+      expect((await secondTick).status).toBe("SUCCEEDED");
+      expect(runs.maxConcurrent).toBeLessThanOrEqual(20);
+
+      held.releaseAll();
+      expect((await firstTick).status).toBe("SUCCEEDED");
+      expect(runs.finished).toEqual({ succeeded: 30, failed: 0 });
+      await dispatch.stop();
+    } finally {
+      later.releaseAll();
+      await laterServer.close();
+    }
+  }, 60_000);
+
   test("memory stays bounded over many ticks: the local tick engine keeps only the last tick's history", async () => {
     await addConnections(1);
     held.releaseAll();

@@ -3,26 +3,33 @@ import {
   claimDispatchedRuns,
   DISPATCH_PAGE_SIZE,
   DispatchItemSchema,
-  listDispatchPage,
+  planDispatchPage,
   settleFirstSegments,
   releaseDispatchedRun,
   SegmentOutputSchema,
-  type DispatchPage,
+  type PlannedDispatchPage,
 } from "../dispatch-syncs";
 import type { StartSyncDeps } from "../sync-deps";
 import { withStoreErrors } from "./store-errors";
 
 const nonEmpty = v.pipe(v.string(), v.minLength(1));
+const wholeAboveZero = v.pipe(v.number(), v.integer(), v.minValue(1));
 
 /** What the Task states send (their Parameters in statemachine/dispatch.asl.json name the task). */
 const DispatchEventSchema = v.variant("task", [
-  v.object({ task: v.literal("ListConnections"), cursor: v.nullable(v.string()), batch_size: v.pipe(v.number(), v.integer(), v.minValue(1)) }),
+  v.object({
+    task: v.literal("ListConnections"),
+    cursor: v.nullable(v.string()),
+    batch_size: wholeAboveZero,
+    max_runs: wholeAboveZero,
+    max_children: wholeAboveZero,
+  }),
   v.object({ task: v.literal("ClaimRuns"), items: v.array(DispatchItemSchema) }),
   v.object({ task: v.literal("SettleFirstSegments"), segments: v.array(SegmentOutputSchema) }),
   v.object({ task: v.literal("ReleaseRun"), business_account_id: nonEmpty, connection_id: nonEmpty, run_id: nonEmpty }),
 ]);
 
-type DispatchReply = DispatchPage | Awaited<ReturnType<typeof claimDispatchedRuns>> | Awaited<ReturnType<typeof settleFirstSegments>> | Record<string, never>;
+type DispatchReply = PlannedDispatchPage | Awaited<ReturnType<typeof claimDispatchedRuns>> | Awaited<ReturnType<typeof settleFirstSegments>> | Record<string, never>;
 
 /**
  * The schedule tick's Task handler: one function for its Task states (ListConnections, ClaimRuns, SettleFirstSegments, ReleaseRun), as
@@ -34,7 +41,7 @@ export function makeDispatchHandler(deps: StartSyncDeps, random: () => number = 
       const parsed = v.parse(DispatchEventSchema, event);
       switch (parsed.task) {
         case "ListConnections":
-          return listDispatchPage(deps, parsed.cursor, random, DISPATCH_PAGE_SIZE, parsed.batch_size);
+          return planDispatchPage(deps, parsed.cursor, { maxRuns: parsed.max_runs, maxChildren: parsed.max_children }, random, DISPATCH_PAGE_SIZE, parsed.batch_size);
         case "ClaimRuns":
           return claimDispatchedRuns(deps, parsed.items);
         case "SettleFirstSegments":
