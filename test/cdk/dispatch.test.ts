@@ -1,5 +1,6 @@
 import { describe, expect, test } from "vitest";
 import { dispatchBatching, loadDispatchDefinition } from "../../statemachine/dispatch-definition";
+import { childrenUnderCap } from "../../lambdas/sync/dispatch-syncs";
 import { CONTEXT_DEFAULTS, DeployConfigError } from "../../lib/deploy-config";
 import { actionsOf, logicalId, resourcesOf, roleStatements, synthesize, TEST_CONTEXT } from "./stack-fixture";
 
@@ -13,17 +14,37 @@ const arn = (suffix: string) => ({
 });
 
 describe("CDK stack: the schedule tick (dispatch state machine)", () => {
-  test("the cap on concurrent runs is context maxConcurrentRuns: the Distributed Map's MaxConcurrency times the batch each child holds is at most it (default in cdk.json, overridable)", () => {
-    const capOf = (states: Record<string, any>) => states["RunConnections"].MaxConcurrency * states["ListConnections"].Parameters.batch_size;
+  test("the cap on concurrent runs is context maxConcurrentRuns: the Distributed Map's MaxConcurrency (read through MaxConcurrencyPath from ListConnections, at most max_children) times the batch each child holds is at most it (default in cdk.json, overridable)", () => {
+    const capOf = (states: Record<string, any>) => states["ListConnections"].Parameters.max_children * states["ListConnections"].Parameters.batch_size;
     const states = definition(dispatch.Properties).States;
-    expect(states["RunConnections"]).toMatchObject({ Type: "Map", MaxConcurrency: 20, ItemsPath: "$.batches", ItemProcessor: { ProcessorConfig: { Mode: "DISTRIBUTED", ExecutionType: "STANDARD" } } });
-    expect(states["ListConnections"].Parameters.batch_size).toBe(10);
+    expect(states["RunConnections"]).toMatchObject({ Type: "Map", MaxConcurrencyPath: "$.children", ItemsPath: "$.batches", ItemProcessor: { ProcessorConfig: { Mode: "DISTRIBUTED", ExecutionType: "STANDARD" } } });
+    // ASL takes one of MaxConcurrency and MaxConcurrencyPath, not both.
+    expect(states["RunConnections"].MaxConcurrency).toBeUndefined();
+    expect(states["ListConnections"].Parameters).toMatchObject({ task: "ListConnections", batch_size: 10, max_runs: CONTEXT_DEFAULTS.maxConcurrentRuns, max_children: 20 });
     expect(capOf(states)).toBe(CONTEXT_DEFAULTS.maxConcurrentRuns);
     const { stack: other, template: changed } = synthesize({ ...TEST_CONTEXT, maxConcurrentRuns: "25" });
     const changedStates = definition(changed.toJSON().Resources[logicalId(other.syncSchedule.stateMachine)].Properties).States;
-    expect(changedStates["RunConnections"].MaxConcurrency).toBe(3);
-    expect(changedStates["ListConnections"].Parameters.batch_size).toBe(8);
+    expect(changedStates["ListConnections"].Parameters).toMatchObject({ batch_size: 8, max_runs: 25, max_children: 3 });
     expect(capOf(changedStates)).toBeLessThanOrEqual(25);
+  });
+
+  test("the cap holds across overlapping ticks: ListConnections gives the Map the room the live runs leave, in whole batches, never more than max_children and never fewer than one child", () => {
+    const cap = { maxRuns: 200, maxChildren: 20 };
+    expect(childrenUnderCap(cap, 10, 0)).toBe(20);
+    expect(childrenUnderCap(cap, 10, 55)).toBe(14);
+    expect(childrenUnderCap(cap, 10, 195)).toBe(1);
+    expect(childrenUnderCap(cap, 10, 400)).toBe(1);
+    for (let maxRuns = 1; maxRuns <= 200; maxRuns += 1) {
+      const { batchSize, children } = dispatchBatching(maxRuns);
+      for (let live = 0; live <= maxRuns + batchSize; live += 1) {
+        const given = childrenUnderCap({ maxRuns, maxChildren: children }, batchSize, live);
+        expect(given).toBeGreaterThanOrEqual(1);
+        expect(given).toBeLessThanOrEqual(children);
+        // The one-child floor is the only excess: at most one batch past the cap.
+        if (given > 1) expect(live + given * batchSize).toBeLessThanOrEqual(maxRuns);
+        else expect(given * batchSize).toBeLessThanOrEqual(batchSize);
+      }
+    }
   });
 
   test("the cap holds for every cap: children x batch size never exceeds it, and a batch is never larger than 10", () => {
