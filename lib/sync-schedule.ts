@@ -16,7 +16,7 @@ export interface SyncScheduleProps {
   readonly syncStateMachine: SyncStateMachine;
   readonly schedule: Schedule;
   readonly enabled: boolean;
-  /** Context maxConcurrentRuns: the dispatch Map's MaxConcurrency. */
+  /** Context maxConcurrentRuns: the cap on the dispatch Map's runs at once (less the runs already live). */
   readonly maxConcurrentRuns: number;
   readonly logRetention: RetentionDays;
 }
@@ -26,8 +26,9 @@ export interface SyncScheduleProps {
  * like the local runtime's DEFAULT_SCHEDULE) starts the dispatch state
  * machine, statemachine/dispatch.asl.json (the file the local runtime runs).
  * It lists the connections a page at a time, in batches (ListConnections),
- * and a Distributed Map whose MaxConcurrency x batch size is at most context
- * maxConcurrentRuns runs one child per batch: it claims the batch's run locks
+ * and a Distributed Map whose children at once (MaxConcurrencyPath, from
+ * ListConnections' count of the live runs) x batch size is at most context
+ * maxConcurrentRuns less the runs live, runs one child per batch: it claims the batch's run locks
  * (ClaimRuns), runs each run's first segment in the Express page loop and
  * hands the runs that need more to the sync state machine, all with
  * startExecution.sync:2, holding its slots until they have ended: past the

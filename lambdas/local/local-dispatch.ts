@@ -10,7 +10,7 @@ export const LOCAL_DISPATCH_STATE_MACHINE_ARN = "arn:aws:states:us-east-1:000000
 export interface LocalDispatchOptions {
   /** The sync's start deps (createLocalSync): their starter is the sync's local engine. */
   readonly startDeps: StartSyncDeps & { readonly starter: Pick<LocalSyncEngine, "start" | "result" | "runSegment"> };
-  /** The cap on concurrent runs: the Map's MaxConcurrency, as context maxConcurrentRuns sets it in AWS. */
+  /** The cap on concurrent runs, as context maxConcurrentRuns sets it in AWS (the Map's children, less the live runs). */
   readonly maxConcurrentRuns: number;
   readonly timeScale: number;
   readonly logger: Logger;
@@ -22,8 +22,9 @@ export interface LocalDispatchOptions {
  * The schedule tick on one machine: statemachine/dispatch.asl.json on its own
  * aws-local-stepfunctions engine, with the Lambdas' handlers and, for the
  * Step Functions integrations, local twins on the sync's engines. Batches
- * past the Map's MaxConcurrency wait in the Map (p-limit in the engine), so a
- * large tick queues instead of starting every run at once.
+ * past the Map's MaxConcurrencyPath (the children ListConnections answers)
+ * wait in the Map (p-limit in the engine), so a large tick queues instead of
+ * starting every run at once.
  */
 export function createLocalDispatch(options: LocalDispatchOptions) {
   const syncEngine = options.startDeps.starter;

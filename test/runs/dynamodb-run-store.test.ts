@@ -172,6 +172,23 @@ describe("begin", () => {
   });
 });
 
+describe("heldLocks (the tick's count of live runs)", () => {
+  test("heldLocks returns the locks held among the connections asked, past BatchGetItem's 100 keys, free and unknown connections left out, a connection asked twice counted once", async () => {
+    const connections = Array.from({ length: 230 }, newConnection);
+    const holding = connections.filter((_, index) => index % 3 === 0);
+    for (const connectionId of holding) expect(await store.begin(newRun(connectionId, RUN_A))).toEqual({ started: true });
+    await store.finish(holding[0]!, RUN_A, { status: "succeeded", finishedAt: "2026-11-21T16:19:00.000Z" });
+    await store.setExecution(holding[1]!, RUN_A, "exec-1");
+
+    const held = await store.heldLocks([...connections, holding[2]!, holding[2]!]);
+
+    expect(held).toHaveLength(holding.length - 1);
+    expect(held.every((lock) => lock.runId === RUN_A && lock.leaseUntil === "2026-11-21T16:23:00.123Z")).toBe(true);
+    expect(held.filter((lock) => lock.executionRef === "exec-1")).toHaveLength(1);
+    expect(await store.heldLocks([])).toEqual([]);
+  });
+});
+
 describe("progress", () => {
   test("entityStarted marks the entity running and leaves the others pending", async () => {
     const connectionId = newConnection();
