@@ -280,9 +280,10 @@ export interface RunStore {
   lock(connectionId: string): Promise<RunLock | null>;
   /**
    * The run locks held now among these connections (eventually consistent: a
-   * count, never a claim, is made from them), in no set order.
+   * count, never a claim, is made from them), in no set order; a lock item
+   * that does not parse is counted in `damaged`, not thrown.
    */
-  heldLocks(connectionIds: readonly string[]): Promise<readonly RunLock[]>;
+  heldLocks(connectionIds: readonly string[]): Promise<{ readonly locks: readonly RunLock[]; readonly damaged: number }>;
   /** Newest first. */
   list(connectionId: string, options?: { readonly limit?: number }): Promise<RunSummary[]>;
   /** Like entityFinished and finish: a no-op once the run has finished (a superseded run cannot rewrite it). */

@@ -403,8 +403,9 @@ export class DynamoDbRunStore implements RunStore {
     return this.readLock(connectionId);
   }
 
-  async heldLocks(connectionIds: readonly string[]): Promise<readonly RunLock[]> {
+  async heldLocks(connectionIds: readonly string[]): Promise<{ readonly locks: readonly RunLock[]; readonly damaged: number }> {
     const held: RunLock[] = [];
+    let damaged = 0;
     const unique = [...new Set(connectionIds)];
     for (let at = 0; at < unique.length; at += BATCH_GET_MAX_KEYS) {
       let keys: Item[] = unique.slice(at, at + BATCH_GET_MAX_KEYS).map(lockKey);
@@ -415,14 +416,15 @@ export class DynamoDbRunStore implements RunStore {
           new BatchGetItemCommand({ RequestItems: { [this.tableName]: { Keys: keys, ConsistentRead: false } } }),
         );
         for (const item of out.Responses?.[this.tableName] ?? []) {
+          // One damaged lock must not fail every tick's count: the caller decides how it counts.
           const parsed = v.safeParse(RunLockSchema, unmarshall(item), { abortEarly: true });
-          if (!parsed.success) throw new CorruptRunItemError(`a run lock is damaged: ${describeIssue(parsed.issues[0])}`);
-          held.push(parsed.output);
+          if (parsed.success) held.push(parsed.output);
+          else damaged += 1;
         }
         keys = (out.UnprocessedKeys?.[this.tableName]?.Keys ?? []) as Item[];
       }
     }
-    return held;
+    return { locks: held, damaged };
   }
 
   private async readLock(connectionId: string): Promise<RunLock | null> {

@@ -90,12 +90,14 @@ export function childrenUnderCap(cap: DispatchCap, batchSize: number, liveRuns: 
  * Runs live now among these connections: their run lock is held and either
  * its lease has not run out or an execution is recorded on it (that run is
  * dead only when its execution has ended, which only a claim asks). Counts a
- * dead run's lock until a claim takes it over: fewer children, never more.
+ * dead run's lock until a claim takes it over, and a damaged lock as live:
+ * fewer children, never more.
  */
-export async function countLiveRuns(deps: Pick<StartSyncDeps, "runs" | "clock">, connectionIds: readonly string[]): Promise<number> {
+export async function countLiveRuns(deps: Pick<StartSyncDeps, "runs" | "clock" | "logger">, connectionIds: readonly string[]): Promise<number> {
   const now = deps.clock.now().getTime();
-  const held = await deps.runs.heldLocks(connectionIds);
-  return held.filter((lock) => lock.executionRef !== null || Date.parse(lock.leaseUntil) > now).length;
+  const { locks, damaged } = await deps.runs.heldLocks(connectionIds);
+  if (damaged > 0) deps.logger.error("damaged run locks counted as live runs", { damaged });
+  return locks.filter((lock) => lock.executionRef !== null || Date.parse(lock.leaseUntil) > now).length + damaged;
 }
 
 /**

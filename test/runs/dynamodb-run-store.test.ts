@@ -180,12 +180,29 @@ describe("heldLocks (the tick's count of live runs)", () => {
     await store.finish(holding[0]!, RUN_A, { status: "succeeded", finishedAt: "2026-11-21T16:19:00.000Z" });
     await store.setExecution(holding[1]!, RUN_A, "exec-1");
 
-    const held = await store.heldLocks([...connections, holding[2]!, holding[2]!]);
+    const { locks: held, damaged } = await store.heldLocks([...connections, holding[2]!, holding[2]!]);
 
+    expect(damaged).toBe(0);
     expect(held).toHaveLength(holding.length - 1);
     expect(held.every((lock) => lock.runId === RUN_A && lock.leaseUntil === "2026-11-21T16:23:00.123Z")).toBe(true);
     expect(held.filter((lock) => lock.executionRef === "exec-1")).toHaveLength(1);
-    expect(await store.heldLocks([])).toEqual([]);
+    expect(await store.heldLocks([])).toEqual({ locks: [], damaged: 0 });
+  });
+
+  test("a damaged run lock does not fail heldLocks: it is counted as damaged, the others still returned", async () => {
+    const [damagedOne, fine] = [newConnection(), newConnection()];
+    await table.client.send(
+      new PutItemCommand({
+        TableName: table.tableName,
+        Item: { pk: { S: runLockPartitionKey(damagedOne) }, sk: { S: LOCK_SORT_KEY }, runId: { N: "7" } },
+      }),
+    );
+    expect(await store.begin(newRun(fine, RUN_A))).toEqual({ started: true });
+
+    const { locks, damaged } = await store.heldLocks([damagedOne, fine]);
+
+    expect(damaged).toBe(1);
+    expect(locks.map((lock) => lock.runId)).toEqual([RUN_A]);
   });
 });
 

@@ -35,7 +35,7 @@ describe("a batch's claims (ClaimRuns)", () => {
 });
 
 describe("the tick's count of live runs (ListConnections)", () => {
-  test("a run counts as live while its lock is held and its lease has not run out or an execution is recorded on it; a released lock and a lapsed lease with no execution do not count", async () => {
+  test("a run counts as live while its lock is held and its lease has not run out or an execution is recorded on it; a released lock and a lapsed lease with no execution do not count; a damaged lock counts", async () => {
     const connections = [];
     for (let i = 0; i < 5; i += 1) connections.push(await harness.addConnection({ baseUrl: "http://127.0.0.1:9", token: "count-token-2b" }));
     const ids = connections.map((connection) => connection.id);
@@ -50,6 +50,11 @@ describe("the tick's count of live runs (ListConnections)", () => {
     await harness.runs.finish(ids[3]!, "r3", { status: "succeeded", finishedAt: startedAt }); // released
 
     expect(await countLiveRuns(harness.startDeps, ids)).toBe(2);
+
+    // A lock that does not parse counts as live (fewer children, never more) and does not fail the count.
+    const heldLocks = harness.runs.heldLocks.bind(harness.runs);
+    harness.runs.heldLocks = async (connectionIds) => ({ ...(await heldLocks(connectionIds)), damaged: 1 });
+    expect(await countLiveRuns(harness.startDeps, ids)).toBe(3);
   });
 
   test("every page of a tick of several pages counts the live runs of every connection, not only its own page's, paused ones included", async () => {
