@@ -174,9 +174,7 @@ describe("ContinueAsNew with a deterministic name", () => {
         const reply = (await proceed(input, context)) as { ExecutionArn: string };
         started.push(reply.ExecutionArn);
         if (attempts % 2 === 1) {
-          const lost = new Error("the reply of StartExecution was lost");
-          lost.name = "StepFunctions.AWSStepFunctionsException";
-          throw lost;
+          throw lostStartReply();
         }
         return reply;
       },
@@ -213,9 +211,7 @@ describe("ContinueAsNew with a deterministic name", () => {
           first = false;
           // The continuation runs the rest of the run to its end before the lost reply is retried.
           await engine.result(reply.ExecutionArn);
-          const lost = new Error("the reply of StartExecution was lost");
-          lost.name = "StepFunctions.AWSStepFunctionsException";
-          throw lost;
+          throw lostStartReply();
         }
         return reply;
       },
@@ -238,3 +234,10 @@ describe("ContinueAsNew with a deterministic name", () => {
     }
   });
 });
+
+/** StartExecution succeeded but its reply was lost: the error the SDK integration raises, which the definition's Retry takes. */
+function lostStartReply(): Error {
+  const lost = new Error("the reply of StartExecution was lost");
+  lost.name = "StepFunctions.AWSStepFunctionsException";
+  return lost;
+}
