@@ -2,7 +2,7 @@
  * `npm run bench`: how close a sync comes to its two limits (the source's
  * rate_limit and what the store can commit), and what a page costs beyond
  * them. Prints figures (Markdown tables) to stdout, progress to stderr.
- * Not a test: nothing here asserts. Method: README "Performance".
+ * Not a test: nothing here asserts. Method and figures: docs/performance.md.
  */
 process.env["AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED"] = "true";
 
