@@ -56,7 +56,7 @@ export async function measurePageOverhead(context: BenchContext): Promise<Measur
       title: `2. Service overhead per 100-lead page (rate_limit ${UNBOUND_RATE}; ${rounds} rounds of ${leads.toLocaleString("en-US")} leads then ${floorPages} floor pages; ${pages.pages} full pages)`,
       columns: ["figure", "median (ms)", "min-max over rounds (ms)", "p95 (ms)"],
       rows: [
-        ["page task (FetchPage handler), whole", ...spread((round) => of(round).handlerMs), "-"],
+        ["page task (SyncPage handler), whole", ...spread((round) => of(round).handlerMs), "-"],
         ["  of which fetch (source HTTP + envelope)", ...spread((round) => of(round).fetchMs), "-"],
         ["service overhead = task - fetch", ...spread((round) => of(round).overheadMs), num(pages.overheadP95Ms, 1)],
         [`  DynamoDB calls (${num(pages.ddbCalls, 0)} per page, limiter's included; summed)`, ...spread((round) => of(round).ddbMs), "-"],
