@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import { TransactWriteItemsCommand, type DynamoDBClient, type TransactWriteItemsCommandInput } from "@aws-sdk/client-dynamodb";
-import type { PageWrite, StageKinds } from "../../lambdas/core/ports";
+import type { PageWrite, StageKinds } from "../../lambdas/core/ports/record-store";
 import { preparePage, type PreparedPage } from "../../lambdas/ingestion/prepare-page";
 import { DynamoDbRunStore } from "../../lambdas/runs/dynamodb-run-store";
 import { planPageTransactions } from "../../lambdas/store/page-transactions";
