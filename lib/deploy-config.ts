@@ -47,7 +47,7 @@ export interface DeployConfig {
   readonly logRetention: RetentionDays;
   /** Optional e-mail subscribed to the alarm topic. */
   readonly alarmEmail: string | undefined;
-  /** Reserved concurrency of the page task (FetchPage): at most this many pages at once, and never starved by the rest. */
+  /** Reserved concurrency of the page task (SyncPage): at most this many pages at once, and never starved by the rest. */
   readonly pageTaskConcurrency: number;
   /**
    * The cap on concurrent runs of a schedule tick: the dispatch Map's MaxConcurrency. The tick's other
