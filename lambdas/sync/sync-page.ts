@@ -7,7 +7,7 @@ import { rateLimited } from "./rate-limited-source-client";
 import { finishEntityAndAdvance, handOverIfContinuing, leaseUntil, nextPageStep } from "./entity-steps";
 import { readPageConnection, rotatedConnection } from "./page-connection";
 import { recordRetryWait, recordThrottleWait } from "./record-wait";
-import type { StoredConnection } from "../core/ports";
+import type { StoredConnection } from "../core/connection";
 import type { SyncDeps } from "./sync-deps";
 import type { SyncCursor, SyncState } from "./sync-state";
 
