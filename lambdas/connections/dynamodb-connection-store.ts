@@ -13,7 +13,7 @@ import { marshall, unmarshall } from "@aws-sdk/util-dynamodb";
 import * as v from "valibot";
 import { StoredConnectionSchema } from "../core/connection";
 import type { ConnectionStore, ReadConsistency, StoredConnection } from "../core/ports";
-import { LOCK_SORT_KEY, RUN_ATTR, runLockPartitionKey } from "../runs/run-keys";
+import { lockKey } from "../runs/run-item";
 import { DELETED_CONNECTION_PURGE_DELAY_SECONDS, PURGE_ATTR, PURGE_PARTITION_KEY, purgeSortKey } from "../purges/purge-keys";
 import { ATTR, watermarkPartitionKey } from "../store/keys";
 import {
@@ -156,7 +156,7 @@ export class DynamoDbConnectionStore implements ConnectionStore {
   /** Sets expires_at on the connection's watermarks and lock, only on items that exist (never a stub). */
   private async markLeftovers(connectionId: string): Promise<void> {
     const expiresAt = Math.floor(this.now() / 1000) + DELETED_CONNECTION_RETENTION_SECONDS;
-    const keys: Item[] = [{ [RUN_ATTR.pk]: { S: runLockPartitionKey(connectionId) }, [RUN_ATTR.sk]: { S: LOCK_SORT_KEY } }];
+    const keys: Item[] = [lockKey(connectionId)];
     let startKey: Item | undefined;
     do {
       const out = await this.client.send(

@@ -3,8 +3,8 @@ import { GetItemCommand, PutItemCommand, QueryCommand } from "@aws-sdk/client-dy
 import { beforeAll, describe, expect, test } from "vitest";
 import { SUMMARY_ENTITIES } from "../../lambdas/core/entities";
 import type { NewRun, RunWait } from "../../lambdas/core/ports";
-import { DynamoDbRunStore, MAX_RECORDED_WAITS, RunAlreadyExistsError, RunNotFoundError } from "../../lambdas/runs/dynamodb-run-store";
-import { LOCK_SORT_KEY, runExpiresAt, runLockPartitionKey, runPartitionKey, runSortKey } from "../../lambdas/runs/run-keys";
+import { DynamoDbRunStore, RunAlreadyExistsError, RunNotFoundError } from "../../lambdas/runs/dynamodb-run-store";
+import { LOCK_SORT_KEY, MAX_RECORDED_WAITS, runExpiresAt, runLockPartitionKey, runPartitionKey, runSortKey } from "../../lambdas/runs/run-item";
 import { readItem, useTestTable } from "../support/dynamodb";
 
 const table = useTestTable();
