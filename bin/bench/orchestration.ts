@@ -1,5 +1,5 @@
 import { startReferenceSource } from "../reference-source/start-reference-source";
-import { benchClient, dropTable, freshTable, type BenchContext, type MeasurementResult } from "./bench-env";
+import { benchClient, bySize, dropTable, freshTable, type BenchContext, type MeasurementResult } from "./bench-env";
 import { createInstrumentedSync, handlerMs, isFullLeadsPage, type SyncMeasurement } from "./instrumented-sync";
 import { TINY_OTHERS, UNBOUND_RATE } from "./page-overhead";
 import { cycles } from "./page-stats";
@@ -14,12 +14,14 @@ import { num, type Table } from "./table";
  * modes alternate so that drift (DynamoDB Local warming up) hits both alike.
  */
 export async function measureOrchestration(context: BenchContext): Promise<MeasurementResult> {
-  const leadPages = context.quick ? 20 : 50;
-  const rounds = context.quick ? 2 : 8;
+  const leadPages = bySize(context, { full: 50, quick: 20, smoke: 3 });
+  const rounds = bySize(context, { full: 8, quick: 2, smoke: 1 });
+  // Smoke: segments of 2 page tasks, so that both drivers still cross segment boundaries (next_segment) in a few pages.
+  const pageTasksPerSegment = context.size === "smoke" ? 2 : undefined;
   const client = benchClient(context.endpoint);
   const tableName = await freshTable(client, "orchestration");
   const source = await startReferenceSource({ sizes: { ...TINY_OTHERS, leads: leadPages * 100 } });
-  const sync = createInstrumentedSync({ endpoint: context.endpoint, tableName });
+  const sync = createInstrumentedSync({ endpoint: context.endpoint, tableName, ...(pageTasksPerSegment === undefined ? {} : { pageTasksPerSegment }) });
   const runs: { mode: "state machine" | "plain loop"; run: SyncMeasurement }[] = [];
   try {
     for (let round = 1; round <= rounds; round += 1) {

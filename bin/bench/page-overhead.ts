@@ -3,7 +3,7 @@ import { BatchWriteItemCommand, type AttributeValue, type DynamoDBClient, type W
 import { startReferenceSource, type ReferenceSource } from "../reference-source/start-reference-source";
 import { LeadSchema } from "../../lambdas/records/lead";
 import { parseRecord } from "../../lambdas/records/parse-record";
-import { benchClient, dropTable, freshTable, type BenchContext, type MeasurementResult } from "./bench-env";
+import { benchClient, bySize, dropTable, freshTable, type BenchContext, type MeasurementResult } from "./bench-env";
 import { createInstrumentedSync, isFullLeadsPage } from "./instrumented-sync";
 import { breakdown, callBreakdown, cycles } from "./page-stats";
 import { median, p95 } from "./stats";
@@ -21,8 +21,8 @@ export const UNBOUND_RATE = 1000;
  * LeadSchema) put by a bare BatchWriteItem loop, 4 batches of 25.
  */
 export async function measurePageOverhead(context: BenchContext): Promise<MeasurementResult> {
-  const leads = context.quick ? 2_000 : 10_000;
-  const floorRounds = context.quick ? 20 : 100;
+  const leads = bySize(context, { full: 10_000, quick: 2_000, smoke: 300 });
+  const floorRounds = bySize(context, { full: 100, quick: 20, smoke: 2 });
   const client = benchClient(context.endpoint);
   const tableName = await freshTable(client, "overhead");
   const source = await startReferenceSource({ sizes: { ...TINY_OTHERS, leads } });

@@ -2,9 +2,9 @@ import { DEFAULT_SIZES } from "../reference-source/dataset";
 import type { RunSummary } from "../../lambdas/core/ports";
 import { SLOT_LATE_MS } from "../../lambdas/core/limits";
 import { RATE_WINDOW_MARGIN_MS, RATE_WINDOW_MS } from "../../lambdas/rate-limit/dynamodb-rate-limiter";
-import { dropTable, benchClient, freshTable, type BenchContext, type MeasurementResult } from "./bench-env";
+import { bySize, dropTable, benchClient, freshTable, type BenchContext, type MeasurementResult } from "./bench-env";
 import { createInstrumentedSync, limiterWaitMs, staleSlots } from "./instrumented-sync";
-import { leadPage, measureFloor } from "./page-overhead";
+import { leadPage, measureFloor, TINY_OTHERS } from "./page-overhead";
 import { breakdown, cycles } from "./page-stats";
 import { startSourceProcess } from "./source-process";
 import { busiestWindow, mean, median, quantile } from "./stats";
@@ -18,18 +18,18 @@ import { num, type Table } from "./table";
  * arrival - first arrival).
  */
 export async function measureRateBound(context: BenchContext): Promise<MeasurementResult> {
-  const leads = context.quick ? 2_000 : 20_000;
-  const rates = context.rates ?? (context.quick ? [5, 20] : [5, 20, 50, 100]);
+  const leads = bySize(context, { full: 20_000, quick: 2_000, smoke: 200 });
+  const rates = context.rates ?? bySize(context, { full: [5, 20, 50, 100], quick: [5, 20], smoke: [100] });
   const client = benchClient(context.endpoint);
   const tableName = await freshTable(client, "rate");
   // Faults off (the default): no 429, no 5xx, so no retry and no wait but the limiter's.
   // In a process of its own, so that its arrival stamps are not held up by the service's event loop.
-  const source = await startSourceProcess({ leads });
+  const source = await startSourceProcess(context.size === "smoke" ? { ...TINY_OTHERS, leads } : { leads });
   const sync = createInstrumentedSync({ endpoint: context.endpoint, tableName });
   // The store's floor for one page: a bare BatchWriteItem of the same 100 leads (as in measurement 2).
   context.progress("rate-bound: the bare BatchWriteItem floor of a 100-lead page");
   const floorTable = await freshTable(client, "rate-floor");
-  const floorMs = median(await measureFloor(client, floorTable, await leadPage(source), context.quick ? 10 : 30));
+  const floorMs = median(await measureFloor(client, floorTable, await leadPage(source), bySize(context, { full: 30, quick: 10, smoke: 2 })));
   await dropTable(client, floorTable);
   const rows: (string | number)[][] = [];
   const binding: string[] = [];
