@@ -13,7 +13,7 @@ import { execFile } from "node:child_process";
 import { performance } from "node:perf_hooks";
 import { promisify } from "node:util";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import type { StoredConnection } from "../lambdas/core/ports";
+import type { StoredConnection } from "../lambdas/core/connection";
 import { AesGcmTokenCipher } from "../lambdas/local/aes-token-cipher";
 import { startDynamoDbLocal } from "../lambdas/local/dynamodb-local";
 import { createLocalSync } from "../lambdas/local/local-sync";
@@ -23,7 +23,7 @@ import { createGuardedFetch } from "../lambdas/source/ssrf/guarded-fetch";
 import { ensureTable } from "../lambdas/store/table-definition";
 import { createLocalDispatch } from "../lambdas/local/local-dispatch";
 import { DEFAULT_LOCAL_MAX_CONCURRENT_RUNS } from "../lambdas/local/local-runtime-config";
-import { dispatchSyncs } from "../lambdas/sync/dispatch-syncs";
+import { dispatchSyncs } from "../lambdas/sync/dispatch-tick";
 import { FLEET_TOKEN, startFleetSource } from "./fleet/fleet-source";
 import { spread, timeDynamoDb, timeEngine, timeLimiter, watchProcess, watchRuns } from "./fleet/fleet-probes";
 

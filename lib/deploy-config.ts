@@ -12,7 +12,7 @@ import { DEFAULT_SCHEDULE, ScheduleSchema } from "../lambdas/sync/schedule-inter
  * on the command line, which wins). Every value has a default so that
  * `cdk synth` needs no AWS account; the JWT issuer and audience defaults are
  * placeholders that fail the synth (and so `cdk deploy`) until the real ones
- * are given (README, "Operations (AWS)").
+ * are given (docs/operations.md, "Context values").
  */
 
 /** Placeholder issuer: `.invalid` is reserved (RFC 2606), so it can never serve a JWKS. */
@@ -47,7 +47,7 @@ export interface DeployConfig {
   readonly logRetention: RetentionDays;
   /** Optional e-mail subscribed to the alarm topic. */
   readonly alarmEmail: string | undefined;
-  /** Reserved concurrency of the page task (FetchPage): at most this many pages at once, and never starved by the rest. */
+  /** Reserved concurrency of the page task (SyncPage): at most this many pages at once, and never starved by the rest. */
   readonly pageTaskConcurrency: number;
   /**
    * The cap on concurrent runs of a schedule tick: the dispatch Map's MaxConcurrency. The tick's other

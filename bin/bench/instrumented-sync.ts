@@ -3,7 +3,11 @@ import { subscribe } from "node:diagnostics_channel";
 import { performance } from "node:perf_hooks";
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import type { SyncEntity } from "../../lambdas/core/entities";
-import type { RateLimiter, RecordStore, RunSummary, SourceClient, StoredConnection } from "../../lambdas/core/ports";
+import type { RateLimiter } from "../../lambdas/core/ports/rate-limiter";
+import type { RecordStore } from "../../lambdas/core/ports/record-store";
+import type { RunSummary } from "../../lambdas/core/run-summary";
+import type { SourceClient } from "../../lambdas/core/ports/source-client";
+import type { StoredConnection } from "../../lambdas/core/connection";
 import { AesGcmTokenCipher } from "../../lambdas/local/aes-token-cipher";
 import { createLocalSync } from "../../lambdas/local/local-sync";
 import { LocalSyncEngine } from "../../lambdas/local/local-sync-engine";
@@ -37,7 +41,7 @@ import { benchClient, discardingLogger, sleep } from "./bench-env";
  * are not counted as the service's DynamoDB time.
  */
 
-/** One FetchPage task. Times in ms (performance.now). */
+/** One SyncPage task. Times in ms (performance.now). */
 export interface PageSample {
   readonly entity: SyncEntity;
   readonly page: number;
@@ -343,7 +347,7 @@ export function createInstrumentedSync(options: InstrumentedSyncOptions) {
 
   /**
    * (b) The same Task handlers called in a plain loop, as the state machine
-   * would on the happy path (no throttling, no failures): BeginRun, FetchPage
+   * would on the happy path (no throttling, no failures): BeginRun, SyncPage
    * while the outcome is next_page or next_segment, FinishRun.
    */
   async function syncWithPlainLoop(connection: StoredConnection): Promise<SyncMeasurement> {
@@ -358,7 +362,7 @@ export function createInstrumentedSync(options: InstrumentedSyncOptions) {
     for (;;) {
       const outcome = state.step.outcome;
       // A segment's end hands the run back to the Standard parent, which only starts the next segment: nothing to do here.
-      if (outcome === "next_page" || outcome === "next_segment") state = await handlers.FetchPage(state);
+      if (outcome === "next_page" || outcome === "next_segment") state = await handlers.SyncPage(state);
       else if (outcome === "continue_as_new") {
         state = await handlers.BeginRun({ input: { ...input, continuation: state.cursor }, execution_id: `plain-loop:${runId}` });
       } else if (outcome === "done") break;
@@ -454,11 +458,11 @@ function timedHandlers(handlers: SyncHandlers, hooks: HandlerHooks): SyncHandler
     EntityFailed: timed("EntityFailed", handlers.EntityFailed),
     StopRun: timed("StopRun", handlers.StopRun),
     FinishRun: timed("FinishRun", handlers.FinishRun),
-    FetchPage: timed("FetchPage", async (event) => {
+    SyncPage: timed("SyncPage", async (event) => {
       hooks.onPageStart(event as SyncState);
       let failed = true;
       try {
-        const next = await handlers.FetchPage(event);
+        const next = await handlers.SyncPage(event);
         failed = false;
         return next;
       } finally {

@@ -9,7 +9,7 @@ import { num, type Table } from "./table";
 /**
  * 4. Orchestration overhead: the same leads pages driven (a) by the local
  * state machine (a normal sync) and (b) by calling the same Task handlers in
- * a plain loop (BeginRun once, FetchPage with the returned state, FinishRun).
+ * a plain loop (BeginRun once, SyncPage with the returned state, FinishRun).
  * Same deps, source and store; a fresh connection for every run; the two
  * modes alternate so that drift (DynamoDB Local warming up) hits both alike.
  */
@@ -68,7 +68,7 @@ export async function measureOrchestration(context: BenchContext): Promise<Measu
     columns: ["driver", "runs", "leads pages per run", "wall per leads page (ms)", "min-max over runs (ms)", "median page task (ms)", "median gap between page tasks (ms)"],
     rows: [
       ["(a) aws-local-stepfunctions (worker thread)", machine.runs, machine.pages, num(machine.wallPerPage, 1), machine.wallRange, num(machine.task, 1), num(machine.gap, 2)],
-      ["(b) plain loop: BeginRun, FetchPage...", loop.runs, loop.pages, num(loop.wallPerPage, 1), loop.wallRange, num(loop.task, 1), num(loop.gap, 2)],
+      ["(b) plain loop: BeginRun, SyncPage...", loop.runs, loop.pages, num(loop.wallPerPage, 1), loop.wallRange, num(loop.task, 1), num(loop.gap, 2)],
       ["(a) - (b): added by the state machine per page", "-", "-", num(machine.wallPerPage - loop.wallPerPage, 1), "-", num(machine.task - loop.task, 1), num(machine.gap - loop.gap, 2)],
     ],
     notes: [

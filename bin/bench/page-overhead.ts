@@ -16,7 +16,7 @@ export const UNBOUND_RATE = 1000;
 
 /**
  * 2. Service overhead per page: a sync at rate_limit 1000; for every full
- * page of leads, the FetchPage task's time minus its fetchPage time. The
+ * page of leads, the SyncPage task's time minus its fetchPage time. The
  * floor: the same 100 leads (a page the source serves, normalised with
  * LeadSchema) put by a bare BatchWriteItem loop, 4 batches of 25.
  */
@@ -47,7 +47,7 @@ export async function measurePageOverhead(context: BenchContext): Promise<Measur
       title: `2. Service overhead per 100-lead page (rate_limit ${UNBOUND_RATE}, ${leads.toLocaleString("en-US")} leads, ${pages.pages} full pages)`,
       columns: ["figure", "median (ms)", "p95 (ms)"],
       rows: [
-        ["page task (FetchPage handler), whole", num(pages.handlerMs, 1), "-"],
+        ["page task (SyncPage handler), whole", num(pages.handlerMs, 1), "-"],
         ["  of which fetch (source HTTP + envelope)", num(pages.fetchMs, 1), "-"],
         ["service overhead = task - fetch", num(pages.overheadMs, 1), num(pages.overheadP95Ms, 1)],
         [`  DynamoDB calls (${num(pages.ddbCalls, 0)} per page, limiter's included; summed)`, num(pages.ddbMs, 1), "-"],

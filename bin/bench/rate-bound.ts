@@ -1,5 +1,5 @@
 import { DEFAULT_SIZES } from "../reference-source/dataset";
-import type { RunSummary } from "../../lambdas/core/ports";
+import type { RunSummary } from "../../lambdas/core/run-summary";
 import { SLOT_LATE_MS } from "../../lambdas/core/limits";
 import { RATE_WINDOW_MARGIN_MS, RATE_WINDOW_MS } from "../../lambdas/rate-limit/dynamodb-rate-limiter";
 import { bySize, dropTable, benchClient, freshTable, type BenchContext, type MeasurementResult } from "./bench-env";
@@ -164,7 +164,7 @@ export async function measureRateBound(context: BenchContext): Promise<Measureme
       `stale slots re-taken = slots recorded but left unused because more than ${SLOT_LATE_MS} ms passed before the request could leave (the source client then takes a fresh slot); each one is a slot lost.`,
       `busiest 1 s window = most arrivals at the source in any [t, t + 1000 ms); must be <= rate_limit. The service holds it for what it controls, its slots and its sends (next column; a window above the rate there is a limiter bug); at the source it also needs each request to arrive within ${RATE_WINDOW_MARGIN_MS - SLOT_LATE_MS} ms of being sent (the margin's rest), which a loaded 2-core machine does not always give (the binding note then names the request).`,
       "slots / sends / arrivals: the busiest window of the limiter's recorded starts the requests went out on, of the moments they were handed to the HTTP client, and of the source's stamps; written = when undici wrote the request to the socket (all Date.now on one machine; the source runs in a process of its own, so its stamp is not held up by the service's event loop, only by its own process: the OS's scheduling on the busy cores, its GC). The limiter's rule is on slots; a request leaves at most 10 ms after its slot (else a fresh one is taken).",
-      "gap between page tasks = the engine's time from one FetchPage's end to the next one's start, within a page-loop segment (an Express child execution) and across the boundary to the next segment (parent Route + RunPages + the child's start); boundaries cost = sum over boundaries of (boundary gap - median gap in a segment).",
+      "gap between page tasks = the engine's time from one SyncPage's end to the next one's start, within a page-loop segment (an Express child execution) and across the boundary to the next segment (parent Route + RunPages + the child's start); boundaries cost = sum over boundaries of (boundary gap - median gap in a segment).",
       `sequential ceiling = 1000 / (median fetch + median bare BatchWriteItem floor of a 100-lead page, ${num(floorMs, 1)} ms here): the most pages per second sequential paging allows when the service adds nothing to the store's floor; the target is achieved >= 0.95 x min(rate_limit, ceiling).`,
       "records/s = records written (sum of the run summary's rows, stages included) / (finished_at - started_at).",
       `work = time from one page task's start to the next task's start, minus the limiter's wait (what a page costs when nothing holds it back); page-task bound = 1000 / median work.`,

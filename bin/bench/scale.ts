@@ -97,7 +97,7 @@ export async function measureScale(context: BenchContext): Promise<MeasurementRe
         point.status,
       ]),
       notes: [
-        "overhead = FetchPage task time - fetchPage time, full leads pages only (as in 2).",
+        "overhead = SyncPage task time - fetchPage time, full leads pages only (as in 2).",
         `The service side (createLocalSync's stores and engine, timed as in 2) runs in a fresh Node process per point (fork, --expose-gc); it first syncs a ${warmUpLeads.toLocaleString("en-US")}-lead warm-up source, then the measured source on a new connection (again on another new connection until ${minPages} full pages are measured: 1,000 leads give only 9 per sync). Both sources run in the bench's own process, so their data is not in the measured process.`,
         "Memory of the measured process (main thread heap; RSS includes the engine's worker thread): baseline after a GC right before the measured syncs; peak = largest sample every 50 ms during them; after = after them and a GC; maxRSS = the kernel's high-water mark (getrusage), warm-up included.",
       ],

@@ -1,4 +1,4 @@
-import type { RunSummary } from "../core/ports";
+import type { RunSummary } from "../core/run-summary";
 import { failUnfinishedEntities } from "../sync/fail-unfinished-entities";
 import type { OnboardingDeps } from "./onboarding-deps";
 import { ConflictError, NotFoundError } from "./onboarding-errors";

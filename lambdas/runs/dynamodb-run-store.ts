@@ -11,7 +11,9 @@ import {
   type Update,
 } from "@aws-sdk/client-dynamodb";
 import type { SummaryEntity } from "../core/entities";
-import type { BeginResult, EntitiesMove, NewRun, RunLock, RunStore, RunSummary, RunWait } from "../core/ports";
+import type { BeginResult, EntitiesMove, NewRun, RunStore } from "../core/ports/run-store";
+import type { RunLock } from "../core/run-lock";
+import type { RunSummary, RunWait } from "../core/run-summary";
 import {
   BEGIN_LOCK_INDEX,
   BEGIN_RUN_INDEX,

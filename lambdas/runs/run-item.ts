@@ -9,9 +9,10 @@ import { marshall, unmarshall } from "@aws-sdk/util-dynamodb";
 import * as v from "valibot";
 import { SUMMARY_ENTITIES, type SummaryEntity } from "../core/entities";
 import { cutDetail } from "../core/errors";
-import type { EntitiesMove, EntityProgress, NewRun, PageRun, RunLock, RunSummary, RunWait } from "../core/ports";
-import { RunLockSchema } from "../core/run-lock";
-import { EntityProgressSchema, RunSummarySchema } from "../core/run-summary";
+import type { PageRun } from "../core/ports/record-store";
+import type { EntitiesMove, NewRun } from "../core/ports/run-store";
+import { RunLockSchema, type RunLock } from "../core/run-lock";
+import { EntityProgressSchema, RunSummarySchema, type EntityProgress, type RunSummary, type RunWait } from "../core/run-summary";
 import { PARTITION_KEY_MAX_BYTES, SORT_KEY_MAX_BYTES, utf8Bytes } from "../store/key-limits";
 
 /**

@@ -1,5 +1,6 @@
 import type { SummaryEntity } from "../core/entities";
-import type { RunStore, RunSummary } from "../core/ports";
+import type { RunStore } from "../core/ports/run-store";
+import type { RunSummary } from "../core/run-summary";
 
 /** The summary's rows not finished yet: not reached (pending) or under way (running). */
 export function unfinishedEntities(summary: RunSummary | null): SummaryEntity[] {

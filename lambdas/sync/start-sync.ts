@@ -1,6 +1,6 @@
 import { SyncError } from "../core/errors";
-import type { RunLock, SyncExecutionInput } from "../core/ports";
-import { runLiveness } from "../core/run-lock";
+import { runLiveness, type RunLock } from "../core/run-lock";
+import type { SyncExecutionInput } from "../core/ports/run-starter";
 import { leaseUntil } from "./entity-steps";
 import { failUnfinishedEntities } from "./fail-unfinished-entities";
 import { newRunId } from "./run-id";

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { SUMMARY_ENTITIES } from "../../lambdas/core/entities";
-import type { RunSummary, StoredConnection } from "../../lambdas/core/ports";
+import type { RunSummary } from "../../lambdas/core/run-summary";
+import type { StoredConnection } from "../../lambdas/core/connection";
 import { PRICE_RULE } from "../../lambdas/records/fields/price";
 import {
   callRecord,
@@ -120,7 +121,7 @@ describe.concurrent("the retry ladder: the waits the state machine asks for", ()
 });
 
 describe.concurrent("the run summary records every wait the state machine makes, as it makes it", () => {
-  test("a 5xx, then a 429, then a 5xx on the same page: the retry count starts again after the 429's wait, as FetchPage's Retry does", async ({ expect }) => {
+  test("a 5xx, then a 429, then a 5xx on the same page: the retry count starts again after the 429's wait, as SyncPage's Retry does", async ({ expect }) => {
     const busy: SourceReply = { status: 503, json: { error: "busy" } };
     const { summary } = await syncAgainst(
       faulty(smallCrm(), failInTurn("/leads", [busy, busy, { status: 429, headers: { "retry-after": "7" }, json: { error: "slow down" } }, busy])),
