@@ -8,27 +8,11 @@ process.env["AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED"] = "true";
 
 import { performance } from "node:perf_hooks";
 import { startDynamoDbLocal, type DynamoDbLocal } from "../lambdas/local/dynamodb-local";
-import type { BenchContext, MeasurementResult } from "./bench/bench-env";
+import type { BenchContext } from "./bench/bench-env";
 import { machineHeader } from "./bench/machine";
-import { parseOptions, USAGE, type MeasurementName } from "./bench/options";
-import { measureAnalytics } from "./bench/analytics";
-import { measureLimiter } from "./bench/limiter";
-import { measureOrchestration } from "./bench/orchestration";
-import { measurePageOverhead } from "./bench/page-overhead";
-import { measureRateBound } from "./bench/rate-bound";
-import { measureScale } from "./bench/scale";
+import { MEASURE } from "./bench/measurements";
+import { parseOptions, USAGE } from "./bench/options";
 import { formatTable } from "./bench/table";
-import { measureValidation } from "./bench/validation";
-
-const RUN: Record<MeasurementName, (context: BenchContext) => Promise<MeasurementResult>> = {
-  rate: measureRateBound,
-  overhead: measurePageOverhead,
-  scale: measureScale,
-  orchestration: measureOrchestration,
-  validation: measureValidation,
-  limiter: measureLimiter,
-  analytics: measureAnalytics,
-};
 
 const out = (text: string) => process.stdout.write(text);
 
@@ -56,12 +40,12 @@ async function main(): Promise<number> {
     for (const name of options.only) {
       const context: BenchContext = {
         endpoint: dynamodb?.endpoint ?? "",
-        quick: options.quick,
+        size: options.size,
         ...(options.rates === undefined ? {} : { rates: options.rates }),
         progress: (line) => process.stderr.write(`[bench ${((performance.now() - started) / 1000).toFixed(0)} s] ${line}\n`),
       };
       const measurementStarted = performance.now();
-      const result = await RUN[name](context);
+      const result = await MEASURE[name](context);
       for (const table of result.tables) out(`${formatTable(table)}\n`);
       out(`(${name}: ${((performance.now() - measurementStarted) / 1000).toFixed(0)} s)\n\n`);
       binding.push(...(result.binding ?? []));

@@ -23,7 +23,7 @@ import { createGuardedFetch } from "../lambdas/source/ssrf/guarded-fetch";
 import { ensureTable } from "../lambdas/store/table-definition";
 import { createLocalDispatch } from "../lambdas/local/local-dispatch";
 import { DEFAULT_LOCAL_MAX_CONCURRENT_RUNS } from "../lambdas/local/local-runtime-config";
-import { dispatchSyncs } from "../lambdas/sync/dispatch-syncs";
+import { dispatchSyncs } from "../lambdas/sync/dispatch-tick";
 import { FLEET_TOKEN, startFleetSource } from "./fleet/fleet-source";
 import { spread, timeDynamoDb, timeEngine, timeLimiter, watchProcess, watchRuns } from "./fleet/fleet-probes";
 

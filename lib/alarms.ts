@@ -178,12 +178,12 @@ export class Alarms extends Construct {
     );
 
     // Lambda: errors of the functions that never fail because of a source, throttles of all.
-    const quiet = Object.entries(props.functions).filter(([name]) => name !== "FetchPage");
+    const quiet = Object.entries(props.functions).filter(([name]) => name !== "SyncPage");
     this.add(
       "LambdaErrors",
       sum("Errors", Object.fromEntries(quiet.map(([name, fn]) => [name, fn.function.metricErrors({ period: PERIOD })]))),
       THRESHOLDS.lambdaErrors,
-      `Errors of ${quiet.map(([name]) => name).join(", ")} (FetchPage's errors include customers' sources and are left out)`,
+      `Errors of ${quiet.map(([name]) => name).join(", ")} (SyncPage's errors include customers' sources and are left out)`,
     );
     // The purge's reserved concurrency of 1 throttles an overlapping hourly run on purpose; Lambda retries that event itself.
     const throttled = Object.entries(props.functions).filter(([name]) => name !== "PurgeDeleted");

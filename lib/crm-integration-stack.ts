@@ -91,7 +91,7 @@ export class CrmIntegrationStack extends Stack {
     });
     this.dashboard = new ServiceDashboard(this, "Dashboard", {
       stateMachine: this.syncStateMachine.stateMachine,
-      pageTask: this.syncFunctions.tasks.FetchPage,
+      pageTask: this.syncFunctions.tasks.SyncPage,
       functions,
       table: this.table.table,
       httpApi: this.api.httpApi,
@@ -113,7 +113,7 @@ export class CrmIntegrationStack extends Stack {
     const tasks = this.syncFunctions.tasks;
     return {
       BeginRun: tasks.BeginRun,
-      FetchPage: tasks.FetchPage,
+      SyncPage: tasks.SyncPage,
       EntityFailed: tasks.EntityFailed,
       StopRun: tasks.StopRun,
       FinishRun: tasks.FinishRun,

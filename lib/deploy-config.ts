@@ -53,7 +53,7 @@ export function reservedConcurrencyOf(config: { readonly pageTaskConcurrency: nu
   readonly total: number;
 } {
   const byFunction = {
-    FetchPage: config.pageTaskConcurrency,
+    SyncPage: config.pageTaskConcurrency,
     ...Object.fromEntries(API_CONCURRENCY_FUNCTIONS.map((name) => [name, config.apiConcurrency])),
     ...FIXED_RESERVED_CONCURRENCY,
   };
@@ -74,7 +74,7 @@ export interface DeployConfig {
   readonly logRetention: RetentionDays;
   /** Optional e-mail subscribed to the alarm topic. */
   readonly alarmEmail: string | undefined;
-  /** Reserved concurrency of the page task (FetchPage): at most this many pages at once, and never starved by the rest. */
+  /** Reserved concurrency of the page task (SyncPage): at most this many pages at once, and never starved by the rest. */
   readonly pageTaskConcurrency: number;
   /**
    * The cap on concurrent runs of a schedule tick: the dispatch Map's MaxConcurrency. The tick's other

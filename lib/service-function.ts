@@ -16,11 +16,11 @@ export const REPO_ROOT = fileURLToPath(new URL("..", import.meta.url));
 /** The Lambda entry points, lambdas/entrypoints/<name>.ts. */
 export type EntryPoint =
   | "sync-begin-run"
-  | "sync-fetch-page"
+  | "sync-page"
   | "sync-entity-failed"
   | "sync-stop-run"
   | "sync-finish-run"
-  | "dispatch-syncs"
+  | "dispatcher"
   | "onboarding-api"
   | "openapi-document"
   | "preflight-worker"
@@ -134,7 +134,7 @@ export class ServiceFunction extends Construct {
 
 /** Memory and timeouts: the page task waits up to 20 s for the source (SOURCE_REQUEST_TIMEOUT_MS) plus the rate limit and the writes. */
 export const FUNCTION_SIZES = {
-  fetchPage: { memorySize: 512, timeout: Duration.seconds(60) },
+  syncPage: { memorySize: 512, timeout: Duration.seconds(60) },
   syncStep: { memorySize: 512, timeout: Duration.seconds(30) },
   /** A page of connections (one Query) or one run lock: the schedule tick's steps are short. */
   dispatcher: { memorySize: 512, timeout: Duration.seconds(30) },

@@ -11,7 +11,7 @@ import { TABLE_ACCESS } from "./table-access";
  */
 export const SYNC_TASKS = {
   BeginRun: { entry: "sync-begin-run", placeholder: "BeginRunFunctionArn", description: "Sync BeginRun task: start or continue a run" },
-  FetchPage: { entry: "sync-fetch-page", placeholder: "SyncPageFunctionArn", description: "Sync FetchPage task: one source page, validated and written" },
+  SyncPage: { entry: "sync-page", placeholder: "SyncPageFunctionArn", description: "Sync SyncPage task: one source page, validated and written" },
   EntityFailed: { entry: "sync-entity-failed", placeholder: "EntityFailedFunctionArn", description: "Sync EntityFailed task: record a failed entity, go on" },
   StopRun: { entry: "sync-stop-run", placeholder: "StopRunFunctionArn", description: "Sync StopRun task: fail the entities left after a 401 or a lost connection" },
   FinishRun: { entry: "sync-finish-run", placeholder: "FinishRunFunctionArn", description: "Sync FinishRun task: close the run, release its lock" },
@@ -23,14 +23,14 @@ export interface SyncFunctionsProps {
   readonly table: RecordTable;
   readonly tokenKey: SourceTokenKey;
   readonly logRetention: RetentionDays;
-  /** Reserved concurrency of FetchPage (context pageTaskConcurrency). */
+  /** Reserved concurrency of SyncPage (context pageTaskConcurrency). */
   readonly pageTaskConcurrency: number;
 }
 
 /**
  * The five Task functions. Each gets the table actions its code sends
- * (TABLE_ACCESS); only FetchPage calls the source, so only FetchPage may
- * decrypt a token, and only FetchPage has reserved concurrency (it is the one
+ * (TABLE_ACCESS); only SyncPage calls the source, so only SyncPage may
+ * decrypt a token, and only SyncPage has reserved concurrency (it is the one
  * that runs once per page: the others run a few times per run). The others still get KMS_KEY_ID,
  * because they share the sync composition root (lambdas/aws/aws-composition.ts),
  * whose configuration requires it; without the grant it is only a name.
@@ -51,21 +51,21 @@ export class SyncFunctions extends Construct {
       const fn = new ServiceFunction(this, name, {
         entry: task.entry,
         description: task.description,
-        ...(name === "FetchPage" ? FUNCTION_SIZES.fetchPage : FUNCTION_SIZES.syncStep),
+        ...(name === "SyncPage" ? FUNCTION_SIZES.syncPage : FUNCTION_SIZES.syncStep),
         environment,
         logRetention: props.logRetention,
-        ...(name === "FetchPage" ? { reservedConcurrency: props.pageTaskConcurrency } : {}),
+        ...(name === "SyncPage" ? { reservedConcurrency: props.pageTaskConcurrency } : {}),
       });
       props.table.grantItemActions(fn.role, TABLE_ACCESS[name]);
       return fn;
     };
     this.tasks = {
       BeginRun: make("BeginRun"),
-      FetchPage: make("FetchPage"),
+      SyncPage: make("SyncPage"),
       EntityFailed: make("EntityFailed"),
       StopRun: make("StopRun"),
       FinishRun: make("FinishRun"),
     };
-    props.tokenKey.grantDecryptToken(this.tasks.FetchPage.role);
+    props.tokenKey.grantDecryptToken(this.tasks.SyncPage.role);
   }
 }

@@ -47,7 +47,7 @@ export class SyncSchedule extends Construct {
     super(scope, id);
     const stack = Stack.of(this);
     this.dispatcher = new ServiceFunction(this, "Dispatcher", {
-      entry: "dispatch-syncs",
+      entry: "dispatcher",
       description: "Schedule tick: lists connections (ListConnections), takes run locks (ClaimRuns), releases a run that cannot start (ReleaseRun)",
       ...FUNCTION_SIZES.dispatcher,
       environment: { TABLE_NAME: props.table.table.tableName, STATE_MACHINE_ARN: props.syncStateMachine.stateMachine.stateMachineArn },

@@ -44,7 +44,7 @@ export const TABLE_ACCESS = {
    * Put of records, Update of lease, progress and watermark; GetItem of the lock
    * when the fence refuses), plus RUN_STEP. It never deletes.
    */
-  FetchPage: [...RUN_STEP, "dynamodb:Query", "dynamodb:PutItem", "dynamodb:ConditionCheckItem"],
+  SyncPage: [...RUN_STEP, "dynamodb:Query", "dynamodb:PutItem", "dynamodb:ConditionCheckItem"],
   /** entityFailed (and stopRun when the connection is gone): RUN_STEP only. */
   EntityFailed: RUN_STEP,
   /** stopRun: runs.get, runs.entityFinished. */

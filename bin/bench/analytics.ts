@@ -4,7 +4,7 @@ import { computeFunnel, readFunnelInput } from "../../lambdas/onboarding/funnel-
 import { DynamoDbRunStore } from "../../lambdas/runs/dynamodb-run-store";
 import { DynamoDbRecordStore } from "../../lambdas/store/dynamodb-record-store";
 import { newRunId } from "../../lambdas/sync/run-id";
-import { benchClient, dropTable, freshTable, type BenchContext, type MeasurementResult } from "./bench-env";
+import { benchClient, bySize, dropTable, freshTable, type BenchContext, type MeasurementResult } from "./bench-env";
 import { num, type Table } from "./table";
 
 const PIPELINES = 3;
@@ -18,7 +18,7 @@ const WRITERS = 8;
  * store, then compute the funnel in memory. Figures only.
  */
 export async function measureAnalytics(context: BenchContext): Promise<MeasurementResult> {
-  const leads = context.quick ? 10_000 : 100_000;
+  const leads = bySize(context, { full: 100_000, quick: 10_000, smoke: 300 });
   const tasks = leads / 10;
   const calls = leads / 10;
   const client = benchClient(context.endpoint);

@@ -3,17 +3,23 @@ import { DeleteTableCommand, DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import type { Logger } from "../../lambdas/core/ports";
 import { createJsonLogger } from "../../lambdas/observability/json-logger";
 import { ensureTable } from "../../lambdas/store/table-definition";
+import type { BenchSize } from "./options";
 import type { Table } from "./table";
 
 /** What every measurement gets from bin/bench.ts: the one DynamoDB Local of the run, and the options. */
 export interface BenchContext {
   /** The in-memory DynamoDB Local shared by every measurement (each makes its own table). */
   readonly endpoint: string;
-  readonly quick: boolean;
+  readonly size: BenchSize;
   /** --rates: the rate-bound measurement's rate_limits, when given. */
   readonly rates?: readonly number[];
   /** Progress lines (stderr), so that stdout holds only the figures. */
   readonly progress: (line: string) => void;
+}
+
+/** The value for the run's size: each measurement names its full, quick and smoke sizes in one place. */
+export function bySize<T>(context: Pick<BenchContext, "size">, sizes: Readonly<Record<BenchSize, T>>): T {
+  return sizes[context.size];
 }
 
 export function benchClient(endpoint: string): DynamoDBClient {

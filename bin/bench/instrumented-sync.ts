@@ -37,7 +37,7 @@ import { benchClient, discardingLogger, sleep } from "./bench-env";
  * are not counted as the service's DynamoDB time.
  */
 
-/** One FetchPage task. Times in ms (performance.now). */
+/** One SyncPage task. Times in ms (performance.now). */
 export interface PageSample {
   readonly entity: SyncEntity;
   readonly page: number;
@@ -132,6 +132,8 @@ export interface SyncMeasurement {
 export interface InstrumentedSyncOptions {
   readonly endpoint: string;
   readonly tableName: string;
+  /** Page tasks per Express segment; the service's PAGE_TASKS_PER_SEGMENT when unset (smoke runs cross a boundary in a few pages). */
+  readonly pageTasksPerSegment?: number;
 }
 
 export function createInstrumentedSync(options: InstrumentedSyncOptions) {
@@ -190,7 +192,15 @@ export function createInstrumentedSync(options: InstrumentedSyncOptions) {
     },
   };
 
-  const local = createLocalSync({ client, tableName: options.tableName, cipher, source, logger, timeScale: 1 });
+  const local = createLocalSync({
+    client,
+    tableName: options.tableName,
+    cipher,
+    source,
+    logger,
+    timeScale: 1,
+    ...(options.pageTasksPerSegment === undefined ? {} : { pageTasksPerSegment: options.pageTasksPerSegment }),
+  });
   // The engine of createLocalSync is never started: the one below replaces it, with timed handlers.
   const limiter: RateLimiter = {
     async acquire(connectionId, requestsPerSecond, acquireOptions) {
@@ -333,8 +343,8 @@ export function createInstrumentedSync(options: InstrumentedSyncOptions) {
 
   /**
    * (b) The same Task handlers called in a plain loop, as the state machine
-   * would on the happy path (no throttling, no failures): BeginRun, FetchPage
-   * while the outcome is next_page, FinishRun.
+   * would on the happy path (no throttling, no failures): BeginRun, SyncPage
+   * while the outcome is next_page or next_segment, FinishRun.
    */
   async function syncWithPlainLoop(connection: StoredConnection): Promise<SyncMeasurement> {
     reset();
@@ -347,7 +357,8 @@ export function createInstrumentedSync(options: InstrumentedSyncOptions) {
     let state: SyncState = await handlers.BeginRun({ input, execution_id: `plain-loop:${runId}` });
     for (;;) {
       const outcome = state.step.outcome;
-      if (outcome === "next_page") state = await handlers.FetchPage(state);
+      // A segment's end hands the run back to the Standard parent, which only starts the next segment: nothing to do here.
+      if (outcome === "next_page" || outcome === "next_segment") state = await handlers.SyncPage(state);
       else if (outcome === "continue_as_new") {
         state = await handlers.BeginRun({ input: { ...input, continuation: state.cursor }, execution_id: `plain-loop:${runId}` });
       } else if (outcome === "done") break;
@@ -443,11 +454,11 @@ function timedHandlers(handlers: SyncHandlers, hooks: HandlerHooks): SyncHandler
     EntityFailed: timed("EntityFailed", handlers.EntityFailed),
     StopRun: timed("StopRun", handlers.StopRun),
     FinishRun: timed("FinishRun", handlers.FinishRun),
-    FetchPage: timed("FetchPage", async (event) => {
+    SyncPage: timed("SyncPage", async (event) => {
       hooks.onPageStart(event as SyncState);
       let failed = true;
       try {
-        const next = await handlers.FetchPage(event);
+        const next = await handlers.SyncPage(event);
         failed = false;
         return next;
       } finally {

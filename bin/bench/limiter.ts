@@ -5,7 +5,7 @@ import type { SourceClient } from "../../lambdas/core/ports";
 import { DynamoDbRateLimiter, RATE_WINDOW_MS } from "../../lambdas/rate-limit/dynamodb-rate-limiter";
 import { rateLimited } from "../../lambdas/sync/rate-limited-source-client";
 import { createHttpSourceClient } from "../../lambdas/source/http-source-client";
-import { benchClient, dropTable, freshTable, type BenchContext, type MeasurementResult } from "./bench-env";
+import { benchClient, bySize, dropTable, freshTable, type BenchContext, type MeasurementResult } from "./bench-env";
 import { busiestWindow } from "./stats";
 import { num, type Table } from "./table";
 
@@ -39,7 +39,7 @@ export async function measureLimiter(context: BenchContext): Promise<Measurement
 
   // k x rate_limit + 1 requests per connection: then (n - 1) / span can only exceed the rate by breaking the
   // window rule, whatever the admission pattern (a burst per window or evenly spaced).
-  const windows = context.quick ? 2 : 6;
+  const windows = bySize(context, { full: 6, quick: 2, smoke: 1 });
   const scenarios: { name: string; rate: number; connections: number; callers: number }[] = [
     { name: "1 connection, 1 caller", rate: 10, connections: 1, callers: 1 },
     { name: "1 connection, 3 callers", rate: 5, connections: 1, callers: 3 },
@@ -98,7 +98,7 @@ export async function measureLimiter(context: BenchContext): Promise<Measurement
     ],
     rows,
     notes: [
-      "requests per connection = k x rate_limit + 1 (k = 2 with --quick, else 6), all made at once. achieved = (requests of the connection - 1) / (its last arrival - its first arrival), arrivals stamped by the source; at most 1000/" +
+      "requests per connection = k x rate_limit + 1 (k = 6; 2 with --quick, 1 with --smoke), all made at once. achieved = (requests of the connection - 1) / (its last arrival - its first arrival), arrivals stamped by the source; at most 1000/" +
         `${RATE_WINDOW_MS} = ${num(1000 / RATE_WINDOW_MS, 3)} x rate_limit by design, target >= 0.9.`,
       "busiest 1 s window per connection must be <= rate_limit; at the base URL, two connections may reach twice that (they are throttled independently).",
     ],

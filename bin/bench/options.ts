@@ -1,29 +1,38 @@
-/** `npm run bench -- [--quick] [--only <name>[,<name>...]]`; also BENCH_QUICK=1 and BENCH_ONLY=<names>. */
+/** `npm run bench -- [--quick | --smoke] [--only <name>[,<name>...]]`; also BENCH_QUICK=1 and BENCH_ONLY=<names>. */
 
 export const MEASUREMENTS = ["rate", "overhead", "scale", "orchestration", "validation", "limiter", "analytics"] as const;
 export type MeasurementName = (typeof MEASUREMENTS)[number];
 
+/**
+ * How big each measurement runs: full (the figures), quick (a fast check),
+ * smoke (the smallest sizes that still run every step: a test runs each
+ * measurement so, and its figures mean nothing).
+ */
+export type BenchSize = "full" | "quick" | "smoke";
+
 export interface BenchOptions {
-  readonly quick: boolean;
+  readonly size: BenchSize;
   readonly only: readonly MeasurementName[];
   /** The rate-bound measurement's rate_limits (default: 5, 20, 50, 100; quick: 5, 20). */
   readonly rates?: readonly number[];
 }
 
-export const USAGE = `usage: npm run bench -- [--quick] [--only <name>[,<name>...]]
+export const USAGE = `usage: npm run bench -- [--quick | --smoke] [--only <name>[,<name>...]]
   --quick   smaller sizes for a fast check (2,000 leads at rates 5 and 20; scale 1k and 10k; analytics 10k leads)
+  --smoke   the smallest sizes that run every step of each measurement (what the bench's test runs; the figures mean nothing)
   --only    run only these measurements: ${MEASUREMENTS.join(", ")} (repeatable)
   --rates   the rate-bound measurement's rate_limits, e.g. --rates 50,100 (A/B runs of one rate)
   env:      BENCH_QUICK=1, BENCH_ONLY=<names>`;
 
 export function parseOptions(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): BenchOptions | "help" {
-  let quick = env["BENCH_QUICK"] === "1" || env["BENCH_QUICK"] === "true";
+  let size: BenchSize = env["BENCH_QUICK"] === "1" || env["BENCH_QUICK"] === "true" ? "quick" : "full";
   const only: string[] = (env["BENCH_ONLY"] ?? "").split(",").filter((name) => name.trim() !== "");
   let rates: number[] | undefined;
   for (let i = 0; i < argv.length; i += 1) {
     const arg = argv[i]!;
     if (arg === "--help" || arg === "-h") return "help";
-    if (arg === "--quick") quick = true;
+    if (arg === "--quick") size = "quick";
+    else if (arg === "--smoke") size = "smoke";
     else if (arg === "--only") {
       const value = argv[(i += 1)];
       if (value === undefined) throw new Error("--only needs a name");
@@ -41,7 +50,7 @@ export function parseOptions(argv: readonly string[], env: Readonly<Record<strin
     if (!(MEASUREMENTS as readonly string[]).includes(name)) throw new Error(`unknown measurement "${name}"; one of ${MEASUREMENTS.join(", ")}`);
   }
   return {
-    quick,
+    size,
     only: names.length === 0 ? [...MEASUREMENTS] : MEASUREMENTS.filter((name) => names.includes(name)),
     ...(rates === undefined ? {} : { rates }),
   };

@@ -1,5 +1,5 @@
 import { startReferenceSource } from "../reference-source/start-reference-source";
-import { benchClient, dropTable, freshTable, type BenchContext, type MeasurementResult } from "./bench-env";
+import { benchClient, bySize, dropTable, freshTable, type BenchContext, type MeasurementResult } from "./bench-env";
 import { createInstrumentedSync, handlerMs, isFullLeadsPage, type SyncMeasurement } from "./instrumented-sync";
 import { TINY_OTHERS, UNBOUND_RATE } from "./page-overhead";
 import { cycles } from "./page-stats";
@@ -9,17 +9,19 @@ import { num, type Table } from "./table";
 /**
  * 4. Orchestration overhead: the same leads pages driven (a) by the local
  * state machine (a normal sync) and (b) by calling the same Task handlers in
- * a plain loop (BeginRun once, FetchPage with the returned state, FinishRun).
+ * a plain loop (BeginRun once, SyncPage with the returned state, FinishRun).
  * Same deps, source and store; a fresh connection for every run; the two
  * modes alternate so that drift (DynamoDB Local warming up) hits both alike.
  */
 export async function measureOrchestration(context: BenchContext): Promise<MeasurementResult> {
-  const leadPages = context.quick ? 20 : 50;
-  const rounds = context.quick ? 2 : 8;
+  const leadPages = bySize(context, { full: 50, quick: 20, smoke: 3 });
+  const rounds = bySize(context, { full: 8, quick: 2, smoke: 1 });
+  // Smoke: segments of 2 page tasks, so that both drivers still cross segment boundaries (next_segment) in a few pages.
+  const pageTasksPerSegment = context.size === "smoke" ? 2 : undefined;
   const client = benchClient(context.endpoint);
   const tableName = await freshTable(client, "orchestration");
   const source = await startReferenceSource({ sizes: { ...TINY_OTHERS, leads: leadPages * 100 } });
-  const sync = createInstrumentedSync({ endpoint: context.endpoint, tableName });
+  const sync = createInstrumentedSync({ endpoint: context.endpoint, tableName, ...(pageTasksPerSegment === undefined ? {} : { pageTasksPerSegment }) });
   const runs: { mode: "state machine" | "plain loop"; run: SyncMeasurement }[] = [];
   try {
     for (let round = 1; round <= rounds; round += 1) {
@@ -66,7 +68,7 @@ export async function measureOrchestration(context: BenchContext): Promise<Measu
     columns: ["driver", "runs", "leads pages per run", "wall per leads page (ms)", "min-max over runs (ms)", "median page task (ms)", "median gap between page tasks (ms)"],
     rows: [
       ["(a) aws-local-stepfunctions (worker thread)", machine.runs, machine.pages, num(machine.wallPerPage, 1), machine.wallRange, num(machine.task, 1), num(machine.gap, 2)],
-      ["(b) plain loop: BeginRun, FetchPage...", loop.runs, loop.pages, num(loop.wallPerPage, 1), loop.wallRange, num(loop.task, 1), num(loop.gap, 2)],
+      ["(b) plain loop: BeginRun, SyncPage...", loop.runs, loop.pages, num(loop.wallPerPage, 1), loop.wallRange, num(loop.task, 1), num(loop.gap, 2)],
       ["(a) - (b): added by the state machine per page", "-", "-", num(machine.wallPerPage - loop.wallPerPage, 1), "-", num(machine.task - loop.task, 1), num(machine.gap - loop.gap, 2)],
     ],
     notes: [

@@ -3,7 +3,7 @@ import { BatchWriteItemCommand, type AttributeValue, type DynamoDBClient, type W
 import { startReferenceSource, type ReferenceSource } from "../reference-source/start-reference-source";
 import { LeadSchema } from "../../lambdas/records/lead";
 import { parseRecord } from "../../lambdas/records/parse-record";
-import { benchClient, dropTable, freshTable, type BenchContext, type MeasurementResult } from "./bench-env";
+import { benchClient, bySize, dropTable, freshTable, type BenchContext, type MeasurementResult } from "./bench-env";
 import { createInstrumentedSync, isFullLeadsPage } from "./instrumented-sync";
 import { breakdown, callBreakdown, cycles } from "./page-stats";
 import { median, p95 } from "./stats";
@@ -16,13 +16,13 @@ export const UNBOUND_RATE = 1000;
 
 /**
  * 2. Service overhead per page: a sync at rate_limit 1000; for every full
- * page of leads, the FetchPage task's time minus its fetchPage time. The
+ * page of leads, the SyncPage task's time minus its fetchPage time. The
  * floor: the same 100 leads (a page the source serves, normalised with
  * LeadSchema) put by a bare BatchWriteItem loop, 4 batches of 25.
  */
 export async function measurePageOverhead(context: BenchContext): Promise<MeasurementResult> {
-  const leads = context.quick ? 2_000 : 10_000;
-  const floorRounds = context.quick ? 20 : 100;
+  const leads = bySize(context, { full: 10_000, quick: 2_000, smoke: 300 });
+  const floorRounds = bySize(context, { full: 100, quick: 20, smoke: 2 });
   const client = benchClient(context.endpoint);
   const tableName = await freshTable(client, "overhead");
   const source = await startReferenceSource({ sizes: { ...TINY_OTHERS, leads } });
@@ -47,7 +47,7 @@ export async function measurePageOverhead(context: BenchContext): Promise<Measur
       title: `2. Service overhead per 100-lead page (rate_limit ${UNBOUND_RATE}, ${leads.toLocaleString("en-US")} leads, ${pages.pages} full pages)`,
       columns: ["figure", "median (ms)", "p95 (ms)"],
       rows: [
-        ["page task (FetchPage handler), whole", num(pages.handlerMs, 1), "-"],
+        ["page task (SyncPage handler), whole", num(pages.handlerMs, 1), "-"],
         ["  of which fetch (source HTTP + envelope)", num(pages.fetchMs, 1), "-"],
         ["service overhead = task - fetch", num(pages.overheadMs, 1), num(pages.overheadP95Ms, 1)],
         [`  DynamoDB calls (${num(pages.ddbCalls, 0)} per page, limiter's included; summed)`, num(pages.ddbMs, 1), "-"],

@@ -2,9 +2,9 @@ import { DEFAULT_SIZES } from "../reference-source/dataset";
 import type { RunSummary } from "../../lambdas/core/ports";
 import { SLOT_LATE_MS } from "../../lambdas/core/limits";
 import { RATE_WINDOW_MARGIN_MS, RATE_WINDOW_MS } from "../../lambdas/rate-limit/dynamodb-rate-limiter";
-import { dropTable, benchClient, freshTable, type BenchContext, type MeasurementResult } from "./bench-env";
+import { bySize, dropTable, benchClient, freshTable, type BenchContext, type MeasurementResult } from "./bench-env";
 import { createInstrumentedSync, limiterWaitMs, staleSlots } from "./instrumented-sync";
-import { leadPage, measureFloor } from "./page-overhead";
+import { leadPage, measureFloor, TINY_OTHERS } from "./page-overhead";
 import { breakdown, cycles } from "./page-stats";
 import { startSourceProcess } from "./source-process";
 import { busiestWindow, mean, median, quantile } from "./stats";
@@ -18,18 +18,18 @@ import { num, type Table } from "./table";
  * arrival - first arrival).
  */
 export async function measureRateBound(context: BenchContext): Promise<MeasurementResult> {
-  const leads = context.quick ? 2_000 : 20_000;
-  const rates = context.rates ?? (context.quick ? [5, 20] : [5, 20, 50, 100]);
+  const leads = bySize(context, { full: 20_000, quick: 2_000, smoke: 200 });
+  const rates = context.rates ?? bySize(context, { full: [5, 20, 50, 100], quick: [5, 20], smoke: [100] });
   const client = benchClient(context.endpoint);
   const tableName = await freshTable(client, "rate");
   // Faults off (the default): no 429, no 5xx, so no retry and no wait but the limiter's.
   // In a process of its own, so that its arrival stamps are not held up by the service's event loop.
-  const source = await startSourceProcess({ leads });
+  const source = await startSourceProcess(context.size === "smoke" ? { ...TINY_OTHERS, leads } : { leads });
   const sync = createInstrumentedSync({ endpoint: context.endpoint, tableName });
   // The store's floor for one page: a bare BatchWriteItem of the same 100 leads (as in measurement 2).
   context.progress("rate-bound: the bare BatchWriteItem floor of a 100-lead page");
   const floorTable = await freshTable(client, "rate-floor");
-  const floorMs = median(await measureFloor(client, floorTable, await leadPage(source), context.quick ? 10 : 30));
+  const floorMs = median(await measureFloor(client, floorTable, await leadPage(source), bySize(context, { full: 30, quick: 10, smoke: 2 })));
   await dropTable(client, floorTable);
   const rows: (string | number)[][] = [];
   const binding: string[] = [];
@@ -164,7 +164,7 @@ export async function measureRateBound(context: BenchContext): Promise<Measureme
       `stale slots re-taken = slots recorded but left unused because more than ${SLOT_LATE_MS} ms passed before the request could leave (the source client then takes a fresh slot); each one is a slot lost.`,
       `busiest 1 s window = most arrivals at the source in any [t, t + 1000 ms); must be <= rate_limit. The service holds it for what it controls, its slots and its sends (next column; a window above the rate there is a limiter bug); at the source it also needs each request to arrive within ${RATE_WINDOW_MARGIN_MS - SLOT_LATE_MS} ms of being sent (the margin's rest), which a loaded 2-core machine does not always give (the binding note then names the request).`,
       "slots / sends / arrivals: the busiest window of the limiter's recorded starts the requests went out on, of the moments they were handed to the HTTP client, and of the source's stamps; written = when undici wrote the request to the socket (all Date.now on one machine; the source runs in a process of its own, so its stamp is not held up by the service's event loop, only by its own process: the OS's scheduling on the busy cores, its GC). The limiter's rule is on slots; a request leaves at most 10 ms after its slot (else a fresh one is taken).",
-      "gap between page tasks = the engine's time from one FetchPage's end to the next one's start, within a page-loop segment (an Express child execution) and across the boundary to the next segment (parent Route + RunPages + the child's start); boundaries cost = sum over boundaries of (boundary gap - median gap in a segment).",
+      "gap between page tasks = the engine's time from one SyncPage's end to the next one's start, within a page-loop segment (an Express child execution) and across the boundary to the next segment (parent Route + RunPages + the child's start); boundaries cost = sum over boundaries of (boundary gap - median gap in a segment).",
       `sequential ceiling = 1000 / (median fetch + median bare BatchWriteItem floor of a 100-lead page, ${num(floorMs, 1)} ms here): the most pages per second sequential paging allows when the service adds nothing to the store's floor; the target is achieved >= 0.95 x min(rate_limit, ceiling).`,
       "records/s = records written (sum of the run summary's rows, stages included) / (finished_at - started_at).",
       `work = time from one page task's start to the next task's start, minus the limiter's wait (what a page costs when nothing holds it back); page-task bound = 1000 / median work.`,

@@ -57,7 +57,7 @@ export function windows(requests: readonly TimedRequest[]): { slots: number; sen
  * child's start and its Enter/Resume states in between).
  */
 export function segmentGaps(tasks: readonly TaskSample[]): { withinMs: number[]; boundaryMs: number[] } {
-  const pages = tasks.filter((task) => task.state === "FetchPage").sort((a, b) => a.startedAt - b.startedAt);
+  const pages = tasks.filter((task) => task.state === "SyncPage").sort((a, b) => a.startedAt - b.startedAt);
   const withinMs: number[] = [];
   const boundaryMs: number[] = [];
   for (let i = 1; i < pages.length; i += 1) {

@@ -1,7 +1,7 @@
 import { fork } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { startReferenceSource } from "../reference-source/start-reference-source";
-import type { BenchContext, MeasurementResult } from "./bench-env";
+import { bySize, type BenchContext, type MeasurementResult } from "./bench-env";
 import { TINY_OTHERS } from "./page-overhead";
 import type { ScaleChildInput, ScalePoint } from "./scale-child";
 import { slope } from "./stats";
@@ -22,11 +22,13 @@ const MIN_PAGES = 90;
  * carries into the next; the reference source stays in this process.
  */
 export async function measureScale(context: BenchContext): Promise<MeasurementResult> {
-  const sizes = context.quick ? [1_000, 10_000] : [1_000, 10_000, 100_000];
+  const sizes = bySize(context, { full: [1_000, 10_000, 100_000], quick: [1_000, 10_000], smoke: [200, 300] });
+  const warmUpLeads = bySize(context, { full: WARM_UP_LEADS, quick: WARM_UP_LEADS, smoke: 100 });
+  const minPages = bySize(context, { full: MIN_PAGES, quick: MIN_PAGES, smoke: 1 });
   const points: ScalePoint[] = [];
   for (const leads of sizes) {
     context.progress(`scale: ${leads} leads (service in its own process)`);
-    const warmUp = await startReferenceSource({ seed: 7, sizes: { ...TINY_OTHERS, leads: WARM_UP_LEADS }, recordRequests: false });
+    const warmUp = await startReferenceSource({ seed: 7, sizes: { ...TINY_OTHERS, leads: warmUpLeads }, recordRequests: false });
     const source = await startReferenceSource({ sizes: { ...TINY_OTHERS, leads }, recordRequests: false });
     try {
       points.push(
@@ -34,7 +36,7 @@ export async function measureScale(context: BenchContext): Promise<MeasurementRe
           endpoint: context.endpoint,
           leads,
           // A sync of N leads has N/100 - 1 full pages that are not the entity's last.
-          rounds: Math.max(1, Math.ceil(MIN_PAGES / (leads / 100 - 1))),
+          rounds: Math.max(1, Math.ceil(minPages / (leads / 100 - 1))),
           warmUp: { baseUrl: warmUp.url, token: warmUp.token },
           source: { baseUrl: source.url, token: source.token },
         }),
@@ -95,8 +97,8 @@ export async function measureScale(context: BenchContext): Promise<MeasurementRe
         point.status,
       ]),
       notes: [
-        "overhead = FetchPage task time - fetchPage time, full leads pages only (as in 2).",
-        `The service side (createLocalSync's stores and engine, timed as in 2) runs in a fresh Node process per point (fork, --expose-gc); it first syncs a ${WARM_UP_LEADS.toLocaleString("en-US")}-lead warm-up source, then the measured source on a new connection (again on another new connection until ${MIN_PAGES} full pages are measured: 1,000 leads give only 9 per sync). Both sources run in the bench's own process, so their data is not in the measured process.`,
+        "overhead = SyncPage task time - fetchPage time, full leads pages only (as in 2).",
+        `The service side (createLocalSync's stores and engine, timed as in 2) runs in a fresh Node process per point (fork, --expose-gc); it first syncs a ${warmUpLeads.toLocaleString("en-US")}-lead warm-up source, then the measured source on a new connection (again on another new connection until ${minPages} full pages are measured: 1,000 leads give only 9 per sync). Both sources run in the bench's own process, so their data is not in the measured process.`,
         "Memory of the measured process (main thread heap; RSS includes the engine's worker thread): baseline after a GC right before the measured syncs; peak = largest sample every 50 ms during them; after = after them and a GC; maxRSS = the kernel's high-water mark (getrusage), warm-up included.",
       ],
     },
@@ -118,7 +120,8 @@ export async function measureScale(context: BenchContext): Promise<MeasurementRe
 function runPoint(input: ScaleChildInput): Promise<ScalePoint> {
   return new Promise((resolve, reject) => {
     const child = fork(CHILD, [JSON.stringify(input)], {
-      execArgv: [...process.execArgv, "--expose-gc"],
+      // tsx's loader by name, not the parent's execArgv: the parent may be the bench under tsx or a test under vitest.
+      execArgv: ["--import", "tsx", "--expose-gc"],
       stdio: ["ignore", "ignore", "pipe", "ipc"],
     });
     let stderr = "";

@@ -18,7 +18,11 @@ export interface SourceProcess {
 }
 
 export async function startSourceProcess(sizes: Readonly<Record<string, number>>): Promise<SourceProcess> {
-  const child: ChildProcess = fork(CHILD, [JSON.stringify(sizes)], { stdio: ["ignore", "ignore", "inherit", "ipc"] });
+  const child: ChildProcess = fork(CHILD, [JSON.stringify(sizes)], {
+    // tsx's loader by name, not the parent's execArgv: the parent may be the bench under tsx or a test under vitest.
+    execArgv: ["--import", "tsx"],
+    stdio: ["ignore", "ignore", "inherit", "ipc"],
+  });
   const next = <T extends SourceProcessMessage["type"]>(type: T) =>
     new Promise<Extract<SourceProcessMessage, { type: T }>>((resolve, reject) => {
       const onMessage = (message: SourceProcessMessage) => {

@@ -4,7 +4,7 @@ import { generateDataset } from "../reference-source/dataset";
 import { EventSchema } from "../../lambdas/records/event";
 import { LeadSchema } from "../../lambdas/records/lead";
 import { parseRecord } from "../../lambdas/records/parse-record";
-import type { BenchContext, MeasurementResult } from "./bench-env";
+import { bySize, type BenchContext, type MeasurementResult } from "./bench-env";
 import { num, type Table } from "./table";
 
 /**
@@ -13,7 +13,7 @@ import { num, type Table } from "./table";
  * valibot schemas, in a tight loop for a fixed time.
  */
 export async function measureValidation(context: BenchContext): Promise<MeasurementResult> {
-  const seconds = context.quick ? 0.5 : 2;
+  const seconds = bySize(context, { full: 2, quick: 0.5, smoke: 0.05 });
   const dataset = generateDataset({ seed: 42, pipelines: 3, users: 30, contacts: 0, leads: 10_000, tasks: 0, calls: 0, events: 10_000 });
   // What the service validates is parsed JSON, not the generator's objects.
   const leads = JSON.parse(JSON.stringify(dataset.leads)) as unknown[];

@@ -19,7 +19,7 @@ import * as price from "./prices";
 export const PAGE_TASK_SECONDS = 0.3;
 /** Billed duration of the other Task functions (BeginRun, EntityFailed, StopRun, FinishRun): a few DynamoDB calls. */
 export const OTHER_TASK_SECONDS = 0.1;
-/** Memory of every sync Task function (lib/service-function.ts FUNCTION_SIZES.fetchPage and .syncStep: 512 MB). */
+/** Memory of every sync Task function (lib/service-function.ts FUNCTION_SIZES.syncPage and .syncStep: 512 MB). */
 export const TASK_MEMORY_GB = 0.5;
 /** Records per full page (`limit=100`) and the volume quoted. */
 export const RECORDS_PER_PAGE = 100;
@@ -95,7 +95,7 @@ export const IDLE_RUNS_PER_MONTH = 730;
 export const TARGET_USD_PER_MILLION_RECORDS = 1.4;
 export const TARGET_USD_PER_IDLE_CONNECTION_MONTH = 0.1;
 
-const LAMBDA_TASKS = ["BeginRun", "FetchPage", "EntityFailed", "StopRun", "FinishRun"] as const;
+const LAMBDA_TASKS = ["BeginRun", "SyncPage", "EntityFailed", "StopRun", "FinishRun"] as const;
 
 export interface RunWalk {
   /** Standard transitions, over every execution of the run. */
@@ -170,7 +170,7 @@ export function runWalker(pagesPerEntity: Readonly<Record<SyncEntity, number>>) 
         const cursor = given === undefined ? firstCursor() : { ...given, steps: 0 };
         return { run: { business_account_id: "a", connection_id: "c", run_id: "r", generation: 0 }, cursor, step: { outcome: "next_page" } };
       }
-      case "FetchPage": {
+      case "SyncPage": {
         pages += 1;
         segmentSeconds.value += PAGE_TASK_SECONDS;
         const state = input as SyncState;
@@ -257,7 +257,7 @@ function stepFunctionsLines(run: RunWalk, runs: number): CostLine[] {
 
 function lambdaLines(run: RunWalk, runs: number): CostLine[] {
   const invocations = Object.values(run.invocations).reduce((sum, n) => sum + n, 0);
-  const gbSeconds = (run.invocations.FetchPage * PAGE_TASK_SECONDS + (invocations - run.invocations.FetchPage) * OTHER_TASK_SECONDS) * TASK_MEMORY_GB;
+  const gbSeconds = (run.invocations.SyncPage * PAGE_TASK_SECONDS + (invocations - run.invocations.SyncPage) * OTHER_TASK_SECONDS) * TASK_MEMORY_GB;
   return [
     { item: "Lambda requests", arithmetic: `${invocations} per run × ${runs} × $0.20/million`, usd: invocations * runs * price.LAMBDA_REQUEST_USD },
     {

@@ -1,4 +1,4 @@
-import { DISPATCH_PAGE_SIZE, handOversOf, type SegmentOutput } from "../../lambdas/sync/dispatch-syncs";
+import { DISPATCH_PAGE_SIZE, handOversOf, type SegmentOutput } from "../../lambdas/sync/dispatch-tick";
 import { DISPATCH_MAP_STATE, loadDispatchDefinition } from "../../statemachine/dispatch-definition";
 import { read, walk, type AslDefinition } from "./asl-walk";
 import type { runWalker, RunWalk } from "./cost-model";

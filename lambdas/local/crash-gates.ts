@@ -96,7 +96,7 @@ interface PageInProgress {
   transactions: number;
 }
 
-/** Set by the FetchPage decorator: the source and store decorators announce only inside a page task. */
+/** Set by the SyncPage decorator: the source and store decorators announce only inside a page task. */
 const pageInProgress = new AsyncLocalStorage<PageInProgress>();
 
 function pageFields(page: PageInProgress) {
@@ -173,7 +173,7 @@ export interface EngineEvents {
 }
 
 /**
- * The Task handlers of the page loop with their gates: FetchPage runs inside a
+ * The Task handlers of the page loop with their gates: SyncPage runs inside a
  * page context and announces page-task-returned (or, for a throttled page,
  * waiting once the Standard parent is in its Wait state); FinishRun announces
  * the run's final status. ContinueAsNew, the parent's, is gated by
@@ -187,7 +187,7 @@ export function gateSyncHandlers(
 ): Record<string, TaskHandler> {
   return {
     ...handlers,
-    FetchPage: async (input, context) => {
+    SyncPage: async (input, context) => {
       const state = input as SyncState;
       const page: PageInProgress = {
         runId: state.run.run_id,
@@ -196,7 +196,7 @@ export function gateSyncHandlers(
         page: state.cursor?.page ?? 0,
         transactions: 0,
       };
-      const result = await pageInProgress.run(page, () => handlers.FetchPage(input));
+      const result = await pageInProgress.run(page, () => handlers.SyncPage(input));
       if (result.step.outcome === "throttled") {
         announceWaiting(gates, engine, context, pageFields(page), logger);
         return result;

@@ -14,7 +14,7 @@ export const LOCAL_STATE_MACHINE_ARN = "arn:aws:states:us-east-1:000000000000:st
 export const LOCAL_PAGES_STATE_MACHINE_ARN = "arn:aws:states:us-east-1:000000000000:stateMachine:crm-sync-pages";
 
 export interface LocalSyncEngineOptions {
-  /** The child's Lambda Task states (BeginRun, FetchPage, EntityFailed, StopRun, FinishRun), by name. */
+  /** The child's Lambda Task states (BeginRun, SyncPage, EntityFailed, StopRun, FinishRun), by name. */
   readonly handlers: object;
   readonly timeScale: number;
   /** Wraps the parent's ContinueAsNew (crash gates; tests that hold a run between two executions). */

@@ -8,7 +8,7 @@ import type { RunRef, SyncCursor } from "./sync-state";
 /**
  * The waits the state machine is about to make, written to the run summary by
  * the page task so the owner sees each one live. The state machine chooses
- * the wait (statemachine/sync.asl.json: ThrottlePlan for a 429, FetchPage's
+ * the wait (statemachine/sync.asl.json: ThrottlePlan for a 429, SyncPage's
  * Retry for SourceTransientError); these mirror it from the same constants.
  * Recording is best effort: a summary write that fails never fails the page.
  */
@@ -35,7 +35,7 @@ export async function recordThrottleWait(
 }
 
 /**
- * A 5xx, timeout or broken connection: FetchPage's Retry waits 1, 2, 4, 8, 16 s.
+ * A 5xx, timeout or broken connection: SyncPage's Retry waits 1, 2, 4, 8, 16 s.
  * The task cannot see the Retry's count, so it counts the retries of this page
  * already recorded since the page was last entered (a 429 wait enters it anew).
  */

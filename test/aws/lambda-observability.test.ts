@@ -18,11 +18,11 @@ function captureStdout(): () => Record<string, any>[] {
 function lambdaContext(requestId: string): Context {
   return {
     awsRequestId: requestId,
-    functionName: "CrmIntegration-FetchPage",
+    functionName: "CrmIntegration-SyncPage",
     functionVersion: "7",
-    invokedFunctionArn: "arn:aws:lambda:eu-west-1:123456789012:function:CrmIntegration-FetchPage:live",
+    invokedFunctionArn: "arn:aws:lambda:eu-west-1:123456789012:function:CrmIntegration-SyncPage:live",
     memoryLimitInMB: "512",
-    logGroupName: "/aws/lambda/CrmIntegration-FetchPage",
+    logGroupName: "/aws/lambda/CrmIntegration-SyncPage",
     logStreamName: "2026/11/23/[7]abc",
     callbackWaitsForEmptyEventLoop: true,
     getRemainingTimeInMillis: () => 60_000,
@@ -61,7 +61,7 @@ describe("Lambda observability (Powertools)", () => {
       service: "crm-integration",
       function_request_id: "req-1",
       cold_start: true,
-      function_name: "CrmIntegration-FetchPage",
+      function_name: "CrmIntegration-SyncPage",
       run_id: "run-20261123-abc",
       connection_id: "conn-1",
       entity: "leads",

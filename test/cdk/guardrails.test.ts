@@ -62,7 +62,7 @@ const factorial = (n: number): number => (n <= 1 ? 1 : n * factorial(n - 1));
 describe("guardrails: reserved concurrency", () => {
   test("reserved concurrency: the page task and each API function have theirs, from context (defaults in cdk.json); the other functions share the pool", () => {
     const reserved = (name: string) => resources[functionId(functions[name]!)]!.Properties.ReservedConcurrentExecutions;
-    expect(reserved("FetchPage")).toBe(CONTEXT_DEFAULTS.pageTaskConcurrency);
+    expect(reserved("SyncPage")).toBe(CONTEXT_DEFAULTS.pageTaskConcurrency);
     expect(reserved("Api")).toBe(CONTEXT_DEFAULTS.apiConcurrency);
     expect(reserved("TestConnectionApi")).toBe(CONTEXT_DEFAULTS.apiConcurrency);
     expect(reserved("OpenApi")).toBe(OPENAPI_CONCURRENCY);
@@ -70,7 +70,7 @@ describe("guardrails: reserved concurrency", () => {
 
     const { stack: other, template: changed } = synthesize({ ...TEST_CONTEXT, pageTaskConcurrency: "50", maxConcurrentRuns: "50", apiConcurrency: 7 });
     const props = changed.toJSON().Resources as Record<string, { Properties: Record<string, any> }>;
-    expect(props[functionId(other.syncFunctions.tasks.FetchPage)]!.Properties.ReservedConcurrentExecutions).toBe(50);
+    expect(props[functionId(other.syncFunctions.tasks.SyncPage)]!.Properties.ReservedConcurrentExecutions).toBe(50);
     expect(props[functionId(other.api.apiFunction)]!.Properties.ReservedConcurrentExecutions).toBe(7);
   });
 
@@ -154,7 +154,7 @@ describe("guardrails: timeouts", () => {
   });
 
   test("executions have TimeoutSeconds that leaves each of an execution's page tasks its whole Task timeout", () => {
-    const fetchPage = pages.States["FetchPage"]!;
+    const fetchPage = pages.States["SyncPage"]!;
     expect(definition.TimeoutSeconds).toBeDefined();
     expect(definition.TimeoutSeconds!).toBeGreaterThanOrEqual(PAGE_TASKS_PER_EXECUTION * fetchPage.TimeoutSeconds!);
     // Step Functions' Standard maximum is a year; a stuck run should be found the next day.
@@ -178,7 +178,7 @@ describe("guardrails: throttling retries", () => {
     return [name, retrier] as const;
   });
 
-  test("every Lambda Task retries Lambda's and the store's throttling (and the limiter's stale slots on FetchPage) with full jitter", () => {
+  test("every Lambda Task retries Lambda's and the store's throttling (and the limiter's stale slots on SyncPage) with full jitter", () => {
     expect(throttleRetriers).toHaveLength(5);
     for (const [name, retrier] of throttleRetriers) {
       expect(retrier, name).toBeDefined();
@@ -186,7 +186,7 @@ describe("guardrails: throttling retries", () => {
       expect(retrier!.JitterStrategy, name).toBe("FULL");
       expect(retrier!.MaxDelaySeconds, name).toBeDefined();
     }
-    expect(throttleRetriers.find(([name]) => name === "FetchPage")![1]!.ErrorEquals).toContain("RateLimitSlotsStaleError");
+    expect(throttleRetriers.find(([name]) => name === "SyncPage")![1]!.ErrorEquals).toContain("RateLimitSlotsStaleError");
   });
 
   test("throttling never fails an entity in its first minute: the chance that all jittered waits add up to under 60 s is below one in a billion, and on average they span minutes", () => {
@@ -204,7 +204,7 @@ describe("guardrails: throttling retries", () => {
   });
 
   test("the spec's source retries are untouched: SourceTransientError 1, 2, 4, 8, 16 s, no jitter, no cap", () => {
-    const transient = pages.States["FetchPage"]!.Retry!.find((retrier) => retrier.ErrorEquals.includes("SourceTransientError"))!;
+    const transient = pages.States["SyncPage"]!.Retry!.find((retrier) => retrier.ErrorEquals.includes("SourceTransientError"))!;
     expect(transient.ErrorEquals).toEqual(["SourceTransientError"]);
     expect(cappedWaits(transient)).toEqual([1, 2, 4, 8, 16]);
     expect(transient.JitterStrategy).toBe("NONE");

@@ -39,8 +39,8 @@ const allStatements: { role: string; statement: Statement }[] = Object.values(re
 const rolesWithAction = (action: string) => [...new Set(allStatements.filter(({ statement }) => actionsOf(statement).includes(action)).map(({ role }) => role))].sort();
 
 describe("CDK stack: IAM", () => {
-  test("kms:Decrypt only for the functions that call the source: FetchPage, the test-route function and the preflight worker", () => {
-    expect(rolesWithAction("kms:Decrypt")).toEqual([roleId(functions.FetchPage!), roleId(functions.TestConnectionApi!), roleId(functions.PreflightWorker!)].sort());
+  test("kms:Decrypt only for the functions that call the source: SyncPage, the test-route function and the preflight worker", () => {
+    expect(rolesWithAction("kms:Decrypt")).toEqual([roleId(functions.SyncPage!), roleId(functions.TestConnectionApi!), roleId(functions.PreflightWorker!)].sort());
   });
 
   test("kms:Encrypt only for the onboarding API function (it stores tokens; it never decrypts)", () => {
@@ -73,7 +73,7 @@ describe("CDK stack: IAM", () => {
     }
   });
 
-  test("the token key's policy names its users: Encrypt for Api, Decrypt for FetchPage, TestConnectionApi and PreflightWorker, each with the encryption-context condition", () => {
+  test("the token key's policy names its users: Encrypt for Api, Decrypt for SyncPage, TestConnectionApi and PreflightWorker, each with the encryption-context condition", () => {
     const key = resources[logicalId(stack.tokenKey.key)]!;
     const statements = (key.Properties.KeyPolicy.Statement as (Statement & { Principal: { AWS: unknown } })[]).filter(
       (statement) => !JSON.stringify(statement.Principal).includes(":root"),
@@ -83,7 +83,7 @@ describe("CDK stack: IAM", () => {
       statements.filter((statement) => actionsOf(statement).includes(action)).flatMap((statement) => [statement.Principal.AWS].flat());
     const roleArn = (name: string) => ({ "Fn::GetAtt": [roleId(functions[name]!), "Arn"] });
     expect(principalsOf("kms:Encrypt")).toEqual([roleArn("Api")]);
-    expect(principalsOf("kms:Decrypt")).toEqual(expect.arrayContaining([roleArn("FetchPage"), roleArn("TestConnectionApi"), roleArn("PreflightWorker")]));
+    expect(principalsOf("kms:Decrypt")).toEqual(expect.arrayContaining([roleArn("SyncPage"), roleArn("TestConnectionApi"), roleArn("PreflightWorker")]));
     expect(principalsOf("kms:Decrypt")).toHaveLength(3);
     for (const statement of statements) {
       expect(actionsOf(statement)).toHaveLength(1);
@@ -159,8 +159,8 @@ describe("CDK stack: IAM", () => {
     expect(holders("dynamodb:DeleteItem")).toEqual(ids("FinishRun", "Dispatcher", "Api", "PurgeDeleted"));
     expect(holders("dynamodb:BatchWriteItem")).toEqual(ids("Api", "PurgeDeleted"));
     expect(holders("dynamodb:BatchGetItem")).toEqual(ids("Dispatcher"));
-    expect(holders("dynamodb:ConditionCheckItem")).toEqual(ids("FetchPage"));
-    expect(holders("dynamodb:Query")).toEqual(ids("FetchPage", "Dispatcher", "Api", "PurgeDeleted"));
+    expect(holders("dynamodb:ConditionCheckItem")).toEqual(ids("SyncPage"));
+    expect(holders("dynamodb:Query")).toEqual(ids("SyncPage", "Dispatcher", "Api", "PurgeDeleted"));
   });
 
   test("the public OpenAPI route's function has no table, key or state machine access: its role writes its logs and traces and nothing else", () => {

@@ -5,7 +5,7 @@ import { RECORD_TABLE } from "../../lambdas/store/table-definition";
 import { METRIC, METRIC_SERVICE } from "../../lambdas/core/metric-names";
 import { BEGIN_FAILED_CAUSE, CUSTOMER_OR_EXPECTED_ERRORS, SUSTAINED_PERIODS, THRESHOLDS } from "../../lib/alarms";
 import { CONTEXT_DEFAULTS } from "../../lib/deploy-config";
-import { DISPATCH_START_FAILED_MESSAGE } from "../../lambdas/sync/dispatch-syncs";
+import { DISPATCH_START_FAILED_MESSAGE } from "../../lambdas/sync/dispatch-tick";
 import { matchesFilterPattern } from "./metric-filter-pattern";
 import { TTL_ATTRIBUTE } from "../../lib/record-table";
 import { loadSyncDefinition } from "../../statemachine/sync-definition";
@@ -86,7 +86,7 @@ describe("CDK stack: resources", () => {
         .filter((key) => !key.startsWith("POWERTOOLS_"))
         .sort();
     const syncTask = ["ALLOW_LOOPBACK_SOURCES", "KMS_KEY_ID", "NODE_OPTIONS", "TABLE_NAME"];
-    for (const name of ["BeginRun", "FetchPage", "EntityFailed", "StopRun", "FinishRun"]) expect(env(name), name).toEqual(syncTask);
+    for (const name of ["BeginRun", "SyncPage", "EntityFailed", "StopRun", "FinishRun"]) expect(env(name), name).toEqual(syncTask);
     expect(env("Dispatcher")).toEqual(["NODE_OPTIONS", "STATE_MACHINE_ARN", "TABLE_NAME"]);
     for (const name of ["Api", "TestConnectionApi"]) expect(env(name), name).toEqual(["ALLOW_LOOPBACK_SOURCES", "KMS_KEY_ID", "NODE_OPTIONS", "PREFLIGHT_FUNCTION_NAME", "STATE_MACHINE_ARN", "SYNC_SCHEDULE", "TABLE_NAME"]);
     expect(env("PreflightWorker")).toEqual(syncTask);
@@ -104,7 +104,7 @@ describe("CDK stack: resources", () => {
 
   test("timeouts: the page task 60 s (source timeout is 20 s); the API functions under API Gateway's 30 s", () => {
     const props = (name: string) => template.toJSON().Resources[functionId(functions[name]!)].Properties;
-    expect(props("FetchPage").Timeout).toBe(60);
+    expect(props("SyncPage").Timeout).toBe(60);
     expect(props("Api").Timeout).toBeLessThanOrEqual(29);
     expect(props("TestConnectionApi").Timeout).toBeLessThanOrEqual(29);
     for (const name of Object.keys(functions)) expect(props(name).MemorySize, name).toBeGreaterThanOrEqual(256);
@@ -267,7 +267,7 @@ describe("CDK stack: resources", () => {
     const errorFunctions = (errors.Metrics as { MetricStat?: { Metric: { Dimensions: { Value: { Ref: string } }[] } } }[])
       .filter((metric) => metric.MetricStat)
       .map((metric) => metric.MetricStat!.Metric.Dimensions[0]!.Value.Ref);
-    expect(errorFunctions).not.toContain(functionId(functions.FetchPage!));
+    expect(errorFunctions).not.toContain(functionId(functions.SyncPage!));
     expect(errorFunctions).toHaveLength(Object.keys(functions).length - 1);
   });
 

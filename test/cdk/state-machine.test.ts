@@ -105,7 +105,7 @@ describe("CDK stack: the sync state machines", () => {
     const alias = (name: SyncTaskName) => `arn:ref:${logicalId(stack.syncFunctions.tasks[name].alias)}`;
     expect(tasksOf(JSON.parse(pages) as Deployed)).toEqual({
       BeginRun: alias("BeginRun"),
-      FetchPage: alias("FetchPage"),
+      SyncPage: alias("SyncPage"),
       EntityFailed: alias("EntityFailed"),
       StopRun: alias("StopRun"),
       FinishRun: alias("FinishRun"),

@@ -10,7 +10,7 @@ import { DynamoDbRunStore } from "../../lambdas/runs/dynamodb-run-store";
 import { createHttpSourceClient } from "../../lambdas/source/http-source-client";
 import { DynamoDbRecordStore } from "../../lambdas/store/dynamodb-record-store";
 import { makeDispatchHandler } from "../../lambdas/sync/handlers/dispatch-handler";
-import type { PlannedDispatchPage } from "../../lambdas/sync/dispatch-syncs";
+import type { PlannedDispatchPage } from "../../lambdas/sync/dispatch-tick";
 import { InProcessPreflightLauncher } from "../../lambdas/local/in-process-preflight-launcher";
 import { runPreflightJob } from "../../lambdas/preflight/preflight-job";
 import { DynamoDbPreflightStore } from "../../lambdas/preflight-runs/dynamodb-preflight-store";
@@ -48,7 +48,7 @@ function actionsOf(commandName: string, input: Record<string, any>): TableAction
   return [`dynamodb:${name}` as TableAction];
 }
 
-type SyncFunctionName = "BeginRun" | "FetchPage" | "EntityFailed" | "StopRun" | "FinishRun" | "Dispatcher" | "Api" | "TestConnectionApi" | "PreflightWorker" | "PurgeDeleted";
+type SyncFunctionName = "BeginRun" | "SyncPage" | "EntityFailed" | "StopRun" | "FinishRun" | "Dispatcher" | "Api" | "TestConnectionApi" | "PreflightWorker" | "PurgeDeleted";
 const recorded = new Map<SyncFunctionName, Set<TableAction>>();
 
 const TOKEN = "table-access-token-7f1e";
@@ -139,7 +139,7 @@ async function driveRun(input: SyncExecutionInput): Promise<void> {
   let state: SyncState = await handlers.BeginRun.BeginRun({ input, execution_id: `exec-${input.run_id}` });
   for (let tasks = 0; tasks < 100 && state.step.outcome === "next_page"; tasks += 1) {
     try {
-      state = await handlers.FetchPage.FetchPage(state);
+      state = await handlers.SyncPage.SyncPage(state);
     } catch (error) {
       const caught = { Error: (error as Error).name, Cause: JSON.stringify({ errorType: (error as Error).name, errorMessage: (error as Error).message }) };
       if (caught.Error === "SourceAuthError") {
@@ -155,7 +155,7 @@ async function driveRun(input: SyncExecutionInput): Promise<void> {
 beforeAll(async () => {
   setup = testDynamoDbClient();
   tableName = await createTestTable(setup);
-  handlers = { BeginRun: handlersOf("BeginRun"), FetchPage: handlersOf("FetchPage"), EntityFailed: handlersOf("EntityFailed"), StopRun: handlersOf("StopRun"), FinishRun: handlersOf("FinishRun") };
+  handlers = { BeginRun: handlersOf("BeginRun"), SyncPage: handlersOf("SyncPage"), EntityFailed: handlersOf("EntityFailed"), StopRun: handlersOf("StopRun"), FinishRun: handlersOf("FinishRun") };
   server = await startSourceServer(
     crmSource(
       () => ({
@@ -241,7 +241,7 @@ describe("least privilege: the table actions the functions send", () => {
       for (const action of actions) expect(granted.has(action), `${name} sends ${action}, which TABLE_ACCESS does not grant it`).toBe(true);
     }
     // The runs went where they had to: the page task wrote records, FinishRun released its lock, the dispatcher took a dead one over.
-    expect([...recorded.get("FetchPage")!]).toEqual(expect.arrayContaining(["dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:GetItem", "dynamodb:Query"]));
+    expect([...recorded.get("SyncPage")!]).toEqual(expect.arrayContaining(["dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:GetItem", "dynamodb:Query"]));
     expect([...recorded.get("FinishRun")!]).toContain("dynamodb:DeleteItem");
     expect([...recorded.get("Dispatcher")!]).toEqual(expect.arrayContaining(["dynamodb:Query", "dynamodb:BatchGetItem", "dynamodb:PutItem", "dynamodb:DeleteItem"]));
     expect(recorded.get("EntityFailed")!.size).toBeGreaterThan(0);

@@ -62,8 +62,8 @@ const stateRunId = (input: unknown) => {
   const state = (input as { state?: { run_id?: string; run?: { run_id?: string } } }).state;
   return state?.run?.run_id ?? state?.run_id;
 };
-const fetchPageEntries = (engine: LocalSyncEngine, ref: string) =>
-  engine.events(ref).filter((event) => event.type === "StateEntered" && "state" in event && event.state.name === "FetchPage").length;
+const syncPageEntries = (engine: LocalSyncEngine, ref: string) =>
+  engine.events(ref).filter((event) => event.type === "StateEntered" && "state" in event && event.state.name === "SyncPage").length;
 
 async function syncOn(engine: LocalSyncEngine, connectionId: string, businessAccountId: string): Promise<RunSummary> {
   const { runId } = await startSync({ ...harness.startDeps, starter: engine }, { id: connectionId, business_account_id: businessAccountId });
@@ -81,7 +81,7 @@ describe("the page loop in Express segments", () => {
 
       const segments = engine.child.list();
       // 7 entities: pipelines 1 page, users 1, contacts 1, leads 5, tasks 1, calls 1, events 1 = 11 page tasks.
-      expect(segments.map((segment) => fetchPageEntries(engine, segment.executionId))).toEqual([2, 2, 2, 2, 2, 1]);
+      expect(segments.map((segment) => syncPageEntries(engine, segment.executionId))).toEqual([2, 2, 2, 2, 2, 1]);
       expect(engine.parent.list()).toHaveLength(1);
       expect(await harness.listAll(connection.id, "leads")).toHaveLength(450);
     } finally {

@@ -39,7 +39,7 @@ describe("statemachine/sync.asl.json and sync-pages.asl.json", () => {
   });
 
   test("5xx, timeouts and connection errors: up to 5 retries after 1, 2, 4, 8, 16 s, without jitter", () => {
-    const transient = states["FetchPage"]?.Retry?.find((retrier) => retrier.ErrorEquals.includes("SourceTransientError"));
+    const transient = states["SyncPage"]?.Retry?.find((retrier) => retrier.ErrorEquals.includes("SourceTransientError"));
     expect(transient).toBeDefined();
     expect(retryWaits(transient!)).toEqual([...RETRY_BACKOFF_SECONDS]);
     expect(transient!.MaxAttempts).toBe(MAX_RETRIES);
@@ -59,7 +59,7 @@ describe("statemachine/sync.asl.json and sync-pages.asl.json", () => {
     for (const name of ["SourceAuthError", "SourceHardError", "SourceRedirectError", "SourceNotImplementedError", "PageValidationError", "PaginationError", "SourceThrottledError", "RunSupersededError", "SyncSinceChangedError"]) {
       expect(retried).not.toContain(name);
     }
-    expect(states["FetchPage"]?.Catch?.[0]).toMatchObject({
+    expect(states["SyncPage"]?.Catch?.[0]).toMatchObject({
       ErrorEquals: ["SourceAuthError", "ConnectionNotFoundError", "TokenDecryptionError", "SyncSinceChangedError"],
       Next: "StopRun",
     });

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { seededRandom } from "../../bin/reference-source/prng";
 import type { RunStore } from "../../lambdas/core/ports";
 import { createLocalDispatch } from "../../lambdas/local/local-dispatch";
-import { listDispatchPage } from "../../lambdas/sync/dispatch-syncs";
+import { listDispatchPage } from "../../lambdas/sync/dispatch-tick";
 import { startSync } from "../../lambdas/sync/start-sync";
 import { leadRecord, pipelineRecord, userRecord } from "../builders/source-records";
 import { crmSource } from "../support/crm-source";

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { createLocalDispatch } from "../../lambdas/local/local-dispatch";
 import type { LocalSyncEngine } from "../../lambdas/local/local-sync-engine";
-import { DISPATCHED_RUN_NOT_STARTED } from "../../lambdas/sync/dispatch-syncs";
+import { DISPATCHED_RUN_NOT_STARTED } from "../../lambdas/sync/dispatch-tick";
 import { startSync } from "../../lambdas/sync/start-sync";
 import { leadRecord, pipelineRecord, userRecord } from "../builders/source-records";
 import { crmSource } from "../support/crm-source";

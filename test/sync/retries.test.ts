@@ -120,7 +120,7 @@ describe.concurrent("the retry ladder: the waits the state machine asks for", ()
 });
 
 describe.concurrent("the run summary records every wait the state machine makes, as it makes it", () => {
-  test("a 5xx, then a 429, then a 5xx on the same page: the retry count starts again after the 429's wait, as FetchPage's Retry does", async ({ expect }) => {
+  test("a 5xx, then a 429, then a 5xx on the same page: the retry count starts again after the 429's wait, as SyncPage's Retry does", async ({ expect }) => {
     const busy: SourceReply = { status: 503, json: { error: "busy" } };
     const { summary } = await syncAgainst(
       faulty(smallCrm(), failInTurn("/leads", [busy, busy, { status: 429, headers: { "retry-after": "7" }, json: { error: "slow down" } }, busy])),

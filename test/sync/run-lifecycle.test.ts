@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { WATERMARK_SAFETY_MARGIN_SECONDS } from "../../lambdas/core/limits";
 import type { RunStarter } from "../../lambdas/core/ports";
-import { dispatchSyncs } from "../../lambdas/sync/dispatch-syncs";
+import { dispatchSyncs } from "../../lambdas/sync/dispatch-tick";
 import { newRunId } from "../../lambdas/sync/run-id";
 import { startSync, SyncQueueUnavailableError } from "../../lambdas/sync/start-sync";
 import { leadRecord, pipelineRecord, userRecord } from "../builders/source-records";

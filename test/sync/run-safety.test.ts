@@ -3,7 +3,7 @@ import { MAX_RETRY_AFTER_SECONDS } from "../../lambdas/core/limits";
 import { StoreUnavailableError } from "../../lambdas/core/errors";
 import type { TaskHandler } from "../../lambdas/local/step-functions/local-step-functions";
 import { LocalSyncEngine } from "../../lambdas/local/local-sync-engine";
-import { dispatchSyncs } from "../../lambdas/sync/dispatch-syncs";
+import { dispatchSyncs } from "../../lambdas/sync/dispatch-tick";
 import { makeSyncHandlers } from "../../lambdas/sync/handlers/sync-handlers";
 import { newRunId } from "../../lambdas/sync/run-id";
 import { startSync } from "../../lambdas/sync/start-sync";
@@ -145,9 +145,9 @@ describe("counts", () => {
     // The page task commits leads page 2, then its reply is lost (a Lambda timeout after the commit): retried.
     let lost = false;
     const engine = engineWith({
-      FetchPage: async (input) => {
+      SyncPage: async (input) => {
         const state = input as SyncState;
-        const out = await makeSyncHandlers(harness.deps).FetchPage(input);
+        const out = await makeSyncHandlers(harness.deps).SyncPage(input);
         if (state.cursor?.entity === "leads" && state.cursor.page === 2 && !lost) {
           lost = true;
           throw new StoreUnavailableError("the reply of a committed page task was lost");

@@ -130,7 +130,7 @@ describe("sync metrics (local adapter)", () => {
     });
 
     const state = await handlers.BeginRun({ input: { business_account_id: connection.business_account_id, connection_id: connection.id, run_id: runId }, execution_id: "exec-store-failure" });
-    const thrown = await broken.FetchPage(state).then(
+    const thrown = await broken.SyncPage(state).then(
       () => undefined,
       (error: unknown) => error as Error,
     );

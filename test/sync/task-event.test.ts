@@ -29,11 +29,11 @@ describe("a Task handler given a malformed event fails with InvalidTaskEventErro
     ["BeginRun", { input: { ...RUN, run_id: 5 }, execution_id: "exec-1" }, "input.run_id"],
     ["BeginRun", { input: RUN }, "execution_id"],
     ["BeginRun", { input: { ...RUN, continuation: { ...STATE.cursor, entity: "stages" } }, execution_id: "exec-1" }, "input.continuation.entity"],
-    ["FetchPage", { ...STATE, cursor: { ...STATE.cursor, page: "2" } }, "cursor.page"],
-    ["FetchPage", { ...STATE, cursor: { ...STATE.cursor, page: 0 } }, "cursor.page"],
-    ["FetchPage", { ...STATE, run: { ...RUN, connection_id: "" } }, "run.connection_id"],
-    ["FetchPage", { ...STATE, cursor: { ...STATE.cursor, previous: { idsDigest: 7, lastCompared: null } } }, "cursor.previous.idsDigest"],
-    ["FetchPage", { ...STATE, step: { outcome: "throttled" } }, "step.retry_after_seconds"],
+    ["SyncPage", { ...STATE, cursor: { ...STATE.cursor, page: "2" } }, "cursor.page"],
+    ["SyncPage", { ...STATE, cursor: { ...STATE.cursor, page: 0 } }, "cursor.page"],
+    ["SyncPage", { ...STATE, run: { ...RUN, connection_id: "" } }, "run.connection_id"],
+    ["SyncPage", { ...STATE, cursor: { ...STATE.cursor, previous: { idsDigest: 7, lastCompared: null } } }, "cursor.previous.idsDigest"],
+    ["SyncPage", { ...STATE, step: { outcome: "throttled" } }, "step.retry_after_seconds"],
     ["EntityFailed", STATE, "error"],
     ["EntityFailed", { ...CAUGHT, cursor: { ...STATE.cursor, throttle_attempts: -1 } }, "cursor.throttle_attempts"],
     ["StopRun", { ...CAUGHT, error: { Error: 401 } }, "error.Error"],
@@ -52,7 +52,7 @@ describe("a Task handler given a malformed event fails with InvalidTaskEventErro
   test("a well-formed event is not refused: the cursor of a run started before rate_limit existed parses", async () => {
     const { rate_limit: _absent, ...cursor } = { ...STATE.cursor!, rate_limit: 5 };
     // The handler gets past the parse and reaches its first dependency (none here): a TypeError, not InvalidTaskEventError.
-    const failure = await handlers.FetchPage({ ...STATE, cursor }).catch((error: unknown) => error);
+    const failure = await handlers.SyncPage({ ...STATE, cursor }).catch((error: unknown) => error);
     expect(failure).not.toBeInstanceOf(InvalidTaskEventError);
   });
 });
@@ -71,7 +71,7 @@ describe("the state machine does not retry a malformed event", () => {
     }
   });
 
-  test("a malformed state reaching FetchPage: one FetchPage call and one EntityFailed call per segment, the parent's bounded segment retries (3) only, and the run's execution fails", async () => {
+  test("a malformed state reaching SyncPage: one SyncPage call and one EntityFailed call per segment, the parent's bounded segment retries (3) only, and the run's execution fails", async () => {
     const calls: string[] = [];
     const counted = (name: keyof typeof handlers): TaskHandler => (input) => {
       calls.push(name);
@@ -84,7 +84,7 @@ describe("the state machine does not retry a malformed event", () => {
           calls.push("BeginRun");
           return { ...STATE, cursor: { ...STATE.cursor, page: "two" } };
         },
-        FetchPage: counted("FetchPage"),
+        SyncPage: counted("SyncPage"),
         EntityFailed: counted("EntityFailed"),
         StopRun: counted("StopRun"),
         FinishRun: counted("FinishRun"),
@@ -96,7 +96,7 @@ describe("the state machine does not retry a malformed event", () => {
       const result = await engine.result(executionId);
       expect(result.status).toBe("FAILED");
       // The page loop never retries the malformed event itself; the parent re-runs a dead segment 3 times, then gives up.
-      expect(calls).toEqual(Array.from({ length: 4 }, () => ["BeginRun", "FetchPage", "EntityFailed"]).flat());
+      expect(calls).toEqual(Array.from({ length: 4 }, () => ["BeginRun", "SyncPage", "EntityFailed"]).flat());
     } finally {
       await engine.stop();
     }

@@ -8,7 +8,7 @@ import {
   releaseDispatchedRun,
   SegmentOutputSchema,
   type PlannedDispatchPage,
-} from "../dispatch-syncs";
+} from "../dispatch-tick";
 import type { StartSyncDeps } from "../sync-deps";
 import { withStoreErrors } from "./store-errors";
 

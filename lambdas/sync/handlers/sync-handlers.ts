@@ -21,7 +21,7 @@ import { withStoreErrors } from "./store-errors";
  */
 export interface SyncHandlers {
   readonly BeginRun: (event: unknown) => Promise<SyncState>;
-  readonly FetchPage: (event: unknown) => Promise<SyncState>;
+  readonly SyncPage: (event: unknown) => Promise<SyncState>;
   readonly EntityFailed: (event: unknown) => Promise<SyncState>;
   readonly StopRun: (event: unknown) => Promise<SyncState>;
   readonly FinishRun: (event: unknown) => Promise<FinishRunResult>;
@@ -35,8 +35,8 @@ export function makeSyncHandlers(syncDeps: SyncDeps): SyncHandlers {
   };
   return {
     BeginRun: (event) => withStoreErrors(() => beginRun(deps, parseTaskEvent("BeginRun", BeginRunEventSchema, event))),
-    FetchPage: async (event) => {
-      const state = parseTaskEvent("FetchPage", SyncStateSchema, event);
+    SyncPage: async (event) => {
+      const state = parseTaskEvent("SyncPage", SyncStateSchema, event);
       return countingRetries(deps, state, () => withStoreErrors(() => syncPage(deps, state)));
     },
     EntityFailed: (event) => withStoreErrors(() => entityFailed(deps, parseTaskEvent("EntityFailed", CaughtStateSchema, event))),

@@ -17,7 +17,7 @@ describe("the bench's request timeline", () => {
   });
 
   test("page-task gaps are split by segment: a change of execution is a boundary, and only its excess over an ordinary gap is its cost", () => {
-    const task = (executionId: string, startedAt: number, endedAt: number) => ({ state: "FetchPage", executionId, startedAt, endedAt });
+    const task = (executionId: string, startedAt: number, endedAt: number) => ({ state: "SyncPage", executionId, startedAt, endedAt });
     const gaps = segmentGaps([task("s1", 0, 10), task("s1", 11, 20), task("s2", 25, 30), task("s2", 31, 40), { state: "FinishRun", startedAt: 41, endedAt: 42 }]);
     expect(gaps).toEqual({ withinMs: [1, 1], boundaryMs: [5] });
     expect(boundaryCostMs(gaps)).toBe(4);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { dispatchSyncs } from "../../../lambdas/sync/dispatch-syncs";
+import { dispatchSyncs } from "../../../lambdas/sync/dispatch-tick";
 import { leadRecord, pipelineRecord, userRecord } from "../../builders/source-records";
 import { crmSource } from "../../support/crm-source";
 import { createApiHarness, CONNECTIONS_PATH, type ApiHarness } from "../../support/api-harness";

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
-import { claimDispatchedRuns, countLiveRuns, planDispatchPage } from "../../lambdas/sync/dispatch-syncs";
+import { claimDispatchedRuns, countLiveRuns, planDispatchPage } from "../../lambdas/sync/dispatch-tick";
 import { createSyncHarness, type SyncHarness } from "../support/sync-harness";
 
 let harness: SyncHarness;
