@@ -6,7 +6,7 @@ import { readLocalRuntimeConfig, StartupError } from "../lambdas/local/local-run
 import { startLocalRuntime, type LocalRuntime } from "../lambdas/local/local-runtime";
 import { createJsonLogger } from "../lambdas/observability/json-logger";
 import { issueSessionToken } from "../lambdas/local/local-token-issuer";
-import type { RunSummary } from "../lambdas/core/ports";
+import type { RunSummary } from "../lambdas/core/run-summary";
 
 /**
  * `npm run demo`: the service and the reference source on this machine, a

@@ -13,7 +13,7 @@ import { execFile } from "node:child_process";
 import { performance } from "node:perf_hooks";
 import { promisify } from "node:util";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import type { StoredConnection } from "../lambdas/core/ports";
+import type { StoredConnection } from "../lambdas/core/connection";
 import { AesGcmTokenCipher } from "../lambdas/local/aes-token-cipher";
 import { startDynamoDbLocal } from "../lambdas/local/dynamodb-local";
 import { createLocalSync } from "../lambdas/local/local-sync";

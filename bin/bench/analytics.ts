@@ -1,5 +1,5 @@
 import { performance } from "node:perf_hooks";
-import type { RecordWrite } from "../../lambdas/core/ports";
+import type { RecordWrite } from "../../lambdas/core/ports/record-store";
 import { computeFunnel, readFunnelInput } from "../../lambdas/onboarding/funnel-analytics";
 import { DynamoDbRunStore } from "../../lambdas/runs/dynamodb-run-store";
 import { DynamoDbRecordStore } from "../../lambdas/store/dynamodb-record-store";

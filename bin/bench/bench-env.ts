@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { DeleteTableCommand, DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import type { Logger } from "../../lambdas/core/ports";
+import type { Logger } from "../../lambdas/core/ports/logger";
 import { createJsonLogger } from "../../lambdas/observability/json-logger";
 import { ensureTable } from "../../lambdas/store/table-definition";
 import type { BenchSize } from "./options";

@@ -1,7 +1,7 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { randomUUID } from "node:crypto";
-import type { SourceClient } from "../../lambdas/core/ports";
+import type { SourceClient } from "../../lambdas/core/ports/source-client";
 import { DynamoDbRateLimiter, RATE_WINDOW_MS } from "../../lambdas/rate-limit/dynamodb-rate-limiter";
 import { rateLimited } from "../../lambdas/sync/rate-limited-source-client";
 import { createHttpSourceClient } from "../../lambdas/source/http-source-client";

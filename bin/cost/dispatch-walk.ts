@@ -1,4 +1,5 @@
-import { DISPATCH_PAGE_SIZE, handOversOf, type SegmentOutput } from "../../lambdas/sync/dispatch-tick";
+import type { RunReference } from "../../lambdas/core/run-reference";
+import { DISPATCH_PAGE_SIZE, handOversOf, type DispatchItem, type SegmentOutput } from "../../lambdas/sync/dispatch-tick";
 import { DISPATCH_MAP_STATE, loadDispatchDefinition } from "../../statemachine/dispatch-definition";
 import { read, walk, type AslDefinition } from "./asl-walk";
 import type { runWalker, RunWalk } from "./cost-model";
@@ -72,13 +73,13 @@ export function walkDispatchTick(connections: number, maxConcurrentRuns: number,
   const itemScript = (stateName: string, input: unknown): unknown => {
     switch (stateName) {
       case "FirstSegment": {
-        const run = input as { run_id: string };
+        const run = input as RunReference;
         const output = walkers.get(run.run_id)!.segment({ state: input, execution_id: null });
         ends.set(run.run_id, { endedIn: `segment: ${(output as { step: { outcome: string } }).step.outcome}`, output });
         return { Output: output };
       }
       case "RunSync": {
-        const state = input as { run: { run_id: string }; cursor: unknown };
+        const state = input as { run: RunReference; cursor: unknown };
         const { run } = state;
         const end = walkers.get(run.run_id)!.execution({ ...run, generation: 0, continuation: state.cursor });
         ends.set(run.run_id, end);
@@ -92,7 +93,7 @@ export function walkDispatchTick(connections: number, maxConcurrentRuns: number,
     switch (stateName) {
       case "ClaimRuns": {
         dispatcherInvocations += 1;
-        const items = read(input, "$.items") as { business_account_id: string; connection_id: string }[];
+        const items = read(input, "$.items") as DispatchItem[];
         const claimed = items.map((item) => ({ ...item, run_id: `r-${item.connection_id}` }));
         for (const run of claimed) walkers.set(run.run_id, newRun());
         return { runs: claimed };

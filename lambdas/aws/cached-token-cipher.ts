@@ -1,4 +1,4 @@
-import type { TokenCipher, TokenContext } from "../core/ports";
+import type { TokenCipher, TokenContext } from "../core/ports/token-cipher";
 
 /** Distinct ciphertexts a process keeps decrypted; the oldest is dropped past this. */
 export const DECRYPT_CACHE_ENTRIES = 64;

@@ -1,6 +1,6 @@
 import { MetricUnit, type Metrics as PowertoolsMetrics } from "@aws-lambda-powertools/metrics";
 import type { MetricDimensions, MetricName } from "../core/metric-names";
-import type { Metrics } from "../core/ports";
+import type { Metrics } from "../core/ports/metrics";
 
 /**
  * The Metrics port in AWS: one CloudWatch Embedded Metric Format line per

@@ -6,7 +6,7 @@ import {
   type KMSClient,
 } from "@aws-sdk/client-kms";
 import { TokenDecryptionError } from "../core/errors";
-import type { TokenCipher, TokenContext } from "../core/ports";
+import type { TokenCipher, TokenContext } from "../core/ports/token-cipher";
 
 /**
  * TokenCipher on AWS KMS (symmetric key, direct Encrypt/Decrypt: a source

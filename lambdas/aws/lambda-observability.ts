@@ -6,7 +6,9 @@ import { captureLambdaHandler } from "@aws-lambda-powertools/tracer/middleware";
 import middy, { type MiddlewareObj } from "@middy/core";
 import type { Context } from "aws-lambda";
 import { METRIC_SERVICE } from "../core/metric-names";
-import type { Logger, Metrics } from "../core/ports";
+import type { Logger } from "../core/ports/logger";
+import type { Metrics } from "../core/ports/metrics";
+import type { RunReference } from "../core/run-reference";
 import { EmfMetrics } from "./emf-metrics";
 import { powertoolsLogger } from "./powertools-logger";
 
@@ -57,7 +59,7 @@ function runKeys(logger: PowertoolsLogger, tracer: Tracer): MiddlewareObj {
   };
 }
 
-export function runIdsOf(event: unknown): { run_id: string; connection_id: string } | undefined {
+export function runIdsOf(event: unknown): Pick<RunReference, "run_id" | "connection_id"> | undefined {
   if (typeof event !== "object" || event === null) return undefined;
   const holder = (event as { run?: unknown; input?: unknown }).run ?? (event as { input?: unknown }).input;
   if (typeof holder !== "object" || holder === null) return undefined;

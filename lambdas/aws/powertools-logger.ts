@@ -1,5 +1,5 @@
 import type { Logger as PowertoolsLogger } from "@aws-lambda-powertools/logger";
-import type { Logger } from "../core/ports";
+import type { Logger } from "../core/ports/logger";
 
 /**
  * The Logger port in AWS: Powertools' JSON lines, which carry the request id,

@@ -5,7 +5,7 @@ import {
   StopExecutionCommand,
   type SFNClient,
 } from "@aws-sdk/client-sfn";
-import type { RunStarter, SyncExecutionInput } from "../core/ports";
+import type { RunStarter, SyncExecutionInput } from "../core/ports/run-starter";
 
 /**
  * RunStarter on AWS Step Functions. The execution is named after the run id,

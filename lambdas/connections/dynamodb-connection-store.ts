@@ -11,8 +11,8 @@ import {
 } from "@aws-sdk/client-dynamodb";
 import { marshall, unmarshall } from "@aws-sdk/util-dynamodb";
 import * as v from "valibot";
-import { StoredConnectionSchema } from "../core/connection";
-import type { ConnectionStore, ReadConsistency, StoredConnection } from "../core/ports";
+import { StoredConnectionSchema, type StoredConnection } from "../core/connection";
+import type { ConnectionStore, ReadConsistency } from "../core/ports/connection-store";
 import { LOCK_SORT_KEY, RUN_ATTR, runLockPartitionKey } from "../runs/run-keys";
 import { DELETED_CONNECTION_PURGE_DELAY_SECONDS, PURGE_ATTR, PURGE_PARTITION_KEY, purgeSortKey } from "../purges/purge-keys";
 import { ATTR, watermarkPartitionKey } from "../store/keys";

@@ -1,6 +1,6 @@
 import type * as v from "valibot";
 import type { SyncEntity } from "../core/entities";
-import type { RecordWrite, StageKinds } from "../core/ports";
+import type { RecordWrite, StageKinds } from "../core/ports/record-store";
 import { CallSchema } from "../records/call";
 import { ContactSchema } from "../records/contact";
 import { EventSchema } from "../records/event";

@@ -1,7 +1,9 @@
 import type { SyncEntity } from "../core/entities";
 import { PaginationError } from "../core/errors";
 import { MAX_PAGES_PER_ENTITY } from "../core/limits";
-import type { Logger, RecordStore, SourceClient, SourceConnection, StageKinds } from "../core/ports";
+import type { Logger } from "../core/ports/logger";
+import type { RecordStore, StageKinds } from "../core/ports/record-store";
+import type { SourceClient, SourceConnection } from "../core/ports/source-client";
 import { entityDefinition } from "./entity-catalog";
 import { preparePage, type PageFingerprint } from "./prepare-page";
 

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type { SyncEntity } from "../core/entities";
 import { PaginationError } from "../core/errors";
-import type { RecordWrite, StageKinds } from "../core/ports";
+import type { RecordWrite, StageKinds } from "../core/ports/record-store";
 import { parseRecord } from "../records/parse-record";
 import { entityDefinition } from "./entity-catalog";
 

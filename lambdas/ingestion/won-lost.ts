@@ -1,4 +1,4 @@
-import type { StageKinds } from "../core/ports";
+import type { StageKinds } from "../core/ports/record-store";
 
 export interface WonLost {
   readonly is_won: boolean;

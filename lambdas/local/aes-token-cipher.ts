@@ -2,7 +2,7 @@ import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
 import { link, mkdir, readFile, unlink, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import { TokenDecryptionError } from "../core/errors";
-import type { TokenCipher, TokenContext } from "../core/ports";
+import type { TokenCipher, TokenContext } from "../core/ports/token-cipher";
 
 /**
  * The local twin of the KMS TokenCipher: AES-256-GCM under a key file.

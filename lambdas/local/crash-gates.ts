@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { PutItemCommand, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import type { SourceClient } from "../core/ports";
+import type { SourceClient } from "../core/ports/source-client";
 import type { SyncHandlers } from "../sync/handlers/sync-handlers";
 import type { SyncState } from "../sync/sync-state";
 import type { TaskContext, TaskHandler } from "./step-functions/local-step-functions";

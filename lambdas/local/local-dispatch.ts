@@ -1,4 +1,5 @@
-import type { Logger } from "../core/ports";
+import type { Logger } from "../core/ports/logger";
+import type { SyncExecutionInput } from "../core/ports/run-starter";
 import { makeDispatchHandler } from "../sync/handlers/dispatch-handler";
 import type { StartSyncDeps } from "../sync/sync-deps";
 import { loadDispatchDefinition } from "../../statemachine/dispatch-definition";
@@ -42,7 +43,7 @@ export function createLocalDispatch(options: LocalDispatchOptions) {
     // it, held until the run has ended: a ContinueAsNew hand-over is followed here, so the slot is held for the
     // whole run as in AWS.
     RunSync: async (input) => {
-      const { Input, Name } = input as { Input: { business_account_id: string; connection_id: string; run_id: string }; Name: string };
+      const { Input, Name } = input as { Input: SyncExecutionInput; Name: string };
       let ref = await syncEngine.start(Input, { name: Name });
       for (;;) {
         const result = await syncEngine.result(ref);

@@ -1,7 +1,7 @@
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
-import type { Logger } from "../core/ports";
+import type { Logger } from "../core/ports/logger";
 import { DynamoDbPurgeQueue } from "../purges/dynamodb-purge-queue";
 import { PURGE_INTERVAL_MINUTES, purgeDeletedConnections } from "../retention/purge-deleted-connections";
 import { startSync } from "../sync/start-sync";

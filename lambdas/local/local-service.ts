@@ -1,5 +1,6 @@
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import type { Logger, TokenCipher } from "../core/ports";
+import type { Logger } from "../core/ports/logger";
+import type { TokenCipher } from "../core/ports/token-cipher";
 import { loadOrCreateSigningKey } from "./local-token-issuer";
 import { makeApiHandler } from "../onboarding/http/api-handler";
 import type { OnboardingDeps } from "../onboarding/onboarding-deps";

@@ -1,4 +1,4 @@
-import type { RunStarter, SyncExecutionInput } from "../core/ports";
+import type { RunStarter, SyncExecutionInput } from "../core/ports/run-starter";
 import {
   LocalStepFunctions,
   type SequencedTimer,

@@ -1,6 +1,10 @@
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { DynamoDbConnectionStore } from "../connections/dynamodb-connection-store";
-import type { Clock, Logger, Metrics, SourceClient, TokenCipher } from "../core/ports";
+import type { Clock } from "../core/ports/clock";
+import type { Logger } from "../core/ports/logger";
+import type { Metrics } from "../core/ports/metrics";
+import type { SourceClient } from "../core/ports/source-client";
+import type { TokenCipher } from "../core/ports/token-cipher";
 import { CountingMetrics } from "../observability/counting-metrics";
 import { DynamoDbRateLimiter } from "../rate-limit/dynamodb-rate-limiter";
 import { DynamoDbRunStore } from "../runs/dynamodb-run-store";

@@ -1,5 +1,5 @@
 import type { MetricDimensions, MetricName } from "../core/metric-names";
-import type { Metrics } from "../core/ports";
+import type { Metrics } from "../core/ports/metrics";
 
 export interface CountedMetric {
   readonly name: MetricName;

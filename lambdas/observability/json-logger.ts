@@ -1,4 +1,4 @@
-import type { Logger } from "../core/ports";
+import type { Logger } from "../core/ports/logger";
 
 type Level = "info" | "warn" | "error";
 

@@ -1,4 +1,4 @@
-import type { RunSummary } from "../core/ports";
+import type { RunSummary } from "../core/run-summary";
 import type { OnboardingDeps } from "./onboarding-deps";
 import { ConflictError, NotFoundError } from "./onboarding-errors";
 import { getRun } from "./run-operations";

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { DEFAULT_RATE_LIMIT } from "../core/limits";
-import type { StoredConnection } from "../core/ports";
+import type { StoredConnection } from "../core/connection";
 import { checkBaseUrl } from "../source/ssrf/base-url-policy";
 import { startSync } from "../sync/start-sync";
 import {

@@ -1,6 +1,5 @@
 import * as v from "valibot";
-import { ConnectionSchema } from "../core/connection";
-import type { StoredConnection } from "../core/ports";
+import { ConnectionSchema, type StoredConnection } from "../core/connection";
 
 /** The Connection as the API returns it: every field but the token, plus the schedule as the owner sees it. Nothing else. */
 export const ConnectionResourceSchema = v.strictObject({

@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import type { Collection } from "../core/entities";
 import { IsoTimeSchema } from "../core/iso-time-schema";
-import type { RecordStore } from "../core/ports";
+import type { RecordStore } from "../core/ports/record-store";
 import { findConnection } from "./connection-operations";
 import type { OnboardingDeps } from "./onboarding-deps";
 

@@ -1,14 +1,12 @@
-import type {
-  Clock,
-  ConnectionStore,
-  Logger,
-  RateLimiter,
-  RecordStore,
-  RunStarter,
-  RunStore,
-  SourceClient,
-  TokenCipher,
-} from "../core/ports";
+import type { Clock } from "../core/ports/clock";
+import type { ConnectionStore } from "../core/ports/connection-store";
+import type { Logger } from "../core/ports/logger";
+import type { RateLimiter } from "../core/ports/rate-limiter";
+import type { RecordStore } from "../core/ports/record-store";
+import type { RunStarter } from "../core/ports/run-starter";
+import type { RunStore } from "../core/ports/run-store";
+import type { SourceClient } from "../core/ports/source-client";
+import type { TokenCipher } from "../core/ports/token-cipher";
 import type { PreflightLauncher, PreflightStore } from "../preflight/preflight-run";
 
 /** Every port the onboarding API uses; the composition roots (AWS, local, tests) fill it. */

@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { COLLECTIONS, type Collection } from "../core/entities";
-import type { RecordOrder } from "../core/ports";
+import type { RecordOrder } from "../core/ports/record-store";
 import { findConnection } from "./connection-operations";
 import { parseFields } from "./connection-input";
 import type { OnboardingDeps } from "./onboarding-deps";

@@ -1,6 +1,5 @@
 import * as v from "valibot";
-import type { RunSummary } from "../core/ports";
-import { RunSummarySchema } from "../core/run-summary";
+import { RunSummarySchema, type RunSummary } from "../core/run-summary";
 import { startSync } from "../sync/start-sync";
 import { findConnection } from "./connection-operations";
 import type { OnboardingDeps } from "./onboarding-deps";

@@ -1,4 +1,8 @@
-import type { Clock, ConnectionStore, Logger, RateLimiter, TokenCipher } from "../core/ports";
+import type { Clock } from "../core/ports/clock";
+import type { ConnectionStore } from "../core/ports/connection-store";
+import type { Logger } from "../core/ports/logger";
+import type { RateLimiter } from "../core/ports/rate-limiter";
+import type { TokenCipher } from "../core/ports/token-cipher";
 import { redactSecret } from "../source/redact-secret";
 import { PreflightCannotRunError } from "./preflight-errors";
 import type { PreflightJob, PreflightRun, PreflightStore } from "./preflight-run";

@@ -8,7 +8,7 @@ import {
 } from "@aws-sdk/client-dynamodb";
 import { RateLimitSlotsStaleError } from "../core/errors";
 import { MAX_SLOT_LEAD_MS, MAX_STALE_SLOTS, SLOT_LATE_MS } from "../core/limits";
-import type { RateLimiter } from "../core/ports";
+import type { RateLimiter } from "../core/ports/rate-limiter";
 import { RATE_ATTR, rateLimitPartitionKey, rateLimitSortKey } from "./rate-limit-keys";
 
 /**

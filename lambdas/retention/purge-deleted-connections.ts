@@ -1,4 +1,6 @@
-import type { Clock, ConnectionStore, Logger } from "../core/ports";
+import type { Clock } from "../core/ports/clock";
+import type { ConnectionStore } from "../core/ports/connection-store";
+import type { Logger } from "../core/ports/logger";
 import type { PurgeQueue } from "./purge-queue";
 
 /** Items one invocation deletes at most: about 800 BatchWriteItem calls, minutes of work at most, far below the job's timeout. */

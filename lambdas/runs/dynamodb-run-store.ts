@@ -15,9 +15,9 @@ import { marshall, unmarshall } from "@aws-sdk/util-dynamodb";
 import * as v from "valibot";
 import { SUMMARY_ENTITIES, type SummaryEntity } from "../core/entities";
 import { cutDetail } from "../core/errors";
-import type { BeginResult, EntitiesMove, EntityProgress, NewRun, RunLock, RunStore, RunSummary, RunWait } from "../core/ports";
-import { RunLockSchema } from "../core/run-lock";
-import { EntityProgressSchema, RunSummarySchema } from "../core/run-summary";
+import type { BeginResult, EntitiesMove, NewRun, RunStore } from "../core/ports/run-store";
+import { RunLockSchema, type RunLock } from "../core/run-lock";
+import { EntityProgressSchema, RunSummarySchema, type EntityProgress, type RunSummary, type RunWait } from "../core/run-summary";
 import {
   LOCK_SORT_KEY,
   RUN_ATTR,

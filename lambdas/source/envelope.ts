@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { SourceHardError } from "../core/errors";
-import type { SourcePage } from "../core/ports";
+import type { SourcePage } from "../core/ports/source-client";
 
 // `has_more`: true continues paging; a missing or falsy value ends it. Only JSON's
 // falsy values are accepted as "false"; anything else ("true", 1, {}) is a broken envelope.

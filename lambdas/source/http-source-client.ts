@@ -9,7 +9,7 @@ import {
   SyncError,
 } from "../core/errors";
 import { SOURCE_MAX_RESPONSE_BYTES, SOURCE_REQUEST_TIMEOUT_MS } from "../core/limits";
-import type { SourceClient, SourceConnection, SourcePage, SourcePageRequest } from "../core/ports";
+import type { SourceClient, SourceConnection, SourcePage, SourcePageRequest } from "../core/ports/source-client";
 import { parseEnvelope } from "./envelope";
 import { discardBody, readBodyCapped } from "./read-body";
 import { createSecretRedactor } from "./redact-secret";

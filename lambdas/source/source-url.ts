@@ -1,6 +1,6 @@
 import { SourceHardError } from "../core/errors";
 import { PAGE_SIZE } from "../core/limits";
-import type { SourcePageRequest } from "../core/ports";
+import type { SourcePageRequest } from "../core/ports/source-client";
 
 /**
  * `{base_url}{path}?limit=100&page=N[&updated_since=...]`. URLSearchParams

@@ -14,7 +14,7 @@ import {
 } from "@aws-sdk/client-dynamodb";
 import { STAGE_KINDS, SYNC_ENTITIES, type Collection, type StageKind, type SyncEntity } from "../core/entities";
 import { InvalidCursorError, RunSupersededError, SyncSinceChangedError } from "../core/errors";
-import type { PageWrite, RecordOrder, RecordPage, RecordStore, StageKinds } from "../core/ports";
+import type { PageWrite, RecordOrder, RecordPage, RecordStore, StageKinds } from "../core/ports/record-store";
 import { LOCK_SORT_KEY, RUN_ATTR, runLockPartitionKey } from "../runs/run-keys";
 import {
   ATTR,

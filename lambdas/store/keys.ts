@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import type { Collection, SyncEntity } from "../core/entities";
-import type { RecordWrite } from "../core/ports";
+import type { RecordWrite } from "../core/ports/record-store";
 import { SORT_KEY_MAX_BYTES, checkedPartitionKey, utf8Bytes } from "./key-limits";
 
 /**

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import type { AttributeValue, TransactWriteItem, TransactWriteItemsCommandInput } from "@aws-sdk/client-dynamodb";
 import { STAGE_KINDS, type StageKind } from "../core/entities";
 import { RecordTooLargeError } from "../core/errors";
-import type { PageWrite, RecordWrite } from "../core/ports";
+import type { PageWrite, RecordWrite } from "../core/ports/record-store";
 import { entityMapKey, LOCK_SORT_KEY, RUN_ATTR, runLockPartitionKey, runPartitionKey, runSortKey } from "../runs/run-keys";
 import {
   ATTR,

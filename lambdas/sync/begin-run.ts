@@ -2,7 +2,7 @@ import * as v from "valibot";
 import { SYNC_ENTITIES } from "../core/entities";
 import type { SyncDeps } from "./sync-deps";
 import { leaseUntil, loadConnection, startEntity } from "./entity-steps";
-import { RunRefSchema, SyncCursorSchema, type SyncState } from "./sync-state";
+import { ExecutionRunSchema, SyncCursorSchema, type SyncState } from "./sync-state";
 
 /**
  * The execution input (a fresh run, or a run continued in a fresh execution)
@@ -12,7 +12,7 @@ import { RunRefSchema, SyncCursorSchema, type SyncState } from "./sync-state";
  */
 export const BeginRunEventSchema = v.object({
   input: v.object({
-    ...RunRefSchema.entries,
+    ...ExecutionRunSchema.entries,
     continuation: v.optional(v.nullable(SyncCursorSchema)),
   }),
   execution_id: v.nullable(v.pipe(v.string(), v.minLength(1))),

@@ -1,6 +1,7 @@
 import * as v from "valibot";
 import { claimRun, startSync } from "./start-sync";
-import type { SyncExecutionInput } from "../core/ports";
+import type { SyncExecutionInput } from "../core/ports/run-starter";
+import { RunReferenceSchema, type RunReference } from "../core/run-reference";
 import type { StartSyncDeps } from "./sync-deps";
 
 /**
@@ -10,10 +11,7 @@ import type { StartSyncDeps } from "./sync-deps";
 export const DISPATCH_PAGE_SIZE = 1000;
 
 /** One connection to run, as the schedule tick's Map carries it. */
-export const DispatchItemSchema = v.object({
-  business_account_id: v.pipe(v.string(), v.minLength(1)),
-  connection_id: v.pipe(v.string(), v.minLength(1)),
-});
+export const DispatchItemSchema = v.pick(RunReferenceSchema, ["business_account_id", "connection_id"]);
 export type DispatchItem = v.InferOutput<typeof DispatchItemSchema>;
 
 /** Connections one Map child runs (statemachine/dispatch-definition.ts DISPATCH_BATCH_SIZE). */
@@ -137,7 +135,7 @@ async function allConnectionIds(deps: Pick<StartSyncDeps, "connections">, limit:
 }
 
 export type DispatchClaim =
-  | { readonly claimed: true; readonly run: { readonly business_account_id: string; readonly connection_id: string; readonly run_id: string } }
+  | { readonly claimed: true; readonly run: RunReference }
   | { readonly claimed: false; readonly running_run_id: string };
 
 /** The Map's first step for one connection: its run lock, or the run already in progress (skipped). */
@@ -180,7 +178,7 @@ export async function claimDispatchedRuns(deps: StartSyncDeps, items: readonly D
  * runs out. A no-op once the run has finished (finish and entityFinished are),
  * so a run that ended on its own keeps its own outcome.
  */
-export async function releaseDispatchedRun(deps: StartSyncDeps, run: SyncExecutionInput, caughtError?: string): Promise<void> {
+export async function releaseDispatchedRun(deps: StartSyncDeps, run: RunReference, caughtError?: string): Promise<void> {
   // Once per run, after the Task's retries: the DispatchStartFailures metric filter counts this line (lib/alarms.ts).
   if (caughtError !== undefined) deps.logger.error(DISPATCH_START_FAILED_MESSAGE, { connection_id: run.connection_id, run_id: run.run_id, error: caughtError });
   const summary = await deps.runs.get(run.connection_id, run.run_id);
@@ -208,9 +206,7 @@ export const SegmentOutputSchema = v.looseObject({ step: v.looseObject({ outcome
 export type SegmentOutput = v.InferOutput<typeof SegmentOutputSchema>;
 
 /** A segment whose BeginRun failed outputs its own input: the run it was given is under `state`. */
-const BeginFailedSchema = v.looseObject({
-  state: v.looseObject({ business_account_id: v.string(), connection_id: v.string(), run_id: v.string() }),
-});
+const BeginFailedSchema = v.looseObject({ state: RunReferenceSchema });
 
 /**
  * After a batch's first segments: the runs they did not end go on (the Map
@@ -222,7 +218,7 @@ export async function settleFirstSegments(deps: StartSyncDeps, segments: readonl
   for (const segment of segments) {
     if (segment.step.outcome !== "begin_failed") continue;
     const { state } = v.parse(BeginFailedSchema, segment);
-    await releaseDispatchedRun(deps, { business_account_id: state.business_account_id, connection_id: state.connection_id, run_id: state.run_id });
+    await releaseDispatchedRun(deps, state);
   }
   return { handovers: handOversOf(segments) };
 }

@@ -1,10 +1,10 @@
 import { SYNC_ENTITIES, type SummaryEntity, type SyncEntity } from "../core/entities";
 import { ConnectionNotFoundError } from "../core/errors";
 import { PAGE_TASKS_PER_EXECUTION, PAGE_TASKS_PER_SEGMENT, RUN_LEASE_SECONDS } from "../core/limits";
-import type { StoredConnection } from "../core/ports";
+import type { StoredConnection } from "../core/connection";
 import { entityDefinition } from "../ingestion/entity-catalog";
 import type { SyncDeps } from "./sync-deps";
-import type { RunRef, SyncCursor, SyncState } from "./sync-state";
+import type { ExecutionRun, SyncCursor, SyncState } from "./sync-state";
 import { updatedSince } from "./updated-since";
 
 /** The summary rows an entity's outcome lands on: /pipelines also carries the stages. */
@@ -12,7 +12,7 @@ export function summaryRowsOf(entity: SyncEntity): SummaryEntity[] {
   return entity === "pipelines" ? ["pipelines", "stages"] : [entity];
 }
 
-export async function loadConnection(deps: Pick<SyncDeps, "connections">, run: RunRef): Promise<StoredConnection> {
+export async function loadConnection(deps: Pick<SyncDeps, "connections">, run: ExecutionRun): Promise<StoredConnection> {
   const connection = await deps.connections.get(run.business_account_id, run.connection_id);
   if (connection === null) throw new ConnectionNotFoundError(`connection ${run.connection_id} no longer exists`);
   return connection;
@@ -57,7 +57,7 @@ export interface EntityEnded {
  */
 export async function startEntity(
   deps: SyncDeps,
-  run: RunRef,
+  run: ExecutionRun,
   connection: StoredConnection,
   entity: SyncEntity,
   steps: number,
@@ -85,7 +85,7 @@ export async function startEntity(
 /** Settles an entity and moves to the next one in sync order, or to the end of the run. */
 export async function finishEntityAndAdvance(
   deps: SyncDeps,
-  run: RunRef,
+  run: ExecutionRun,
   cursor: SyncCursor,
   outcome: { readonly status: "succeeded" | "failed"; readonly error: string | null },
   connection: StoredConnection,

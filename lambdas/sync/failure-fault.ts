@@ -4,7 +4,7 @@ import type { CaughtError } from "./sync-state";
 /**
  * Whose failure it is, by error class (its stable `name`): the one place the
  * service decides what pages us. Every SyncError of the sync is listed, so a
- * new one must be judged here (test/sync/failure-fault.test.ts checks it).
+ * new one must be judged here (test/sync/failure-fault.unit.test.ts checks it).
  *
  * The customer's: their source said 401/4xx/5xx/429, timed out, redirected,
  * sent a page that breaks the spec, or pointed base_url at a refused address;

@@ -1,7 +1,7 @@
 import { ConnectionNotFoundError } from "../core/errors";
-import type { StoredConnection } from "../core/ports";
+import type { StoredConnection } from "../core/connection";
 import type { SyncDeps } from "./sync-deps";
-import type { RunRef } from "./sync-state";
+import type { ExecutionRun } from "./sync-state";
 
 /**
  * The page task's read of its connection: eventually consistent (half the
@@ -13,13 +13,13 @@ import type { RunRef } from "./sync-state";
  *   seen a connection created or rewritten moments ago);
  * - a 401: see rotatedConnection.
  */
-export async function readPageConnection(deps: Pick<SyncDeps, "connections">, run: RunRef): Promise<StoredConnection> {
+export async function readPageConnection(deps: Pick<SyncDeps, "connections">, run: ExecutionRun): Promise<StoredConnection> {
   const connection = await deps.connections.get(run.business_account_id, run.connection_id, { consistency: "eventual" });
   return connection ?? confirmConnection(deps, run);
 }
 
 /** An eventually consistent read found no connection: a strong read says whether it is really gone. */
-export async function confirmConnection(deps: Pick<SyncDeps, "connections">, run: RunRef): Promise<StoredConnection> {
+export async function confirmConnection(deps: Pick<SyncDeps, "connections">, run: ExecutionRun): Promise<StoredConnection> {
   const connection = await deps.connections.get(run.business_account_id, run.connection_id);
   if (connection === null) throw new ConnectionNotFoundError(`connection ${run.connection_id} no longer exists`);
   return connection;
@@ -33,7 +33,7 @@ export async function confirmConnection(deps: Pick<SyncDeps, "connections">, run
  */
 export async function rotatedConnection(
   deps: Pick<SyncDeps, "connections">,
-  run: RunRef,
+  run: ExecutionRun,
   used: StoredConnection,
 ): Promise<StoredConnection | undefined> {
   const current = await confirmConnection(deps, run);

@@ -1,5 +1,5 @@
 import { MAX_SLOT_LEAD_MS, SLOT_LATE_MS } from "../core/limits";
-import type { StoredConnection } from "../core/ports";
+import type { StoredConnection } from "../core/connection";
 
 /** Pages whose read-ahead one process keeps; a page task process serves few runs at once. */
 export const READ_AHEAD_PAGES = 64;

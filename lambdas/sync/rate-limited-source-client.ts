@@ -1,5 +1,6 @@
 import { setTimeout as timerSleep } from "node:timers/promises";
-import type { RateLimiter, SourceClient } from "../core/ports";
+import type { RateLimiter } from "../core/ports/rate-limiter";
+import type { SourceClient } from "../core/ports/source-client";
 import { RateLimitSlotsStaleError } from "../core/errors";
 import { MAX_STALE_SLOTS, SLOT_LATE_MS } from "../core/limits";
 

@@ -1,9 +1,9 @@
 import type { SourceThrottledError, SourceTransientError } from "../core/errors";
 import { MAX_RETRIES, RETRY_BACKOFF_SECONDS } from "../core/limits";
-import type { RunWait } from "../core/ports";
+import type { RunWait } from "../core/run-summary";
 import { summaryRowsOf } from "./entity-steps";
 import type { SyncDeps } from "./sync-deps";
-import type { RunRef, SyncCursor } from "./sync-state";
+import type { ExecutionRun, SyncCursor } from "./sync-state";
 
 /**
  * The waits the state machine is about to make, written to the run summary by
@@ -16,7 +16,7 @@ import type { RunRef, SyncCursor } from "./sync-state";
 /** A 429: try `attempt` of the page comes after max(Retry-After, backoff step), unless the 5 retries are used up. */
 export async function recordThrottleWait(
   deps: Pick<SyncDeps, "runs" | "clock" | "logger">,
-  run: RunRef,
+  run: ExecutionRun,
   cursor: SyncCursor,
   error: SourceThrottledError,
 ): Promise<void> {
@@ -41,7 +41,7 @@ export async function recordThrottleWait(
  */
 export async function recordRetryWait(
   deps: Pick<SyncDeps, "runs" | "clock" | "logger">,
-  run: RunRef,
+  run: ExecutionRun,
   cursor: SyncCursor,
   error: SourceTransientError,
 ): Promise<void> {
@@ -67,7 +67,7 @@ export async function recordRetryWait(
   }
 }
 
-async function record(deps: Pick<SyncDeps, "runs" | "logger">, run: RunRef, cursor: SyncCursor, wait: RunWait): Promise<void> {
+async function record(deps: Pick<SyncDeps, "runs" | "logger">, run: ExecutionRun, cursor: SyncCursor, wait: RunWait): Promise<void> {
   const [row] = summaryRowsOf(cursor.entity);
   try {
     await deps.runs.entityWaited(run.connection_id, run.run_id, row!, wait);
@@ -76,7 +76,7 @@ async function record(deps: Pick<SyncDeps, "runs" | "logger">, run: RunRef, curs
   }
 }
 
-function warn(deps: Pick<SyncDeps, "logger">, run: RunRef, cursor: SyncCursor, failure: unknown): void {
+function warn(deps: Pick<SyncDeps, "logger">, run: ExecutionRun, cursor: SyncCursor, failure: unknown): void {
   deps.logger.warn("the wait could not be recorded in the run summary; the sync goes on", {
     connection_id: run.connection_id,
     run_id: run.run_id,

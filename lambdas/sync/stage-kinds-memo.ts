@@ -1,4 +1,4 @@
-import type { RecordStore, StageKinds } from "../core/ports";
+import type { RecordStore, StageKinds } from "../core/ports/record-store";
 
 /** Runs whose stage kinds one process keeps; a page task process serves few runs at once. */
 export const STAGE_KINDS_MEMO_RUNS = 64;

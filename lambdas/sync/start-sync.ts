@@ -1,5 +1,6 @@
 import { SyncError } from "../core/errors";
-import type { RunLock, SyncExecutionInput } from "../core/ports";
+import type { RunLock } from "../core/run-lock";
+import type { SyncExecutionInput } from "../core/ports/run-starter";
 import { leaseUntil } from "./entity-steps";
 import { newRunId } from "./run-id";
 import type { StartSyncDeps } from "./sync-deps";

@@ -1,15 +1,13 @@
-import type {
-  Clock,
-  ConnectionStore,
-  Logger,
-  Metrics,
-  RateLimiter,
-  RecordStore,
-  RunStarter,
-  RunStore,
-  SourceClient,
-  TokenCipher,
-} from "../core/ports";
+import type { Clock } from "../core/ports/clock";
+import type { ConnectionStore } from "../core/ports/connection-store";
+import type { Logger } from "../core/ports/logger";
+import type { Metrics } from "../core/ports/metrics";
+import type { RateLimiter } from "../core/ports/rate-limiter";
+import type { RecordStore } from "../core/ports/record-store";
+import type { RunStarter } from "../core/ports/run-starter";
+import type { RunStore } from "../core/ports/run-store";
+import type { SourceClient } from "../core/ports/source-client";
+import type { TokenCipher } from "../core/ports/token-cipher";
 import type { PageReadAheads } from "./page-read-ahead";
 import type { StageKindsOfRun } from "./stage-kinds-memo";
 

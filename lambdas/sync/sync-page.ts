@@ -7,10 +7,10 @@ import { rateLimited } from "./rate-limited-source-client";
 import { finishEntityAndAdvance, handOverIfContinuing, leaseUntil, nextPageStep } from "./entity-steps";
 import { confirmConnection, readPageConnection, rotatedConnection } from "./page-connection";
 import { recordRetryWait, recordThrottleWait } from "./record-wait";
-import type { StoredConnection } from "../core/ports";
+import type { StoredConnection } from "../core/connection";
 import { INITIAL_SLOT_LEAD_MS, nextSlotLead, type ReadAhead } from "./page-read-ahead";
 import type { SyncDeps } from "./sync-deps";
-import type { RunRef, SyncCursor, SyncState } from "./sync-state";
+import type { ExecutionRun, SyncCursor, SyncState } from "./sync-state";
 
 /**
  * The page task: one page of the current entity, under the connection's rate
@@ -195,7 +195,7 @@ export async function syncPage(deps: SyncDeps, state: SyncState): Promise<SyncSt
 }
 
 /** The connection read ahead for this page (null, confirmed strongly: deleted since), or read now when there is none or it failed. */
-async function connectionFor(deps: SyncDeps, run: RunRef, ahead: ReadAhead | undefined): Promise<StoredConnection> {
+async function connectionFor(deps: SyncDeps, run: ExecutionRun, ahead: ReadAhead | undefined): Promise<StoredConnection> {
   if (ahead !== undefined) {
     const read = await ahead.connection.then(
       (connection) => ({ connection }),

@@ -1,5 +1,6 @@
 import * as v from "valibot";
 import { SYNC_ENTITIES } from "../core/entities";
+import { RunReferenceSchema } from "../core/run-reference";
 import type { PageFingerprint } from "../ingestion/prepare-page";
 
 /*
@@ -9,19 +10,16 @@ import type { PageFingerprint } from "../ingestion/prepare-page";
  * naming the field instead of a TypeError deep inside.
  */
 
-const nonEmpty = v.pipe(v.string(), v.minLength(1));
 const positiveInteger = v.pipe(v.number(), v.integer(), v.minValue(1));
 const count = v.pipe(v.number(), v.integer(), v.minValue(0));
 
-/** Which run an execution belongs to. */
-export const RunRefSchema = v.object({
-  business_account_id: nonEmpty,
-  connection_id: nonEmpty,
-  run_id: nonEmpty,
+/** Which run an execution belongs to, and which of the run's executions it is. */
+export const ExecutionRunSchema = v.object({
+  ...RunReferenceSchema.entries,
   /** Which execution of the run: 0 for the first, n for its n-th continuation (names it `<run id>-c<n>`). */
   generation: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))),
 });
-export type RunRef = v.InferOutput<typeof RunRefSchema>;
+export type ExecutionRun = v.InferOutput<typeof ExecutionRunSchema>;
 
 /** The previous page of an entity in this run; the ingestion's PageFingerprint, checked against it at compile time. */
 export const PageFingerprintSchema = v.object({
@@ -74,7 +72,7 @@ export type StepOutcome = v.InferOutput<typeof StepOutcomeSchema>;
 
 /** The execution state between Task states. */
 export const SyncStateSchema = v.object({
-  run: RunRefSchema,
+  run: ExecutionRunSchema,
   cursor: v.nullable(SyncCursorSchema),
   step: StepOutcomeSchema,
 });

@@ -1,4 +1,5 @@
-import type { PageRun, PageWrite, RunStore } from "../../lambdas/core/ports";
+import type { PageRun, PageWrite } from "../../lambdas/core/ports/record-store";
+import type { RunStore } from "../../lambdas/core/ports/run-store";
 import type { SyncEntity } from "../../lambdas/core/entities";
 
 /** A lease far enough ahead that no test sees it pass. */

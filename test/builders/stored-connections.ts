@@ -1,4 +1,4 @@
-import type { StoredConnection } from "../../lambdas/core/ports";
+import type { StoredConnection } from "../../lambdas/core/connection";
 
 /** A stored connection as the connection store keeps it, with a stand-in ciphertext; override what a test is about. */
 export function storedConnection(id: string, overrides: Partial<StoredConnection> = {}): StoredConnection {

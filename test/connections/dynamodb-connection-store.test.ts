@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { GetItemCommand, PutItemCommand, QueryCommand } from "@aws-sdk/client-dynamodb";
 import { beforeAll, describe, expect, test, vi } from "vitest";
-import type { StoredConnection } from "../../lambdas/core/ports";
+import type { StoredConnection } from "../../lambdas/core/connection";
 import {
   CONNECTION_PARTITION_KEY,
   accountSortKeyPrefix,

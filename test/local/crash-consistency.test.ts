@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
 import { COLLECTIONS, SYNC_ENTITIES, type Collection, type SyncEntity } from "../../lambdas/core/entities";
-import type { RunSummary } from "../../lambdas/core/ports";
+import type { RunSummary } from "../../lambdas/core/run-summary";
 import { entityDefinition } from "../../lambdas/ingestion/entity-catalog";
 import type { GateAnnouncement } from "../../lambdas/local/crash-gates";
 import { LOCAL_TABLE_NAME } from "../../lambdas/local/local-runtime";

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";
-import type { RunSummary } from "../../lambdas/core/ports";
+import type { RunSummary } from "../../lambdas/core/run-summary";
 import { LocalSyncEngine } from "../../lambdas/local/local-sync-engine";
 import type { TaskHandler } from "../../lambdas/local/step-functions/local-step-functions";
 import { makeSyncHandlers } from "../../lambdas/sync/handlers/sync-handlers";

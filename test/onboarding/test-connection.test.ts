@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { beforeAll, describe, expect, test } from "vitest";
 import { DynamoDbConnectionStore } from "../../lambdas/connections/dynamodb-connection-store";
-import type { RateLimiter, SourceClient } from "../../lambdas/core/ports";
+import type { RateLimiter } from "../../lambdas/core/ports/rate-limiter";
+import type { SourceClient } from "../../lambdas/core/ports/source-client";
 import { AesGcmTokenCipher } from "../../lambdas/local/aes-token-cipher";
 import { testConnection } from "../../lambdas/onboarding/test-connection";
 import { storedConnection } from "../builders/stored-connections";

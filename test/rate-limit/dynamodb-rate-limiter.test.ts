@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { GetItemCommand, PutItemCommand, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { afterAll, describe, expect, test } from "vitest";
-import type { SourceClient, SourceConnection } from "../../lambdas/core/ports";
+import type { SourceClient, SourceConnection } from "../../lambdas/core/ports/source-client";
 import { DynamoDbRateLimiter, MAX_WRITE_LEAD_MS, RATE_WINDOW_MS, WRITE_LATENCY_SAMPLES, planAcquire } from "../../lambdas/rate-limit/dynamodb-rate-limiter";
 import { MAX_STALE_SLOTS, SLOT_LATE_MS } from "../../lambdas/core/limits";
 import { RateLimitSlotsStaleError } from "../../lambdas/core/errors";

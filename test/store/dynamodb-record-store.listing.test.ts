@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { beforeAll, describe, expect, test } from "vitest";
 import { RunSupersededError } from "../../lambdas/core/errors";
-import type { PageListing, PageWrite, RecordWrite } from "../../lambdas/core/ports";
+import type { PageListing, PageWrite, RecordWrite } from "../../lambdas/core/ports/record-store";
 import { DynamoDbRecordStore } from "../../lambdas/store/dynamodb-record-store";
 import { DynamoDbRunStore } from "../../lambdas/runs/dynamodb-run-store";
 import { FAR_LEASE } from "../builders/page-runs";

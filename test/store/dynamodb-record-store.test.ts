@@ -8,7 +8,7 @@ import {
 import { beforeAll, describe, expect, test } from "vitest";
 import type { Collection } from "../../lambdas/core/entities";
 import { RecordTooLargeError, RunSupersededError, SyncSinceChangedError } from "../../lambdas/core/errors";
-import type { PageWrite, RecordWrite } from "../../lambdas/core/ports";
+import type { PageWrite, RecordWrite } from "../../lambdas/core/ports/record-store";
 import { DynamoDbRecordStore } from "../../lambdas/store/dynamodb-record-store";
 import { InvalidCursorError } from "../../lambdas/core/errors";
 import { DynamoDbRunStore } from "../../lambdas/runs/dynamodb-run-store";

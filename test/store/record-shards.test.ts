@@ -3,7 +3,7 @@ import { GetItemCommand, PutItemCommand, ScanCommand, type AttributeValue } from
 import { beforeAll, describe, expect, test } from "vitest";
 import { COLLECTIONS } from "../../lambdas/core/entities";
 import { InvalidCursorError } from "../../lambdas/core/errors";
-import type { RecordOrder, PageWrite, RecordWrite } from "../../lambdas/core/ports";
+import type { PageWrite, RecordOrder, RecordWrite } from "../../lambdas/core/ports/record-store";
 import { DynamoDbRunStore } from "../../lambdas/runs/dynamodb-run-store";
 import { DynamoDbRecordStore } from "../../lambdas/store/dynamodb-record-store";
 import * as keys from "../../lambdas/store/keys";

@@ -1,5 +1,6 @@
 import { DynamoDbConnectionStore } from "../../lambdas/connections/dynamodb-connection-store";
-import type { ReadConsistency, StoredConnection } from "../../lambdas/core/ports";
+import type { ReadConsistency } from "../../lambdas/core/ports/connection-store";
+import type { StoredConnection } from "../../lambdas/core/connection";
 
 /**
  * The connection store as it answers while a DynamoDB replica lags a write:

@@ -1,4 +1,4 @@
-import type { RunSummary } from "../../lambdas/core/ports";
+import type { RunSummary } from "../../lambdas/core/run-summary";
 import type { LocalSyncEngine } from "../../lambdas/local/local-sync-engine";
 
 /**

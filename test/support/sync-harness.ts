@@ -1,5 +1,8 @@
 import { randomBytes, randomUUID } from "node:crypto";
-import type { RunSummary, SourceClient, StoredConnection, TokenCipher } from "../../lambdas/core/ports";
+import type { RunSummary } from "../../lambdas/core/run-summary";
+import type { SourceClient } from "../../lambdas/core/ports/source-client";
+import type { StoredConnection } from "../../lambdas/core/connection";
+import type { TokenCipher } from "../../lambdas/core/ports/token-cipher";
 import { AesGcmTokenCipher } from "../../lambdas/local/aes-token-cipher";
 import { createLocalSync } from "../../lambdas/local/local-sync";
 import { CountingMetrics } from "../../lambdas/observability/counting-metrics";

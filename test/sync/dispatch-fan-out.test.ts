@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { seededRandom } from "../../bin/reference-source/prng";
-import type { RunStore } from "../../lambdas/core/ports";
+import type { RunStore } from "../../lambdas/core/ports/run-store";
 import { createLocalDispatch } from "../../lambdas/local/local-dispatch";
 import { listDispatchPage } from "../../lambdas/sync/dispatch-tick";
 import { startSync } from "../../lambdas/sync/start-sync";

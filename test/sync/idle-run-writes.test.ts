@@ -15,7 +15,9 @@ import {
   STAGE_KINDS_RRU,
 } from "../../bin/cost/cost-model";
 import { cachingDecrypts } from "../../lambdas/aws/cached-token-cipher";
-import type { RecordWrite, StoredConnection, TokenCipher } from "../../lambdas/core/ports";
+import type { RecordWrite } from "../../lambdas/core/ports/record-store";
+import type { StoredConnection } from "../../lambdas/core/connection";
+import type { TokenCipher } from "../../lambdas/core/ports/token-cipher";
 import { recordShards } from "../../lambdas/store/keys";
 import { runHoldingLock } from "../builders/page-runs";
 import { testDynamoDbClient } from "../support/dynamodb";

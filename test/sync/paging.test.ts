@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, test } from "vitest";
 import { MAX_PAGES_PER_ENTITY, PAGE_SIZE, WATERMARK_SAFETY_MARGIN_SECONDS } from "../../lambdas/core/limits";
-import type { RunSummary, StoredConnection } from "../../lambdas/core/ports";
+import type { RunSummary } from "../../lambdas/core/run-summary";
+import type { StoredConnection } from "../../lambdas/core/connection";
 import { leaseUntil } from "../../lambdas/sync/entity-steps";
 import { newRunId } from "../../lambdas/sync/run-id";
 import type { SyncCursor } from "../../lambdas/sync/sync-state";

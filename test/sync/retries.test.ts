@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { SUMMARY_ENTITIES } from "../../lambdas/core/entities";
-import type { RunSummary, StoredConnection } from "../../lambdas/core/ports";
+import type { RunSummary } from "../../lambdas/core/run-summary";
+import type { StoredConnection } from "../../lambdas/core/connection";
 import { PRICE_RULE } from "../../lambdas/records/fields/price";
 import {
   callRecord,

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { WATERMARK_SAFETY_MARGIN_SECONDS } from "../../lambdas/core/limits";
-import type { RunStarter } from "../../lambdas/core/ports";
+import type { RunStarter } from "../../lambdas/core/ports/run-starter";
 import { dispatchSyncs } from "../../lambdas/sync/dispatch-tick";
 import { newRunId } from "../../lambdas/sync/run-id";
 import { startSync, SyncQueueUnavailableError } from "../../lambdas/sync/start-sync";

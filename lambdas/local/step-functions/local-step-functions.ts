@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
-import type { RunStarter } from "../../core/ports";
+import type { RunStarter } from "../../core/ports/run-starter";
 import type { EngineEvent, EngineTimer, FinalStatus, FromWorker, HandlerError, ToWorker, WorkerData } from "./protocol";
 
 export type { EngineTimer } from "./protocol";

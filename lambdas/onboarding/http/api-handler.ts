@@ -2,7 +2,7 @@ import middy, { type MiddlewareObj } from "@middy/core";
 import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import * as v from "valibot";
 import { InvalidCursorError } from "../../core/errors";
-import type { Logger } from "../../core/ports";
+import type { Logger } from "../../core/ports/logger";
 import { OWNER_ROLE, SessionClaimsSchema } from "../auth/session-claims";
 import type { OnboardingDeps } from "../onboarding-deps";
 import { InvalidFieldError, NotFoundError, NotOwnerError, OnboardingError, UnauthenticatedError } from "../onboarding-errors";

@@ -3,7 +3,7 @@
  * typed errors (lambdas/onboarding/onboarding-errors.ts, lambdas/core/errors.ts)
  * and of the AWS SDK's exceptions that mean "busy, try again"; anything
  * unnamed here is a 500 with no detail leaked. Matched by name, not class, so
- * the domain imports no AWS SDK (test/architecture/domain-imports.test.ts).
+ * the domain imports no AWS SDK (test/architecture/domain-imports.unit.test.ts).
  */
 export const ERROR_STATUS: Readonly<Record<string, number>> = {
   MalformedBodyError: 400,

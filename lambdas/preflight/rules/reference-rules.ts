@@ -1,4 +1,4 @@
-import type { StageKinds } from "../../core/ports";
+import type { StageKinds } from "../../core/ports/record-store";
 import { classifyLead } from "../../ingestion/won-lost";
 import { rule } from "../rule";
 

@@ -9,10 +9,10 @@ import {
   SegmentOutputSchema,
   type PlannedDispatchPage,
 } from "../dispatch-tick";
+import { RunReferenceSchema } from "../../core/run-reference";
 import type { StartSyncDeps } from "../sync-deps";
 import { withStoreErrors } from "./store-errors";
 
-const nonEmpty = v.pipe(v.string(), v.minLength(1));
 const wholeAboveZero = v.pipe(v.number(), v.integer(), v.minValue(1));
 
 /** What the Task states send (their Parameters in statemachine/dispatch.asl.json name the task). */
@@ -27,7 +27,7 @@ const DispatchEventSchema = v.variant("task", [
   v.object({ task: v.literal("ClaimRuns"), items: v.array(DispatchItemSchema) }),
   v.object({ task: v.literal("SettleFirstSegments"), segments: v.array(SegmentOutputSchema) }),
   // error: the name the Task's Catch caught (its Error field), for the DispatchStartFailures alarm.
-  v.object({ task: v.literal("ReleaseRun"), business_account_id: nonEmpty, connection_id: nonEmpty, run_id: nonEmpty, error: v.optional(v.string()) }),
+  v.object({ task: v.literal("ReleaseRun"), ...RunReferenceSchema.entries, error: v.optional(v.string()) }),
 ]);
 
 type DispatchReply = PlannedDispatchPage | Awaited<ReturnType<typeof claimDispatchedRuns>> | Awaited<ReturnType<typeof settleFirstSegments>> | Record<string, never>;

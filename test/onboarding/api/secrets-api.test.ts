@@ -1,7 +1,7 @@
 import { ScanCommand } from "@aws-sdk/client-dynamodb";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { COLLECTIONS, SUMMARY_ENTITIES } from "../../../lambdas/core/entities";
-import type { RunSummary } from "../../../lambdas/core/ports";
+import type { RunSummary } from "../../../lambdas/core/run-summary";
 import {
   callRecord,
   contactRecord,

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { SyncError, TokenDecryptionError } from "../../lambdas/core/errors";
-import type { TokenContext } from "../../lambdas/core/ports";
+import type { TokenContext } from "../../lambdas/core/ports/token-cipher";
 import { AesGcmTokenCipher, loadOrCreateKeyFile } from "../../lambdas/local/aes-token-cipher";
 
 const context: TokenContext = { businessAccountId: "acct-1", connectionId: "conn-1" };

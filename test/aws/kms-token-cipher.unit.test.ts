@@ -16,7 +16,7 @@ import {
   kmsEncryptionContext,
 } from "../../lambdas/aws/kms-token-cipher";
 import { SyncError, TokenDecryptionError } from "../../lambdas/core/errors";
-import type { TokenContext } from "../../lambdas/core/ports";
+import type { TokenContext } from "../../lambdas/core/ports/token-cipher";
 
 const KEY_ID = "arn:aws:kms:eu-west-1:123456789012:key/11111111-2222-3333-4444-555555555555";
 const OTHER_KEY_ID = "arn:aws:kms:eu-west-1:123456789012:key/99999999-8888-7777-6666-555555555555";

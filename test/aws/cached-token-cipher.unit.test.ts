@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { describe, expect, test } from "vitest";
 import { TokenDecryptionError } from "../../lambdas/core/errors";
-import type { TokenCipher } from "../../lambdas/core/ports";
+import type { TokenCipher } from "../../lambdas/core/ports/token-cipher";
 import { cachingDecrypts } from "../../lambdas/aws/cached-token-cipher";
 import { AesGcmTokenCipher } from "../../lambdas/local/aes-token-cipher";
 

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "vitest";
 import { PageValidationError, PaginationError } from "../../lambdas/core/errors";
-import type { StageKinds } from "../../lambdas/core/ports";
+import type { StageKinds } from "../../lambdas/core/ports/record-store";
 import { lossReasonId } from "../../lambdas/ingestion/loss-reason-id";
 import { preparePage } from "../../lambdas/ingestion/prepare-page";
 import {

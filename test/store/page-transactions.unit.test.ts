@@ -1,7 +1,7 @@
 import type { TransactWriteItemsCommandInput } from "@aws-sdk/client-dynamodb";
 import { describe, expect, test } from "vitest";
 import { RecordTooLargeError } from "../../lambdas/core/errors";
-import type { PageWrite, RecordWrite } from "../../lambdas/core/ports";
+import type { PageWrite, RecordWrite } from "../../lambdas/core/ports/record-store";
 import { runLockPartitionKey } from "../../lambdas/runs/run-keys";
 import { recordPartitionKey, watermarkPartitionKey, watermarkSortKey } from "../../lambdas/store/keys";
 import { pageRun } from "../builders/page-runs";

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import type { StageKinds } from "../../lambdas/core/ports";
+import type { StageKinds } from "../../lambdas/core/ports/record-store";
 import { memoStageKinds } from "../../lambdas/sync/stage-kinds-memo";
 
 /** A store whose stage kinds the test sets, counting reads. */

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "vitest";
-import type { RateLimiter, SourceClient } from "../../lambdas/core/ports";
+import type { RateLimiter } from "../../lambdas/core/ports/rate-limiter";
+import type { SourceClient } from "../../lambdas/core/ports/source-client";
 import { RateLimitSlotsStaleError } from "../../lambdas/core/errors";
 import { MAX_STALE_SLOTS, SLOT_LATE_MS } from "../../lambdas/core/limits";
 import { rateLimited } from "../../lambdas/sync/rate-limited-source-client";

@@ -1,0 +1,6 @@
+import type { MetricDimensions, MetricName } from "../metric-names";
+
+/** Counters (EMF in AWS, counted in memory locally). Dimensions stay low-cardinality: ids go in log keys. */
+export interface Metrics {
+  count(name: MetricName, value: number, dimensions?: MetricDimensions): void;
+}

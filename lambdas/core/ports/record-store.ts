@@ -1,0 +1,100 @@
+import type { Collection, StageKind, SyncEntity } from "../entities";
+
+/** A canonical record ready to store: where it goes, its key, its JSON document. */
+export interface RecordWrite {
+  readonly collection: Collection;
+  /** `[id]`, or `[pipelineId, stageId]` for stages. */
+  readonly key: readonly [string] | readonly [string, string];
+  readonly doc: Readonly<Record<string, unknown>>;
+}
+
+export interface WatermarkWrite {
+  readonly entity: SyncEntity;
+  /** ISO-8601 UTC (`toISOString()` form), so that string order is time order. */
+  readonly value: string;
+}
+
+/**
+ * The run a page belongs to, and what the page adds to the run summary.
+ * Every transaction of the page checks that this run still holds the
+ * connection's lock; the last one also extends its lease and records the
+ * progress, once per page number, so a replayed page is never counted twice.
+ */
+export interface PageRun {
+  readonly runId: string;
+  readonly entity: SyncEntity;
+  /** 1-based page number within this run: progress is recorded only when it is above the last one counted. */
+  readonly page: number;
+  readonly records: number;
+  /** Stages of a /pipelines page (counted on the stages row). */
+  readonly stages: number;
+  readonly unresolvedWonLost: number;
+  /** The lock's new lease (ISO-8601). */
+  readonly leaseUntil: string;
+}
+
+/** Everything one validated page writes. */
+export interface PageWrite {
+  readonly connectionId: string;
+  /** In write order: loss reasons come before the leads that point at them. */
+  readonly records: readonly RecordWrite[];
+  /** Written with the page's last records, never before them; absent when the page does not move it. */
+  readonly watermark?: WatermarkWrite;
+  readonly run: PageRun;
+  /**
+   * Where the page sits in its entity's listing. Page 1 without a next page is
+   * the whole listing (at that updated_since): the store may recognise it as
+   * the one it last committed and skip rewriting its records. Absent: always written.
+   */
+  readonly listing?: PageListing;
+}
+
+export interface PageListing {
+  readonly hasMore: boolean;
+  /** The updated_since the page was fetched with; null for the full lists (/pipelines, /users). */
+  readonly updatedSince: string | null;
+}
+
+/** pipeline id -> stage id -> kind, for the stages synced so far. */
+export type StageKinds = ReadonlyMap<string, ReadonlyMap<string, StageKind>>;
+
+export interface RecordPage {
+  readonly records: readonly Record<string, unknown>[];
+  /** Opaque; null on the last page. */
+  readonly nextCursor: string | null;
+}
+
+export type RecordOrder = "key" | "newest";
+
+/** The canonical records and their per-entity watermarks. */
+export interface RecordStore {
+  getWatermark(connectionId: string, entity: SyncEntity): Promise<string | null>;
+  /**
+   * Forgets every watermark of the connection: the next run reads each entity
+   * from sync_since. A run under way is fenced off first, so it cannot write a
+   * watermark back: its next page fails with SyncSinceChangedError.
+   */
+  resetWatermarks(connectionId: string): Promise<void>;
+  /**
+   * Forgets one entity's watermark, with the same fence as resetWatermarks:
+   * a run under way cannot write it back (its next page fails with
+   * SyncSinceChangedError and writes nothing).
+   */
+  resetWatermark(connectionId: string, entity: SyncEntity): Promise<void>;
+  getStageKinds(connectionId: string): Promise<StageKinds>;
+  /**
+   * Upserts the page's records and then its watermark, with the run's progress
+   * and lease. Safe to replay: every write is an idempotent put, the progress
+   * is counted once per page, and the watermark is never ahead of the records.
+   * Throws RunSupersededError when the run no longer holds the connection's
+   * lock, SyncSinceChangedError when the watermarks were reset under the run;
+   * in both cases the page wrote nothing.
+   */
+  commitPage(write: PageWrite): Promise<void>;
+  listRecords(
+    connectionId: string,
+    collection: Collection,
+    /** order: `key` (default, the store's key order) or `newest` (by updated_at, else created_at, newest first). */
+    options: { limit: number; cursor?: string | null; order?: RecordOrder },
+  ): Promise<RecordPage>;
+}
