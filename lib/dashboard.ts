@@ -20,7 +20,7 @@ export interface ServiceDashboardProps {
 const PERIOD = Duration.minutes(5);
 
 /**
- * One CloudWatch dashboard for the service (README, "Runbook"): sync
+ * One CloudWatch dashboard for the service (docs/observability.md, "Dashboard"): sync
  * executions and our own failure counts, the page task (duration against its
  * timeout, errors, throttles, concurrency), DynamoDB capacity and throttles,
  * and the API's traffic, 4xx, 5xx and latency.
@@ -42,7 +42,7 @@ export class ServiceDashboard extends Construct {
     this.dashboard.addWidgets(
       new TextWidget({
         markdown:
-          "# CRM integration\nSync runs, page task, table and API. Alarms fire only on failures of the service; a customer's failing source shows in its run summary (README, Operations (AWS), Runbook).",
+          "# CRM integration\nSync runs, page task, table and API. Alarms fire only on failures of the service; a customer's failing source shows in its run summary (docs/operations.md, \"Runbook\").",
         width: 24,
         height: 2,
       }),

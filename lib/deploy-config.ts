@@ -12,7 +12,7 @@ import { DEFAULT_SCHEDULE, ScheduleSchema } from "../lambdas/sync/schedule-inter
  * on the command line, which wins). Every value has a default so that
  * `cdk synth` needs no AWS account; the JWT issuer and audience defaults are
  * placeholders that fail the synth (and so `cdk deploy`) until the real ones
- * are given (README, "Operations (AWS)").
+ * are given (docs/operations.md, "Context values").
  */
 
 /** Placeholder issuer: `.invalid` is reserved (RFC 2606), so it can never serve a JWKS. */

@@ -10,8 +10,8 @@ import type { TableAction } from "./table-access";
 /**
  * The TTL attribute (epoch seconds): DynamoDB deletes an item within days of
  * the time it holds, free of write cost. Meant for run summaries past their
- * retention, the rate limiter's slot logs and a deleted connection's data;
- * the stores do not write it yet (README, "Operations (AWS)").
+ * retention, the rate limiter's slot logs and a deleted connection's data
+ * (docs/retention.md says what expires when).
  */
 export const TTL_ATTRIBUTE = "expires_at";
 

@@ -82,7 +82,7 @@ export class SyncStateMachine extends Construct {
       definitionBody: DefinitionBody.fromString(readFileSync(SYNC_DEFINITION_PATH, "utf8")),
       definitionSubstitutions: { SyncPagesStateMachineArn: this.pagesStateMachine.stateMachineArn },
       // With execution data, an ERROR line says which run and why (error and cause); the state holds ids and
-      // cursors only, never a token or a page (README, "The sync state machine").
+      // cursors only, never a token or a page (docs/state-machine.md).
       logs: { destination: this.logGroup, level: LogLevel.ERROR, includeExecutionData: true },
       tracingEnabled: true,
     });

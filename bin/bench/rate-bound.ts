@@ -4,12 +4,13 @@ import { SLOT_LATE_MS } from "../../lambdas/core/limits";
 import { RATE_WINDOW_MARGIN_MS, RATE_WINDOW_MS } from "../../lambdas/rate-limit/dynamodb-rate-limiter";
 import { bySize, dropTable, benchClient, freshTable, type BenchContext, type MeasurementResult } from "./bench-env";
 import { createInstrumentedSync, limiterWaitMs, staleSlots } from "./instrumented-sync";
-import { leadPage, measureFloor, TINY_OTHERS } from "./page-overhead";
+import { TINY_OTHERS } from "./page-overhead";
 import { breakdown, cycles } from "./page-stats";
 import { startSourceProcess } from "./source-process";
 import { busiestWindow, mean, median, quantile } from "./stats";
 import { boundaryCostMs, requestTimeline, segmentGaps, windows } from "./request-timeline";
 import { num, type Table } from "./table";
+import { createTransactionFloor, describePlan } from "./transaction-floor";
 
 /**
  * 1. Rate-bound sync: a full sync of N leads plus the reference source's
@@ -24,22 +25,32 @@ export async function measureRateBound(context: BenchContext): Promise<Measureme
   const tableName = await freshTable(client, "rate");
   // Faults off (the default): no 429, no 5xx, so no retry and no wait but the limiter's.
   // In a process of its own, so that its arrival stamps are not held up by the service's event loop.
-  const source = await startSourceProcess(context.size === "smoke" ? { ...TINY_OTHERS, leads } : { leads });
+  const others = context.size === "smoke" ? TINY_OTHERS : OTHER_DEFAULT_SIZES;
+  const source = await startSourceProcess({ ...others, leads });
   const sync = createInstrumentedSync({ endpoint: context.endpoint, tableName });
-  // The store's floor for one page: a bare BatchWriteItem of the same 100 leads (as in measurement 2).
-  context.progress("rate-bound: the bare BatchWriteItem floor of a 100-lead page");
-  const floorTable = await freshTable(client, "rate-floor");
-  const floorMs = median(await measureFloor(client, floorTable, await leadPage(source), bySize(context, { full: 30, quick: 10, smoke: 2 })));
-  await dropTable(client, floorTable);
+  // The store's floor for one page: the page's own transactions sent bare, in rounds between the syncs.
+  const floorPages = bySize(context, { full: 10, quick: 5, smoke: 1 });
+  const floor = await createTransactionFloor({ client, tableName, source, pagesPerRound: floorPages });
+  const floorRound = async (when: string) => {
+    context.progress(`rate-bound: floor round ${when} (${floorPages} pages of the page's transactions, bare)`);
+    return floor.round();
+  };
   const rows: (string | number)[][] = [];
   const binding: string[] = [];
+  const floorRounds: number[][] = [];
   try {
+    floorRounds.push(await floorRound("before the first rate"));
     for (const rate of rates) {
       context.progress(`rate-bound: ${leads} leads at rate_limit ${rate}`);
       const connection = await sync.addConnection({ baseUrl: source.url, token: source.token, rateLimit: rate });
       const before = (await source.requests()).length;
       const run = await sync.syncWithStateMachine(connection);
       const requests = (await source.requests()).slice(before);
+      // The floor rounds on either side of this run: its ceiling, and their spread.
+      floorRounds.push(await floorRound(`after rate_limit ${rate}`));
+      const around = floorRounds.slice(-2);
+      const floorMs = median(around.flat());
+      const floorSpread = around.map((round) => median(round));
       const arrivals = requests.map((request) => request.receivedAt);
       const spanMs = Math.max(...arrivals) - Math.min(...arrivals);
       const achieved = ((requests.length - 1) * 1000) / spanMs;
@@ -56,8 +67,9 @@ export async function measureRateBound(context: BenchContext): Promise<Measureme
       const overBudget = workMs.filter((ms) => ms > budgetMs).length / workMs.length;
       const meanWait = mean(run.pages.map(limiterWaitMs));
       // Sequential paging: a page starts only after the previous one is fetched and committed, so even a
-      // service that cost nothing beyond the store's floor could not go faster than one page per (fetch + floor).
-      const sequential = 1000 / (median(run.pages.map((page) => page.fetchMs)) + floorMs);
+      // service that cost nothing beyond the page's mandated writes could not go faster than one page per (fetch + floor).
+      const fetchMs = run.pages.map((page) => page.fetchMs);
+      const sequential = 1000 / (median(fetchMs) + floorMs);
       const bound = Math.min(rate, sequential);
       // Slots taken but left unused because they went stale before the request left (rateLimited takes another).
       const stale = run.pages.reduce((sum, page) => sum + staleSlots(page), 0);
@@ -75,6 +87,8 @@ export async function measureRateBound(context: BenchContext): Promise<Measureme
         num(achieved, 2),
         num(achieved / rate, 4),
         achieved / rate >= 0.95 && achieved / rate <= 1 ? "yes" : "no",
+        `${num(floorMs, 1)} (${floorSpread.map((ms) => num(ms, 1)).join(", ")})`,
+        `${num(median(fetchMs), 1)} (${num(quantile(fetchMs, 0.25), 1)}-${num(quantile(fetchMs, 0.75), 1)})`,
         num(sequential, 1),
         num(achieved / bound, 3),
         achieved / bound >= 0.95 ? "yes" : "no",
@@ -90,7 +104,7 @@ export async function measureRateBound(context: BenchContext): Promise<Measureme
         num((records * 1000) / wallMs, 0),
         num(meanWait, 1),
         stale,
-        num(work, 1),
+        `${num(work, 1)} (${num(quantile(workMs, 0.25), 1)}-${num(quantile(workMs, 0.75), 1)})`,
         num(quantile(workMs, 0.9), 1),
         `${num(budgetMs, 1)} / ${num(overBudget * 100, 0)}%`,
         num(capacity, 1),
@@ -130,14 +144,16 @@ export async function measureRateBound(context: BenchContext): Promise<Measureme
     client.destroy();
   }
   const table: Table = {
-    title: `1. Rate-bound sync: ${leads.toLocaleString("en-US")} leads + the other entities at the reference source's default sizes (${OTHERS}), state machine, faults off`,
+    title: `1. Rate-bound sync: ${leads.toLocaleString("en-US")} leads + the other entities (${sizesText(others)}), state machine, faults off`,
     columns: [
       "rate_limit (req/s)",
       "requests at source",
       "achieved (req/s)",
       "achieved / rate_limit",
       "target 0.95-1.0 met",
-      "sequential ceiling (req/s)",
+      "floor (ms): median (the medians of the rounds before and after)",
+      "fetch (ms): median (IQR)",
+      "mandated-write ceiling (req/s)",
       "achieved / min(rate_limit, ceiling)",
       ">= 0.95 of it",
       "busiest 1 s window (req)",
@@ -152,7 +168,7 @@ export async function measureRateBound(context: BenchContext): Promise<Measureme
       "records/s",
       "mean limiter wait (ms/page)",
       "stale slots re-taken",
-      "median work (ms/page)",
+      "median work (ms/page) (IQR)",
       "p90 work (ms/page)",
       "slot budget (ms) / pages over it",
       "page-task bound (req/s)",
@@ -165,7 +181,8 @@ export async function measureRateBound(context: BenchContext): Promise<Measureme
       `busiest 1 s window = most arrivals at the source in any [t, t + 1000 ms); must be <= rate_limit. The service holds it for what it controls, its slots and its sends (next column; a window above the rate there is a limiter bug); at the source it also needs each request to arrive within ${RATE_WINDOW_MARGIN_MS - SLOT_LATE_MS} ms of being sent (the margin's rest), which a loaded 2-core machine does not always give (the binding note then names the request).`,
       "slots / sends / arrivals: the busiest window of the limiter's recorded starts the requests went out on, of the moments they were handed to the HTTP client, and of the source's stamps; written = when undici wrote the request to the socket (all Date.now on one machine; the source runs in a process of its own, so its stamp is not held up by the service's event loop, only by its own process: the OS's scheduling on the busy cores, its GC). The limiter's rule is on slots; a request leaves at most 10 ms after its slot (else a fresh one is taken).",
       "gap between page tasks = the engine's time from one SyncPage's end to the next one's start, within a page-loop segment (an Express child execution) and across the boundary to the next segment (parent Route + RunPages + the child's start); boundaries cost = sum over boundaries of (boundary gap - median gap in a segment).",
-      `sequential ceiling = 1000 / (median fetch + median bare BatchWriteItem floor of a 100-lead page, ${num(floorMs, 1)} ms here): the most pages per second sequential paging allows when the service adds nothing to the store's floor; the target is achieved >= 0.95 x min(rate_limit, ceiling).`,
+      `floor = the page's own transactions sent bare with the SDK (${describePlan(floor.plan)} for a 100-lead page, planned by planPageTransactions: the fence on the run's lock, the records, the lease, the run's progress, the watermark), ${floorPages} pages per round, a round before the first rate and after each (${floorRounds.length} rounds, medians ${floorRounds.map((round) => num(median(round), 1)).join(", ")} ms); each rate uses the pages of the two rounds around its run.`,
+      "mandated-write ceiling = 1000 / (median fetch + floor): the most pages per second sequential paging allows when the service adds nothing to what the design must write; the target is achieved >= 0.95 x min(rate_limit, ceiling).",
       "records/s = records written (sum of the run summary's rows, stages included) / (finished_at - started_at).",
       `work = time from one page task's start to the next task's start, minus the limiter's wait (what a page costs when nothing holds it back); page-task bound = 1000 / median work.`,
       `The limiter holds each slot ${RATE_WINDOW_MS} ms (1 s + its ${RATE_WINDOW_MS - 1000} ms margin), so a source-bound run tops out at 1000/${RATE_WINDOW_MS} = ${num(1000 / RATE_WINDOW_MS, 3)} x rate_limit; slot budget = ${RATE_WINDOW_MS} ms / rate_limit, the most a page may cost without falling behind.`,
@@ -174,10 +191,13 @@ export async function measureRateBound(context: BenchContext): Promise<Measureme
   return { tables: [table], binding };
 }
 
-const OTHERS = Object.entries(DEFAULT_SIZES)
-  .filter(([name]) => name !== "leads")
-  .map(([name, size]) => `${size.toLocaleString("en-US")} ${name}`)
-  .join(", ");
+/** The reference source's default sizes of every entity but the leads. */
+const OTHER_DEFAULT_SIZES: Readonly<Record<string, number>> = Object.fromEntries(Object.entries(DEFAULT_SIZES).filter(([name]) => name !== "leads"));
+
+const sizesText = (sizes: Readonly<Record<string, number>>) =>
+  Object.entries(sizes)
+    .map(([name, size]) => `${size.toLocaleString("en-US")} ${name}`)
+    .join(", ");
 
 function recordsWritten(summary: RunSummary): number {
   return summary.entities.reduce((sum, row) => sum + row.records, 0);

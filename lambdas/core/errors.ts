@@ -92,7 +92,7 @@ export class PageValidationError extends SyncError {
   }
 }
 
-/** A record that cannot be stored within one DynamoDB transaction (see README, page transactions). */
+/** A record that cannot be stored within one DynamoDB transaction (docs/design.md, "Page transactions on DynamoDB"). */
 export class RecordTooLargeError extends SyncError {
   override readonly name = "RecordTooLargeError";
   readonly retryable = false;

@@ -43,7 +43,7 @@ export const TEXT_LIMITS = {
 } as const;
 
 /*
- * Numbers the spec leaves open and the service chooses (documented in the README).
+ * Numbers the spec leaves open and the service chooses (docs/design.md, "Decisions the spec leaves open").
  */
 
 /** Whole request budget, headers and body, for one source page. Well under the page task's Lambda timeout. */
