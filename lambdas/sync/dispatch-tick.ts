@@ -180,13 +180,21 @@ export async function claimDispatchedRuns(deps: StartSyncDeps, items: readonly D
  * runs out. A no-op once the run has finished (finish and the entities' failure are),
  * so a run that ended on its own keeps its own outcome.
  */
-export async function releaseDispatchedRun(deps: StartSyncDeps, run: RunReference): Promise<void> {
+export async function releaseDispatchedRun(deps: StartSyncDeps, run: RunReference, caughtError?: string): Promise<void> {
+  // Once per run, after the Task's retries: the DispatchStartFailures metric filter counts this line (lib/alarms.ts).
+  if (caughtError !== undefined) deps.logger.error(DISPATCH_START_FAILED_MESSAGE, { connection_id: run.connection_id, run_id: run.run_id, error: caughtError });
   const summary = await deps.runs.get(run.connection_id, run.run_id);
   if (summary === null || summary.status !== "running") return;
   await failUnfinishedEntities(deps.runs, summary, DISPATCHED_RUN_NOT_STARTED);
   await deps.runs.finish(run.connection_id, run.run_id, { status: "failed", finishedAt: deps.clock.now().toISOString() });
   deps.logger.error("dispatched run could not go on; its lock is released", { connection_id: run.connection_id, run_id: run.run_id });
 }
+
+/**
+ * The dispatcher's log line for a run whose start (or its first segment) the tick gave up on, with the caught error's
+ * name; a run whose own execution failed carries States.TaskFailed, which the alarm leaves out.
+ */
+export const DISPATCH_START_FAILED_MESSAGE = "dispatch gave up on a run's start";
 
 /** What a segment ended on when the run goes on (statemachine/sync-pages.asl.json Route: SegmentEnd). */
 export const UNFINISHED_OUTCOMES: ReadonlySet<string> = new Set(["next_segment", "throttled", "continue_as_new"]);
