@@ -99,13 +99,13 @@ export function generateDataset(options: DatasetOptions): Dataset {
   checkSizes(sizes);
   const now = (options.now ?? new Date()).getTime();
   const rng = seededRandom(options.seed);
-  const clock = new Clock(rng, now);
+  const timeline = new Timeline(rng, now);
 
-  const pipelines = generatePipelines(sizes.pipelines, clock);
+  const pipelines = generatePipelines(sizes.pipelines, timeline);
   const users = generateUsers(sizes.users, rng);
   const owners = new Owners(users, rng);
-  const contacts = generateContacts(sizes.contacts, rng, clock, owners);
-  const leads = generateLeads(sizes.leads, rng, clock, owners, pipelines, contacts);
+  const contacts = generateContacts(sizes.contacts, rng, timeline, owners);
+  const leads = generateLeads(sizes.leads, rng, timeline, owners, pipelines, contacts);
   return {
     seed: options.seed,
     generatedAt: new Date(now).toISOString(),
@@ -114,14 +114,14 @@ export function generateDataset(options: DatasetOptions): Dataset {
     users,
     contacts,
     leads,
-    tasks: generateTasks(sizes.tasks, rng, clock, owners, leads, contacts),
-    calls: generateCalls(sizes.calls, rng, clock, owners, leads, contacts),
-    events: generateEvents(sizes.events, rng, clock, pipelines, users, leads),
+    tasks: generateTasks(sizes.tasks, rng, timeline, owners, leads, contacts),
+    calls: generateCalls(sizes.calls, rng, timeline, owners, leads, contacts),
+    events: generateEvents(sizes.events, rng, timeline, pipelines, users, leads),
   };
 }
 
 /** Picks instants in the history and writes them with a random offset. */
-class Clock {
+class Timeline {
   /** The latest instant a generated record may carry. */
   readonly latest: number;
   constructor(
@@ -163,7 +163,7 @@ class Owners {
   }
 }
 
-function generatePipelines(count: number, clock: Clock): SourcePipeline[] {
+function generatePipelines(count: number, timeline: Timeline): SourcePipeline[] {
   let nextStageId = 1001;
   const pipelines: SourcePipeline[] = [];
   for (let i = 1; i <= count; i += 1) {
@@ -184,15 +184,15 @@ function generatePipelines(count: number, clock: Clock): SourcePipeline[] {
       { id: WON_STAGE_ID, name: "Closed - won", kind: "won", sort: 10_000, color: "#ccff66" },
       { id: LOST_STAGE_ID, name: "Closed - lost", kind: "lost", sort: 11_000, color: "#d5d8db" },
     ];
-    const created = clock.between(clock.now - HISTORY - 30 * DAY, clock.now - HISTORY);
+    const created = timeline.between(timeline.now - HISTORY - 30 * DAY, timeline.now - HISTORY);
     pipelines.push({
       id: `pipeline-${i}`,
       name: template.name,
       is_archived: archived,
       sort: i,
       stages,
-      created_at: clock.stamp(created),
-      updated_at: clock.stamp(clock.between(created, created + 7 * DAY)),
+      created_at: timeline.stamp(created),
+      updated_at: timeline.stamp(timeline.between(created, created + 7 * DAY)),
     });
   }
   return pipelines;
@@ -236,13 +236,13 @@ function phoneNumber(rng: Random): string {
     : `+49 30 ${rng.int(1000, 9999)} ${rng.int(100, 999)}`;
 }
 
-function generateContacts(count: number, rng: Random, clock: Clock, owners: Owners): SourceContact[] {
+function generateContacts(count: number, rng: Random, timeline: Timeline, owners: Owners): SourceContact[] {
   const contacts: SourceContact[] = [];
   for (let i = 1; i <= count; i += 1) {
     const first = rng.pick(words.FIRST_NAMES);
     const last = rng.pick(words.LAST_NAMES);
     const company = rng.pick(words.COMPANIES);
-    const created = clock.ago();
+    const created = timeline.ago();
     let customFields: CustomFields | null = null;
     const shape = rng.next();
     if (shape < 0.7) {
@@ -262,8 +262,8 @@ function generateContacts(count: number, rng: Random, clock: Clock, owners: Owne
       email: rng.chance(0.9) ? `${asciiLower(first)}.${asciiLower(last)}@${asciiLower(company)}.example` : null,
       responsible_user_id: owners.pick(),
       custom_fields: customFields,
-      created_at: clock.stamp(created),
-      updated_at: clock.stamp(clock.between(created)),
+      created_at: timeline.stamp(created),
+      updated_at: timeline.stamp(timeline.between(created)),
     });
   }
   return contacts;
@@ -303,7 +303,7 @@ export function stagesOfKind(pipeline: SourcePipeline, kind: SourceStage["kind"]
 function generateLeads(
   count: number,
   rng: Random,
-  clock: Clock,
+  timeline: Timeline,
   owners: Owners,
   pipelines: readonly SourcePipeline[],
   contacts: readonly SourceContact[],
@@ -318,9 +318,9 @@ function generateLeads(
     const kindRoll = rng.next();
     const kind = inArchive ? (kindRoll < 0.5 ? "won" : "lost") : kindRoll < 0.6 ? "open" : kindRoll < 0.8 ? "won" : "lost";
     const stage = rng.pick(stagesOfKind(pipeline, kind));
-    const created = inArchive ? clock.between(clock.now - HISTORY, clock.now - HISTORY / 2) : clock.ago();
-    const updated = clock.between(created);
-    const closed = kind === "open" ? null : clock.between(created, updated);
+    const created = inArchive ? timeline.between(timeline.now - HISTORY, timeline.now - HISTORY / 2) : timeline.ago();
+    const updated = timeline.between(created);
+    const closed = kind === "open" ? null : timeline.between(created, updated);
     const source = rng.chance(0.9) ? rng.pick(words.LEAD_SOURCES) : null;
     const tracked = (source === "website" || source === "webinar") && rng.chance(0.7);
     leads.push({
@@ -336,9 +336,9 @@ function generateLeads(
       source,
       ...(tracked ? { utm: leadUtm(rng) } : {}),
       custom_fields: rng.chance(0.6) ? { budget: rng.pick(["high", "medium", "low"]), seats: rng.int(1, 200) } : null,
-      created_at: clock.stamp(created),
-      updated_at: clock.stamp(updated),
-      closed_at: closed === null ? null : clock.stamp(closed),
+      created_at: timeline.stamp(created),
+      updated_at: timeline.stamp(updated),
+      closed_at: closed === null ? null : timeline.stamp(closed),
       // A few tombstones: deleted in the CRM, still served so the service can soft-delete them.
       is_deleted: rng.chance(0.01),
     });
@@ -352,7 +352,7 @@ const at = (stamp: string): number => Date.parse(stamp);
 function generateTasks(
   count: number,
   rng: Random,
-  clock: Clock,
+  timeline: Timeline,
   owners: Owners,
   leads: readonly SourceLead[],
   contacts: readonly SourceContact[],
@@ -363,10 +363,10 @@ function generateTasks(
     // Most tasks hang off a lead, some off a contact, a very few off nothing (accepted, linked to nothing).
     const lead = leads.length > 0 && link < 0.75 ? rng.pick(leads) : null;
     const contact = lead === null && contacts.length > 0 && link < 0.98 ? rng.pick(contacts) : null;
-    const created = clock.ago(60 * DAY);
+    const created = timeline.ago(60 * DAY);
     // Due dates fall on both sides of now: open tasks due in the past are the overdue ones.
     const due = created + rng.int(1, 30 * 24) * HOUR;
-    const completed = rng.chance(0.45) ? clock.between(created, due + 3 * DAY) : null;
+    const completed = rng.chance(0.45) ? timeline.between(created, due + 3 * DAY) : null;
     tasks.push({
       id: `task-${i}`,
       lead_id: lead?.id ?? null,
@@ -374,9 +374,9 @@ function generateTasks(
       responsible_user_id: lead?.responsible_user_id ?? owners.pick(),
       text: rng.pick(words.TASK_TEXTS),
       is_completed: completed !== null,
-      due_at: clock.stamp(due),
-      completed_at: completed === null ? null : clock.stamp(completed),
-      updated_at: clock.stamp(completed ?? clock.between(created)),
+      due_at: timeline.stamp(due),
+      completed_at: completed === null ? null : timeline.stamp(completed),
+      updated_at: timeline.stamp(completed ?? timeline.between(created)),
     });
   }
   return tasks;
@@ -385,7 +385,7 @@ function generateTasks(
 function generateCalls(
   count: number,
   rng: Random,
-  clock: Clock,
+  timeline: Timeline,
   owners: Owners,
   leads: readonly SourceLead[],
   contacts: readonly SourceContact[],
@@ -398,7 +398,7 @@ function generateCalls(
     const answered = rng.chance(0.75);
     const duration = answered ? rng.int(15, 1800) : 0;
     // Room for the call and its wrap-up before `latest`.
-    const created = clock.between(lead ? at(lead.created_at) : clock.latest - HISTORY, clock.latest - HOUR);
+    const created = timeline.between(lead ? at(lead.created_at) : timeline.latest - HISTORY, timeline.latest - HOUR);
     const updated = created + duration * 1000 + rng.int(5, 120) * 1000;
     calls.push({
       id: `call-${i}`,
@@ -410,8 +410,8 @@ function generateCalls(
       phone: rng.chance(0.95) ? phoneNumber(rng) : null,
       call_status: answered ? words.CALL_STATUSES.answered : words.CALL_STATUSES.missed,
       ...(answered && rng.chance(0.5) ? { recording_link: `https://recordings.reference-crm.example/call-${i}.mp3` } : {}),
-      created_at: clock.stamp(created),
-      updated_at: clock.stamp(updated),
+      created_at: timeline.stamp(created),
+      updated_at: timeline.stamp(updated),
     });
   }
   return calls;
@@ -424,7 +424,7 @@ function stagePosition(pipeline: SourcePipeline, stage: SourceStage): { pipeline
 function generateEvents(
   count: number,
   rng: Random,
-  clock: Clock,
+  timeline: Timeline,
   pipelines: readonly SourcePipeline[],
   users: readonly SourceUser[],
   leads: readonly SourceLead[],
@@ -434,7 +434,7 @@ function generateEvents(
   for (let i = 1; i <= count; i += 1) {
     const lead = rng.pick(leads);
     const pipeline = pipelineById.get(lead.pipeline_id) as SourcePipeline;
-    const created = clock.between(at(lead.created_at), at(lead.updated_at));
+    const created = timeline.between(at(lead.created_at), at(lead.updated_at));
     const roll = rng.next();
     let change: Pick<SourceEvent, "type" | "value_before" | "value_after">;
     if (roll < 0.4) {
@@ -461,8 +461,8 @@ function generateEvents(
       id: `event-${i}`,
       lead_id: lead.id,
       ...change,
-      created_at: clock.stamp(created),
-      ...(edited ? { updated_at: clock.stamp(clock.between(created, created + 2 * DAY)) } : {}),
+      created_at: timeline.stamp(created),
+      ...(edited ? { updated_at: timeline.stamp(timeline.between(created, created + 2 * DAY)) } : {}),
       ...(rng.chance(0.7) ? { created_by: rng.pick(users).id } : {}),
     });
   }

@@ -1,3 +1,6 @@
+import type { Clock } from "../../lambdas/core/ports/clock";
+import { systemClock } from "../../lambdas/core/system-clock";
+
 /**
  * Keeps pages stable while the data changes under a reader.
  *
@@ -30,7 +33,7 @@ export interface ReadSnapshotsOptions {
   readonly idleMs?: number;
   /** At most this many reads are remembered; the least recently used goes first. Default 64. */
   readonly maxReads?: number;
-  readonly now?: () => number;
+  readonly clock?: Clock;
 }
 
 export class ReadSnapshots<T> {
@@ -42,7 +45,8 @@ export class ReadSnapshots<T> {
   constructor(options: ReadSnapshotsOptions = {}) {
     this.#idleMs = options.idleMs ?? 10 * 60_000;
     this.#maxReads = options.maxReads ?? 64;
-    this.#now = options.now ?? Date.now;
+    const clock = options.clock ?? systemClock;
+    this.#now = () => clock.now().getTime();
   }
 
   /**

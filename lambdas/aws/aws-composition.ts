@@ -2,6 +2,7 @@ import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { KMSClient } from "@aws-sdk/client-kms";
 import { LambdaClient } from "@aws-sdk/client-lambda";
 import { SFNClient } from "@aws-sdk/client-sfn";
+import { systemClock } from "../core/system-clock";
 import { DynamoDbConnectionStore } from "../connections/dynamodb-connection-store";
 import type { OnboardingDeps } from "../onboarding/onboarding-deps";
 import { DynamoDbRateLimiter } from "../rate-limit/dynamodb-rate-limiter";
@@ -33,7 +34,7 @@ import { SfnRunStarter } from "./sfn-run-starter";
  * (module scope of the entry point calls these once), never per request and
  * never inside the domain.
  */
-const clock = { now: () => new Date() };
+const clock = systemClock;
 const observability = createLambdaObservability();
 const { logger, metrics, tracer } = observability;
 

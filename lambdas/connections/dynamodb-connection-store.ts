@@ -12,7 +12,9 @@ import {
 import { marshall, unmarshall } from "@aws-sdk/util-dynamodb";
 import * as v from "valibot";
 import { StoredConnectionSchema, type StoredConnection } from "../core/connection";
+import type { Clock } from "../core/ports/clock";
 import type { ConnectionStore, ReadConsistency } from "../core/ports/connection-store";
+import { systemClock } from "../core/system-clock";
 import { LOCK_SORT_KEY, RUN_ATTR, runLockPartitionKey } from "../runs/run-keys";
 import { DELETED_CONNECTION_PURGE_DELAY_SECONDS, PURGE_ATTR, PURGE_PARTITION_KEY, purgeSortKey } from "../purges/purge-keys";
 import { ATTR, watermarkPartitionKey } from "../store/keys";
@@ -29,8 +31,8 @@ export interface DynamoDbConnectionStoreOptions {
   /** Injected: the store never builds a client (endpoint, credentials and retries are the caller's). */
   readonly client: DynamoDBClient;
   readonly tableName: string;
-  /** Epoch ms; the delete's time, from which the connection's leftovers expire. Defaults to Date.now. */
-  readonly now?: () => number;
+  /** The delete's time, from which the connection's leftovers expire; the wall clock by default. */
+  readonly clock?: Clock;
 }
 
 /** A stored connection item that is not a StoredConnection (written by something else, or damaged). */
@@ -51,12 +53,14 @@ type Item = Record<string, AttributeValue>;
 export class DynamoDbConnectionStore implements ConnectionStore {
   private readonly client: DynamoDBClient;
   private readonly tableName: string;
+  /** Epoch ms. */
   private readonly now: () => number;
 
   constructor(options: DynamoDbConnectionStoreOptions) {
     this.client = options.client;
     this.tableName = options.tableName;
-    this.now = options.now ?? Date.now;
+    const clock = options.clock ?? systemClock;
+    this.now = () => clock.now().getTime();
   }
 
   async put(connection: StoredConnection): Promise<void> {

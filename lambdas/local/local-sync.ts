@@ -5,6 +5,7 @@ import type { Logger } from "../core/ports/logger";
 import type { Metrics } from "../core/ports/metrics";
 import type { SourceClient } from "../core/ports/source-client";
 import type { TokenCipher } from "../core/ports/token-cipher";
+import { systemClock } from "../core/system-clock";
 import { CountingMetrics } from "../observability/counting-metrics";
 import { DynamoDbRateLimiter } from "../rate-limit/dynamodb-rate-limiter";
 import { DynamoDbRunStore } from "../runs/dynamodb-run-store";
@@ -41,7 +42,7 @@ export interface LocalSyncOptions {
  */
 export function createLocalSync(options: LocalSyncOptions) {
   const { client, tableName } = options;
-  const clock = options.clock ?? { now: () => new Date() };
+  const clock = options.clock ?? systemClock;
   const records = new DynamoDbRecordStore({ client, tableName });
   const runs = new DynamoDbRunStore({ client, tableName });
   const connections = new DynamoDbConnectionStore({ client, tableName });

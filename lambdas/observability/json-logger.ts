@@ -1,4 +1,6 @@
+import type { Clock } from "../core/ports/clock";
 import type { Logger } from "../core/ports/logger";
+import { systemClock } from "../core/system-clock";
 
 type Level = "info" | "warn" | "error";
 
@@ -9,12 +11,12 @@ type Level = "info" | "warn" | "error";
 export function createJsonLogger(options: {
   readonly base?: Record<string, unknown>;
   readonly write?: (line: string) => void;
-  readonly now?: () => Date;
+  readonly clock?: Clock;
 } = {}): Logger {
   const write = options.write ?? ((line: string) => process.stdout.write(`${line}\n`));
-  const now = options.now ?? (() => new Date());
+  const clock = options.clock ?? systemClock;
   const log = (level: Level) => (message: string, fields: Record<string, unknown> = {}) =>
-    write(JSON.stringify({ level, time: now().toISOString(), message, ...options.base, ...fields }));
+    write(JSON.stringify({ level, time: clock.now().toISOString(), message, ...options.base, ...fields }));
   return { info: log("info"), warn: log("warn"), error: log("error") };
 }
 

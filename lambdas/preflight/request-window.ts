@@ -1,13 +1,4 @@
-/** Time as the kit sees it: injected so tests drive it without waiting. */
-export interface PreflightClock {
-  now(): number;
-  sleep(ms: number): Promise<void>;
-}
-
-export const systemClock: PreflightClock = {
-  now: () => Date.now(),
-  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
-};
+import type { Clock, Sleep } from "../core/ports/clock";
 
 const WINDOW_MS = 1000;
 
@@ -21,7 +12,8 @@ export class RequestWindow {
 
   constructor(
     private readonly rate: number,
-    private readonly clock: PreflightClock,
+    private readonly clock: Clock,
+    private readonly sleep: Sleep,
   ) {
     if (!Number.isInteger(rate) || rate < 1) throw new RangeError("rate must be a whole number >= 1");
   }
@@ -29,12 +21,12 @@ export class RequestWindow {
   /** Resolves when one more request may start, and records that start. */
   async acquire(): Promise<void> {
     for (;;) {
-      const now = this.clock.now();
+      const now = this.clock.now().getTime();
       const oldest = this.starts.length >= this.rate ? this.starts[this.starts.length - this.rate]! : undefined;
       if (oldest === undefined || now - oldest >= WINDOW_MS) break;
-      await this.clock.sleep(oldest + WINDOW_MS - now);
+      await this.sleep(oldest + WINDOW_MS - now);
     }
-    this.starts.push(this.clock.now());
+    this.starts.push(this.clock.now().getTime());
     if (this.starts.length > this.rate) this.starts.splice(0, this.starts.length - this.rate);
   }
 }

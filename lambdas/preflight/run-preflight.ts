@@ -8,6 +8,8 @@
  */
 import { SYNC_ENTITIES, type SyncEntity } from "../core/entities";
 import { DEFAULT_RATE_LIMIT, MAX_PAGES_PER_ENTITY } from "../core/limits";
+import type { Clock, Sleep } from "../core/ports/clock";
+import { realSleep, systemClock } from "../core/system-clock";
 import { entityDefinition } from "../ingestion/entity-catalog";
 import { checkReferences } from "./check-references";
 import { crawlEndpoint, type Crawl } from "./crawl-endpoint";
@@ -16,7 +18,6 @@ import { crawlParams, type PreflightContext } from "./preflight-context";
 import { PreflightCannotRunError } from "./preflight-errors";
 import { probeUpdatedSince } from "./probe-updated-since";
 import type { PreflightResult, Report } from "./report";
-import { systemClock, type PreflightClock } from "./request-window";
 import { missingToken401, wrongToken401 } from "./rules/auth-rules";
 import { ALL_RULES } from "./rules/catalog";
 import { optional200Or404, requiredPresent } from "./rules/endpoint-rules";
@@ -36,7 +37,9 @@ export interface PreflightOptions {
   readonly maxPages?: number;
   /** Plain fetch in the CLI; the service will pass its SSRF-guarded one. */
   readonly fetch: PreflightFetch;
-  readonly clock?: PreflightClock;
+  readonly clock?: Clock;
+  /** How the retries and the rate window wait; real time by default. */
+  readonly sleep?: Sleep;
   /** Called before each page of a crawl is checked; `report()` is the report as far as the run has got. */
   readonly onProgress?: (progress: { readonly endpoint: string; readonly page: number; readonly report: () => Report }) => void;
 }
@@ -90,6 +93,7 @@ export async function runPreflight(options: PreflightOptions): Promise<Preflight
   const transport = new SourceTransport({
     fetch: options.fetch,
     clock: options.clock ?? systemClock,
+    sleep: options.sleep ?? realSleep,
     rate,
     onThrottled: (response) => {
       findings.apply(rateDeclared, currentEndpoint, { response, rate }, response.request);

@@ -1,7 +1,8 @@
 import { MAX_RETRIES, RETRY_BACKOFF_SECONDS, SOURCE_MAX_RESPONSE_BYTES, SOURCE_REQUEST_TIMEOUT_MS } from "../core/limits";
 import { retryAfterSeconds } from "../source/retry-after";
 import { PreflightCannotRunError } from "./preflight-errors";
-import { RequestWindow, type PreflightClock } from "./request-window";
+import type { Clock, Sleep } from "../core/ports/clock";
+import { RequestWindow } from "./request-window";
 
 /** The one fetch the kit needs; the CLI passes global fetch, the service will pass its SSRF-guarded one. */
 export type PreflightFetch = (
@@ -49,7 +50,8 @@ function unreachable(url: URL, error: unknown): PreflightCannotRunError {
 
 export interface TransportOptions {
   readonly fetch: PreflightFetch;
-  readonly clock: PreflightClock;
+  readonly clock: Clock;
+  readonly sleep: Sleep;
   /** Request starts per second, at most. */
   readonly rate: number;
   /** Called with every 429 the source sends, retried or not. */
@@ -64,7 +66,7 @@ export class SourceTransport {
   private readonly window: RequestWindow;
 
   constructor(private readonly options: TransportOptions) {
-    this.window = new RequestWindow(options.rate, options.clock);
+    this.window = new RequestWindow(options.rate, options.clock, options.sleep);
   }
 
   /** `authorization` is the whole header value, or null to send none. */
@@ -75,8 +77,8 @@ export class SourceTransport {
       if (response.status === 429) this.options.onThrottled?.(response);
       if (!retryable || attempt >= MAX_RETRIES) return response;
       const backoff = RETRY_BACKOFF_SECONDS[attempt]!;
-      const wait = response.status === 429 ? Math.max(retryAfterSeconds(response.retryAfter, this.options.clock.now()), backoff) : backoff;
-      await this.options.clock.sleep(wait * 1000);
+      const wait = response.status === 429 ? Math.max(retryAfterSeconds(response.retryAfter, this.options.clock.now().getTime()), backoff) : backoff;
+      await this.options.sleep(wait * 1000);
     }
   }
 

@@ -1,4 +1,3 @@
-import { setTimeout as timerSleep } from "node:timers/promises";
 import {
   ConditionalCheckFailedException,
   GetItemCommand,
@@ -8,7 +7,9 @@ import {
 } from "@aws-sdk/client-dynamodb";
 import { RateLimitSlotsStaleError } from "../core/errors";
 import { MAX_SLOT_LEAD_MS, MAX_STALE_SLOTS, SLOT_LATE_MS } from "../core/limits";
+import type { Clock, Sleep } from "../core/ports/clock";
 import type { RateLimiter } from "../core/ports/rate-limiter";
+import { realSleep, systemClock } from "../core/system-clock";
 import { RATE_ATTR, rateLimitPartitionKey, rateLimitSortKey } from "./rate-limit-keys";
 
 /**
@@ -58,10 +59,10 @@ export interface DynamoDbRateLimiterOptions {
   /** Injected: the limiter never builds a client. */
   readonly client: DynamoDBClient;
   readonly tableName: string;
-  /** Epoch ms. Real time (Date.now): the rate is the source's, never scaled by TIME_SCALE. */
-  readonly now?: () => number;
-  /** Real-time sleep (node:timers/promises setTimeout). */
-  readonly sleep?: (ms: number) => Promise<void>;
+  /** Real time by default: the rate is the source's, never scaled by TIME_SCALE. */
+  readonly clock?: Clock;
+  /** Real-time sleep by default. */
+  readonly sleep?: Sleep;
 }
 
 /** Slots this process recorded at `at` and has not used (their write came back late). */
@@ -157,8 +158,9 @@ interface Waiter {
 export class DynamoDbRateLimiter implements RateLimiter {
   private readonly client: DynamoDBClient;
   private readonly tableName: string;
+  /** Epoch ms. */
   private readonly now: () => number;
-  private readonly sleep: (ms: number) => Promise<void>;
+  private readonly sleep: Sleep;
   /** connection id -> calls of this process waiting for a slot, oldest first; present while its loop runs. */
   private readonly queues = new Map<string, Waiter[]>();
   /** This process's last WRITE_LATENCY_SAMPLES log writes (ms, from before the write to its answer), oldest first. */
@@ -169,8 +171,9 @@ export class DynamoDbRateLimiter implements RateLimiter {
   constructor(options: DynamoDbRateLimiterOptions) {
     this.client = options.client;
     this.tableName = options.tableName;
-    this.now = options.now ?? Date.now;
-    this.sleep = options.sleep ?? ((ms) => timerSleep(ms).then(() => undefined));
+    const clock = options.clock ?? systemClock;
+    this.now = () => clock.now().getTime();
+    this.sleep = options.sleep ?? realSleep;
   }
 
   async acquire(

@@ -9,7 +9,9 @@ import {
   SyncError,
 } from "../core/errors";
 import { SOURCE_MAX_RESPONSE_BYTES, SOURCE_REQUEST_TIMEOUT_MS } from "../core/limits";
+import type { Clock } from "../core/ports/clock";
 import type { SourceClient, SourceConnection, SourcePage, SourcePageRequest } from "../core/ports/source-client";
+import { systemClock } from "../core/system-clock";
 import { parseEnvelope } from "./envelope";
 import { discardBody, readBodyCapped } from "./read-body";
 import { createSecretRedactor } from "./redact-secret";
@@ -26,8 +28,8 @@ export interface HttpSourceClientOptions {
   readonly deadline?: DeadlineTimer;
   /** Largest 200 body read; a bigger one is a SourceHardError. */
   readonly maxResponseBytes?: number;
-  /** Milliseconds since the epoch, for a Retry-After given as an HTTP-date; Date.now by default. */
-  readonly now?: () => number;
+  /** For a Retry-After given as an HTTP-date; the wall clock by default. */
+  readonly clock?: Clock;
 }
 
 /** Error bodies are read only to find their `error` string; more than this is not worth holding. */
@@ -49,7 +51,7 @@ export function createHttpSourceClient(options: HttpSourceClientOptions = {}): S
   const timeoutMs = options.timeoutMs ?? SOURCE_REQUEST_TIMEOUT_MS;
   const deadline = options.deadline ?? systemDeadlineTimer;
   const maxResponseBytes = options.maxResponseBytes ?? SOURCE_MAX_RESPONSE_BYTES;
-  const now = options.now ?? Date.now;
+  const clock = options.clock ?? systemClock;
   const http: KyInstance = ky.create({
     retry: 0,
     throwHttpErrors: false,
@@ -78,7 +80,7 @@ export function createHttpSourceClient(options: HttpSourceClientOptions = {}): S
           signal,
         });
         if (response.status === 200) return await readPage(response, signal, redact);
-        throw await statusError(response, { url, signal, redact, now });
+        throw await statusError(response, { url, signal, redact, clock });
       } catch (error) {
         // Ours (already redacted), or the injected fetch's own verdict.
         if (error instanceof SyncError) throw error;
@@ -116,10 +118,10 @@ function parseJson(bytes: Uint8Array, response: Response): unknown {
 /** The Source*Error for a non-200 response, per the spec's status table. */
 async function statusError(
   response: Response,
-  context: { url: string; signal: AbortSignal; redact: Redact; now: () => number },
+  context: { url: string; signal: AbortSignal; redact: Redact; clock: Clock },
 ): Promise<SyncError> {
   const { status } = response;
-  const { url, signal, redact, now } = context;
+  const { url, signal, redact, clock } = context;
   const options = { httpStatus: status };
   if (status >= 300 && status <= 399) {
     discardBody(response);
@@ -128,7 +130,7 @@ async function statusError(
   const detail = redact(await errorDetail(response, signal));
   if (status === 401) return new SourceAuthError(detail, options);
   if (status === 404) return new SourceNotImplementedError(detail, options);
-  if (status === 429) return new SourceThrottledError(detail, retryAfterSeconds(response.headers.get("retry-after"), now()), options);
+  if (status === 429) return new SourceThrottledError(detail, retryAfterSeconds(response.headers.get("retry-after"), clock.now().getTime()), options);
   if (status >= 500 && status <= 599) return new SourceTransientError(detail, options);
   return new SourceHardError(detail, options);
 }

@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { claimRun, startSync } from "./start-sync";
+import { claimRun } from "./start-sync";
 import type { SyncExecutionInput } from "../core/ports/run-starter";
 import { RunReferenceSchema, type RunReference } from "../core/run-reference";
 import type { StartSyncDeps } from "./sync-deps";
@@ -178,7 +178,9 @@ export async function claimDispatchedRuns(deps: StartSyncDeps, items: readonly D
  * runs out. A no-op once the run has finished (finish and entityFinished are),
  * so a run that ended on its own keeps its own outcome.
  */
-export async function releaseDispatchedRun(deps: StartSyncDeps, run: RunReference): Promise<void> {
+export async function releaseDispatchedRun(deps: StartSyncDeps, run: RunReference, caughtError?: string): Promise<void> {
+  // Once per run, after the Task's retries: the DispatchStartFailures metric filter counts this line (lib/alarms.ts).
+  if (caughtError !== undefined) deps.logger.error(DISPATCH_START_FAILED_MESSAGE, { connection_id: run.connection_id, run_id: run.run_id, error: caughtError });
   const summary = await deps.runs.get(run.connection_id, run.run_id);
   if (summary === null || summary.status !== "running") return;
   for (const row of summary.entities) {
@@ -189,6 +191,12 @@ export async function releaseDispatchedRun(deps: StartSyncDeps, run: RunReferenc
   await deps.runs.finish(run.connection_id, run.run_id, { status: "failed", finishedAt: deps.clock.now().toISOString() });
   deps.logger.error("dispatched run could not go on; its lock is released", { connection_id: run.connection_id, run_id: run.run_id });
 }
+
+/**
+ * The dispatcher's log line for a run whose start (or its first segment) the tick gave up on, with the caught error's
+ * name; a run whose own execution failed carries States.TaskFailed, which the alarm leaves out.
+ */
+export const DISPATCH_START_FAILED_MESSAGE = "dispatch gave up on a run's start";
 
 /** What a segment ended on when the run goes on (statemachine/sync-pages.asl.json Route: SegmentEnd). */
 export const UNFINISHED_OUTCOMES: ReadonlySet<string> = new Set(["next_segment", "throttled", "continue_as_new"]);
@@ -229,43 +237,4 @@ function shuffle<T>(items: T[], random: () => number): void {
     const j = Math.floor(random() * (i + 1));
     [items[i], items[j]] = [items[j]!, items[i]!];
   }
-}
-
-
-export interface DispatchResult {
-  readonly started: number;
-  /** Connections whose previous run is still in progress. */
-  readonly alreadyRunning: number;
-  /** Connections whose owner paused the schedule (a manual sync still runs them). */
-  readonly paused: number;
-  readonly failed: number;
-}
-
-/**
- * Starts a sync for every connection not paused, one after another, with no
- * cap: no longer the schedule tick (statemachine/dispatch.asl.json is, with
- * its cap on concurrent runs); kept for tests that start a few connections'
- * runs at once. One failure does not stop the others.
- */
-export async function dispatchSyncs(deps: StartSyncDeps): Promise<DispatchResult> {
-  let started = 0;
-  let alreadyRunning = 0;
-  let paused = 0;
-  let failed = 0;
-  for (const connection of await deps.connections.listAll()) {
-    if (connection.paused === true) {
-      paused += 1;
-      continue;
-    }
-    try {
-      const result = await startSync(deps, connection);
-      if (result.started) started += 1;
-      else alreadyRunning += 1;
-    } catch (error) {
-      failed += 1;
-      deps.logger.error("dispatch failed for connection", { connection_id: connection.id, error: String(error) });
-    }
-  }
-  deps.logger.info("dispatch finished", { started, already_running: alreadyRunning, paused, failed });
-  return { started, alreadyRunning, paused, failed };
 }

@@ -1,8 +1,9 @@
-import { setTimeout as timerSleep } from "node:timers/promises";
+import type { Clock, Sleep } from "../core/ports/clock";
 import type { RateLimiter } from "../core/ports/rate-limiter";
 import type { SourceClient } from "../core/ports/source-client";
 import { RateLimitSlotsStaleError } from "../core/errors";
 import { MAX_STALE_SLOTS, SLOT_LATE_MS } from "../core/limits";
+import { realSleep, systemClock } from "../core/system-clock";
 
 export interface RateLimitedConnection {
   readonly connectionId: string;
@@ -27,11 +28,12 @@ export function rateLimited(
   source: SourceClient,
   limiter: RateLimiter,
   connection: RateLimitedConnection,
-  now: () => number = Date.now,
+  /** Real time by default, as the limiter's: the rate is the source's. */
+  clock: Clock = systemClock,
   /** A slot already being taken (acquire called early, e.g. while the connection is read): the first request uses it. */
   firstSlot?: Promise<number>,
   /** Real-time sleep until a reserved slot's start. */
-  sleep: (ms: number) => Promise<void> = (ms) => timerSleep(ms).then(() => undefined),
+  sleep: Sleep = realSleep,
 ): SourceClient {
   const { connectionId, rateLimit } = connection;
   let reserved = firstSlot;
@@ -47,7 +49,7 @@ export function rateLimited(
       for (let stale = 0; ; ) {
         // A reserved slot whose start is still to come: the request waits for it (the window counts it from there),
         // then looks again: a timer can fire late, and a request must not leave long after its slot either.
-        const early = slot - now();
+        const early = slot - clock.now().getTime();
         if (early > 0) {
           await sleep(early);
           continue;

@@ -45,3 +45,19 @@ test("the run reference {business_account_id, connection_id, run_id} is declared
     });
   expect(declarations.map((at) => at.split(":")[0])).toEqual([join("lambdas", "core", "run-reference.ts")]);
 });
+
+test("there is one Clock, lambdas/core/ports/clock.ts: no other clock type, and no `now` function passed in its place", () => {
+  const files = ["lambdas", "bin"].flatMap((folder) => sourceFiles(folder)).map((path) => ({ path, text: code(path) }));
+  const clockTypes = files.flatMap(({ path, text }) =>
+    [...text.matchAll(/\b(?:interface|type|class)\s+(\w*Clock)\b/g)].map((m) => `${path}: ${m[1]}`),
+  );
+  expect(clockTypes).toEqual([`${join(PORTS, "clock.ts")}: Clock`]);
+  // An option or parameter typed as a bare time function is a second clock shape; a class's own derived
+  // `private readonly now` (epoch ms read from its Clock) is not.
+  const nowFunctions = files.flatMap(({ path, text }) =>
+    [...text.matchAll(/(?<!private readonly |#)\bnow\??\s*:\s*\(\)\s*=>\s*(?:number|Date)\b/g)].map(
+      (m) => `${path}:${text.slice(0, m.index).split("\n").length}: ${m[0]}`,
+    ),
+  );
+  expect(nowFunctions).toEqual([]);
+});

@@ -301,7 +301,7 @@ describe("least privilege: the table actions the functions send", () => {
     await driveRun(started.find((input) => input.connection_id === connection.id)!);
     // Both ends on fixed clocks: the delete at DELETED_AT, the purge once the delay has passed.
     const DELETED_AT = Date.parse("2026-11-23T12:00:00.000Z");
-    await new DynamoDbConnectionStore({ client: setup, tableName, now: () => DELETED_AT }).delete(connection.business_account_id, connection.id);
+    await new DynamoDbConnectionStore({ client: setup, tableName, clock: { now: () => new Date(DELETED_AT) } }).delete(connection.business_account_id, connection.id);
 
     const { purges, connections } = storesOf("PurgeDeleted");
     const later = { now: () => new Date(DELETED_AT + DELETED_CONNECTION_PURGE_DELAY_SECONDS * 1000) };

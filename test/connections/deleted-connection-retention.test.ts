@@ -43,7 +43,7 @@ const lockItem = (connectionId: string) => readItem(table, runLockPartitionKey(c
 
 describe("a deleted connection's data (DynamoDB TTL, DynamoDB Local)", () => {
   test("deleting a connection marks its watermarks and run lock to expire one day later; another connection's are untouched", async () => {
-    const store = new DynamoDbConnectionStore({ client: table.client, tableName: table.tableName, now: () => DELETED_AT_MS });
+    const store = new DynamoDbConnectionStore({ client: table.client, tableName: table.tableName, clock: { now: () => new Date(DELETED_AT_MS) } });
     const runs = new DynamoDbRunStore(table);
     const gone = `conn-${randomUUID()}`;
     const kept = `conn-${randomUUID()}`;
@@ -74,7 +74,7 @@ describe("a deleted connection's data (DynamoDB TTL, DynamoDB Local)", () => {
   });
 
   test("deleting a connection with no watermarks and no lock writes no item (no stub lock is created)", async () => {
-    const store = new DynamoDbConnectionStore({ client: table.client, tableName: table.tableName, now: () => DELETED_AT_MS });
+    const store = new DynamoDbConnectionStore({ client: table.client, tableName: table.tableName, clock: { now: () => new Date(DELETED_AT_MS) } });
     const id = `conn-${randomUUID()}`;
     await store.put(connection(id));
 

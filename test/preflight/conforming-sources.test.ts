@@ -3,7 +3,7 @@ import { startReferenceSource } from "../../bin/reference-source/start-reference
 import { exitCodeOf } from "../../lambdas/preflight/report";
 import { ALL_RULES } from "../../lambdas/preflight/rules/catalog";
 import { runPreflight } from "../../lambdas/preflight/run-preflight";
-import { ManualClock } from "../support/manual-clock";
+import { manualTime } from "../support/manual-clock";
 import { startPreflightSource } from "../support/preflight-source";
 import { runKitAgainst } from "./preflight-harness";
 
@@ -12,7 +12,7 @@ describe("sources that keep every rule", () => {
   test("the reference source (npm run source, small sizes): exit 0, no finding, every rule checked", async () => {
     const source = await startReferenceSource({ sizes: { contacts: 250, leads: 180, tasks: 60, calls: 60, events: 150 }, recordRequests: true });
     try {
-      const result = await runPreflight({ baseUrl: source.url, token: source.token, fetch: (url, init) => fetch(url, init), clock: new ManualClock() });
+      const result = await runPreflight({ baseUrl: source.url, token: source.token, fetch: (url, init) => fetch(url, init), ...manualTime() });
       expect(result.report.findings).toEqual([]);
       expect(result.report.conforms).toBe(true);
       expect(exitCodeOf(result.report)).toBe(0);
@@ -40,7 +40,7 @@ describe("sources that keep every rule", () => {
   test("a trailing slash on the base URL is stripped, as the service does", async () => {
     const source = await startPreflightSource({ sizes: { contacts: 2, leads: 2 } });
     try {
-      const result = await runPreflight({ baseUrl: `${source.baseUrl}/`, token: source.token, fetch: (url, init) => fetch(url, init), clock: new ManualClock() });
+      const result = await runPreflight({ baseUrl: `${source.baseUrl}/`, token: source.token, fetch: (url, init) => fetch(url, init), ...manualTime() });
       expect(result.report.base_url).toBe(source.baseUrl);
       expect(result.report.findings).toEqual([]);
       expect(source.requests.every((r) => !r.path.startsWith("//"))).toBe(true);

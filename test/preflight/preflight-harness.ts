@@ -24,8 +24,9 @@ export async function runKitAgainst(knobs: SourceKnobs, options: Partial<Preflig
       baseUrl: source.baseUrl,
       token: source.token,
       clock,
+      sleep: clock.sleep,
       fetch: async (url, init) => {
-        const at = clock.now();
+        const at = clock.now().getTime();
         starts.push(at);
         const response = await fetch(url, init);
         exchanges.push({ at, status: response.status });

@@ -2,7 +2,7 @@ import { describe, expect, test } from "vitest";
 import { MAX_RETRIES, RETRY_BACKOFF_SECONDS } from "../../lambdas/core/limits";
 import { RequestWindow } from "../../lambdas/preflight/request-window";
 import { SourceTransport, type PreflightFetch } from "../../lambdas/preflight/source-transport";
-import { ManualClock } from "../support/manual-clock";
+import { ManualClock, manualTime } from "../support/manual-clock";
 import { startSourceServer } from "../support/source-server";
 import { runKitAgainst } from "./preflight-harness";
 
@@ -14,11 +14,11 @@ function busiestSecond(starts: readonly number[]): number {
 describe("never more than --rate request starts in any one-second window (injected clock)", () => {
   test("RequestWindow at rate 3: starts at t, t, t, then t+1000 x3, t+2000 x3", async () => {
     const clock = new ManualClock(0);
-    const window = new RequestWindow(3, clock);
+    const window = new RequestWindow(3, clock, clock.sleep);
     const starts: number[] = [];
     for (let i = 0; i < 9; i++) {
       await window.acquire();
-      starts.push(clock.now());
+      starts.push(clock.now().getTime());
     }
     expect(starts).toEqual([0, 0, 0, 1000, 1000, 1000, 2000, 2000, 2000]);
   });
@@ -45,7 +45,7 @@ describe("429 and Retry-After", () => {
     const clock = new ManualClock(0);
     const fetcher: PreflightFetch = (url, init) => fetch(url, init);
     try {
-      const transport = new SourceTransport({ fetch: fetcher, clock, rate: 100 });
+      const transport = new SourceTransport({ fetch: fetcher, clock, sleep: clock.sleep, rate: 100 });
       const response = await transport.get(new URL(`${server.baseUrl}/leads`), "Bearer t");
       expect(response.status).toBe(429);
       expect(server.requests).toHaveLength(1 + MAX_RETRIES);
@@ -60,7 +60,7 @@ describe("429 and Retry-After", () => {
     const server = await startSourceServer((request) => ({ status: request.path === "/five-hundred" ? 500 : statuses.shift()!, json: { error: "x" } }));
     const clock = new ManualClock(0);
     try {
-      const transport = new SourceTransport({ fetch: (url, init) => fetch(url, init), clock, rate: 100 });
+      const transport = new SourceTransport({ fetch: (url, init) => fetch(url, init), clock, sleep: clock.sleep, rate: 100 });
       expect((await transport.get(new URL(`${server.baseUrl}/leads`), null)).status).toBe(200);
       expect((await transport.get(new URL(`${server.baseUrl}/five-hundred`), null)).status).toBe(500);
       expect(server.requests.map((r) => r.path)).toEqual(["/leads", "/leads", "/leads", "/leads", "/five-hundred"]);
@@ -82,7 +82,7 @@ describe("a source that cannot be reached: a PreflightCannotRunError with one li
     const server = await startSourceServer(() => ({ json: {} }));
     const url = server.baseUrl;
     await server.close();
-    const transport = new SourceTransport({ fetch: (u, init) => fetch(u, init), clock: new ManualClock(0), rate: 5 });
+    const transport = new SourceTransport({ fetch: (u, init) => fetch(u, init), ...manualTime(0), rate: 5 });
     await expect(transport.get(new URL(`${url}/pipelines`), "Bearer secret-token")).rejects.toMatchObject({
       name: "PreflightCannotRunError",
       message: expect.stringMatching(/^connection refused by http:\/\/127\.0\.0\.1:\d+: start the source or fix the base URL$/),

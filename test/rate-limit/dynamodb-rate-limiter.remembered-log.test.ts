@@ -43,7 +43,7 @@ function processLimiter(clock: { now: number }) {
   const limiter = new DynamoDbRateLimiter({
     client,
     tableName,
-    now: () => clock.now,
+    clock: { now: () => new Date(clock.now) },
     sleep: async (ms) => {
       clock.now += Math.max(ms, 1);
     },

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { GetItemCommand, PutItemCommand, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { afterAll, describe, expect, test } from "vitest";
+import type { Clock } from "../../lambdas/core/ports/clock";
 import type { SourceClient, SourceConnection } from "../../lambdas/core/ports/source-client";
 import { DynamoDbRateLimiter, MAX_WRITE_LEAD_MS, RATE_WINDOW_MS, WRITE_LATENCY_SAMPLES, planAcquire } from "../../lambdas/rate-limit/dynamodb-rate-limiter";
 import { MAX_STALE_SLOTS, SLOT_LATE_MS } from "../../lambdas/core/limits";
@@ -46,25 +47,25 @@ function virtualWorld() {
   const source: SourceClient = {
     fetchPage: (connection, request) =>
       clock.busy(() => {
-        sent.push({ at: clock.now(), token: connection.token, page: request.page });
+        sent.push({ at: clock.now().getTime(), token: connection.token, page: request.page });
         return http.fetchPage(connection, request);
       }),
   };
   const processLimiter = (): DynamoDbRateLimiter => {
     const own = testDynamoDbClient();
     extraClients.push(own);
-    return new DynamoDbRateLimiter({ client: clock.holdDuring(own), tableName: table.tableName, now: clock.now, sleep: clock.sleep });
+    return new DynamoDbRateLimiter({ client: clock.holdDuring(own), tableName: table.tableName, clock, sleep: clock.sleep });
   };
   /** A caller in its own process, rate-limited for `connectionId`. */
   const caller = (connectionId: string, rate: number): SourceClient =>
-    rateLimited(source, processLimiter(), { connectionId, rateLimit: rate }, clock.now);
+    rateLimited(source, processLimiter(), { connectionId, rateLimit: rate }, clock);
   /** A caller whose slot was reserved `leadMs` ahead (as the sync reserves the next page's) in its own process. */
   const reserving = (connectionId: string, rate: number, leadMs: number): SourceClient =>
     rateLimited(
       source,
       processLimiter(),
       { connectionId, rateLimit: rate },
-      clock.now,
+      clock,
       processLimiter().acquire(connectionId, rate, { leadMs }),
       clock.sleep,
     );
@@ -96,7 +97,7 @@ describe("DynamoDbRateLimiter against a real source, on a virtual clock (DynamoD
     const rate = 5;
     const server = await sourceServer();
     const { clock, sent, caller } = virtualWorld();
-    const origin = clock.now();
+    const origin = clock.now().getTime();
     const connectionId = newConnection();
     const connection = { baseUrl: server.baseUrl, token: "token-a" };
     // Three callers (separate page Lambdas / the onboarding test call), 5 concurrent requests each.
@@ -115,7 +116,7 @@ describe("DynamoDbRateLimiter against a real source, on a virtual clock (DynamoD
     const n = 2 * rate + 1;
     const server = await sourceServer();
     const { clock, sent, caller } = virtualWorld();
-    const t0 = clock.now();
+    const t0 = clock.now().getTime();
 
     await fetchPages(caller(newConnection(), rate), { baseUrl: server.baseUrl, token: "token-a" }, n);
 
@@ -133,7 +134,7 @@ describe("DynamoDbRateLimiter against a real source, on a virtual clock (DynamoD
     const rate = 5;
     const server = await sourceServer();
     const { clock, sent, caller, reserving } = virtualWorld();
-    const origin = clock.now();
+    const origin = clock.now().getTime();
     const connectionId = newConnection();
     const connection = { baseUrl: server.baseUrl, token: "token-a" };
     // Immediate callers and callers whose slots are reserved 300 ms and 700 ms ahead, from three processes.
@@ -154,7 +155,7 @@ describe("DynamoDbRateLimiter against a real source, on a virtual clock (DynamoD
     const rate = 2;
     const server = await sourceServer();
     const { clock, sent, caller } = virtualWorld();
-    const t0 = clock.now();
+    const t0 = clock.now().getTime();
     const a = { connectionId: newConnection(), token: "token-a" };
     const b = { connectionId: newConnection(), token: "token-b" };
 
@@ -179,7 +180,7 @@ describe("DynamoDbRateLimiter on a fake clock (DynamoDB Local)", () => {
     const limiter = new DynamoDbRateLimiter({
       client: table.client,
       tableName: table.tableName,
-      now: () => clock.t,
+      clock: { now: () => new Date(clock.t) },
       sleep: async (ms) => {
         clock.sleeps.push(ms);
         clock.t += ms;
@@ -234,7 +235,7 @@ describe("DynamoDbRateLimiter on a fake clock (DynamoDB Local)", () => {
     const connectionId = newConnection();
     const t = 5_000_000;
     // Several processes at the same instant; their sleeps (the conflict jitter) do not move the clock.
-    const limiters = range(4).map(() => new DynamoDbRateLimiter({ client: table.client, tableName: table.tableName, now: () => t, sleep: async () => {} }));
+    const limiters = range(4).map(() => new DynamoDbRateLimiter({ client: table.client, tableName: table.tableName, clock: { now: () => new Date(t) }, sleep: async () => {} }));
     await Promise.all(range(8).map((i) => (limiters[i % 4] as DynamoDbRateLimiter).acquire(connectionId, 8)));
     expect(await storedStarts(connectionId)).toEqual(range(8).map(() => t));
 
@@ -248,7 +249,7 @@ describe("DynamoDbRateLimiter on a fake clock (DynamoDB Local)", () => {
     const t = 7_000_000;
     // now() per attempt: once before the write, once after. The first write comes back 100 ms late.
     const clock = [t, t + 100, t + 100, t + 100];
-    const limiter = new DynamoDbRateLimiter({ client: table.client, tableName: table.tableName, now: () => clock.shift() ?? t + 100, sleep: async () => {} });
+    const limiter = new DynamoDbRateLimiter({ client: table.client, tableName: table.tableName, clock: { now: () => new Date(clock.shift() ?? t + 100) }, sleep: async () => {} });
 
     await limiter.acquire(connectionId, 1);
 
@@ -292,7 +293,7 @@ describe("DynamoDbRateLimiter on a fake clock (DynamoDB Local)", () => {
     // One clock for two processes: the sync (A) and another caller of the connection (B, e.g. the test call).
     const clock = { t: 9_000_000 };
     const t0 = clock.t;
-    const now = () => clock.t;
+    const shared: Clock = { now: () => new Date(clock.t) };
     const sent: { readonly at: number; readonly by: string }[] = [];
     const sourceOf = (by: string): SourceClient => ({
       async fetchPage() {
@@ -301,16 +302,16 @@ describe("DynamoDbRateLimiter on a fake clock (DynamoDB Local)", () => {
       },
     });
     // B's limiter waits for a full window by moving the clock; A's client waits for its reserved slot on a gate.
-    const limiterA = new DynamoDbRateLimiter({ client: table.client, tableName: table.tableName, now, sleep: async () => {} });
-    const limiterB = new DynamoDbRateLimiter({ client: table.client, tableName: table.tableName, now, sleep: async (ms) => void (clock.t += ms) });
+    const limiterA = new DynamoDbRateLimiter({ client: table.client, tableName: table.tableName, clock: shared, sleep: async () => {} });
+    const limiterB = new DynamoDbRateLimiter({ client: table.client, tableName: table.tableName, clock: shared, sleep: async (ms) => void (clock.t += ms) });
     const asleep = gate<number>();
     const wake = gate();
     const reserved = limiterA.acquire(connectionId, rate, { leadMs: 100 });
-    const a = rateLimited(sourceOf("A"), limiterA, { connectionId, rateLimit: rate }, now, reserved, (ms) => {
+    const a = rateLimited(sourceOf("A"), limiterA, { connectionId, rateLimit: rate }, shared, reserved, (ms) => {
       asleep.open(ms);
       return wake.opened;
     });
-    const b = rateLimited(sourceOf("B"), limiterB, { connectionId, rateLimit: rate }, now);
+    const b = rateLimited(sourceOf("B"), limiterB, { connectionId, rateLimit: rate }, shared);
 
     // A's request waits for its slot, reserved 100 ms ahead (at t0 + 100).
     const aSent = a.fetchPage(connection, { path: "/leads", page: 2 });
@@ -393,6 +394,6 @@ function slowStoreLimiter(clock: { t: number }, writeMs: number) {
       return table.client.send(command as PutItemCommand);
     },
   } as unknown as DynamoDBClient;
-  const limiter = new DynamoDbRateLimiter({ client, tableName: table.tableName, now: () => clock.t, sleep: async (ms) => void (clock.t += ms) });
+  const limiter = new DynamoDbRateLimiter({ client, tableName: table.tableName, clock: { now: () => new Date(clock.t) }, sleep: async (ms) => void (clock.t += ms) });
   return { limiter, writes: () => writes };
 }

@@ -15,7 +15,7 @@ function limiterAt(start: number) {
   const limiter = new DynamoDbRateLimiter({
     client: table.client,
     tableName: table.tableName,
-    now: () => now,
+    clock: { now: () => new Date(now) },
     sleep: () => Promise.reject(new Error("the test never lets the window fill")),
   });
   return { limiter, moveTo: (t: number) => (now = t) };
@@ -39,7 +39,7 @@ describe("rate-limiter retention (DynamoDB TTL, DynamoDB Local)", () => {
     const later = first + 3 * 60 * 60 * 1000 + 999; // three hours on
     moveTo(later);
     // A second limiter (another process) reads the log, so its write goes through the version condition.
-    const other = new DynamoDbRateLimiter({ client: table.client, tableName: table.tableName, now: () => later, sleep: () => Promise.reject(new Error("no wait")) });
+    const other = new DynamoDbRateLimiter({ client: table.client, tableName: table.tableName, clock: { now: () => new Date(later) }, sleep: () => Promise.reject(new Error("no wait")) });
     expect(await other.acquire(connectionId, 5)).toBe(later);
     const afterSecond = await rawLog(connectionId);
     expect(afterSecond?.[TTL_ATTRIBUTE]?.N).toBe(String(Math.floor(later / 1000) + 86_400));

@@ -115,7 +115,7 @@ function depsAt(epochMs: number): PurgeDeps {
 }
 
 async function deleteConnection(id: string): Promise<void> {
-  await new DynamoDbConnectionStore({ client, tableName, now: () => DELETED_AT }).delete(ACCOUNT, id);
+  await new DynamoDbConnectionStore({ client, tableName, clock: { now: () => new Date(DELETED_AT) } }).delete(ACCOUNT, id);
 }
 
 const DUE = DELETED_AT + DELETED_CONNECTION_PURGE_DELAY_SECONDS * 1000;

@@ -282,7 +282,7 @@ describe("status codes", () => {
     test("Retry-After as an HTTP-date counts whole seconds from the injected now", async () => {
       const now = Date.parse("2026-03-01T10:00:00.000Z");
       const server = await serve(() => ({ status: 429, headers: { "retry-after": new Date(now + 30_000).toUTCString() } }));
-      const clocked = createHttpSourceClient({ now: () => now });
+      const clocked = createHttpSourceClient({ clock: { now: () => new Date(now) } });
       const error = (await failure(clocked.fetchPage(connection(server.baseUrl), { path: "/leads", page: 1 }))) as SourceThrottledError;
       expect(error).toBeInstanceOf(SourceThrottledError);
       expect(error.retryAfterSeconds).toBe(30);

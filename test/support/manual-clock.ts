@@ -1,17 +1,26 @@
-import type { PreflightClock } from "../../lambdas/preflight/request-window";
+import type { Clock } from "../../lambdas/core/ports/clock";
 
-/** A clock that moves only when slept on: waits cost no wall time and every wait is recorded. */
-export class ManualClock implements PreflightClock {
+/**
+ * A clock that moves only when slept on: waits cost no wall time and every
+ * wait is recorded. Pass it as the clock and its `sleep` as the sleep.
+ */
+export class ManualClock implements Clock {
   readonly sleeps: number[] = [];
 
   constructor(private time = 1_000_000) {}
 
-  now(): number {
-    return this.time;
+  now(): Date {
+    return new Date(this.time);
   }
 
-  async sleep(ms: number): Promise<void> {
+  readonly sleep = async (ms: number): Promise<void> => {
     this.sleeps.push(ms);
     this.time += ms;
-  }
+  };
+}
+
+/** A fresh ManualClock as the `clock` and `sleep` options of the code under test. */
+export function manualTime(start?: number): { readonly clock: ManualClock; readonly sleep: ManualClock["sleep"] } {
+  const clock = new ManualClock(start);
+  return { clock, sleep: clock.sleep };
 }

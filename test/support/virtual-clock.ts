@@ -1,8 +1,9 @@
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import type { Clock } from "../../lambdas/core/ports/clock";
 
 /**
- * A clock for code that takes `now` and `sleep` as options (the rate
- * limiter), shared by several callers that also do real I/O (DynamoDB Local,
+ * A clock for code that takes a `clock` and a `sleep` (the rate limiter),
+ * shared by several callers that also do real I/O (DynamoDB Local,
  * a loopback source).
  *
  * Time stands still while any I/O registered with `busy` is in flight, and
@@ -11,7 +12,7 @@ import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
  * its rule and on the order of events, never on how fast the machine is; a
  * request sent at virtual time t was sent at t exactly.
  */
-export class VirtualClock {
+export class VirtualClock implements Clock {
   private t: number;
   private inFlight = 0;
   private sleepers: { readonly at: number; readonly wake: () => void }[] = [];
@@ -21,7 +22,7 @@ export class VirtualClock {
     this.t = start;
   }
 
-  readonly now = (): number => this.t;
+  readonly now = (): Date => new Date(this.t);
 
   readonly sleep = (ms: number): Promise<void> =>
     new Promise<void>((wake) => {

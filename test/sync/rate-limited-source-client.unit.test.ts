@@ -1,4 +1,5 @@
 import { describe, expect, test } from "vitest";
+import type { Clock } from "../../lambdas/core/ports/clock";
 import type { RateLimiter } from "../../lambdas/core/ports/rate-limiter";
 import type { SourceClient } from "../../lambdas/core/ports/source-client";
 import { RateLimitSlotsStaleError } from "../../lambdas/core/errors";
@@ -25,12 +26,14 @@ const source: SourceClient & { sent: number } = {
   },
 };
 const connection = { baseUrl: "http://127.0.0.1:1", token: "t" };
+/** A clock stopped at `ms` (epoch). */
+const at = (ms: number): Clock => ({ now: () => new Date(ms) });
 
 describe("rateLimited", () => {
   test("rate limit: every request takes a slot before it is sent", async () => {
     source.sent = 0;
     const limiter = scriptedLimiter([1_000, 2_000]);
-    const client = rateLimited(source, limiter, { connectionId: "c", rateLimit: 5 }, () => 1_000);
+    const client = rateLimited(source, limiter, { connectionId: "c", rateLimit: 5 }, at(1_000));
     await client.fetchPage(connection, { path: "/leads", page: 1 });
     expect(limiter.calls).toBe(1);
     expect(source.sent).toBe(1);
@@ -40,7 +43,7 @@ describe("rateLimited", () => {
     source.sent = 0;
     const now = 10_000;
     const limiter = scriptedLimiter([now - SLOT_LATE_MS - 1, now - SLOT_LATE_MS - 30, now - 2]);
-    const client = rateLimited(source, limiter, { connectionId: "c", rateLimit: 5 }, () => now);
+    const client = rateLimited(source, limiter, { connectionId: "c", rateLimit: 5 }, at(now));
     await client.fetchPage(connection, { path: "/leads", page: 1 });
     expect(limiter.calls).toBe(3);
     expect(source.sent).toBe(1);
@@ -57,7 +60,7 @@ describe("rateLimited", () => {
         return slots.shift()!;
       },
     };
-    const client = rateLimited(source, limiter, { connectionId: "c", rateLimit: 5 }, () => now);
+    const client = rateLimited(source, limiter, { connectionId: "c", rateLimit: 5 }, at(now));
     await client.fetchPage(connection, { path: "/leads", page: 1 });
     expect(asked).toEqual([undefined, { replacing: now - SLOT_LATE_MS - 5 }]);
     expect(source.sent).toBe(1);
@@ -68,7 +71,7 @@ describe("rateLimited", () => {
     const now = 10_000;
     // Every slot is stale (a starved process): without a bound this would loop for ever.
     const limiter = scriptedLimiter(Array.from({ length: 1_000 }, () => now - SLOT_LATE_MS - 1));
-    const client = rateLimited(source, limiter, { connectionId: "c", rateLimit: 5 }, () => now);
+    const client = rateLimited(source, limiter, { connectionId: "c", rateLimit: 5 }, at(now));
     const failure = client.fetchPage(connection, { path: "/leads", page: 1 });
     await expect(failure).rejects.toBeInstanceOf(RateLimitSlotsStaleError);
     await expect(failure).rejects.toMatchObject({ retryable: true, detail: expect.stringContaining(`${MAX_STALE_SLOTS} rate-limit slots`) });
@@ -93,7 +96,7 @@ describe("rateLimited", () => {
       slept.push(ms);
       now += ms;
     };
-    const client = rateLimited(timed, limiter, { connectionId: "c", rateLimit: 5 }, () => now, Promise.resolve(10_030), sleep);
+    const client = rateLimited(timed, limiter, { connectionId: "c", rateLimit: 5 }, { now: () => new Date(now) }, Promise.resolve(10_030), sleep);
     await client.fetchPage(connection, { path: "/leads", page: 1 });
     expect(sentAt).toEqual([10_030]);
     expect(slept).toEqual([30]);
