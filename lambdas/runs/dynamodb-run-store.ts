@@ -13,8 +13,9 @@ import {
 } from "@aws-sdk/client-dynamodb";
 import { marshall, unmarshall } from "@aws-sdk/util-dynamodb";
 import * as v from "valibot";
+import { atStoreEdge } from "../aws/aws-busy-errors";
 import { SUMMARY_ENTITIES, type SummaryEntity } from "../core/entities";
-import { cutDetail } from "../core/errors";
+import { cutDetail, StoreUnavailableError } from "../core/errors";
 import type { BeginResult, EntitiesMove, NewRun, RunStore } from "../core/ports/run-store";
 import { RunLockSchema, type RunLock } from "../core/run-lock";
 import { EntityProgressSchema, RunSummarySchema, type EntityProgress, type RunSummary, type RunWait } from "../core/run-summary";
@@ -36,14 +37,8 @@ export interface DynamoDbRunStoreOptions {
 
 /** Keys in one BatchGetItem (DynamoDB's limit). */
 const BATCH_GET_MAX_KEYS = 100;
-/** BatchGetItem calls for one set of keys before its unprocessed keys become LockReadUnprocessedError. */
+/** BatchGetItem calls for one set of keys before its unprocessed keys become StoreUnavailableError. */
 const BATCH_GET_ATTEMPTS = 5;
-
-/** DynamoDB left run-lock keys unprocessed call after call (throttled): `$retryable`, so the Task's Retry asks again. */
-export class LockReadUnprocessedError extends Error {
-  override readonly name = "LockReadUnprocessedError";
-  readonly $retryable = { throttling: true };
-}
 
 /** An update (progress, finish) for a run whose summary does not exist. */
 export class RunNotFoundError extends Error {
@@ -114,11 +109,12 @@ const RUNNING_CONDITION = "attribute_exists(#pk) AND #status = :running";
  * Other DynamoDB errors propagate unchanged.
  */
 export class DynamoDbRunStore implements RunStore {
-  private readonly client: DynamoDBClient;
+  /** Busy DynamoDB errors become StoreUnavailableError here, at the adapter's edge. */
+  private readonly client: Pick<DynamoDBClient, "send">;
   private readonly tableName: string;
 
   constructor(options: DynamoDbRunStoreOptions) {
-    this.client = options.client;
+    this.client = atStoreEdge(options.client);
     this.tableName = options.tableName;
   }
 
@@ -411,7 +407,7 @@ export class DynamoDbRunStore implements RunStore {
       let keys: Item[] = unique.slice(at, at + BATCH_GET_MAX_KEYS).map(lockKey);
       for (let attempt = 0; keys.length > 0; attempt += 1) {
         // DynamoDB may leave keys unprocessed under load: asked again, then a retryable error for the state machine's Retry.
-        if (attempt === BATCH_GET_ATTEMPTS) throw new LockReadUnprocessedError(`${keys.length} run locks left unprocessed after ${attempt} BatchGetItem calls`);
+        if (attempt === BATCH_GET_ATTEMPTS) throw new StoreUnavailableError(`${keys.length} run locks left unprocessed after ${attempt} BatchGetItem calls`);
         const out = await this.client.send(
           new BatchGetItemCommand({ RequestItems: { [this.tableName]: { Keys: keys, ConsistentRead: false } } }),
         );
