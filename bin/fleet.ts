@@ -23,22 +23,15 @@ import { createGuardedFetch } from "../lambdas/source/ssrf/guarded-fetch";
 import { ensureTable } from "../lambdas/store/table-definition";
 import { createLocalDispatch } from "../lambdas/local/local-dispatch";
 import { DEFAULT_LOCAL_MAX_CONCURRENT_RUNS } from "../lambdas/local/local-runtime-config";
-import { dispatchSyncs } from "../lambdas/sync/dispatch-tick";
 import { FLEET_TOKEN, startFleetSource } from "./fleet/fleet-source";
 import { spread, timeDynamoDb, timeEngine, timeLimiter, watchProcess, watchRuns } from "./fleet/fleet-probes";
 
 const USAGE =
-  "usage: npm run fleet -- [--connections N] [--max-concurrent-runs C] [--rate-limit R] [--timeout-s S] [--uncapped]\n" +
-  "  --uncapped: the tick as it was before the dispatch state machine (dispatchSyncs: every run started at once)";
+  "usage: npm run fleet -- [--connections N] [--max-concurrent-runs C] [--rate-limit R] [--timeout-s S]";
 
 function parseArgs(argv: readonly string[]) {
-  const options = { connections: 100, maxConcurrentRuns: DEFAULT_LOCAL_MAX_CONCURRENT_RUNS, rateLimit: 5, timeoutS: 900, uncapped: false };
+  const options = { connections: 100, maxConcurrentRuns: DEFAULT_LOCAL_MAX_CONCURRENT_RUNS, rateLimit: 5, timeoutS: 900 };
   for (let i = 0; i < argv.length; i += 2) {
-    if (argv[i] === "--uncapped") {
-      options.uncapped = true;
-      i -= 1;
-      continue;
-    }
     const value = Number(argv[i + 1]);
     if (!Number.isInteger(value) || value < 1) throw new Error(`${argv[i]} needs a whole number >= 1`);
     if (argv[i] === "--connections") options.connections = value;
@@ -121,7 +114,7 @@ async function main(): Promise<void> {
     const started = performance.now();
     // The tick the local runtime's schedule fires (lambdas/local/local-runtime.ts): the dispatch state machine.
     const dispatch = createLocalDispatch({ startDeps: { ...local.startDeps, starter: local.engine }, maxConcurrentRuns: options.maxConcurrentRuns, timeScale: 1, logger: countingLogger });
-    const tick = options.uncapped ? JSON.stringify(await dispatchSyncs(local.startDeps)) : (await dispatch.tick()).status;
+    const tick = (await dispatch.tick()).status;
     const dispatchS = (performance.now() - started) / 1000;
     progress(`tick returned after ${fixed(dispatchS, 1)} s: ${tick}`);
     const expected = options.connections;
@@ -140,14 +133,14 @@ async function main(): Promise<void> {
 
     const ddbAll = spread(ddb.all());
     const out = [
-      `## npm run fleet -- --connections ${options.connections} ${options.uncapped ? "--uncapped" : `--max-concurrent-runs ${options.maxConcurrentRuns}`} --rate-limit ${options.rateLimit}`,
+      `## npm run fleet -- --connections ${options.connections} --max-concurrent-runs ${options.maxConcurrentRuns} --rate-limit ${options.rateLimit}`,
       "",
       `node ${process.version}, ${(await import("node:os")).cpus().length} cores`,
       "",
       "| figure | value |",
       "|---|---|",
       `| connections | ${options.connections} |`,
-      `| cap on concurrent runs (MAX_CONCURRENT_RUNS) | ${options.uncapped ? "none (--uncapped: dispatchSyncs, the tick before this change)" : options.maxConcurrentRuns} |`,
+      `| cap on concurrent runs (MAX_CONCURRENT_RUNS) | ${options.maxConcurrentRuns} |`,
       `| runs started by the tick | ${runs.begun} |`,
       `| runs completed (succeeded) | ${runs.finished.succeeded} |`,
       `| runs failed | ${runs.finished.failed} |`,

@@ -17,6 +17,7 @@ import { EmailSubscription } from "aws-cdk-lib/aws-sns-subscriptions";
 import type { StateMachine } from "aws-cdk-lib/aws-stepfunctions";
 import { Construct } from "constructs";
 import { METRIC, METRIC_SERVICE, type Fault } from "../lambdas/core/metric-names";
+import { DISPATCH_START_FAILED_MESSAGE } from "../lambdas/sync/dispatch-tick";
 import { metricNamespace, type ServiceFunction } from "./service-function";
 
 export interface AlarmsProps {
@@ -28,6 +29,8 @@ export interface AlarmsProps {
   /** The schedule tick (statemachine/dispatch.asl.json) and its log group (ERROR level). */
   readonly dispatchStateMachine: StateMachine;
   readonly dispatchLogs: ILogGroup;
+  /** The dispatcher function's log group: its line for each run whose start the tick gave up on. */
+  readonly dispatcherLogs: ILogGroup;
   readonly dispatchRule: Rule;
   readonly table: TableV2;
   readonly httpApi: HttpApi;
@@ -45,6 +48,9 @@ export interface AlarmsProps {
  * Lambda or store error that escaped the retries) is a fault of the service.
  */
 export const CUSTOMER_OR_EXPECTED_ERRORS = ["SyncRunFailed", "RunSupersededError"] as const;
+
+/** DispatchStartFailures: the dispatcher's line for a run whose start the tick gave up on, unless the run's own execution failed. */
+export const DISPATCH_START_FAILURES_PATTERN = `{ $.message = "${DISPATCH_START_FAILED_MESSAGE}" && $.error != "States.TaskFailed" }`;
 
 /** The first words of the BeginFailed state's Cause (statemachine/sync.asl.json). */
 export const BEGIN_FAILED_CAUSE = "The run could not begin";
@@ -160,14 +166,16 @@ export class Alarms extends Construct {
       1,
       "The schedule tick failed (ListConnections failed after its retries): connections not yet listed were not dispatched on this tick",
     );
-    // A run's own failure ends its RunSync or FirstSegment task with States.TaskFailed (the run's alarms cover it); any other error of
-    // a Step Functions task is the start itself refused (ExecutionLimitExceeded, throttling) after the retries.
+    // Counted from the dispatcher's line when a Catch hands it a run to release (once per run, after the retries), not from the
+    // tick's TaskFailed events: those are logged for every failed attempt, a retry that then succeeds included. A run's own
+    // failure ends its RunSync or FirstSegment with States.TaskFailed (the run's alarms cover it); any other error is the start
+    // itself refused (ExecutionLimitExceeded, throttling).
     this.dispatchStartFailures = this.filter(
       "DispatchStartFailuresFilter",
-      props.dispatchLogs,
+      props.dispatcherLogs,
       namespace,
       "DispatchStartFailures",
-      `{ $.type = "TaskFailed" && $.details.resourceType = "states" && $.details.error != "States.TaskFailed" }`,
+      DISPATCH_START_FAILURES_PATTERN,
     );
     this.add("DispatchStartFailures", this.dispatchStartFailures, THRESHOLDS.dispatchStartFailures, "The schedule tick could not start the runs of several connections (StartExecution refused after its retries)");
     this.add(

@@ -4,6 +4,7 @@ import { LambdaFunction } from "aws-cdk-lib/aws-events-targets";
 import type { RetentionDays } from "aws-cdk-lib/aws-logs";
 import { Construct } from "constructs";
 import { PURGE_INTERVAL_MINUTES } from "../lambdas/retention/purge-deleted-connections";
+import { FIXED_RESERVED_CONCURRENCY } from "./deploy-config";
 import type { RecordTable } from "./record-table";
 import { FUNCTION_SIZES, ServiceFunction } from "./service-function";
 import { TABLE_ACCESS } from "./table-access";
@@ -32,7 +33,7 @@ export class ConnectionPurge extends Construct {
       ...FUNCTION_SIZES.purge,
       environment: { TABLE_NAME: props.table.table.tableName },
       logRetention: props.logRetention,
-      reservedConcurrency: 1,
+      reservedConcurrency: FIXED_RESERVED_CONCURRENCY.Purge,
     });
     props.table.grantItemActions(this.purger.role, TABLE_ACCESS.PurgeDeleted);
 

@@ -83,6 +83,7 @@ export class CrmIntegrationStack extends Stack {
       functions,
       dispatchStateMachine: this.syncSchedule.stateMachine,
       dispatchLogs: this.syncSchedule.logGroup,
+      dispatcherLogs: this.syncSchedule.dispatcher.logGroup,
       dispatchRule: this.syncSchedule.rule,
       table: this.table.table,
       httpApi: this.api.httpApi,

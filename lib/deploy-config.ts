@@ -31,7 +31,34 @@ export const CONTEXT_DEFAULTS = {
   apiThrottleRate: 50,
   apiThrottleBurst: 100,
   noSuccessAlarmHours: 3,
+  accountConcurrency: 1000,
 } as const;
+
+/**
+ * Reserved concurrency the stack sets besides context's: the public OpenAPI route's function (a flood on the one
+ * unauthenticated route takes at most this many) and the hourly purge (two at once would compete for the same deletes).
+ */
+export const FIXED_RESERVED_CONCURRENCY = { OpenApi: 5, Purge: 1 } as const;
+/** The functions whose reserved concurrency is context apiConcurrency each. */
+export const API_CONCURRENCY_FUNCTIONS = ["Api", "TestConnectionApi", "PreflightWorker"] as const;
+/**
+ * Lambda keeps this much of the account's concurrency unreserved, whatever the quota
+ * (https://docs.aws.amazon.com/lambda/latest/dg/configuration-concurrency.html).
+ */
+export const UNRESERVED_CONCURRENCY = 100;
+
+/** Every reservation of the stack, by function, and their sum: what the account's quota must hold with 100 to spare. */
+export function reservedConcurrencyOf(config: { readonly pageTaskConcurrency: number; readonly apiConcurrency: number }): {
+  readonly byFunction: Readonly<Record<string, number>>;
+  readonly total: number;
+} {
+  const byFunction = {
+    SyncPage: config.pageTaskConcurrency,
+    ...Object.fromEntries(API_CONCURRENCY_FUNCTIONS.map((name) => [name, config.apiConcurrency])),
+    ...FIXED_RESERVED_CONCURRENCY,
+  };
+  return { byFunction, total: Object.values(byFunction).reduce((sum, each) => sum + each, 0) };
+}
 
 export interface DeployConfig {
   /** OIDC issuer URL of the workspace identity provider (the `iss` claim, exactly). */
@@ -54,8 +81,10 @@ export interface DeployConfig {
    * connections wait in the Map until a run ends (docs/fleet-scale.md). At most pageTaskConcurrency.
    */
   readonly maxConcurrentRuns: number;
-  /** Reserved concurrency of each authenticated API function (Api, TestConnectionApi). */
+  /** Reserved concurrency of each authenticated API function (Api, TestConnectionApi, PreflightWorker). */
   readonly apiConcurrency: number;
+  /** The account's Lambda concurrency quota in the deploy region (Service Quotas L-B99A9384): the reservations must leave 100 of it. */
+  readonly accountConcurrency: number;
   /** API stage throttling: steady requests per second and burst, over all routes. */
   readonly apiThrottleRate: number;
   readonly apiThrottleBurst: number;
@@ -119,6 +148,8 @@ const PageTaskConcurrencySchema = wholeNumber("pageTaskConcurrency", 1, 800);
 const ApiConcurrencySchema = wholeNumber("apiConcurrency", 1, 100);
 /** A run has at most one page task in flight: more runs than page slots would wait as throttled retries, not in the Map. */
 const MaxConcurrentRunsSchema = wholeNumber("maxConcurrentRuns", 1, 800);
+/** Lambda's default is 1,000 (new accounts may start lower); below 100 nothing can be reserved at all. */
+const AccountConcurrencySchema = wholeNumber("accountConcurrency", 100, 1_000_000);
 const ApiThrottleRateSchema = wholeNumber("apiThrottleRate", 1, 10_000);
 const ApiThrottleBurstSchema = wholeNumber("apiThrottleBurst", 1, 5_000);
 /** Whole hours up to a day: CloudWatch evaluates at most 24 hours of one-hour periods in one alarm (86,400 s). */
@@ -214,6 +245,9 @@ export function readDeployConfig(node: Node): DeployConfig {
       `context maxConcurrentRuns (${maxConcurrentRuns}) must be at most pageTaskConcurrency (${pageTaskConcurrency}): each run holds at most one page task, and runs past the page slots would fail over to throttled retries instead of waiting in the dispatch Map`,
     );
   }
+  const apiConcurrency = parse(ApiConcurrencySchema, "apiConcurrency", get("apiConcurrency"));
+  const accountConcurrency = parse(AccountConcurrencySchema, "accountConcurrency", get("accountConcurrency"));
+  checkReservedConcurrency({ pageTaskConcurrency, apiConcurrency, accountConcurrency });
   return {
     jwtIssuer,
     jwtAudience,
@@ -224,7 +258,8 @@ export function readDeployConfig(node: Node): DeployConfig {
     alarmEmail: parse(EmailSchema, "alarmEmail", get("alarmEmail")),
     pageTaskConcurrency,
     maxConcurrentRuns,
-    apiConcurrency: parse(ApiConcurrencySchema, "apiConcurrency", get("apiConcurrency")),
+    apiConcurrency,
+    accountConcurrency,
     apiThrottleRate,
     apiThrottleBurst,
     noSuccessAlarmHours: parse(NoSuccessHoursSchema, "noSuccessAlarmHours", get("noSuccessAlarmHours")),
@@ -232,4 +267,23 @@ export function readDeployConfig(node: Node): DeployConfig {
     consoleConnectOrigins: parse(ConnectOriginsSchema, "consoleConnectOrigins", get("consoleConnectOrigins")) ?? [],
     consoleBuildDir: resolve(parse(BuildDirSchema, "consoleBuildDir", get("consoleBuildDir")) ?? CONSOLE_DIST_DIR),
   };
+}
+
+const count = (n: number) => n.toLocaleString("en-US");
+
+/**
+ * Each setting fits on its own, but the reservations add up: a deploy whose sum leaves less than 100 of the account's
+ * quota unreserved fails on a function, mid-deploy. Failing the synth names the settings instead.
+ */
+function checkReservedConcurrency(config: { pageTaskConcurrency: number; apiConcurrency: number; accountConcurrency: number }): void {
+  const { total } = reservedConcurrencyOf(config);
+  const reservable = config.accountConcurrency - UNRESERVED_CONCURRENCY;
+  if (total <= reservable) return;
+  const fixed = Object.values(FIXED_RESERVED_CONCURRENCY).reduce((sum, each) => sum + each, 0);
+  const fixedNames = Object.entries(FIXED_RESERVED_CONCURRENCY).map(([name, n]) => `${name} ${n}`).join(", ");
+  throw new DeployConfigError(
+    `context pageTaskConcurrency (${count(config.pageTaskConcurrency)}) + ${API_CONCURRENCY_FUNCTIONS.length} × apiConcurrency (${count(config.apiConcurrency)}) + ${fixed} fixed (${fixedNames}) ` +
+      `reserve ${count(total)} concurrent executions, but an account whose Lambda concurrency quota is accountConcurrency (${count(config.accountConcurrency)}) may reserve at most ${count(reservable)} ` +
+      `(Lambda keeps ${UNRESERVED_CONCURRENCY} unreserved): lower pageTaskConcurrency or apiConcurrency, or raise the quota and set accountConcurrency to it (docs/operations.md).`,
+  );
 }

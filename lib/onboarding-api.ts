@@ -15,6 +15,7 @@ import { HttpLambdaIntegration } from "aws-cdk-lib/aws-apigatewayv2-integrations
 import { LogGroup, type RetentionDays } from "aws-cdk-lib/aws-logs";
 import { Construct } from "constructs";
 import { PUBLIC_ROUTE_KEYS, ROUTES } from "../lambdas/onboarding/http/routes";
+import { FIXED_RESERVED_CONCURRENCY } from "./deploy-config";
 import type { RecordTable } from "./record-table";
 import { FUNCTION_SIZES, ServiceFunction } from "./service-function";
 import type { SourceTokenKey } from "./source-token-key";
@@ -22,7 +23,7 @@ import type { SyncStateMachine } from "./sync-state-machine";
 import { TABLE_ACCESS } from "./table-access";
 
 /** The public OpenAPI route's function: a flood on the one unauthenticated route can take at most this many. */
-export const OPENAPI_CONCURRENCY = 5;
+export const OPENAPI_CONCURRENCY = FIXED_RESERVED_CONCURRENCY.OpenApi;
 
 export interface OnboardingApiProps {
   readonly table: RecordTable;

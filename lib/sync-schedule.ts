@@ -8,7 +8,7 @@ import { Construct } from "constructs";
 import { loadDispatchDefinition } from "../statemachine/dispatch-definition";
 import type { RecordTable } from "./record-table";
 import { FUNCTION_SIZES, ServiceFunction } from "./service-function";
-import type { SyncStateMachine } from "./sync-state-machine";
+import { vendedLogGroupName, type SyncStateMachine } from "./sync-state-machine";
 import { TABLE_ACCESS } from "./table-access";
 
 export interface SyncScheduleProps {
@@ -58,7 +58,7 @@ export class SyncSchedule extends Construct {
     props.syncStateMachine.grantDescribeRuns(this.dispatcher.role);
 
     this.stateMachineName = `${stack.stackName}-Dispatch`;
-    this.logGroup = new LogGroup(this, "Logs", { retention: props.logRetention });
+    this.logGroup = new LogGroup(this, "Logs", { logGroupName: vendedLogGroupName(this.stateMachineName), retention: props.logRetention });
     this.stateMachine = new StateMachine(this, "StateMachine", {
       stateMachineName: this.stateMachineName,
       stateMachineType: StateMachineType.STANDARD,
@@ -97,6 +97,9 @@ export class SyncSchedule extends Construct {
     // The Distributed Map runs each item as a child execution of this state machine.
     role.addToRolePolicy(new PolicyStatement({ actions: ["states:StartExecution"], resources: [this.ownArn()] }));
     role.addToRolePolicy(new PolicyStatement({ actions: ["states:DescribeExecution", "states:StopExecution"], resources: [this.ownExecutionsArn()] }));
+    // Redriving a failed Map Run redrives its failed children: RedriveExecution on them, as aws-cdk-lib's DistributedMap
+    // grants (https://docs.aws.amazon.com/step-functions/latest/dg/redrive-map-run.html).
+    role.addToRolePolicy(new PolicyStatement({ actions: ["states:RedriveExecution"], resources: [this.ownExecutionsArn()] }));
 
     this.rule = new Rule(this, "Rule", {
       description: "Starts the schedule tick (context syncSchedule)",

@@ -10,6 +10,13 @@ import { SYNC_TASKS, type SyncFunctions, type SyncTaskName } from "./sync-functi
 /** The EventBridge rule Step Functions manages for `.sync` integrations with Step Functions itself. */
 export const SYNC_EVENTS_RULE = "StepFunctionsGetEventsForStepFunctionsExecutionRule";
 
+/**
+ * A state machine's log group: under /aws/vendedlogs/, which CloudWatch Logs lets Step Functions deliver to without an
+ * entry in the account's log resource policy (5,120 characters, shared by every logging state machine and service):
+ * https://docs.aws.amazon.com/step-functions/latest/dg/bp-cwl.html. Named after the state machine, like the console's.
+ */
+export const vendedLogGroupName = (stateMachineName: string): string => `/aws/vendedlogs/states/${stateMachineName}`;
+
 export interface SyncStateMachineProps {
   readonly functions: SyncFunctions;
   readonly logRetention: RetentionDays;
@@ -44,10 +51,10 @@ export class SyncStateMachine extends Construct {
     super(scope, id);
     const stack = Stack.of(this);
     this.stateMachineName = `${stack.stackName}-Sync`;
-    this.logGroup = new LogGroup(this, "Logs", { retention: props.logRetention });
+    this.logGroup = new LogGroup(this, "Logs", { logGroupName: vendedLogGroupName(this.stateMachineName), retention: props.logRetention });
 
     this.pagesStateMachineName = `${stack.stackName}-SyncPages`;
-    this.pagesLogGroup = new LogGroup(this, "PagesLogs", { retention: props.logRetention });
+    this.pagesLogGroup = new LogGroup(this, "PagesLogs", { logGroupName: vendedLogGroupName(this.pagesStateMachineName), retention: props.logRetention });
 
     const functions = props.functions.tasks;
     const names = Object.keys(SYNC_TASKS) as SyncTaskName[];

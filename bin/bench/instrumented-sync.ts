@@ -3,6 +3,8 @@ import { subscribe } from "node:diagnostics_channel";
 import { performance } from "node:perf_hooks";
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import type { SyncEntity } from "../../lambdas/core/entities";
+import { SyncError } from "../../lambdas/core/errors";
+import type { Logger } from "../../lambdas/core/ports/logger";
 import type { RateLimiter } from "../../lambdas/core/ports/rate-limiter";
 import type { RecordStore } from "../../lambdas/core/ports/record-store";
 import type { RunSummary } from "../../lambdas/core/run-summary";
@@ -138,13 +140,16 @@ export interface InstrumentedSyncOptions {
   readonly tableName: string;
   /** Page tasks per Express segment; the service's PAGE_TASKS_PER_SEGMENT when unset (smoke runs cross a boundary in a few pages). */
   readonly pageTasksPerSegment?: number;
+  /** The service's logger; by default one that writes nowhere and only counts its lines. */
+  readonly logger?: Logger;
 }
 
 export function createInstrumentedSync(options: InstrumentedSyncOptions) {
   const client = benchClient(options.endpoint);
   const pollClient = benchClient(options.endpoint);
   const cipher = new AesGcmTokenCipher(randomBytes(32));
-  const logger = discardingLogger();
+  const counting = discardingLogger();
+  const logger = options.logger ?? counting;
 
   let current: PageSample | null = null;
   let pages: PageSample[] = [];
@@ -362,7 +367,7 @@ export function createInstrumentedSync(options: InstrumentedSyncOptions) {
     for (;;) {
       const outcome = state.step.outcome;
       // A segment's end hands the run back to the Standard parent, which only starts the next segment: nothing to do here.
-      if (outcome === "next_page" || outcome === "next_segment") state = await handlers.SyncPage(state);
+      if (outcome === "next_page" || outcome === "next_segment") state = await retried(() => handlers.SyncPage(state));
       else if (outcome === "continue_as_new") {
         state = await handlers.BeginRun({ input: { ...input, continuation: state.cursor }, execution_id: `plain-loop:${runId}` });
       } else if (outcome === "done") break;
@@ -378,7 +383,7 @@ export function createInstrumentedSync(options: InstrumentedSyncOptions) {
     addConnection,
     syncWithStateMachine,
     syncWithPlainLoop,
-    logLines: logger.count,
+    logLines: counting.count,
     async close() {
       await engine.stop();
       await local.stop();
@@ -388,6 +393,19 @@ export function createInstrumentedSync(options: InstrumentedSyncOptions) {
   };
 }
 export type InstrumentedSync = ReturnType<typeof createInstrumentedSync>;
+
+/** Attempts of a page in the plain loop: an error the state machine's Retry would retry is retried here too, at once. */
+const PLAIN_LOOP_ATTEMPTS = 4;
+
+async function retried<T>(attempt: () => Promise<T>): Promise<T> {
+  for (let tries = 1; ; tries += 1) {
+    try {
+      return await attempt();
+    } catch (error) {
+      if (!(error instanceof SyncError && error.retryable) || tries >= PLAIN_LOOP_ATTEMPTS) throw error;
+    }
+  }
+}
 
 interface DynamoDbTiming {
   /** Each call's duration (serialisation, signing, HTTP, parsing, SDK retries), what it was, and when it started. */

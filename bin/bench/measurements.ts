@@ -4,6 +4,7 @@ import { measureLimiter } from "./limiter";
 import type { MeasurementName } from "./options";
 import { measureOrchestration } from "./orchestration";
 import { measurePageOverhead } from "./page-overhead";
+import { measureProduct } from "./product";
 import { measureRateBound } from "./rate-bound";
 import { measureScale } from "./scale";
 import { measureValidation } from "./validation";
@@ -14,6 +15,7 @@ export const MEASURE: Readonly<Record<MeasurementName, (context: BenchContext) =
   overhead: measurePageOverhead,
   scale: measureScale,
   orchestration: measureOrchestration,
+  product: measureProduct,
   validation: measureValidation,
   limiter: measureLimiter,
   analytics: measureAnalytics,

@@ -1,6 +1,6 @@
 /** `npm run bench -- [--quick | --smoke] [--only <name>[,<name>...]]`; also BENCH_QUICK=1 and BENCH_ONLY=<names>. */
 
-export const MEASUREMENTS = ["rate", "overhead", "scale", "orchestration", "validation", "limiter", "analytics"] as const;
+export const MEASUREMENTS = ["rate", "overhead", "scale", "orchestration", "product", "validation", "limiter", "analytics"] as const;
 export type MeasurementName = (typeof MEASUREMENTS)[number];
 
 /**

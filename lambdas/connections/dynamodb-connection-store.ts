@@ -16,7 +16,7 @@ import { StoredConnectionSchema, type StoredConnection } from "../core/connectio
 import type { Clock } from "../core/ports/clock";
 import type { ConnectionStore, ReadConsistency } from "../core/ports/connection-store";
 import { systemClock } from "../core/system-clock";
-import { LOCK_SORT_KEY, RUN_ATTR, runLockPartitionKey } from "../runs/run-keys";
+import { lockKey } from "../runs/run-item";
 import { DELETED_CONNECTION_PURGE_DELAY_SECONDS, PURGE_ATTR, PURGE_PARTITION_KEY, purgeSortKey } from "../purges/purge-keys";
 import { ATTR, watermarkPartitionKey } from "../store/keys";
 import {
@@ -162,7 +162,7 @@ export class DynamoDbConnectionStore implements ConnectionStore {
   /** Sets expires_at on the connection's watermarks and lock, only on items that exist (never a stub). */
   private async markLeftovers(connectionId: string): Promise<void> {
     const expiresAt = Math.floor(this.now() / 1000) + DELETED_CONNECTION_RETENTION_SECONDS;
-    const keys: Item[] = [{ [RUN_ATTR.pk]: { S: runLockPartitionKey(connectionId) }, [RUN_ATTR.sk]: { S: LOCK_SORT_KEY } }];
+    const keys: Item[] = [lockKey(connectionId)];
     let startKey: Item | undefined;
     do {
       const out = await this.client.send(

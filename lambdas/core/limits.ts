@@ -84,9 +84,8 @@ export const RUN_LEASE_SECONDS = 15 * 60;
  */
 export const SLOT_LATE_MS = 10;
 /**
- * The furthest ahead a rate-limit slot may be reserved (the sync reserves the
- * next page's while the current one commits): a reservation holds its place in
- * the window for every other caller meanwhile.
+ * The furthest ahead a rate-limit slot may be reserved (acquire's leadMs): a
+ * reservation holds its place in the window for every other caller meanwhile.
  */
 export const MAX_SLOT_LEAD_MS = 1000;
 /** Rate-limit slots in a row that may go stale before a request fails (RateLimitSlotsStaleError, retried). */

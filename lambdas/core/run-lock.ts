@@ -12,3 +12,21 @@ export const RunLockSchema = v.object({
   leaseUntil: v.string(),
 });
 export type RunLock = v.InferOutput<typeof RunLockSchema>;
+
+/**
+ * What the lock alone says of its run. A run whose execution is known is dead
+ * exactly when that execution has ended (a long wait is not death), which only
+ * the execution's engine can say: `ask_execution`. While no execution is known
+ * (a starter between begin and start, or a run handing over to a fresh
+ * execution) the lease decides: live until it has passed. `earlierExecutionsGone`:
+ * the caller knows no execution of an earlier process survives, so such a run
+ * is dead at once. A lease that does not parse never passes (a damaged lock is
+ * never taken for dead).
+ */
+export type RunLiveness = "live" | "dead" | "ask_execution";
+
+export function runLiveness(lock: RunLock, now: Date, options: { readonly earlierExecutionsGone?: boolean } = {}): RunLiveness {
+  if (lock.executionRef !== null) return "ask_execution";
+  if (options.earlierExecutionsGone === true) return "dead";
+  return Date.parse(lock.leaseUntil) <= now.getTime() ? "dead" : "live";
+}

@@ -13,8 +13,6 @@ export interface IngestPageDeps {
   readonly logger: Logger;
   /** Where leads pages get the stage kinds (a per-run memo in the sync); the store's read when absent. */
   readonly stageKinds?: (connectionId: string) => Promise<StageKinds>;
-  /** Called as the page's commit starts (the page is fetched and valid), with its has_more: the sync reads ahead for the next page meanwhile. */
-  readonly onCommit?: (hasMore: boolean) => void;
 }
 
 export interface IngestPageInput {
@@ -79,7 +77,6 @@ export async function ingestPage(
     prepared.maxCompared !== null &&
     (input.watermark === null || prepared.maxCompared > input.watermark);
   const watermark = advances ? prepared.maxCompared : input.watermark;
-  deps.onCommit?.(sourcePage.hasMore);
   // Always committed, even with nothing to write: the commit is also the run's fence, lease and progress.
   await deps.store.commitPage({
     connectionId: input.connectionId,

@@ -1,4 +1,5 @@
 import type { RunSummary } from "../core/run-summary";
+import { failUnfinishedEntities } from "../sync/fail-unfinished-entities";
 import type { OnboardingDeps } from "./onboarding-deps";
 import { ConflictError, NotFoundError } from "./onboarding-errors";
 import { getRun } from "./run-operations";
@@ -8,7 +9,7 @@ export const CANCELLED_BY_OWNER = "cancelled by the owner";
 
 /**
  * Cancels a running sync. Order matters (docs/run-safety.md): entities not
- * finished fail first (entityFinished is a no-op once the run has finished),
+ * finished fail first (a no-op once the run has finished),
  * then finish() closes the run and releases the lock, which fences the
  * execution off (its in-flight page writes nothing), and only then is the
  * execution aborted. If the run finished first, its finish wins and the
@@ -18,11 +19,7 @@ export async function cancelRun(deps: OnboardingDeps, account: string, id: strin
   const run = await getRun(deps, account, id, runId);
   if (run.status !== "running") throw new ConflictError(`run ${runId} has already finished (${run.status})`);
   const lock = await deps.runs.lock(id);
-  for (const row of run.entities) {
-    if (row.status === "pending" || row.status === "running") {
-      await deps.runs.entityFinished(id, runId, row.entity, { status: "failed", error: CANCELLED_BY_OWNER });
-    }
-  }
+  await failUnfinishedEntities(deps.runs, run, CANCELLED_BY_OWNER);
   await deps.runs.finish(id, runId, { status: "failed", finishedAt: deps.clock.now().toISOString() });
   if (lock !== null && lock.runId === runId && lock.executionRef !== null) {
     try {

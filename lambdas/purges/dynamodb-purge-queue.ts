@@ -10,7 +10,7 @@ import { COLLECTIONS } from "../core/entities";
 import { preflightPartitionKey } from "../preflight-runs/preflight-keys";
 import { rateLimitPartitionKey } from "../rate-limit/rate-limit-keys";
 import type { PendingPurge, PurgeQueue, PurgeStep } from "../retention/purge-queue";
-import { runLockPartitionKey, runPartitionKey } from "../runs/run-keys";
+import { runLockPartitionKey, runPartitionKey } from "../runs/run-item";
 import { ATTR, legacyRecordPartitionKey, partPartitionKey, recordShardPartitionKeys, watermarkPartitionKey } from "../store/keys";
 import { PURGE_ATTR, PURGE_PARTITION_KEY, duePurgeSortKeyBound, purgeSortKey } from "./purge-keys";
 

@@ -8,26 +8,34 @@ import {
   UpdateItemCommand,
   type AttributeValue,
   type DynamoDBClient,
-  type TransactWriteItemsCommandInput,
-  type UpdateItemCommandInput,
+  type Update,
 } from "@aws-sdk/client-dynamodb";
-import { marshall, unmarshall } from "@aws-sdk/util-dynamodb";
-import * as v from "valibot";
 import { atStoreEdge } from "../aws/aws-busy-errors";
-import { SUMMARY_ENTITIES, type SummaryEntity } from "../core/entities";
-import { cutDetail, StoreUnavailableError } from "../core/errors";
+import type { SummaryEntity } from "../core/entities";
+import { StoreUnavailableError } from "../core/errors";
 import type { BeginResult, EntitiesMove, NewRun, RunStore } from "../core/ports/run-store";
-import { RunLockSchema, type RunLock } from "../core/run-lock";
-import { EntityProgressSchema, RunSummarySchema, type EntityProgress, type RunSummary, type RunWait } from "../core/run-summary";
+import type { RunLock } from "../core/run-lock";
+import type { RunSummary, RunWait } from "../core/run-summary";
 import {
-  LOCK_SORT_KEY,
-  RUN_ATTR,
-  entityMapKey,
-  runLockPartitionKey,
-  runExpiresAt,
-  runPartitionKey,
-  runSortKey,
-} from "./run-keys";
+  BEGIN_LOCK_INDEX,
+  BEGIN_RUN_INDEX,
+  FINISH_LOCK_INDEX,
+  FINISH_RUN_INDEX,
+  beginTransaction,
+  entitiesMovedUpdate,
+  entityWaitedUpdate,
+  finishTransaction,
+  finishUpdate,
+  getLockRequest,
+  getRunRequest,
+  listRunsRequest,
+  lockKey,
+  ownLockUpdate,
+  parseLockItem,
+  readLockItem,
+  readRunItem,
+  type RunOutcome,
+} from "./run-item";
 
 export interface DynamoDbRunStoreOptions {
   /** Injected: the store never builds a client (endpoint, credentials and retries are the caller's). */
@@ -54,53 +62,23 @@ export class RunAlreadyExistsError extends Error {
 export const RUN_LIST_MAX_LIMIT = 1000;
 /** Tries of begin's transaction when the lock changes under it (released between the failed condition and the read, or a transaction conflict). */
 const BEGIN_ATTEMPTS = 5;
-/** Waits kept per entity in a run summary; later ones are not recorded (the sync itself is unaffected). */
-export const MAX_RECORDED_WAITS = 25;
 
 /** Upper bound of the random wait before retrying a transaction that conflicted with another one on the lock. */
 const CONFLICT_BACKOFF_MS = 50;
 
 type Item = Record<string, AttributeValue>;
 
-/** A run summary item whose attributes do not make a RunSummary (written by something else, or damaged). */
-export class CorruptRunItemError extends Error {
-  override readonly name = "CorruptRunItemError";
-}
-
 /**
- * A run summary as stored: the summary's own fields under their own names
- * (RUN_ATTR), with `entities` a map keyed by entity name (so a page's progress
- * is one UpdateItem). A row or a count not written yet reads as its start value.
- */
-const { entity: _entity, ...progressFields } = EntityProgressSchema.entries;
-const StoredProgressSchema = v.object({
-  status: v.optional(progressFields.status, "pending"),
-  pages: v.optional(progressFields.pages, 0),
-  records: v.optional(progressFields.records, 0),
-  error: v.optional(progressFields.error, null),
-  waits: v.optional(progressFields.waits, []),
-});
-const { entities: _entities, ...summaryFields } = RunSummarySchema.entries;
-const RunItemSchema = v.object({
-  ...summaryFields,
-  finished_at: v.optional(summaryFields.finished_at, null),
-  unresolved_won_lost: v.optional(summaryFields.unresolved_won_lost, 0),
-  entities: v.optional(v.record(v.string(), StoredProgressSchema), {}),
-});
-
-/** Updates of a run summary apply only while it is running (names #pk, #status; value :running). */
-const RUNNING_CONDITION = "attribute_exists(#pk) AND #status = :running";
-
-/**
- * RunStore on the single DynamoDB table (key layout: ./run-keys.ts).
+ * RunStore on the single DynamoDB table. What it writes, and under which
+ * conditions, is ./run-item.ts's; this file sends it and reads the answers.
  *
  * The lock rule, kept simple on purpose: begin() takes the lock only when no
  * lock item exists, or when `replacing` names the run id that holds it. A lock
  * whose lease has passed is NOT taken by begin on its own: the caller decides
- * that its run is dead (e.g. its execution is no longer running) and passes
- * that run id as `replacing`. The replaced run's summary is left as it is
- * (still `running`); closing it is the caller's (finish() on it updates the
- * summary and, the lock now being another run's, leaves the lock alone).
+ * that its run is dead (core/run-lock.ts runLiveness) and passes that run id
+ * as `replacing`. The replaced run's summary is left as it is (still
+ * `running`); closing it is the caller's (finish() on it updates the summary
+ * and, the lock now being another run's, leaves the lock alone).
  *
  * Progress updates (entityStarted, entityFinished, finish) require the run
  * summary to exist and throw RunNotFoundError otherwise; once the run has
@@ -118,53 +96,18 @@ export class DynamoDbRunStore implements RunStore {
     this.tableName = options.tableName;
   }
 
-  /**
-   * One TransactWriteItems: Put of the lock (condition: no lock, or, with
-   * `replacing`, no lock or a lock held by that run id) and Put of the new
-   * summary (condition: the run id is new). When the lock condition fails,
-   * nothing is written and the current holder is returned.
-   */
+  /** One transaction (run-item.ts beginTransaction); when the lock condition fails, nothing is written and the holder is returned. */
   async begin(run: NewRun, options?: { readonly replacing?: string }): Promise<BeginResult> {
-    const replacing = options?.replacing;
-    const lockCondition =
-      replacing === undefined ? "attribute_not_exists(#pk)" : "attribute_not_exists(#pk) OR #runId = :replacing";
-    const lockNames: Record<string, string> = { "#pk": RUN_ATTR.pk };
-    if (replacing !== undefined) lockNames["#runId"] = RUN_ATTR.lockRunId;
-    const input: TransactWriteItemsCommandInput = {
-      TransactItems: [
-        {
-          Put: {
-            TableName: this.tableName,
-            Item: {
-              [RUN_ATTR.pk]: { S: runLockPartitionKey(run.connectionId) },
-              [RUN_ATTR.sk]: { S: LOCK_SORT_KEY },
-              [RUN_ATTR.lockRunId]: { S: run.runId },
-              [RUN_ATTR.lockExecutionRef]: { NULL: true },
-              [RUN_ATTR.lockLeaseUntil]: { S: run.leaseUntil },
-            },
-            ConditionExpression: lockCondition,
-            ExpressionAttributeNames: lockNames,
-            ExpressionAttributeValues: replacing === undefined ? undefined : { ":replacing": { S: replacing } },
-          },
-        },
-        {
-          Put: {
-            TableName: this.tableName,
-            Item: newRunItem(run),
-            ConditionExpression: "attribute_not_exists(#pk)",
-            ExpressionAttributeNames: { "#pk": RUN_ATTR.pk },
-          },
-        },
-      ],
-    };
-
+    const input = beginTransaction(this.tableName, run, options?.replacing);
     for (let attempt = 1; attempt <= BEGIN_ATTEMPTS; attempt += 1) {
       try {
         await this.client.send(new TransactWriteItemsCommand(input));
         return { started: true };
       } catch (error) {
         if (!(error instanceof TransactionCanceledException)) throw error;
-        const [lockReason, runReason] = error.CancellationReasons ?? [];
+        const reasons = error.CancellationReasons ?? [];
+        const lockReason = reasons[BEGIN_LOCK_INDEX];
+        const runReason = reasons[BEGIN_RUN_INDEX];
         if (lockReason?.Code === "ConditionalCheckFailed") {
           const holder = await this.readLock(run.connectionId);
           if (holder !== null) return { started: false, holder };
@@ -187,42 +130,20 @@ export class DynamoDbRunStore implements RunStore {
 
   /** Records the execution on the lock; a no-op when runId no longer holds the lock (as heartbeat). */
   async setExecution(connectionId: string, runId: string, executionRef: string, leaseUntil?: string): Promise<void> {
-    if (leaseUntil === undefined) {
-      await this.updateOwnLock(connectionId, runId, {
-        UpdateExpression: "SET #executionRef = :executionRef",
-        ExpressionAttributeNames: { "#executionRef": RUN_ATTR.lockExecutionRef },
-        ExpressionAttributeValues: { ":executionRef": { S: executionRef } },
-      });
-      return;
-    }
-    await this.updateOwnLock(connectionId, runId, {
-      UpdateExpression: "SET #executionRef = :executionRef, #leaseUntil = :leaseUntil",
-      ExpressionAttributeNames: { "#executionRef": RUN_ATTR.lockExecutionRef, "#leaseUntil": RUN_ATTR.lockLeaseUntil },
-      ExpressionAttributeValues: { ":executionRef": { S: executionRef }, ":leaseUntil": { S: leaseUntil } },
-    });
+    await this.updateOwnLock(ownLockUpdate(this.tableName, connectionId, runId, leaseUntil === undefined ? { executionRef } : { executionRef, leaseUntil }));
   }
 
   async heartbeat(connectionId: string, runId: string, leaseUntil: string): Promise<void> {
-    await this.updateOwnLock(connectionId, runId, {
-      UpdateExpression: "SET #leaseUntil = :leaseUntil",
-      ExpressionAttributeNames: { "#leaseUntil": RUN_ATTR.lockLeaseUntil },
-      ExpressionAttributeValues: { ":leaseUntil": { S: leaseUntil } },
-    });
+    await this.updateOwnLock(ownLockUpdate(this.tableName, connectionId, runId, { leaseUntil }));
   }
 
   async handOver(connectionId: string, runId: string, leaseUntil: string): Promise<void> {
-    await this.updateOwnLock(connectionId, runId, {
-      UpdateExpression: "SET #leaseUntil = :leaseUntil, #executionRef = :none",
-      ExpressionAttributeNames: { "#leaseUntil": RUN_ATTR.lockLeaseUntil, "#executionRef": RUN_ATTR.lockExecutionRef },
-      ExpressionAttributeValues: { ":leaseUntil": { S: leaseUntil }, ":none": { NULL: true } },
-    });
+    await this.updateOwnLock(ownLockUpdate(this.tableName, connectionId, runId, { leaseUntil, executionRef: null }));
   }
 
   async get(connectionId: string, runId: string): Promise<RunSummary | null> {
-    const out = await this.client.send(
-      new GetItemCommand({ TableName: this.tableName, Key: runKey(connectionId, runId), ConsistentRead: true }),
-    );
-    return out.Item === undefined ? null : fromRunItem(out.Item);
+    const out = await this.client.send(new GetItemCommand(getRunRequest(this.tableName, connectionId, runId)));
+    return out.Item === undefined ? null : readRunItem(out.Item);
   }
 
   /** Newest first (run ids sort by time); every run when no limit is given. */
@@ -235,18 +156,9 @@ export class DynamoDbRunStore implements RunStore {
     let startKey: Item | undefined;
     do {
       const out = await this.client.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          KeyConditionExpression: "#pk = :pk",
-          ExpressionAttributeNames: { "#pk": RUN_ATTR.pk },
-          ExpressionAttributeValues: { ":pk": { S: runPartitionKey(connectionId) } },
-          ScanIndexForward: false,
-          Limit: limit === undefined ? undefined : limit - runs.length,
-          ExclusiveStartKey: startKey,
-          ConsistentRead: true,
-        }),
+        new QueryCommand(listRunsRequest(this.tableName, connectionId, limit === undefined ? undefined : limit - runs.length, startKey)),
       );
-      for (const item of out.Items ?? []) runs.push(fromRunItem(item));
+      for (const item of out.Items ?? []) runs.push(readRunItem(item));
       startKey = out.LastEvaluatedKey;
     } while (startKey !== undefined && (limit === undefined || runs.length < limit));
     return runs;
@@ -257,55 +169,12 @@ export class DynamoDbRunStore implements RunStore {
   }
 
   async entitiesMoved(connectionId: string, runId: string, move: EntitiesMove): Promise<void> {
-    const sets: string[] = [];
-    const names: Record<string, string> = { "#entities": RUN_ATTR.entities, "#status": RUN_ATTR.entityStatus };
-    const values: Record<string, AttributeValue> = {};
-    move.finished.forEach((entity, index) => {
-      names[`#f${index}`] = entityMapKey(entity);
-      sets.push(`#entities.#f${index}.#status = :finished`, `#entities.#f${index}.#error = :error`);
-    });
-    if (move.finished.length > 0) {
-      names["#error"] = RUN_ATTR.entityError;
-      values[":finished"] = { S: move.outcome.status };
-      values[":error"] = move.outcome.error === null ? { NULL: true } : { S: cutDetail(move.outcome.error) };
-    }
-    move.started.forEach((entity, index) => {
-      names[`#s${index}`] = entityMapKey(entity);
-      sets.push(`#entities.#s${index}.#status = :running`);
-    });
-    if (sets.length === 0) return;
-    await this.updateRun(connectionId, runId, { UpdateExpression: `SET ${sets.join(", ")}`, ExpressionAttributeNames: names, ExpressionAttributeValues: values });
+    const update = entitiesMovedUpdate(this.tableName, connectionId, runId, move);
+    if (update !== undefined) await this.updateRun(connectionId, runId, update);
   }
 
   async entityWaited(connectionId: string, runId: string, entity: SummaryEntity, wait: RunWait): Promise<void> {
-    const names = { "#entities": RUN_ATTR.entities, "#entity": entityMapKey(entity), "#waits": RUN_ATTR.entityWaits };
-    const item: AttributeValue = {
-      M: {
-        kind: { S: wait.kind },
-        page: { N: String(wait.page) },
-        attempt: { N: String(wait.attempt) },
-        seconds: { N: String(wait.seconds) },
-        retry_after_seconds: wait.retry_after_seconds === null ? { NULL: true } : { N: String(wait.retry_after_seconds) },
-        at: { S: wait.at },
-        detail: wait.detail === null ? { NULL: true } : { S: cutDetail(wait.detail) },
-      },
-    };
-    try {
-      await this.client.send(
-        new UpdateItemCommand({
-          TableName: this.tableName,
-          Key: runKey(connectionId, runId),
-          UpdateExpression: "SET #entities.#entity.#waits = list_append(if_not_exists(#entities.#entity.#waits, :none), :wait)",
-          // Bounded, so a source that throttles every page cannot grow the summary item without end.
-          ConditionExpression: `${RUNNING_CONDITION} AND (attribute_not_exists(#entities.#entity.#waits) OR size(#entities.#entity.#waits) < :max)`,
-          ExpressionAttributeNames: { ...names, "#pk": RUN_ATTR.pk, "#status": RUN_ATTR.status },
-          ExpressionAttributeValues: { ":none": { L: [] }, ":wait": { L: [item] }, ":max": { N: String(MAX_RECORDED_WAITS) }, ":running": { S: "running" } },
-        }),
-      );
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return this.requireRun(connectionId, runId, error);
-      throw error;
-    }
+    await this.updateRun(connectionId, runId, entityWaitedUpdate(this.tableName, connectionId, runId, entity, wait));
   }
 
   /** Sets the entity's final status; the error is cut to 300 characters. */
@@ -315,84 +184,26 @@ export class DynamoDbRunStore implements RunStore {
     entity: SummaryEntity,
     outcome: { readonly status: "succeeded" | "failed"; readonly error: string | null },
   ): Promise<void> {
-    await this.updateRun(connectionId, runId, {
-      UpdateExpression: "SET #entities.#entity.#status = :status, #entities.#entity.#error = :error",
-      ExpressionAttributeNames: {
-        "#entities": RUN_ATTR.entities,
-        "#entity": entityMapKey(entity),
-        "#status": RUN_ATTR.entityStatus,
-        "#error": RUN_ATTR.entityError,
-      },
-      ExpressionAttributeValues: {
-        ":status": { S: outcome.status },
-        ":error": outcome.error === null ? { NULL: true } : { S: cutDetail(outcome.error) },
-      },
-    });
+    await this.entitiesMoved(connectionId, runId, { finished: [entity], outcome, started: [] });
   }
 
   /**
-   * One transaction: Update of the summary (status, finished_at) and Delete of
-   * the lock conditioned on its runId. When only the lock's condition fails
-   * (the lock is another run's, or gone), the transaction wrote nothing, so
-   * the summary is then updated on its own: the run is always finished, and
-   * another run's lock is never released.
+   * One transaction: the summary's final status and the lock's release
+   * conditioned on its runId. When only the lock's condition fails (the lock is
+   * another run's, or gone), the transaction wrote nothing, so the summary is
+   * then updated on its own: the run is always finished, and another run's
+   * lock is never released.
    */
-  async finish(
-    connectionId: string,
-    runId: string,
-    outcome: { readonly status: "succeeded" | "failed"; readonly finishedAt: string },
-  ): Promise<void> {
-    const update = this.finishUpdate(connectionId, runId, outcome);
+  async finish(connectionId: string, runId: string, outcome: RunOutcome): Promise<void> {
     try {
-      await this.client.send(
-        new TransactWriteItemsCommand({
-          TransactItems: [
-            { Update: update },
-            {
-              Delete: {
-                TableName: this.tableName,
-                Key: lockKey(connectionId),
-                ConditionExpression: "#runId = :runId",
-                ExpressionAttributeNames: { "#runId": RUN_ATTR.lockRunId },
-                ExpressionAttributeValues: { ":runId": { S: runId } },
-              },
-            },
-          ],
-        }),
-      );
+      await this.client.send(new TransactWriteItemsCommand(finishTransaction(this.tableName, connectionId, runId, outcome)));
     } catch (error) {
       if (!(error instanceof TransactionCanceledException)) throw error;
-      const [runReason, lockReason] = error.CancellationReasons ?? [];
-      if (runReason?.Code === "ConditionalCheckFailed") return this.requireRun(connectionId, runId, error);
-      if (lockReason?.Code !== "ConditionalCheckFailed") throw error;
-      await this.updateRun(connectionId, runId, update);
+      const reasons = error.CancellationReasons ?? [];
+      if (reasons[FINISH_RUN_INDEX]?.Code === "ConditionalCheckFailed") return this.requireRun(connectionId, runId, error);
+      if (reasons[FINISH_LOCK_INDEX]?.Code !== "ConditionalCheckFailed") throw error;
+      await this.updateRun(connectionId, runId, finishUpdate(this.tableName, connectionId, runId, outcome));
     }
-  }
-
-  private finishUpdate(
-    connectionId: string,
-    runId: string,
-    outcome: { readonly status: "succeeded" | "failed"; readonly finishedAt: string },
-  ) {
-    return {
-      TableName: this.tableName,
-      Key: runKey(connectionId, runId),
-      // A summary begun before retention existed has no expiry: it gets one counted from its finish.
-      UpdateExpression: "SET #status = :status, #finishedAt = :finishedAt, #expiresAt = if_not_exists(#expiresAt, :expiresAt)",
-      ConditionExpression: RUNNING_CONDITION,
-      ExpressionAttributeNames: {
-        "#pk": RUN_ATTR.pk,
-        "#status": RUN_ATTR.status,
-        "#finishedAt": RUN_ATTR.finishedAt,
-        "#expiresAt": RUN_ATTR.expiresAt,
-      },
-      ExpressionAttributeValues: {
-        ":status": { S: outcome.status },
-        ":finishedAt": { S: outcome.finishedAt },
-        ":expiresAt": { N: String(runExpiresAt(outcome.finishedAt)) },
-        ":running": { S: "running" },
-      },
-    };
   }
 
   lock(connectionId: string): Promise<RunLock | null> {
@@ -413,8 +224,8 @@ export class DynamoDbRunStore implements RunStore {
         );
         for (const item of out.Responses?.[this.tableName] ?? []) {
           // One damaged lock must not fail every tick's count: the caller decides how it counts.
-          const parsed = v.safeParse(RunLockSchema, unmarshall(item), { abortEarly: true });
-          if (parsed.success) held.push(parsed.output);
+          const parsed = parseLockItem(item);
+          if ("lock" in parsed) held.push(parsed.lock);
           else damaged += 1;
         }
         keys = (out.UnprocessedKeys?.[this.tableName]?.Keys ?? []) as Item[];
@@ -424,34 +235,14 @@ export class DynamoDbRunStore implements RunStore {
   }
 
   private async readLock(connectionId: string): Promise<RunLock | null> {
-    const out = await this.client.send(
-      new GetItemCommand({ TableName: this.tableName, Key: lockKey(connectionId), ConsistentRead: true }),
-    );
-    if (out.Item === undefined) return null;
-    const parsed = v.safeParse(RunLockSchema, unmarshall(out.Item), { abortEarly: true });
-    if (!parsed.success) {
-      throw new CorruptRunItemError(`run lock of connection ${connectionId} is damaged: ${describeIssue(parsed.issues[0])}`);
-    }
-    return parsed.output;
+    const out = await this.client.send(new GetItemCommand(getLockRequest(this.tableName, connectionId)));
+    return out.Item === undefined ? null : readLockItem(connectionId, out.Item);
   }
 
-  /** An update of the lock that applies only while runId holds it; otherwise a no-op. */
-  private async updateOwnLock(
-    connectionId: string,
-    runId: string,
-    update: Required<Pick<UpdateItemCommandInput, "UpdateExpression" | "ExpressionAttributeNames" | "ExpressionAttributeValues">>,
-  ): Promise<void> {
+  /** Sends an update of the lock built by ownLockUpdate: its failed condition (another run's lock, or none) is a no-op. */
+  private async updateOwnLock(update: Update): Promise<void> {
     try {
-      await this.client.send(
-        new UpdateItemCommand({
-          TableName: this.tableName,
-          Key: lockKey(connectionId),
-          UpdateExpression: update.UpdateExpression,
-          ConditionExpression: "#runId = :runId",
-          ExpressionAttributeNames: { ...update.ExpressionAttributeNames, "#runId": RUN_ATTR.lockRunId },
-          ExpressionAttributeValues: { ...update.ExpressionAttributeValues, ":runId": { S: runId } },
-        }),
-      );
+      await this.client.send(new UpdateItemCommand(update));
     } catch (error) {
       if (error instanceof ConditionalCheckFailedException) return; // another run's lock, or none
       throw error;
@@ -459,26 +250,13 @@ export class DynamoDbRunStore implements RunStore {
   }
 
   /**
-   * An update of a running run's summary; RunNotFoundError when there is none,
-   * a no-op when the run has finished (the first finish wins, so a superseded
-   * run that goes on cannot rewrite what the run that took over reported).
+   * Sends an update of a running run's summary; RunNotFoundError when there is
+   * none, a no-op when the run has finished (the first finish wins, so a
+   * superseded run that goes on cannot rewrite what the run that took over reported).
    */
-  private async updateRun(
-    connectionId: string,
-    runId: string,
-    update: Pick<UpdateItemCommandInput, "UpdateExpression" | "ExpressionAttributeNames" | "ExpressionAttributeValues">,
-  ): Promise<void> {
+  private async updateRun(connectionId: string, runId: string, update: Update): Promise<void> {
     try {
-      await this.client.send(
-        new UpdateItemCommand({
-          TableName: this.tableName,
-          Key: runKey(connectionId, runId),
-          UpdateExpression: update.UpdateExpression,
-          ConditionExpression: RUNNING_CONDITION,
-          ExpressionAttributeNames: { ...update.ExpressionAttributeNames, "#pk": RUN_ATTR.pk, "#status": RUN_ATTR.status },
-          ExpressionAttributeValues: { ...update.ExpressionAttributeValues, ":running": { S: "running" } },
-        }),
-      );
+      await this.client.send(new UpdateItemCommand(update));
     } catch (error) {
       if (error instanceof ConditionalCheckFailedException) return this.requireRun(connectionId, runId, error);
       throw error;
@@ -491,54 +269,10 @@ export class DynamoDbRunStore implements RunStore {
   }
 }
 
-function runKey(connectionId: string, runId: string): Item {
-  return { [RUN_ATTR.pk]: { S: runPartitionKey(connectionId) }, [RUN_ATTR.sk]: { S: runSortKey(runId) } };
-}
-
-function lockKey(connectionId: string): Item {
-  return { [RUN_ATTR.pk]: { S: runLockPartitionKey(connectionId) }, [RUN_ATTR.sk]: { S: LOCK_SORT_KEY } };
-}
-
 function notFound(connectionId: string, runId: string, cause: unknown): RunNotFoundError {
   return new RunNotFoundError(`run ${runId} of connection ${connectionId} does not exist`, { cause });
-}
-
-function newRunItem(run: NewRun): Item {
-  const pending = { status: "pending", pages: 0, records: 0, error: null } as const;
-  return {
-    ...runKey(run.connectionId, run.runId),
-    ...marshall({
-      [RUN_ATTR.id]: run.runId,
-      [RUN_ATTR.connectionId]: run.connectionId,
-      [RUN_ATTR.status]: "running",
-      [RUN_ATTR.startedAt]: run.startedAt,
-      [RUN_ATTR.finishedAt]: null,
-      [RUN_ATTR.unresolvedWonLost]: 0,
-      [RUN_ATTR.entities]: Object.fromEntries(SUMMARY_ENTITIES.map((entity) => [entityMapKey(entity), pending])),
-      [RUN_ATTR.expiresAt]: runExpiresAt(run.startedAt),
-    }),
-  };
-}
-
-function fromRunItem(item: Item): RunSummary {
-  const parsed = v.safeParse(RunItemSchema, unmarshall(item), { abortEarly: true });
-  if (!parsed.success) {
-    const where = `run item ${item[RUN_ATTR.pk]?.S ?? "?"} / ${item[RUN_ATTR.sk]?.S ?? "?"}`;
-    throw new CorruptRunItemError(`${where}: ${describeIssue(parsed.issues[0])}`);
-  }
-  const { entities: stored, ...summary } = parsed.output;
-  // In sync order, whatever the map holds: a row never written reads as pending.
-  const entities = SUMMARY_ENTITIES.map(
-    (entity): EntityProgress => ({ entity, ...(stored[entityMapKey(entity)] ?? v.parse(StoredProgressSchema, {})) }),
-  );
-  return { ...summary, entities };
-}
-
-function describeIssue(issue: v.BaseIssue<unknown>): string {
-  return `${issue.path?.map((item) => String(item.key)).join(".") || "(item)"}: ${issue.message}`;
 }
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
-

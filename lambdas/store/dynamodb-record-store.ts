@@ -16,7 +16,7 @@ import { atStoreEdge } from "../aws/aws-busy-errors";
 import { STAGE_KINDS, SYNC_ENTITIES, type Collection, type StageKind, type SyncEntity } from "../core/entities";
 import { InvalidCursorError, RunSupersededError, SyncSinceChangedError } from "../core/errors";
 import type { PageWrite, RecordOrder, RecordPage, RecordStore, StageKinds } from "../core/ports/record-store";
-import { LOCK_SORT_KEY, RUN_ATTR, runLockPartitionKey } from "../runs/run-keys";
+import { getLockRequest, lockHolder, watermarksResetUpdate } from "../runs/run-item";
 import {
   ATTR,
   UNDATED_NEWEST_VALUE,
@@ -192,16 +192,7 @@ export class DynamoDbRecordStore implements RecordStore {
   /** Marks the lock of a run under way (if any): its pages can no longer commit, so a reset cannot be undone by it. */
   private async fenceRunningRun(connectionId: string): Promise<void> {
     try {
-      await this.client.send(
-        new UpdateItemCommand({
-          TableName: this.tableName,
-          Key: lockKey(connectionId),
-          UpdateExpression: "SET #reset = :true",
-          ConditionExpression: "attribute_exists(#pk)",
-          ExpressionAttributeNames: { "#pk": RUN_ATTR.pk, "#reset": RUN_ATTR.lockWatermarksReset },
-          ExpressionAttributeValues: { ":true": { BOOL: true } },
-        }),
-      );
+      await this.client.send(new UpdateItemCommand(watermarksResetUpdate(this.tableName, connectionId)));
     } catch (error) {
       if (!(error instanceof ConditionalCheckFailedException)) throw error; // no run under way
     }
@@ -209,11 +200,8 @@ export class DynamoDbRecordStore implements RecordStore {
 
   /** Why the run's fence refused the page: its lock is gone or another run's, or its watermarks were reset. */
   private async fenceError(write: PageWrite): Promise<RunSupersededError | SyncSinceChangedError> {
-    const out = await this.client.send(
-      new GetItemCommand({ TableName: this.tableName, Key: lockKey(write.connectionId), ConsistentRead: true }),
-    );
-    const holder = out.Item?.[RUN_ATTR.lockRunId]?.S;
-    if (holder !== write.run.runId) {
+    const out = await this.client.send(new GetItemCommand(getLockRequest(this.tableName, write.connectionId)));
+    if (lockHolder(out.Item) !== write.run.runId) {
       return new RunSupersededError(`run ${write.run.runId} no longer holds the lock of connection ${write.connectionId}; the page wrote nothing`);
     }
     return new SyncSinceChangedError("sync_since was changed while this run was under way; the next run reads every entity from the new date");
@@ -293,10 +281,6 @@ export class DynamoDbRecordStore implements RecordStore {
       return doc;
     }
   }
-}
-
-function lockKey(connectionId: string): Record<string, AttributeValue> {
-  return { [RUN_ATTR.pk]: { S: runLockPartitionKey(connectionId) }, [RUN_ATTR.sk]: { S: LOCK_SORT_KEY } };
 }
 
 function partCount(head: Record<string, AttributeValue>): number {

@@ -3,7 +3,7 @@ import type { AttributeValue, TransactWriteItem, TransactWriteItemsCommandInput 
 import { STAGE_KINDS, type StageKind } from "../core/entities";
 import { RecordTooLargeError } from "../core/errors";
 import type { PageWrite, RecordWrite } from "../core/ports/record-store";
-import { entityMapKey, LOCK_SORT_KEY, RUN_ATTR, runLockPartitionKey, runPartitionKey, runSortKey } from "../runs/run-keys";
+import { pageFence } from "../runs/run-item";
 import {
   ATTR,
   partPartitionKey,
@@ -100,7 +100,7 @@ export function planPageTransactions(
   const all = distinctRecords(write.records).map((record) => recordItems(write.connectionId, record));
   const listing = listingPlan(write, all, storedListing);
   const records = listing.unchanged ? [] : all;
-  const fence = runFence(tableName, write);
+  const fence = pageFence(tableName, write.connectionId, write.run);
   const closing: TransactWriteItem[] = [{ Update: fence.progress }];
   let closingBytes = FENCE_BYTES;
   const entityState = entityStateAction(tableName, write, listing);
@@ -230,73 +230,6 @@ function dropListing(tableName: string, write: PageWrite) {
 
 /** Bytes counted for the fence and progress actions (small updates of two items). */
 const FENCE_BYTES = 1_000;
-
-/** The lock check of every transaction, the lease update and the progress update of the last one. */
-function runFence(tableName: string, write: PageWrite) {
-  const { run, connectionId } = write;
-  const records = requireCount("records", run.records);
-  const stages = requireCount("stages", run.stages);
-  const unresolved = requireCount("unresolvedWonLost", run.unresolvedWonLost);
-  if (!Number.isSafeInteger(run.page) || run.page < 1) throw new RangeError(`page must be an integer >= 1; got ${run.page}`);
-
-  const lockKey = {
-    [RUN_ATTR.pk]: { S: runLockPartitionKey(connectionId) },
-    [RUN_ATTR.sk]: { S: LOCK_SORT_KEY },
-  };
-  const lockCondition = {
-    ConditionExpression: "#runId = :runId AND attribute_not_exists(#reset)",
-    ExpressionAttributeNames: { "#runId": RUN_ATTR.lockRunId, "#reset": RUN_ATTR.lockWatermarksReset },
-    ExpressionAttributeValues: { ":runId": { S: run.runId } },
-  };
-  const check = { TableName: tableName, Key: lockKey, ...lockCondition };
-  const lease = {
-    TableName: tableName,
-    Key: lockKey,
-    UpdateExpression: "SET #leaseUntil = :leaseUntil",
-    ...lockCondition,
-    ExpressionAttributeNames: { ...lockCondition.ExpressionAttributeNames, "#leaseUntil": RUN_ATTR.lockLeaseUntil },
-    ExpressionAttributeValues: { ...lockCondition.ExpressionAttributeValues, ":leaseUntil": { S: run.leaseUntil } },
-  };
-
-  const adds = ["#entities.#entity.#pages :one", "#entities.#entity.#records :records", "#unresolved :unresolved"];
-  const names: Record<string, string> = {
-    "#status": RUN_ATTR.status,
-    "#entities": RUN_ATTR.entities,
-    "#entity": entityMapKey(run.entity),
-    "#lastPage": RUN_ATTR.entityLastPage,
-    "#pages": RUN_ATTR.entityPages,
-    "#records": RUN_ATTR.entityRecords,
-    "#unresolved": RUN_ATTR.unresolvedWonLost,
-  };
-  const values: Record<string, AttributeValue> = {
-    ":running": { S: "running" },
-    ":page": { N: String(run.page) },
-    ":one": { N: "1" },
-    ":records": { N: String(records) },
-    ":unresolved": { N: String(unresolved) },
-  };
-  if (run.entity === "pipelines") {
-    // The stages come from /pipelines: its pages are theirs too.
-    adds.push("#entities.#stages.#pages :one", "#entities.#stages.#records :stages");
-    names["#stages"] = entityMapKey("stages");
-    values[":stages"] = { N: String(stages) };
-  }
-  const progress = {
-    TableName: tableName,
-    Key: { [RUN_ATTR.pk]: { S: runPartitionKey(connectionId) }, [RUN_ATTR.sk]: { S: runSortKey(run.runId) } },
-    UpdateExpression: `SET #entities.#entity.#lastPage = :page ADD ${adds.join(", ")}`,
-    ConditionExpression:
-      "#status = :running AND (attribute_not_exists(#entities.#entity.#lastPage) OR #entities.#entity.#lastPage < :page)",
-    ExpressionAttributeNames: names,
-    ExpressionAttributeValues: values,
-  };
-  return { check, lease, progress };
-}
-
-function requireCount(what: string, value: number): number {
-  if (!Number.isSafeInteger(value) || value < 0) throw new RangeError(`${what} must be an integer >= 0; got ${value}`);
-  return value;
-}
 
 /**
  * One Put per key: DynamoDB rejects a transaction that touches an item twice.

@@ -1,6 +1,8 @@
 import * as v from "valibot";
-import { claimRun, startSync } from "./start-sync";
+import { failUnfinishedEntities } from "./fail-unfinished-entities";
+import { claimRun } from "./start-sync";
 import type { SyncExecutionInput } from "../core/ports/run-starter";
+import { runLiveness } from "../core/run-lock";
 import { RunReferenceSchema, type RunReference } from "../core/run-reference";
 import type { StartSyncDeps } from "./sync-deps";
 
@@ -85,17 +87,17 @@ export function childrenUnderCap(cap: DispatchCap, batchSize: number, liveRuns: 
 }
 
 /**
- * Runs live now among these connections: their run lock is held and either
- * its lease has not run out or an execution is recorded on it (that run is
- * dead only when its execution has ended, which only a claim asks). Counts a
- * dead run's lock until a claim takes it over, and a damaged lock as live:
- * fewer children, never more.
+ * Runs live now among these connections: their run lock is held and the
+ * liveness rule (core/run-lock.ts runLiveness) does not call it dead; a run
+ * only its execution can judge counts as live (only a claim asks the
+ * execution). Counts a dead run's lock until a claim takes it over, and a
+ * damaged lock as live: fewer children, never more.
  */
 export async function countLiveRuns(deps: Pick<StartSyncDeps, "runs" | "clock" | "logger">, connectionIds: readonly string[]): Promise<number> {
-  const now = deps.clock.now().getTime();
+  const now = deps.clock.now();
   const { locks, damaged } = await deps.runs.heldLocks(connectionIds);
   if (damaged > 0) deps.logger.error("damaged run locks counted as live runs", { damaged });
-  return locks.filter((lock) => lock.executionRef !== null || Date.parse(lock.leaseUntil) > now).length + damaged;
+  return locks.filter((lock) => runLiveness(lock, now) !== "dead").length + damaged;
 }
 
 /**
@@ -175,20 +177,24 @@ export async function claimDispatchedRuns(deps: StartSyncDeps, items: readonly D
  * A dispatched run that cannot go on (its first segment failed for good, or
  * its execution could not be started): its entities not finished fail and the
  * run finishes failed, which releases its lock now instead of when the lease
- * runs out. A no-op once the run has finished (finish and entityFinished are),
+ * runs out. A no-op once the run has finished (finish and the entities' failure are),
  * so a run that ended on its own keeps its own outcome.
  */
-export async function releaseDispatchedRun(deps: StartSyncDeps, run: RunReference): Promise<void> {
+export async function releaseDispatchedRun(deps: StartSyncDeps, run: RunReference, caughtError?: string): Promise<void> {
+  // Once per run, after the Task's retries: the DispatchStartFailures metric filter counts this line (lib/alarms.ts).
+  if (caughtError !== undefined) deps.logger.error(DISPATCH_START_FAILED_MESSAGE, { connection_id: run.connection_id, run_id: run.run_id, error: caughtError });
   const summary = await deps.runs.get(run.connection_id, run.run_id);
   if (summary === null || summary.status !== "running") return;
-  for (const row of summary.entities) {
-    if (row.status === "pending" || row.status === "running") {
-      await deps.runs.entityFinished(run.connection_id, run.run_id, row.entity, { status: "failed", error: DISPATCHED_RUN_NOT_STARTED });
-    }
-  }
+  await failUnfinishedEntities(deps.runs, summary, DISPATCHED_RUN_NOT_STARTED);
   await deps.runs.finish(run.connection_id, run.run_id, { status: "failed", finishedAt: deps.clock.now().toISOString() });
   deps.logger.error("dispatched run could not go on; its lock is released", { connection_id: run.connection_id, run_id: run.run_id });
 }
+
+/**
+ * The dispatcher's log line for a run whose start (or its first segment) the tick gave up on, with the caught error's
+ * name; a run whose own execution failed carries States.TaskFailed, which the alarm leaves out.
+ */
+export const DISPATCH_START_FAILED_MESSAGE = "dispatch gave up on a run's start";
 
 /** What a segment ended on when the run goes on (statemachine/sync-pages.asl.json Route: SegmentEnd). */
 export const UNFINISHED_OUTCOMES: ReadonlySet<string> = new Set(["next_segment", "throttled", "continue_as_new"]);
@@ -229,43 +235,4 @@ function shuffle<T>(items: T[], random: () => number): void {
     const j = Math.floor(random() * (i + 1));
     [items[i], items[j]] = [items[j]!, items[i]!];
   }
-}
-
-
-export interface DispatchResult {
-  readonly started: number;
-  /** Connections whose previous run is still in progress. */
-  readonly alreadyRunning: number;
-  /** Connections whose owner paused the schedule (a manual sync still runs them). */
-  readonly paused: number;
-  readonly failed: number;
-}
-
-/**
- * Starts a sync for every connection not paused, one after another, with no
- * cap: no longer the schedule tick (statemachine/dispatch.asl.json is, with
- * its cap on concurrent runs); kept for tests that start a few connections'
- * runs at once. One failure does not stop the others.
- */
-export async function dispatchSyncs(deps: StartSyncDeps): Promise<DispatchResult> {
-  let started = 0;
-  let alreadyRunning = 0;
-  let paused = 0;
-  let failed = 0;
-  for (const connection of await deps.connections.listAll()) {
-    if (connection.paused === true) {
-      paused += 1;
-      continue;
-    }
-    try {
-      const result = await startSync(deps, connection);
-      if (result.started) started += 1;
-      else alreadyRunning += 1;
-    } catch (error) {
-      failed += 1;
-      deps.logger.error("dispatch failed for connection", { connection_id: connection.id, error: String(error) });
-    }
-  }
-  deps.logger.info("dispatch finished", { started, already_running: alreadyRunning, paused, failed });
-  return { started, alreadyRunning, paused, failed };
 }

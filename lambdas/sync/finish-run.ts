@@ -3,6 +3,7 @@ import { METRIC } from "../core/metric-names";
 import { ENTITY_CATALOG } from "../ingestion/entity-catalog";
 import type { SyncDeps } from "./sync-deps";
 import { summaryRowsOf } from "./entity-steps";
+import { failUnfinishedEntities } from "./fail-unfinished-entities";
 import type { SyncState } from "./sync-state";
 
 /** Summary rows whose failure fails the run: the required entities, and stages with their pipelines. */
@@ -23,14 +24,7 @@ export async function finishRun(deps: SyncDeps, state: SyncState): Promise<Finis
   const summary = await deps.runs.get(run.connection_id, run.run_id);
   const entities = summary?.entities ?? [];
   // Defensive: a row never reached (cannot happen in the definition's paths) must not read as a success.
-  for (const row of entities) {
-    if (row.status === "pending" || row.status === "running") {
-      await deps.runs.entityFinished(run.connection_id, run.run_id, row.entity, {
-        status: "failed",
-        error: "the run ended before this entity finished",
-      });
-    }
-  }
+  await failUnfinishedEntities(deps.runs, summary, "the run ended before this entity finished");
   const failed = entities.some(
     (row) => REQUIRED_SUMMARY_ENTITIES.has(row.entity) && row.status !== "succeeded",
   );

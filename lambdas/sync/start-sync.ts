@@ -1,7 +1,8 @@
 import { SyncQueueUnavailableError } from "../core/errors";
-import type { RunLock } from "../core/run-lock";
+import { runLiveness, type RunLock } from "../core/run-lock";
 import type { SyncExecutionInput } from "../core/ports/run-starter";
 import { leaseUntil } from "./entity-steps";
+import { failUnfinishedEntities } from "./fail-unfinished-entities";
 import { newRunId } from "./run-id";
 import type { StartSyncDeps } from "./sync-deps";
 
@@ -84,27 +85,18 @@ export async function claimRun(
   };
 }
 
-/**
- * A run whose execution is known is dead exactly when Step Functions (or the
- * local engine) says that execution has ended: a long wait is not death. The
- * lease decides only while no execution is known (a starter between begin and
- * start, or a run handing over to a fresh execution).
- */
+/** The liveness rule (core/run-lock.ts runLiveness); an execution recorded on the lock is asked whether it still runs. */
 async function isDead(deps: StartSyncDeps, holder: RunLock, now: Date, options: StartSyncOptions): Promise<boolean> {
-  if (holder.executionRef === null) return options.earlierExecutionsGone === true || Date.parse(holder.leaseUntil) <= now.getTime();
-  return !(await deps.starter.isRunning(holder.executionRef));
+  const liveness = runLiveness(holder, now, options);
+  if (liveness === "ask_execution" && holder.executionRef !== null) return !(await deps.starter.isRunning(holder.executionRef));
+  return liveness === "dead";
 }
 
+/** The error each unfinished entity of a dead run gets when a new run takes its lock over. */
+const DEAD_RUN_TAKEN_OVER = "the run stopped without finishing (its execution ended, or it never started in time)";
+
 async function reportDead(deps: StartSyncDeps, connectionId: string, runId: string, now: Date): Promise<void> {
-  const dead = await deps.runs.get(connectionId, runId);
-  for (const row of dead?.entities ?? []) {
-    if (row.status === "pending" || row.status === "running") {
-      await deps.runs.entityFinished(connectionId, runId, row.entity, {
-        status: "failed",
-        error: "the run stopped without finishing (its execution ended, or it never started in time)",
-      });
-    }
-  }
+  await failUnfinishedEntities(deps.runs, await deps.runs.get(connectionId, runId), DEAD_RUN_TAKEN_OVER);
   await deps.runs.finish(connectionId, runId, { status: "failed", finishedAt: now.toISOString() });
   deps.logger.warn("dead run taken over", { connection_id: connectionId, run_id: runId });
 }

@@ -1,5 +1,6 @@
 import { METRIC } from "../core/metric-names";
 import { caughtErrorDetail } from "./caught-error-detail";
+import { failUnfinishedEntities } from "./fail-unfinished-entities";
 import { classifyCaught } from "./failure-fault";
 import type { SyncDeps } from "./sync-deps";
 import type { CaughtState, SyncState } from "./sync-state";
@@ -13,13 +14,8 @@ export async function stopRun(deps: SyncDeps, state: CaughtState): Promise<SyncS
   const { run } = state;
   const detail = caughtErrorDetail(state.error);
   const failure = classifyCaught(state.error);
-  const summary = await deps.runs.get(run.connection_id, run.run_id);
-  for (const row of summary?.entities ?? []) {
-    if (row.status === "pending" || row.status === "running") {
-      await deps.runs.entityFinished(run.connection_id, run.run_id, row.entity, { status: "failed", error: detail });
-      deps.metrics.count(METRIC.entityFailures, 1, { entity: row.entity, ...failure });
-    }
-  }
+  const failed = await failUnfinishedEntities(deps.runs, await deps.runs.get(run.connection_id, run.run_id), detail);
+  for (const entity of failed) deps.metrics.count(METRIC.entityFailures, 1, { entity, ...failure });
   deps.logger.error("run stopped", { connection_id: run.connection_id, run_id: run.run_id, ...failure, error: detail });
   return { run, cursor: null, step: { outcome: "done" } };
 }

@@ -8,7 +8,6 @@ import type { RunStarter } from "../core/ports/run-starter";
 import type { RunStore } from "../core/ports/run-store";
 import type { SourceClient } from "../core/ports/source-client";
 import type { TokenCipher } from "../core/ports/token-cipher";
-import type { PageReadAheads } from "./page-read-ahead";
 import type { StageKindsOfRun } from "./stage-kinds-memo";
 
 /** Every port the sync's Task states use; the composition roots (AWS, local, tests) fill it. */
@@ -25,12 +24,6 @@ export interface SyncDeps {
   readonly metrics: Metrics;
   /** Stage kinds read once per run (makeSyncHandlers supplies the memo); each leads page reads the store when absent. */
   readonly stageKinds?: StageKindsOfRun;
-  /**
-   * Opt-in: the next page's connection read and rate-limit slot, taken while a page commits. Off by default: on
-   * DynamoDB Local it slowed the commit it ran beside and a quarter of its reservations went stale (docs/throughput.md).
-   * Absent, each page reads and acquires at its start.
-   */
-  readonly readAheads?: PageReadAheads;
   /** Page tasks per execution before continuing in a fresh one; defaults to PAGE_TASKS_PER_EXECUTION (tests lower it). */
   readonly pageTasksPerExecution?: number;
   /** Page tasks per segment of the Express child; defaults to PAGE_TASKS_PER_SEGMENT (tests lower it). */

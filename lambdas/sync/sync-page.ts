@@ -5,12 +5,11 @@ import { entityDefinition } from "../ingestion/entity-catalog";
 import { ingestPage } from "../ingestion/ingest-page";
 import { rateLimited } from "./rate-limited-source-client";
 import { finishEntityAndAdvance, handOverIfContinuing, leaseUntil, nextPageStep } from "./entity-steps";
-import { confirmConnection, readPageConnection, rotatedConnection } from "./page-connection";
+import { readPageConnection, rotatedConnection } from "./page-connection";
 import { recordRetryWait, recordThrottleWait } from "./record-wait";
 import type { StoredConnection } from "../core/connection";
-import { INITIAL_SLOT_LEAD_MS, nextSlotLead, type ReadAhead } from "./page-read-ahead";
 import type { SyncDeps } from "./sync-deps";
-import type { ExecutionRun, SyncCursor, SyncState } from "./sync-state";
+import type { SyncCursor, SyncState } from "./sync-state";
 
 /**
  * The page task: one page of the current entity, under the connection's rate
@@ -20,33 +19,22 @@ import type { ExecutionRun, SyncCursor, SyncState } from "./sync-state";
  * The page's commit carries the run's fence, lease and progress (no separate
  * heartbeat): a run that lost its connection's lock writes nothing.
  *
- * While a page that has a next one commits, its task reads the connection and
- * reserves the next page's rate-limit slot (page-read-ahead.ts), so the next
- * page's task, in the same process, starts with both: its only store round
- * trips are its commit's. A rotated token or changed rate_limit is therefore
- * used from the page after the read that first sees it, and a deleted
- * connection stops the run at the page after that read, before its request.
- * The read is eventually consistent, with strong reads where staleness could
- * stop a live run (page-connection.ts): so "the read that first sees it" may
- * come a replication lag after the write.
+ * Each page reads the connection at its start, while it takes its rate-limit
+ * slot at the rate the previous page read: a rotated token is used from the
+ * page whose read first sees it, a changed rate_limit from the page after, and
+ * a deleted connection stops the run before its request. The read is
+ * eventually consistent, with strong reads where staleness could stop a live
+ * run (page-connection.ts): so "the read that first sees it" may come a
+ * replication lag after the write.
  */
 export async function syncPage(deps: SyncDeps, state: SyncState): Promise<SyncState> {
   const { run } = state;
   const cursor = requireCursor(state);
   const steps = cursor.steps + 1;
-  // What the previous page's task read and reserved for this page while it committed (same process only).
-  const ahead = deps.readAheads?.take({ runId: run.run_id, entity: cursor.entity, page: cursor.page });
-  // Settled already (the previous task waited for it); a failed reservation is just taken again below.
-  const reserved = ahead === undefined ? undefined : await ahead.slot.catch(() => undefined);
-  // Else the slot is taken while the connection is read (the rate from the last read): two round trips at once.
-  const slot =
-    reserved !== undefined
-      ? Promise.resolve(reserved)
-      : cursor.rate_limit === undefined
-        ? undefined
-        : deps.limiter.acquire(run.connection_id, cursor.rate_limit);
+  // The slot is taken while the connection is read (the rate from the last read): two round trips at once.
+  const slot = cursor.rate_limit === undefined ? undefined : deps.limiter.acquire(run.connection_id, cursor.rate_limit);
   slot?.catch(() => undefined);
-  let connection = await connectionFor(deps, run, ahead);
+  let connection = await readPageConnection(deps, run);
   const tokenOf = (stored: StoredConnection) =>
     deps.cipher.decrypt(stored.token_ciphertext, { businessAccountId: run.business_account_id, connectionId: run.connection_id });
   const token = await tokenOf(connection);
@@ -57,24 +45,6 @@ export async function syncPage(deps: SyncDeps, state: SyncState): Promise<SyncSt
     undefined,
     slot,
   );
-  // How far ahead to reserve the next page's slot: corrected by how late this page's reserved slot is used.
-  // (Real time, as the limiter's: the rate is the source's.)
-  const slotLead =
-    ahead !== undefined && reserved !== undefined
-      ? nextSlotLead(ahead.leadMs, Date.now() - reserved)
-      : (cursor.slot_lead_ms ?? INITIAL_SLOT_LEAD_MS);
-  // While this page commits: the next page's connection read and its slot, reserved slotLead ahead.
-  let next: ReadAhead | undefined;
-  const readAhead = (hasMore: boolean) => {
-    if (!hasMore || deps.readAheads === undefined) return;
-    next = {
-      connection: deps.connections.get(run.business_account_id, run.connection_id, { consistency: "eventual" }),
-      slot: deps.limiter.acquire(run.connection_id, connection.rate_limit, { leadMs: slotLead }),
-      leadMs: slotLead,
-    };
-    next.connection.catch(() => undefined);
-    next.slot.catch(() => undefined);
-  };
 
   const ingest = (stored: StoredConnection, sourceToken: string) =>
     ingestPage(
@@ -83,7 +53,6 @@ export async function syncPage(deps: SyncDeps, state: SyncState): Promise<SyncSt
         store: deps.records,
         logger: deps.logger,
         ...(deps.stageKinds === undefined ? {} : { stageKinds: (id: string) => deps.stageKinds!(id, run.run_id) }),
-        onCommit: readAhead,
       },
       { baseUrl: stored.base_url, token: sourceToken },
       {
@@ -110,8 +79,6 @@ export async function syncPage(deps: SyncDeps, state: SyncState): Promise<SyncSt
       page = await ingest(connection, await tokenOf(connection));
     }
   } catch (error) {
-    // Nothing is left in flight when the task ends (a Lambda is frozen then); the reserved slot goes unused.
-    if (next !== undefined) await Promise.allSettled([next.connection, next.slot]);
     if (error instanceof SourceThrottledError && error.retryAfterSeconds > MAX_RETRY_AFTER_SECONDS) {
       // Waiting that long would hold the connection's run for hours: fail the entity now; the next run resumes it.
       throw new SourceThrottledError(
@@ -171,15 +138,9 @@ export async function syncPage(deps: SyncDeps, state: SyncState): Promise<SyncSt
       watermark: page.watermark,
       previous: page.fingerprint,
       rate_limit: connection.rate_limit,
-      slot_lead_ms: slotLead,
       throttle_attempts: 0,
       steps,
     };
-    if (next !== undefined) {
-      // Both were started with the commit and are (almost always) done; nothing may be in flight when the task ends.
-      await Promise.allSettled([next.connection, next.slot]);
-      deps.readAheads?.put({ runId: run.run_id, entity: cursor.entity, page: cursor.page + 1 }, next);
-    }
     return handOverIfContinuing(deps, { run, cursor: nextCursor, step: nextPageStep(deps, nextCursor) });
   }
   return handOverIfContinuing(
@@ -192,20 +153,6 @@ export async function syncPage(deps: SyncDeps, state: SyncState): Promise<SyncSt
       connection,
     ),
   );
-}
-
-/** The connection read ahead for this page (null, confirmed strongly: deleted since), or read now when there is none or it failed. */
-async function connectionFor(deps: SyncDeps, run: ExecutionRun, ahead: ReadAhead | undefined): Promise<StoredConnection> {
-  if (ahead !== undefined) {
-    const read = await ahead.connection.then(
-      (connection) => ({ connection }),
-      () => undefined,
-    );
-    if (read !== undefined) {
-      return read.connection ?? confirmConnection(deps, run);
-    }
-  }
-  return readPageConnection(deps, run);
 }
 
 function requireCursor(state: SyncState): SyncCursor {

@@ -47,12 +47,6 @@ export const SyncCursorSchema = v.object({
    * started before it existed: the page then reads the connection first.
    */
   rate_limit: v.optional(positiveInteger),
-  /**
-   * How far ahead (ms) to reserve the next page's rate-limit slot while this
-   * page commits: learned from how late or early the last reservation was
-   * used (page-read-ahead.ts). Absent: INITIAL_SLOT_LEAD_MS.
-   */
-  slot_lead_ms: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))),
   /** Consecutive 429s on this page; the state machine gives up after 5 retries. */
   throttle_attempts: count,
   /** Page tasks run by this execution (history bound). */

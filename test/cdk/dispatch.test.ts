@@ -113,11 +113,20 @@ describe("CDK stack: the schedule tick (dispatch state machine)", () => {
     expect(byAction("states:StopExecution")).toEqual(byAction("states:DescribeExecution"));
     const own = statements.filter((statement) => !actionsOf(statement).some((action) => action.startsWith("logs:") || action.startsWith("xray:")));
     expect(new Set(own.flatMap(actionsOf))).toEqual(
-      new Set(["lambda:InvokeFunction", "states:StartExecution", "states:DescribeExecution", "states:StopExecution", "events:PutTargets", "events:PutRule", "events:DescribeRule"]),
+      new Set(["lambda:InvokeFunction", "states:StartExecution", "states:DescribeExecution", "states:StopExecution", "states:RedriveExecution", "events:PutTargets", "events:PutRule", "events:DescribeRule"]),
     );
+    expect(byAction("states:RedriveExecution")).toEqual(json(arn(":execution:CrmIntegration-Dispatch/*")));
     for (const statement of statements.filter((s) => actionsOf(s).some((action) => action.startsWith("events:")))) {
       expect(JSON.stringify(statement.Resource)).toContain("rule/StepFunctionsGetEventsForStepFunctionsExecutionRule");
     }
+  });
+
+  // https://docs.aws.amazon.com/step-functions/latest/dg/redrive-map-run.html: redriving a Map Run redrives its failed
+  // child executions, which needs states:RedriveExecution on them (aws-cdk-lib's DistributedMap grants the same).
+  test("a failed Map Run can be redriven: the tick's role may redrive its own child executions, and no other", () => {
+    const statements = roleStatements(template, logicalId(stack.syncSchedule.stateMachine.role));
+    const redrive = statements.filter((statement) => actionsOf(statement).includes("states:RedriveExecution"));
+    expect(redrive.flatMap(resourcesOf)).toEqual([arn(":execution:CrmIntegration-Dispatch/*")]);
   });
 
   test("context maxConcurrentRuns above pageTaskConcurrency, or below 1, is refused with a message naming it", () => {

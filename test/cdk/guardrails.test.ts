@@ -1,7 +1,8 @@
 import { describe, expect, test } from "vitest";
 import { PAGE_TASKS_PER_EXECUTION } from "../../lambdas/core/limits";
 import { loadSyncDefinition, loadSyncPagesDefinition } from "../../statemachine/sync-definition";
-import { CONTEXT_DEFAULTS } from "../../lib/deploy-config";
+import { readFileSync } from "node:fs";
+import { CONTEXT_DEFAULTS, reservedConcurrencyOf } from "../../lib/deploy-config";
 import { OPENAPI_CONCURRENCY } from "../../lib/onboarding-api";
 import { LIVE_ALIAS } from "../../lib/service-function";
 import { SYNC_TASKS, type SyncTaskName } from "../../lib/sync-functions";
@@ -51,6 +52,11 @@ const cappedWaits = (retrier: Retrier) =>
   );
 /** Step Functions' hard limit on an Express execution. */
 const EXPRESS_MAX_SECONDS = 300;
+/** ReservedConcurrentExecutions over every function of a template. */
+const reservedSum = (all: Record<string, { Type: string; Properties: Record<string, any> }>): number =>
+  Object.values(all)
+    .filter((resource) => resource.Type === "AWS::Lambda::Function")
+    .reduce((sum, resource) => sum + ((resource.Properties.ReservedConcurrentExecutions as number | undefined) ?? 0), 0);
 const factorial = (n: number): number => (n <= 1 ? 1 : n * factorial(n - 1));
 
 describe("guardrails: reserved concurrency", () => {
@@ -66,6 +72,28 @@ describe("guardrails: reserved concurrency", () => {
     const props = changed.toJSON().Resources as Record<string, { Properties: Record<string, any> }>;
     expect(props[functionId(other.syncFunctions.tasks.SyncPage)]!.Properties.ReservedConcurrentExecutions).toBe(50);
     expect(props[functionId(other.api.apiFunction)]!.Properties.ReservedConcurrentExecutions).toBe(7);
+  });
+
+  // https://docs.aws.amazon.com/lambda/latest/dg/configuration-concurrency.html: Lambda keeps 100 of the account's
+  // concurrency unreserved, so an account at the default quota of 1,000 may reserve at most 900.
+  test("reserved concurrency fits the account: the stack's reservations together are at most the account's quota less 100, and more fails synth with one message naming the settings", () => {
+    const tooMuch = { ...TEST_CONTEXT, pageTaskConcurrency: 800, apiConcurrency: 100 };
+    expect(() => synthesize(tooMuch)).toThrow(
+      /pageTaskConcurrency \(800\) \+ 3 × apiConcurrency \(100\) \+ 6 .*reserve 1,106.*accountConcurrency \(1,000\).*at most 900/,
+    );
+    // 800 + 3 × 31 + 6 = 899 fits; one more per API function does not.
+    expect(() => synthesize({ ...TEST_CONTEXT, pageTaskConcurrency: 800, apiConcurrency: 32 })).toThrow(/reserve 902/);
+    const { template: fits } = synthesize({ ...TEST_CONTEXT, pageTaskConcurrency: 800, apiConcurrency: 31 });
+    expect(reservedSum(fits.toJSON().Resources)).toBe(899);
+    // An account whose quota was raised says so: the same settings fit.
+    expect(() => synthesize({ ...tooMuch, accountConcurrency: 2000 })).not.toThrow();
+  });
+
+  test("reserved concurrency: the defaults' figure in docs/operations.md is the template's sum over every function", () => {
+    const sum = reservedSum(resources);
+    expect(sum).toBe(reservedConcurrencyOf(CONTEXT_DEFAULTS).total);
+    const documented = /the defaults reserve ([\d,]+)/.exec(readFileSync(new URL("../../docs/operations.md", import.meta.url), "utf8"))?.[1];
+    expect(documented?.replace(/,/g, "")).toBe(String(sum));
   });
 
   test.each([

@@ -5,6 +5,8 @@ import { RECORD_TABLE } from "../../lambdas/store/table-definition";
 import { METRIC, METRIC_SERVICE } from "../../lambdas/core/metric-names";
 import { BEGIN_FAILED_CAUSE, CUSTOMER_OR_EXPECTED_ERRORS, SUSTAINED_PERIODS, THRESHOLDS } from "../../lib/alarms";
 import { CONTEXT_DEFAULTS } from "../../lib/deploy-config";
+import { DISPATCH_START_FAILED_MESSAGE } from "../../lambdas/sync/dispatch-tick";
+import { matchesFilterPattern } from "./metric-filter-pattern";
 import { TTL_ATTRIBUTE } from "../../lib/record-table";
 import { loadSyncDefinition } from "../../statemachine/sync-definition";
 import { actionsOf, functionId, logicalId, roleId, roleStatements, serviceFunctions, synthesize, TEST_CONTEXT } from "./stack-fixture";
@@ -217,6 +219,10 @@ describe("CDK stack: resources", () => {
       Object.entries(template.findResources("AWS::CloudWatch::Alarm")).map(([id, alarm]) => [id, alarm.Properties as Record<string, any>]),
     );
   const alarmNamed = (name: string) => alarms()[logicalId(stack.alarms.alarms.find((alarm) => alarm.node.id === name)!)]!;
+  const dispatchStartFailuresFilter = () =>
+    Object.values(template.findResources("AWS::Logs::MetricFilter"))
+      .map((resource) => resource.Properties as Record<string, any>)
+      .find((properties) => properties.MetricTransformations[0].MetricName === "DispatchStartFailures")!;
 
   test("alarms: only on failures of ours, all on the alarm topic, none that one customer's flaky source can fire", () => {
     const all = Object.values(alarms());
@@ -338,12 +344,7 @@ describe("CDK stack: resources", () => {
     const metrics = (failed.Metrics as Record<string, any>[]).filter((metric) => metric.MetricStat !== undefined);
     expect(metrics.map((metric) => metric.MetricStat.Metric.MetricName).sort()).toEqual(["ExecutionsFailed", "ExecutionsTimedOut"]);
     for (const metric of metrics) expect(metric.MetricStat.Metric.Dimensions).toEqual([{ Name: "StateMachineArn", Value: { Ref: logicalId(stack.syncSchedule.stateMachine) } }]);
-    const filter = Object.values(template.findResources("AWS::Logs::MetricFilter"))
-      .map((resource) => resource.Properties as Record<string, any>)
-      .find((properties) => properties.MetricTransformations[0].MetricName === "DispatchStartFailures")!;
-    expect(filter.LogGroupName).toEqual({ Ref: logicalId(stack.syncSchedule.logGroup) });
-    expect(filter.FilterPattern).toContain('$.type = "TaskFailed"');
-    expect(filter.FilterPattern).toContain('$.details.error != "States.TaskFailed"');
+    const filter = dispatchStartFailuresFilter();
     expect(filter.MetricTransformations[0].MetricValue).toBe("1");
     expect(alarmNamed("DispatchStartFailures")).toMatchObject({ Threshold: THRESHOLDS.dispatchStartFailures });
     expect(alarmNamed("DispatchInvocationsFailed")).toMatchObject({
@@ -351,6 +352,22 @@ describe("CDK stack: resources", () => {
       MetricName: "FailedInvocations",
       Dimensions: [{ Name: "RuleName", Value: { Ref: logicalId(stack.syncSchedule.rule) } }],
     });
+  });
+
+  test("DispatchStartFailures counts runs whose start failed for good, once each, and never a start that a retry recovered (as its description says)", () => {
+    const filter = dispatchStartFailuresFilter();
+    const counted = (logGroup: unknown, events: Record<string, unknown>[]) =>
+      JSON.stringify(filter.LogGroupName) === JSON.stringify(logGroup) ? events.filter((event) => matchesFilterPattern(filter.FilterPattern, event)).length : 0;
+    // What the schedule tick's state machine logs at ERROR level for a hand-over refused once, then started by its
+    // Retry: a TaskFailed event (https://docs.aws.amazon.com/step-functions/latest/dg/cw-logs.html#cloudwatch-log-level).
+    const refusedOnce = [{ type: "TaskFailed", details: { resourceType: "states", resource: "startExecution.sync:2", error: "StepFunctions.ExecutionLimitExceeded" } }];
+    expect(counted({ Ref: logicalId(stack.syncSchedule.logGroup) }, refusedOnce)).toBe(0);
+    // The dispatcher's line when it releases a run whose start failed after every retry (its Catch): counted once; a
+    // run whose own execution failed (States.TaskFailed) is the sync alarms' business, not this one's.
+    const dispatcherLogs = { Ref: logicalId(stack.syncSchedule.dispatcher.logGroup) };
+    const released = (error: string) => ({ level: "ERROR", message: DISPATCH_START_FAILED_MESSAGE, connection_id: "c1", run_id: "r1", error });
+    expect(counted(dispatcherLogs, [released("StepFunctions.ExecutionLimitExceeded")])).toBe(1);
+    expect(counted(dispatcherLogs, [released("States.TaskFailed")])).toBe(0);
   });
 
   test("throttling alarms (Lambda, DynamoDB) fire only when sustained, since the state machine rides out a burst", () => {

@@ -56,6 +56,19 @@ describe("CDK stack: the sync state machines", () => {
     expect((JSON.parse(pagesFile) as { TimeoutSeconds: number }).TimeoutSeconds).toBe(300);
   });
 
+  // https://docs.aws.amazon.com/step-functions/latest/dg/bp-cwl.html: CloudWatch Logs' resource policy is limited to
+  // 5,120 characters, and log groups under /aws/vendedlogs/ need no entry in it; without the prefix, a busy account's
+  // policy fills up and creating a state machine with logging fails the deploy.
+  test("log group names: every state machine of the stack logs to a log group under /aws/vendedlogs/states/", () => {
+    const all = template.toJSON().Resources as Record<string, { Type: string; Properties: Record<string, any> }>;
+    const machines = Object.values(all).filter((resource) => resource.Type === "AWS::StepFunctions::StateMachine");
+    expect(machines).toHaveLength(3);
+    for (const machine of machines) {
+      const [logGroupId] = machine.Properties.LoggingConfiguration.Destinations[0].CloudWatchLogsLogGroup.LogGroupArn["Fn::GetAtt"] as [string];
+      expect(all[logGroupId]!.Properties.LogGroupName, machine.Properties.StateMachineName).toBe(`/aws/vendedlogs/states/${machine.Properties.StateMachineName}`);
+    }
+  });
+
   test("their definitions are statemachine/sync.asl.json and sync-pages.asl.json, byte for byte (the files the local runtime runs)", () => {
     expect(stateMachine.Properties.DefinitionString).toBe(file);
     expect(stateMachine.Properties.DefinitionS3Location).toBeUndefined();

@@ -5,7 +5,7 @@ import { TTL_ATTRIBUTE } from "../../lib/record-table";
 import { DELETED_CONNECTION_RETENTION_SECONDS } from "../../lambdas/connections/connection-keys";
 import { DynamoDbConnectionStore } from "../../lambdas/connections/dynamodb-connection-store";
 import { DynamoDbRunStore } from "../../lambdas/runs/dynamodb-run-store";
-import { LOCK_SORT_KEY, runLockPartitionKey } from "../../lambdas/runs/run-keys";
+import { LOCK_SORT_KEY, runLockPartitionKey } from "../../lambdas/runs/run-item";
 import { watermarkPartitionKey, watermarkSortKey } from "../../lambdas/store/keys";
 import { readItem, useTestTable } from "../support/dynamodb";
 import { storedConnection } from "../builders/stored-connections";

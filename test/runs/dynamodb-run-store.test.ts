@@ -4,8 +4,8 @@ import { beforeAll, describe, expect, test } from "vitest";
 import { SUMMARY_ENTITIES } from "../../lambdas/core/entities";
 import type { NewRun } from "../../lambdas/core/ports/run-store";
 import type { RunWait } from "../../lambdas/core/run-summary";
-import { DynamoDbRunStore, MAX_RECORDED_WAITS, RunAlreadyExistsError, RunNotFoundError } from "../../lambdas/runs/dynamodb-run-store";
-import { LOCK_SORT_KEY, runExpiresAt, runLockPartitionKey, runPartitionKey, runSortKey } from "../../lambdas/runs/run-keys";
+import { DynamoDbRunStore, RunAlreadyExistsError, RunNotFoundError } from "../../lambdas/runs/dynamodb-run-store";
+import { LOCK_SORT_KEY, MAX_RECORDED_WAITS, runExpiresAt, runLockPartitionKey, runPartitionKey, runSortKey } from "../../lambdas/runs/run-item";
 import { readItem, useTestTable } from "../support/dynamodb";
 
 const table = useTestTable();

@@ -3,7 +3,7 @@ import { UpdateItemCommand } from "@aws-sdk/client-dynamodb";
 import { beforeAll, describe, expect, test } from "vitest";
 import { TTL_ATTRIBUTE } from "../../lib/record-table";
 import { DynamoDbRunStore } from "../../lambdas/runs/dynamodb-run-store";
-import { LOCK_SORT_KEY, RUN_ATTR, RUN_RETENTION_DAYS, runLockPartitionKey, runPartitionKey, runSortKey } from "../../lambdas/runs/run-keys";
+import { LOCK_SORT_KEY, RUN_ATTR, RUN_RETENTION_DAYS, runLockPartitionKey, runPartitionKey, runSortKey } from "../../lambdas/runs/run-item";
 import { readItem, useTestTable } from "../support/dynamodb";
 
 const table = useTestTable();

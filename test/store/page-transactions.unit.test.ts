@@ -2,7 +2,7 @@ import type { TransactWriteItemsCommandInput } from "@aws-sdk/client-dynamodb";
 import { describe, expect, test } from "vitest";
 import { RecordTooLargeError } from "../../lambdas/core/errors";
 import type { PageWrite, RecordWrite } from "../../lambdas/core/ports/record-store";
-import { runLockPartitionKey } from "../../lambdas/runs/run-keys";
+import { runLockPartitionKey } from "../../lambdas/runs/run-item";
 import { recordPartitionKey, watermarkPartitionKey, watermarkSortKey } from "../../lambdas/store/keys";
 import { pageRun } from "../builders/page-runs";
 import {

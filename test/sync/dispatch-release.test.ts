@@ -1,4 +1,6 @@
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { DISPATCH_START_FAILURES_PATTERN } from "../../lib/alarms";
+import { matchesFilterPattern } from "../cdk/metric-filter-pattern";
 import { createLocalDispatch } from "../../lambdas/local/local-dispatch";
 import type { LocalSyncEngine } from "../../lambdas/local/local-sync-engine";
 import { DISPATCHED_RUN_NOT_STARTED } from "../../lambdas/sync/dispatch-tick";
@@ -59,6 +61,34 @@ describe("a dispatched run that cannot start or go on releases its lock at once"
     expect((await dispatch.tick()).status).toBe("SUCCEEDED");
     const run = await expectReleased(connection.id);
     expect(run.entities.find((row) => row.entity === "pipelines")).toMatchObject({ status: "failed", error: DISPATCHED_RUN_NOT_STARTED });
+    // The DispatchStartFailures alarm's filter counts this run once, after the hand-over's retries.
+    expect(harness.logger.lines.filter((line) => matchesFilterPattern(DISPATCH_START_FAILURES_PATTERN, line))).toEqual([
+      expect.objectContaining({ connection_id: connection.id, run_id: run.id, error: "StepFunctions.ExecutionLimitExceededException" }),
+    ]);
+    await dispatch.stop();
+  });
+
+  test("DispatchStartFailures: a hand-over refused once and started by its Retry is not counted", async () => {
+    server = await startSourceServer(crmSource(() => data, { token: TOKEN, fault: failFirst("/pipelines", 1, { status: 429, headers: { "retry-after": "0" }, json: { error: "slow down" } }) }));
+    const connection = await harness.addConnection({ baseUrl: server.baseUrl, token: TOKEN });
+    let refusals = 0;
+    const engine = harness.engine;
+    const refusingOnce: Pick<LocalSyncEngine, "start" | "result" | "runSegment" | "isRunning" | "abort"> = {
+      start: async (input, options) => {
+        if (refusals++ === 0) throw Object.assign(new Error("execution limit exceeded"), { name: "StepFunctions.ExecutionLimitExceededException" });
+        return engine.start(input, options);
+      },
+      result: (ref) => engine.result(ref),
+      runSegment: (input, startedBy) => engine.runSegment(input, startedBy),
+      isRunning: (ref) => engine.isRunning(ref),
+      abort: (ref) => engine.abort(ref),
+    };
+    const dispatch = createLocalDispatch({ startDeps: { ...harness.startDeps, starter: refusingOnce }, maxConcurrentRuns: 2, timeScale: 0.01, logger: harness.logger });
+    expect((await dispatch.tick()).status).toBe("SUCCEEDED");
+    expect(refusals).toBe(2);
+    const [run] = await harness.runs.list(connection.id, { limit: 1 });
+    expect(run?.status).toBe("succeeded");
+    expect(harness.logger.lines.filter((line) => matchesFilterPattern(DISPATCH_START_FAILURES_PATTERN, line))).toEqual([]);
     await dispatch.stop();
   });
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { WATERMARK_SAFETY_MARGIN_SECONDS } from "../../lambdas/core/limits";
 import type { RunStarter } from "../../lambdas/core/ports/run-starter";
-import { dispatchSyncs } from "../../lambdas/sync/dispatch-tick";
+import { createLocalDispatch } from "../../lambdas/local/local-dispatch";
 import { newRunId } from "../../lambdas/sync/run-id";
 import { SyncQueueUnavailableError } from "../../lambdas/core/errors";
 import { startSync } from "../../lambdas/sync/start-sync";
@@ -46,24 +46,41 @@ describe("one run at a time per connection", () => {
   });
 
   test("the scheduled dispatcher starts a sync for every connection and skips those with a run in progress", async () => {
-    // No run can get past /users until the second dispatch has been made.
+    // The schedule tick as the runtimes run it: the dispatch state machine on the local engine. No run can get past
+    // /users until a second tick has been made.
     const users = gate();
+    // Runs an earlier test left going end first, so that every connection's run is the tick's.
+    for (const connection of await harness.connections.listAll()) {
+      const [latest] = await harness.runs.list(connection.id, { limit: 1 });
+      if (latest !== undefined) await harness.waitForRun(connection.id, latest.id);
+    }
+    const before = (await harness.connections.listAll()).length + 2;
+    const allAtUsers = gate();
+    let atUsers = 0;
     source.fault = async (request) => {
-      if (request.path === "/users") await users.opened;
+      if (request.path === "/users") {
+        if (++atUsers === before) allAtUsers.open();
+        await users.opened;
+      }
       return undefined;
     };
     const a = await harness.addConnection({ baseUrl: source.server.baseUrl, token: TOKEN, accountId: "dispatch-a" });
     const b = await harness.addConnection({ baseUrl: source.server.baseUrl, token: TOKEN, accountId: "dispatch-b" });
-    const before = (await harness.connections.listAll()).length;
-    const first = await dispatchSyncs(harness.startDeps);
-    const second = await dispatchSyncs(harness.startDeps);
+    const dispatch = createLocalDispatch({ startDeps: { ...harness.startDeps, starter: harness.engine }, maxConcurrentRuns: before, timeScale: 0.01, logger: harness.logger });
+    const first = dispatch.tick();
+    await allAtUsers.opened;
+    const executions = harness.engine.list().length;
+    expect((await dispatch.tick()).status).toBe("SUCCEEDED");
+    // The second tick started nothing: every connection's run was still in progress.
+    expect(harness.engine.list()).toHaveLength(executions);
     users.open();
-    expect(first.started + first.alreadyRunning).toBe(before);
-    expect(second.started).toBe(0);
-    for (const connection of [a, b]) {
-      const [run] = await harness.runs.list(connection.id);
-      expect((await harness.waitForRun(connection.id, run!.id)).status).toBe("succeeded");
+    expect((await first).status).toBe("SUCCEEDED");
+    for (const connection of await harness.connections.listAll()) {
+      const [latest] = await harness.runs.list(connection.id, { limit: 1 });
+      expect(latest?.status, connection.id).toBe("succeeded");
     }
+    for (const connection of [a, b]) expect(await harness.runs.list(connection.id)).toHaveLength(1);
+    await dispatch.stop();
   });
 });
 

@@ -3,7 +3,7 @@ import { MAX_RETRY_AFTER_SECONDS } from "../../lambdas/core/limits";
 import { StoreUnavailableError } from "../../lambdas/core/errors";
 import type { TaskHandler } from "../../lambdas/local/step-functions/local-step-functions";
 import { LocalSyncEngine } from "../../lambdas/local/local-sync-engine";
-import { dispatchSyncs } from "../../lambdas/sync/dispatch-tick";
+import { claimDispatchedRuns } from "../../lambdas/sync/dispatch-tick";
 import { makeSyncHandlers } from "../../lambdas/sync/handlers/sync-handlers";
 import { newRunId } from "../../lambdas/sync/run-id";
 import { startSync } from "../../lambdas/sync/start-sync";
@@ -75,7 +75,8 @@ describe("never two runs of one connection", () => {
 
     const later = aDayLater(harness.startDeps);
     expect(await startSync(later, connection)).toEqual({ runId: first.runId, started: false });
-    expect((await dispatchSyncs(later)).started).toBe(0);
+    // Nor by the schedule tick's claim (ClaimRuns): the connection's run goes on.
+    expect(await claimDispatchedRuns(later, [{ business_account_id: connection.business_account_id, connection_id: connection.id }])).toEqual({ runs: [] });
 
     held.release();
     expect((await harness.waitForRun(connection.id, first.runId)).status).toBe("succeeded");

@@ -25,7 +25,8 @@ const DispatchEventSchema = v.variant("task", [
   }),
   v.object({ task: v.literal("ClaimRuns"), items: v.array(DispatchItemSchema) }),
   v.object({ task: v.literal("SettleFirstSegments"), segments: v.array(SegmentOutputSchema) }),
-  v.object({ task: v.literal("ReleaseRun"), ...RunReferenceSchema.entries }),
+  // error: the name the Task's Catch caught (its Error field), for the DispatchStartFailures alarm.
+  v.object({ task: v.literal("ReleaseRun"), ...RunReferenceSchema.entries, error: v.optional(v.string()) }),
 ]);
 
 type DispatchReply = PlannedDispatchPage | Awaited<ReturnType<typeof claimDispatchedRuns>> | Awaited<ReturnType<typeof settleFirstSegments>> | Record<string, never>;
@@ -45,8 +46,8 @@ export function makeDispatchHandler(deps: StartSyncDeps, random: () => number = 
       case "SettleFirstSegments":
         return settleFirstSegments(deps, parsed.segments);
       case "ReleaseRun": {
-        const { task: _task, ...run } = parsed;
-        await releaseDispatchedRun(deps, run);
+        const { task: _task, error, ...run } = parsed;
+        await releaseDispatchedRun(deps, run, error);
         return {};
       }
     }

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { dispatchSyncs } from "../../../lambdas/sync/dispatch-tick";
+import { createLocalDispatch } from "../../../lambdas/local/local-dispatch";
 import { leadRecord, pipelineRecord, userRecord } from "../../builders/source-records";
 import { crmSource } from "../../support/crm-source";
 import { createApiHarness, CONNECTIONS_PATH, type ApiHarness } from "../../support/api-harness";
@@ -30,13 +30,20 @@ async function newConnection(): Promise<string> {
   return created.body.id;
 }
 
-/** Runs the scheduled dispatcher once and lets every run it started finish; returns which connections it started. */
+/** The connection a local execution runs for: a Standard execution's input names it, a page-loop segment's state does. */
+const connectionIdOf = (input: unknown): string | undefined => {
+  const execution = input as { connection_id?: string; state?: { connection_id?: string; run?: { connection_id?: string } } };
+  return execution.connection_id ?? execution.state?.connection_id ?? execution.state?.run?.connection_id;
+};
+
+/** Runs one schedule tick (the dispatch state machine, as the runtimes run it) until every run it started has ended; returns which connections it started. */
 async function dispatchOnce(): Promise<Set<string>> {
   const before = new Set(api.sync.engine.list().map((execution) => execution.executionId));
-  await dispatchSyncs(api.sync.startDeps);
+  const dispatch = createLocalDispatch({ startDeps: { ...api.sync.startDeps, starter: api.sync.engine }, maxConcurrentRuns: 20, timeScale: 0.01, logger: api.logger });
+  expect((await dispatch.tick()).status).toBe("SUCCEEDED");
+  await dispatch.stop();
   const started = api.sync.engine.list().filter((execution) => !before.has(execution.executionId));
-  await Promise.all(started.map((execution) => api.sync.engine.result(execution.executionId)));
-  return new Set(started.map((execution) => (execution.input as { connection_id: string }).connection_id));
+  return new Set(started.map((execution) => connectionIdOf(execution.input)).filter((id) => id !== undefined));
 }
 
 describe("POST /connections/{id}/pause and /resume", () => {

@@ -1,0 +1,25 @@
+import type { SummaryEntity } from "../core/entities";
+import type { RunStore } from "../core/ports/run-store";
+import type { RunSummary } from "../core/run-summary";
+
+/** The summary's rows not finished yet: not reached (pending) or under way (running). */
+export function unfinishedEntities(summary: RunSummary | null): SummaryEntity[] {
+  return (summary?.entities ?? []).filter((row) => row.status === "pending" || row.status === "running").map((row) => row.entity);
+}
+
+/**
+ * Fails every row of the run not finished yet with one error (a run that
+ * stops, is cancelled, taken over or released), in one write of the summary:
+ * rows that finished keep their outcome, and a run that has finished by then
+ * keeps its summary (the store's running condition). Returns the rows failed.
+ */
+export async function failUnfinishedEntities(
+  runs: Pick<RunStore, "entitiesMoved">,
+  summary: RunSummary | null,
+  error: string,
+): Promise<readonly SummaryEntity[]> {
+  const unfinished = unfinishedEntities(summary);
+  if (summary === null || unfinished.length === 0) return [];
+  await runs.entitiesMoved(summary.connection_id, summary.id, { finished: unfinished, outcome: { status: "failed", error }, started: [] });
+  return unfinished;
+}
