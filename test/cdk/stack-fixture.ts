@@ -36,10 +36,18 @@ export const CONSOLE_BUILD_FIXTURE = fileURLToPath(new URL("./console-build-fixt
  * `aws:cdk:bundling-stacks` context set to no stack) unless asked for:
  * test/cdk/bundling.test.ts bundles for real, once.
  */
-export function synthesize(context: Record<string, unknown> = TEST_CONTEXT, options: { bundle?: boolean; outdir?: string } = {}): Synthesized {
-  const { app, stack } = build(context, options);
+export function synthesize(context?: Record<string, unknown>, options: { bundle?: boolean; outdir?: string } = {}): Synthesized {
+  if (context === undefined && options.bundle === undefined && options.outdir === undefined) return (defaultSynthesis ??= synthesize(TEST_CONTEXT));
+  const { app, stack } = build(context ?? TEST_CONTEXT, options);
   return { app, stack, template: Template.fromStack(stack) };
 }
+
+/**
+ * The stack under TEST_CONTEXT, synthesized once per worker and shared by every file that only reads it (a worker
+ * runs test files one after another, vitest.config.ts's isolate: false): a synth takes seconds. A test that changes
+ * the stack builds its own (build(), or synthesize with a context).
+ */
+let defaultSynthesis: Synthesized | undefined;
 
 /** The app and stack, not yet synthesized (a second synth of an app returns the first one's assembly). */
 export function build(context: Record<string, unknown> = TEST_CONTEXT, options: { bundle?: boolean; outdir?: string } = {}) {
