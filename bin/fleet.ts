@@ -16,7 +16,7 @@ import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import type { StoredConnection } from "../lambdas/core/connection";
 import { AesGcmTokenCipher } from "../lambdas/local/aes-token-cipher";
 import { startDynamoDbLocal } from "../lambdas/local/dynamodb-local";
-import { createLocalSync } from "../lambdas/local/local-sync";
+import { createLocalSync } from "../lambdas/local/local-composition";
 import { createJsonLogger } from "../lambdas/observability/json-logger";
 import { createHttpSourceClient } from "../lambdas/source/http-source-client";
 import { createGuardedFetch } from "../lambdas/source/ssrf/guarded-fetch";

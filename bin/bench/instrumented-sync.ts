@@ -11,7 +11,7 @@ import type { RunSummary } from "../../lambdas/core/run-summary";
 import type { SourceClient } from "../../lambdas/core/ports/source-client";
 import type { StoredConnection } from "../../lambdas/core/connection";
 import { AesGcmTokenCipher } from "../../lambdas/local/aes-token-cipher";
-import { createLocalSync } from "../../lambdas/local/local-sync";
+import { createLocalSync } from "../../lambdas/local/local-composition";
 import { LocalSyncEngine } from "../../lambdas/local/local-sync-engine";
 import { DynamoDbRunStore } from "../../lambdas/runs/dynamodb-run-store";
 import { createHttpSourceClient } from "../../lambdas/source/http-source-client";

@@ -20,7 +20,16 @@ import { serveRuntimeConfig } from "./runtime-config-route";
 /** Request bodies above this are refused with 413, as API Gateway refuses payloads over its limit. */
 export const MAX_REQUEST_BODY_BYTES = 1024 * 1024;
 
-type LambdaHandler = (event: ApiEvent, context: Context) => Promise<ApiResult>;
+/** The onboarding API's Lambda handler, as API Gateway calls it. */
+export type LambdaHandler = (event: ApiEvent, context: Context) => Promise<ApiResult>;
+
+/** The API on loopback. */
+export interface LocalApiServer {
+  /** e.g. http://127.0.0.1:3000 */
+  readonly url: string;
+  readonly server: Server;
+  close(): Promise<void>;
+}
 
 interface CompiledRoute {
   readonly routeKey: string;
@@ -62,7 +71,7 @@ export async function startApiGatewayServer(options: {
   readonly signingKey: LocalSigningKey;
   /** An outside OIDC issuer whose tokens are accepted too; the console then signs in there and offers no dev sign-in. */
   readonly oidc?: LocalOidcSettings;
-}): Promise<{ readonly url: string; readonly server: Server; close(): Promise<void> }> {
+}): Promise<LocalApiServer> {
   const verifyOidc = options.oidc === undefined ? undefined : createOidcTokenVerifier(options.oidc);
   const server = createServer((request, response) => {
     serve(request, response, { ...options, verifyOidc }).catch(() => {

@@ -9,7 +9,7 @@ import { ensureTable } from "../store/table-definition";
 import { AesGcmTokenCipher, loadOrCreateKeyFile } from "./aes-token-cipher";
 import { startDynamoDbLocal } from "./dynamodb-local";
 import { createLocalDispatch, type LocalDispatch } from "./local-dispatch";
-import { createLocalService, type LocalService } from "./local-service";
+import { createLocalService, type LocalService } from "./local-composition";
 import { StartupError, type LocalRuntimeConfig } from "./local-runtime-config";
 import { startLocalSchedule } from "./local-schedule";
 import { checkDataDir, checkJava, checkPortFree } from "./startup-checks";

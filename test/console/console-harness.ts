@@ -6,7 +6,7 @@ import { fileURLToPath } from "node:url";
 import { chromium, type BrowserContext, type Page } from "playwright-core";
 import { AesGcmTokenCipher } from "../../lambdas/local/aes-token-cipher";
 import { ensureConsoleBuilt } from "../../lambdas/local/console-build";
-import { createLocalService } from "../../lambdas/local/local-service";
+import { createLocalService } from "../../lambdas/local/local-composition";
 import { createMemoryLogger } from "../../lambdas/observability/json-logger";
 import { createTestTable, testDynamoDbClient } from "../support/dynamodb";
 

@@ -8,7 +8,7 @@ import type { TokenCipher } from "../../lambdas/core/ports/token-cipher";
 import type { SessionRole } from "../../lambdas/onboarding/auth/session-claims";
 import { issueSessionToken } from "../../lambdas/local/local-token-issuer";
 import { AesGcmTokenCipher } from "../../lambdas/local/aes-token-cipher";
-import { createLocalService } from "../../lambdas/local/local-service";
+import { createLocalService } from "../../lambdas/local/local-composition";
 import { createMemoryLogger } from "../../lambdas/observability/json-logger";
 import { createTestTable, testDynamoDbClient } from "./dynamodb";
 import { runSettled } from "./run-settled";

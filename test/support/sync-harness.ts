@@ -4,7 +4,7 @@ import type { SourceClient } from "../../lambdas/core/ports/source-client";
 import type { StoredConnection } from "../../lambdas/core/connection";
 import type { TokenCipher } from "../../lambdas/core/ports/token-cipher";
 import { AesGcmTokenCipher } from "../../lambdas/local/aes-token-cipher";
-import { createLocalSync } from "../../lambdas/local/local-sync";
+import { createLocalSync } from "../../lambdas/local/local-composition";
 import { CountingMetrics } from "../../lambdas/observability/counting-metrics";
 import { createMemoryLogger } from "../../lambdas/observability/json-logger";
 import { createHttpSourceClient } from "../../lambdas/source/http-source-client";
