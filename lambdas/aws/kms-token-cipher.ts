@@ -7,6 +7,7 @@ import {
 } from "@aws-sdk/client-kms";
 import { TokenDecryptionError } from "../core/errors";
 import type { TokenCipher, TokenContext } from "../core/ports/token-cipher";
+import { atStoreEdge } from "./aws-busy-errors";
 
 /**
  * TokenCipher on AWS KMS (symmetric key, direct Encrypt/Decrypt: a source
@@ -45,11 +46,12 @@ export function kmsEncryptionContext(context: TokenContext): Record<EncryptionCo
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
 export class KmsTokenCipher implements TokenCipher {
-  private readonly client: KMSClient;
+  /** Busy KMS errors (throttled, KMSInternalException) become StoreUnavailableError here, at the adapter's edge. */
+  private readonly client: Pick<KMSClient, "send">;
   private readonly keyId: string;
 
   constructor(options: { readonly client: KMSClient; readonly keyId: string }) {
-    this.client = options.client;
+    this.client = atStoreEdge(options.client);
     this.keyId = options.keyId;
   }
 

@@ -6,6 +6,8 @@ import {
   type SFNClient,
 } from "@aws-sdk/client-sfn";
 import type { RunStarter, SyncExecutionInput } from "../core/ports/run-starter";
+import { SyncQueueUnavailableError } from "../core/errors";
+import { atEdge, awsErrorText } from "./aws-busy-errors";
 
 /**
  * RunStarter on AWS Step Functions. The execution is named after the run id,
@@ -13,11 +15,12 @@ import type { RunStarter, SyncExecutionInput } from "../core/ports/run-starter";
  * idempotent for an equal name and input) and the console shows the run id.
  */
 export class SfnRunStarter implements RunStarter {
-  private readonly client: SFNClient;
+  /** Busy Step Functions errors become SyncQueueUnavailableError here, at the adapter's edge. */
+  private readonly client: Pick<SFNClient, "send">;
   private readonly stateMachineArn: string;
 
   constructor(options: { readonly client: SFNClient; readonly stateMachineArn: string }) {
-    this.client = options.client;
+    this.client = atEdge(options.client, (error) => new SyncQueueUnavailableError(awsErrorText(error), { cause: error }));
     this.stateMachineArn = options.stateMachineArn;
   }
 

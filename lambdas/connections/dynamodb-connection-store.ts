@@ -11,6 +11,7 @@ import {
 } from "@aws-sdk/client-dynamodb";
 import { marshall, unmarshall } from "@aws-sdk/util-dynamodb";
 import * as v from "valibot";
+import { atStoreEdge } from "../aws/aws-busy-errors";
 import { StoredConnectionSchema, type StoredConnection } from "../core/connection";
 import type { Clock } from "../core/ports/clock";
 import type { ConnectionStore, ReadConsistency } from "../core/ports/connection-store";
@@ -51,13 +52,14 @@ type Item = Record<string, AttributeValue>;
  * DynamoDB errors propagate unchanged.
  */
 export class DynamoDbConnectionStore implements ConnectionStore {
-  private readonly client: DynamoDBClient;
+  /** Busy DynamoDB errors become StoreUnavailableError here, at the adapter's edge. */
+  private readonly client: Pick<DynamoDBClient, "send">;
   private readonly tableName: string;
   /** Epoch ms. */
   private readonly now: () => number;
 
   constructor(options: DynamoDbConnectionStoreOptions) {
-    this.client = options.client;
+    this.client = atStoreEdge(options.client);
     this.tableName = options.tableName;
     const clock = options.clock ?? systemClock;
     this.now = () => clock.now().getTime();

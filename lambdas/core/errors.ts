@@ -7,6 +7,19 @@ import { ERROR_DETAIL_MAX_CHARS } from "./limits";
  * run summary shows it. Never rename one without changing statemachine/.
  */
 
+/** A concrete typed error class; its instances carry the stable `name`. */
+export type ErrorClass = new (...args: never[]) => Error;
+
+/**
+ * The stable `name` of a typed error class, for the tables that Step Functions
+ * and the OpenAPI document know only by name. Read off a placeholder instance:
+ * `name` is an instance field, and the class's own name is minified in the bundle.
+ */
+export function errorNameOf(errorClass: ErrorClass): string {
+  // Every typed error's constructor takes text first (a detail, a record id, a field) or nothing.
+  return new (errorClass as unknown as new (text: string) => Error)("").name;
+}
+
 /** Cuts a failure detail to the spec's 300 characters without splitting a character. */
 export function cutDetail(text: string): string {
   return truncateText(text, ERROR_DETAIL_MAX_CHARS);
@@ -104,9 +117,19 @@ export class PaginationError extends SyncError {
   readonly retryable = false;
 }
 
-/** The record, run or connection store is briefly unavailable (throttled, conflicting transaction): retried. */
+/**
+ * A store of ours (a DynamoDB table, the KMS key) is briefly unavailable:
+ * throttled, a conflicting transaction, a 5xx. Each adapter raises it at its
+ * edge from lambdas/aws/aws-busy-errors.ts; the state machine retries it.
+ */
 export class StoreUnavailableError extends SyncError {
   override readonly name = "StoreUnavailableError";
+  readonly retryable = true;
+}
+
+/** Step Functions (or the local engine) refused to start the execution, or was busy: the caller may try again (the API's 503). */
+export class SyncQueueUnavailableError extends SyncError {
+  override readonly name = "SyncQueueUnavailableError";
   readonly retryable = true;
 }
 

@@ -1,6 +1,6 @@
 /**
  * Errors of the onboarding API. Each has a stable `name`; http/error-status.ts
- * maps names (these and the sync's) to HTTP statuses in one place.
+ * maps these and the sync's to HTTP statuses by class, in one place.
  */
 export abstract class OnboardingError extends Error {
   abstract override readonly name: string;

@@ -6,6 +6,7 @@ import {
   SourceRedirectError,
   SourceThrottledError,
   SourceTransientError,
+  StoreUnavailableError,
   SyncError,
   TokenDecryptionError,
 } from "../core/errors";
@@ -56,7 +57,8 @@ export async function testConnection(
       pipelines_found: page.data.length,
     };
   } catch (error) {
-    if (!(error instanceof SyncError)) throw error;
+    // A busy store of ours (the rate limiter's table) says nothing about the source: the API's 503.
+    if (!(error instanceof SyncError) || error instanceof StoreUnavailableError) throw error;
     const result = failedTest(error);
     // The client redacts what it takes from the response; this catches anything else that quotes the token.
     return { ...result, detail: redactSecret(result.detail, token) };

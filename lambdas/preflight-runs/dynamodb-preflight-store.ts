@@ -1,5 +1,6 @@
 import { GetItemCommand, PutItemCommand, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import * as v from "valibot";
+import { atStoreEdge } from "../aws/aws-busy-errors";
 import { PreflightRunSchema, type PreflightRun, type PreflightStore } from "../preflight/preflight-run";
 import { PREFLIGHT_ATTR, PREFLIGHT_RETENTION_DAYS, preflightPartitionKey, preflightSortKey } from "./preflight-keys";
 
@@ -11,11 +12,12 @@ export interface DynamoDbPreflightStoreOptions {
 
 /** PreflightStore on the single table (key layout: ./preflight-keys.ts). */
 export class DynamoDbPreflightStore implements PreflightStore {
-  private readonly client: DynamoDBClient;
+  /** Busy DynamoDB errors become StoreUnavailableError here, at the adapter's edge. */
+  private readonly client: Pick<DynamoDBClient, "send">;
   private readonly tableName: string;
 
   constructor(options: DynamoDbPreflightStoreOptions) {
-    this.client = options.client;
+    this.client = atStoreEdge(options.client);
     this.tableName = options.tableName;
   }
 

@@ -5,6 +5,7 @@ import {
   type AttributeValue,
   type DynamoDBClient,
 } from "@aws-sdk/client-dynamodb";
+import { atStoreEdge } from "../aws/aws-busy-errors";
 import { COLLECTIONS } from "../core/entities";
 import { preflightPartitionKey } from "../preflight-runs/preflight-keys";
 import { rateLimitPartitionKey } from "../rate-limit/rate-limit-keys";
@@ -30,11 +31,12 @@ export interface DynamoDbPurgeQueueOptions {
 
 /** The purge queue and the deletes behind it, on the single table (key layout: ./purge-keys.ts and each store's keys). */
 export class DynamoDbPurgeQueue implements PurgeQueue {
-  private readonly client: DynamoDBClient;
+  /** Busy DynamoDB errors become StoreUnavailableError here, at the adapter's edge. */
+  private readonly client: Pick<DynamoDBClient, "send">;
   private readonly tableName: string;
 
   constructor(options: DynamoDbPurgeQueueOptions) {
-    this.client = options.client;
+    this.client = atStoreEdge(options.client);
     this.tableName = options.tableName;
   }
 

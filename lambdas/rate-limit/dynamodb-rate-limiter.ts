@@ -5,6 +5,7 @@ import {
   type AttributeValue,
   type DynamoDBClient,
 } from "@aws-sdk/client-dynamodb";
+import { atStoreEdge } from "../aws/aws-busy-errors";
 import { RateLimitSlotsStaleError } from "../core/errors";
 import { MAX_SLOT_LEAD_MS, MAX_STALE_SLOTS, SLOT_LATE_MS } from "../core/limits";
 import type { Clock, Sleep } from "../core/ports/clock";
@@ -156,7 +157,8 @@ interface Waiter {
  * propagate unchanged (to every call queued at that moment).
  */
 export class DynamoDbRateLimiter implements RateLimiter {
-  private readonly client: DynamoDBClient;
+  /** Busy DynamoDB errors become StoreUnavailableError here, at the adapter's edge. */
+  private readonly client: Pick<DynamoDBClient, "send">;
   private readonly tableName: string;
   /** Epoch ms. */
   private readonly now: () => number;
@@ -169,7 +171,7 @@ export class DynamoDbRateLimiter implements RateLimiter {
   private readonly lastWritten = new Map<string, { version: number | null; starts: readonly number[] }>();
 
   constructor(options: DynamoDbRateLimiterOptions) {
-    this.client = options.client;
+    this.client = atStoreEdge(options.client);
     this.tableName = options.tableName;
     const clock = options.clock ?? systemClock;
     this.now = () => clock.now().getTime();

@@ -10,7 +10,9 @@ import {
   type DynamoDBClient,
   type Update,
 } from "@aws-sdk/client-dynamodb";
+import { atStoreEdge } from "../aws/aws-busy-errors";
 import type { SummaryEntity } from "../core/entities";
+import { StoreUnavailableError } from "../core/errors";
 import type { BeginResult, EntitiesMove, NewRun, RunStore } from "../core/ports/run-store";
 import type { RunLock } from "../core/run-lock";
 import type { RunSummary, RunWait } from "../core/run-summary";
@@ -43,14 +45,8 @@ export interface DynamoDbRunStoreOptions {
 
 /** Keys in one BatchGetItem (DynamoDB's limit). */
 const BATCH_GET_MAX_KEYS = 100;
-/** BatchGetItem calls for one set of keys before its unprocessed keys become LockReadUnprocessedError. */
+/** BatchGetItem calls for one set of keys before its unprocessed keys become StoreUnavailableError. */
 const BATCH_GET_ATTEMPTS = 5;
-
-/** DynamoDB left run-lock keys unprocessed call after call (throttled): `$retryable`, so the Task's Retry asks again. */
-export class LockReadUnprocessedError extends Error {
-  override readonly name = "LockReadUnprocessedError";
-  readonly $retryable = { throttling: true };
-}
 
 /** An update (progress, finish) for a run whose summary does not exist. */
 export class RunNotFoundError extends Error {
@@ -91,11 +87,12 @@ type Item = Record<string, AttributeValue>;
  * Other DynamoDB errors propagate unchanged.
  */
 export class DynamoDbRunStore implements RunStore {
-  private readonly client: DynamoDBClient;
+  /** Busy DynamoDB errors become StoreUnavailableError here, at the adapter's edge. */
+  private readonly client: Pick<DynamoDBClient, "send">;
   private readonly tableName: string;
 
   constructor(options: DynamoDbRunStoreOptions) {
-    this.client = options.client;
+    this.client = atStoreEdge(options.client);
     this.tableName = options.tableName;
   }
 
@@ -221,7 +218,7 @@ export class DynamoDbRunStore implements RunStore {
       let keys: Item[] = unique.slice(at, at + BATCH_GET_MAX_KEYS).map(lockKey);
       for (let attempt = 0; keys.length > 0; attempt += 1) {
         // DynamoDB may leave keys unprocessed under load: asked again, then a retryable error for the state machine's Retry.
-        if (attempt === BATCH_GET_ATTEMPTS) throw new LockReadUnprocessedError(`${keys.length} run locks left unprocessed after ${attempt} BatchGetItem calls`);
+        if (attempt === BATCH_GET_ATTEMPTS) throw new StoreUnavailableError(`${keys.length} run locks left unprocessed after ${attempt} BatchGetItem calls`);
         const out = await this.client.send(
           new BatchGetItemCommand({ RequestItems: { [this.tableName]: { Keys: keys, ConsistentRead: false } } }),
         );

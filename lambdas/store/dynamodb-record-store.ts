@@ -12,6 +12,7 @@ import {
   type DynamoDBClient,
   type TransactWriteItemsCommandInput,
 } from "@aws-sdk/client-dynamodb";
+import { atStoreEdge } from "../aws/aws-busy-errors";
 import { STAGE_KINDS, SYNC_ENTITIES, type Collection, type StageKind, type SyncEntity } from "../core/entities";
 import { InvalidCursorError, RunSupersededError, SyncSinceChangedError } from "../core/errors";
 import type { PageWrite, RecordOrder, RecordPage, RecordStore, StageKinds } from "../core/ports/record-store";
@@ -49,11 +50,12 @@ export interface DynamoDbRecordStoreOptions {
  * machine retries the page, which is safe because commitPage is idempotent.
  */
 export class DynamoDbRecordStore implements RecordStore {
-  private readonly client: DynamoDBClient;
+  /** Busy DynamoDB errors become StoreUnavailableError here, at the adapter's edge. */
+  private readonly client: Pick<DynamoDBClient, "send">;
   private readonly tableName: string;
 
   constructor(options: DynamoDbRecordStoreOptions) {
-    this.client = options.client;
+    this.client = atStoreEdge(options.client);
     this.tableName = options.tableName;
   }
 

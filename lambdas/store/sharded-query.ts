@@ -8,7 +8,7 @@ type Item = Record<string, AttributeValue>;
 export type ShardedOrder = "key" | "newest";
 
 export interface ShardedQuery {
-  readonly client: DynamoDBClient;
+  readonly client: Pick<DynamoDBClient, "send">;
   readonly tableName: string;
   /** The shards' partition keys: each is one sorted stream. */
   readonly partitionKeys: readonly string[];

@@ -1,5 +1,27 @@
+import {
+  ConnectionNotFoundError,
+  errorNameOf,
+  PageValidationError,
+  PaginationError,
+  RateLimitSlotsStaleError,
+  RecordTooLargeError,
+  RunSupersededError,
+  SourceAuthError,
+  SourceHardError,
+  SourceNotImplementedError,
+  SourceRedirectError,
+  SourceThrottledError,
+  SourceTransientError,
+  StoreUnavailableError,
+  SyncQueueUnavailableError,
+  SyncSinceChangedError,
+  TokenDecryptionError,
+  type ErrorClass,
+} from "../core/errors";
 import type { Fault } from "../core/metric-names";
+import { SourceAddressRefusedError } from "../source/ssrf/source-address-refused-error";
 import type { CaughtError } from "./sync-state";
+import { InvalidTaskEventError } from "./task-event";
 
 /**
  * Whose failure it is, by error class (its stable `name`): the one place the
@@ -12,26 +34,33 @@ import type { CaughtError } from "./sync-state";
  * Ours: the store, the key, the rate limiter starved of CPU, Step Functions
  * refusing a start, a superseded run (our lease judged a live run dead).
  */
-export const FAULT_OF_ERROR_CLASS = {
-  SourceAuthError: "customer",
-  SourceNotImplementedError: "customer",
-  SourceThrottledError: "customer",
-  SourceTransientError: "customer",
-  SourceHardError: "customer",
-  SourceRedirectError: "customer",
-  SourceAddressRefusedError: "customer",
-  PageValidationError: "customer",
+const FAULTS: ReadonlyArray<readonly [ErrorClass, Fault]> = [
+  [SourceAuthError, "customer"],
+  [SourceNotImplementedError, "customer"],
+  [SourceThrottledError, "customer"],
+  [SourceTransientError, "customer"],
+  [SourceHardError, "customer"],
+  [SourceRedirectError, "customer"],
+  [SourceAddressRefusedError, "customer"],
+  [PageValidationError, "customer"],
   // A record of theirs too large for one transaction: their data, reported on the entity.
-  RecordTooLargeError: "customer",
-  PaginationError: "customer",
-  ConnectionNotFoundError: "customer",
-  SyncSinceChangedError: "customer",
-  StoreUnavailableError: "ours",
-  TokenDecryptionError: "ours",
-  RunSupersededError: "ours",
-  RateLimitSlotsStaleError: "ours",
-  SyncQueueUnavailableError: "ours",
-} as const satisfies Record<string, Fault>;
+  [RecordTooLargeError, "customer"],
+  [PaginationError, "customer"],
+  [ConnectionNotFoundError, "customer"],
+  [SyncSinceChangedError, "customer"],
+  [StoreUnavailableError, "ours"],
+  [TokenDecryptionError, "ours"],
+  [RunSupersededError, "ours"],
+  [RateLimitSlotsStaleError, "ours"],
+  [SyncQueueUnavailableError, "ours"],
+  // A Task event not in its schema: a definition or an input of ours.
+  [InvalidTaskEventError, "ours"],
+];
+
+/** The table by the classes' stable `name`: a Catch hands over only the name. */
+export const FAULT_OF_ERROR_CLASS: Readonly<Record<string, Fault>> = Object.fromEntries(
+  FAULTS.map(([errorClass, fault]) => [errorNameOf(errorClass), fault]),
+);
 
 /**
  * Any other class is ours: States.Timeout (a Task that outlived its timeout:
@@ -39,7 +68,7 @@ export const FAULT_OF_ERROR_CLASS = {
  * SDK errors that escaped the store adapters, and plain Error/TypeError (a bug).
  */
 export function faultOfErrorClass(errorClass: string): Fault {
-  return Object.hasOwn(FAULT_OF_ERROR_CLASS, errorClass) ? FAULT_OF_ERROR_CLASS[errorClass as keyof typeof FAULT_OF_ERROR_CLASS] : "ours";
+  return Object.hasOwn(FAULT_OF_ERROR_CLASS, errorClass) ? FAULT_OF_ERROR_CLASS[errorClass]! : "ours";
 }
 
 /** The class of a thrown error: its `name` (stable for our typed errors and the AWS SDK's), "Error" otherwise. */

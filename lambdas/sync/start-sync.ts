@@ -1,16 +1,10 @@
-import { SyncError } from "../core/errors";
+import { SyncQueueUnavailableError } from "../core/errors";
 import { runLiveness, type RunLock } from "../core/run-lock";
 import type { SyncExecutionInput } from "../core/ports/run-starter";
 import { leaseUntil } from "./entity-steps";
 import { failUnfinishedEntities } from "./fail-unfinished-entities";
 import { newRunId } from "./run-id";
 import type { StartSyncDeps } from "./sync-deps";
-
-/** Step Functions (or the local engine) refused to start the execution. */
-export class SyncQueueUnavailableError extends SyncError {
-  override readonly name = "SyncQueueUnavailableError";
-  readonly retryable = true;
-}
 
 export interface StartSyncResult {
   /** The new run, or the run already in progress. */

@@ -15,7 +15,7 @@ import {
   KmsTokenCipher,
   kmsEncryptionContext,
 } from "../../lambdas/aws/kms-token-cipher";
-import { SyncError, TokenDecryptionError } from "../../lambdas/core/errors";
+import { StoreUnavailableError, SyncError, TokenDecryptionError } from "../../lambdas/core/errors";
 import type { TokenContext } from "../../lambdas/core/ports/token-cipher";
 
 const KEY_ID = "arn:aws:kms:eu-west-1:123456789012:key/11111111-2222-3333-4444-555555555555";
@@ -195,16 +195,31 @@ describe("KmsTokenCipher: against a fake KMS that binds the encryption context",
   });
 });
 
-describe("KmsTokenCipher: other errors propagate unchanged", () => {
-  const throttled = new KMSServiceException({ name: "ThrottlingException", $fault: "client", message: "Rate exceeded", $metadata: {} });
-  const errors: unknown[] = [
-    throttled,
-    new DisabledException({ message: "key is disabled", $metadata: {} }),
-    new KMSInternalException({ message: "internal", $metadata: {} }),
-    new Error("socket hang up"),
-  ];
+describe("KmsTokenCipher: busy KMS is StoreUnavailableError at the adapter's edge; other errors propagate unchanged", () => {
+  test("a throttled KMS and KMSInternalException become StoreUnavailableError (retried by the state machine, a 503 in the API), with KMS's error as the cause", async () => {
+    const busy: unknown[] = [
+      new KMSServiceException({ name: "ThrottlingException", $fault: "client", message: "Rate exceeded", $metadata: {} }),
+      new KMSInternalException({ message: "internal", $metadata: {} }),
+    ];
+    for (const error of busy) {
+      const { client } = recordingClient(() => {
+        throw error;
+      });
+      const cipher = new KmsTokenCipher({ client, keyId: KEY_ID });
+      for (const call of [cipher.decrypt(randomBytes(32).toString("base64"), context), cipher.encrypt(TOKEN, context)]) {
+        const failure = await call.then(
+          () => expect.unreachable("KMS was busy"),
+          (thrown: unknown) => thrown,
+        );
+        expect(failure).toBeInstanceOf(StoreUnavailableError);
+        expect((failure as StoreUnavailableError).cause).toBe(error);
+      }
+    }
+  });
 
-  test("decrypt and encrypt rethrow the very error KMS gave", async () => {
+  const errors: unknown[] = [new DisabledException({ message: "key is disabled", $metadata: {} }), new Error("socket hang up")];
+
+  test("decrypt and encrypt rethrow the very error KMS gave when it is not busy", async () => {
     for (const error of errors) {
       const { client } = recordingClient(() => {
         throw error;

@@ -1,6 +1,7 @@
 import { DescribeExecutionCommand, ExecutionDoesNotExist, SFNClient, StartExecutionCommand, StopExecutionCommand } from "@aws-sdk/client-sfn";
 import { describe, expect, test } from "vitest";
 import { SfnRunStarter } from "../../lambdas/aws/sfn-run-starter";
+import { SyncQueueUnavailableError } from "../../lambdas/core/errors";
 
 const STATE_MACHINE = "arn:aws:states:eu-west-1:123456789012:stateMachine:crm-sync";
 
@@ -58,5 +59,21 @@ describe("SfnRunStarter", () => {
       throw Object.assign(new Error("denied"), { name: "AccessDeniedException" });
     });
     await expect(new SfnRunStarter({ client: denied.client, stateMachineArn: STATE_MACHINE }).abort("arn:exec")).rejects.toThrow("denied");
+  });
+
+  test("busy Step Functions (throttled, a 5xx) is SyncQueueUnavailableError at the adapter's edge, with the service's error as the cause", async () => {
+    const throttled = Object.assign(new Error("Rate exceeded"), { name: "ThrottlingException", $fault: "client" });
+    const { client } = recordingClient(() => {
+      throw throttled;
+    });
+    const starter = new SfnRunStarter({ client, stateMachineArn: STATE_MACHINE });
+    for (const call of [starter.start({ business_account_id: "a", connection_id: "c", run_id: "r" }), starter.isRunning("arn:exec"), starter.abort("arn:exec")]) {
+      const failure = await call.then(
+        () => expect.unreachable("Step Functions was busy"),
+        (thrown: unknown) => thrown,
+      );
+      expect(failure).toBeInstanceOf(SyncQueueUnavailableError);
+      expect((failure as SyncQueueUnavailableError).cause).toBe(throttled);
+    }
   });
 });

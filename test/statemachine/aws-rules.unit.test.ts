@@ -1,4 +1,6 @@
 import { describe, expect, test } from "vitest";
+import { DISPATCH_PAGE_SIZE } from "../../lambdas/sync/dispatch-tick";
+import { DISPATCH_MAP_STATE } from "../../statemachine/dispatch-definition";
 import { allStates, aslDefinition, ASL_FILES, isLambdaTask, isStepFunctionsTask, type AslFile } from "./definitions";
 
 /**
@@ -59,5 +61,32 @@ describe("the ASL files against AWS's documentation", () => {
     expect(continueAsNew.Catch?.[0]).toMatchObject({ ErrorEquals: expect.arrayContaining(both), Next: "AlreadyContinued" });
     // Not retried: the next execution exists already. The States.ALL retrier after it must not see these names first.
     expect(continueAsNew.Retry?.[0]).toMatchObject({ ErrorEquals: expect.arrayContaining(both), MaxAttempts: 0 });
+  });
+
+  // https://docs.aws.amazon.com/step-functions/latest/dg/input-output-resultwriter.html: without a ResultWriter the
+  // children's outputs are returned in the Distributed Map's own output (COMPACT), which must fit the 256 KiB payload
+  // quota (https://docs.aws.amazon.com/step-functions/latest/dg/service-quotas.html), even with ResultPath null.
+  test("Distributed Map output: a full page's children's outputs, computed from the definition at their worst, stay under 256 KiB", () => {
+    const map = aslDefinition("dispatch.asl.json").States[DISPATCH_MAP_STATE]!;
+    expect(map.ResultWriter).toBeUndefined();
+    const child = map.ItemProcessor!;
+    /** The most bytes a child can output: what each way of ending it leaves as its output. */
+    const endings = Object.entries(child.States).flatMap(([name, state]) => {
+      const caught = (state.Catch ?? []).some((catcher) => catcher.ErrorEquals.includes("States.ALL"));
+      const mayFail = ["Task", "Map", "Parallel"].includes(state.Type) && !caught;
+      const ends = state.Type === "Succeed" || state["End"] === true;
+      const out: Array<[string, number]> = [];
+      // An uncaught error's Cause comes from the service that failed (a Lambda's message, up to 32,768 characters).
+      if (mayFail) out.push([`${name} fails`, Number.POSITIVE_INFINITY]);
+      if (state.Type === "Fail") out.push([name, JSON.stringify({ Error: state["Error"], Cause: state["Cause"] }).length]);
+      if (ends) out.push([name, state["OutputPath"] === null ? 2 : Number.POSITIVE_INFINITY]);
+      return out;
+    });
+    const worstChild = Math.max(...endings.map(([, bytes]) => bytes));
+    expect(Object.fromEntries(endings.filter(([, bytes]) => !Number.isFinite(bytes)))).toEqual({});
+    // A page holds at most DISPATCH_PAGE_SIZE connections, so at most that many children (batches of one at worst).
+    const worstMapOutput = 2 + DISPATCH_PAGE_SIZE * (worstChild + 1);
+    console.info(`Distributed Map output at its worst: ${DISPATCH_PAGE_SIZE} children × ${worstChild} bytes = ${worstMapOutput} of ${256 * 1024} bytes`);
+    expect(worstMapOutput).toBeLessThan(256 * 1024);
   });
 });

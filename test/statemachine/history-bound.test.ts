@@ -1,4 +1,7 @@
-import { afterAll, beforeAll, expect, test } from "vitest";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { DISPATCH_PAGE_SIZE } from "../../lambdas/sync/dispatch-tick";
+import { DISPATCH_BATCH_SIZE, DISPATCH_MAP_STATE } from "../../statemachine/dispatch-definition";
+import { aslDefinition, type AslState } from "./definitions";
 import { SYNC_ENTITIES } from "../../lambdas/core/entities";
 import { PAGE_TASKS_PER_EXECUTION } from "../../lambdas/core/limits";
 import type { LocalHistoryEvent } from "../../lambdas/local/step-functions/local-step-functions";
@@ -108,4 +111,56 @@ test("history bound: a run with 5000 pages of leads stays under 25,000 events pe
   expect(bound).toBeLessThan(HISTORY_EVENT_LIMIT);
   // 5000 pages of leads therefore need ceil(5000 / budget) executions, each under the cap.
   expect(Math.ceil(5000 / PAGE_TASKS_PER_EXECUTION)).toBeGreaterThan(1);
+});
+
+/**
+ * The other two definitions, from their text. Weights as awsHistoryEvents above, each an upper bound: a Task writes
+ * 4 events on entry and 2 on exit, 5 per retry (TaskFailed and 4 again) and 2 for a caught failure; a Map state 6 and 2
+ * per iteration; any other state 2.
+ */
+const taskEvents = (state: AslState): number =>
+  4 + 2 + 5 * Math.max(0, ...(state.Retry ?? []).map((retrier) => retrier.MaxAttempts ?? 3)) + ((state.Catch ?? []).length > 0 ? 2 : 0);
+const stateEvents = (state: AslState): number => (state.Type === "Task" ? taskEvents(state) : state.Type === "Map" ? 6 : 2);
+const sumEvents = (states: Record<string, AslState>, names: readonly string[]): number => names.reduce((sum, name) => sum + stateEvents(states[name]!), 0);
+
+describe("history bound: every definition", () => {
+  test("history bound: sync-pages.asl.json keeps no history (an Express workflow, test/cdk/state-machine.test.ts) and ends within 300 s", () => {
+    expect(aslDefinition("sync-pages.asl.json")["TimeoutSeconds"]).toBe(300);
+  });
+
+  test("history bound: a dispatch Map child (a batch of runs, each polling its continuations until the tick's own timeout) stays under 25,000 events", () => {
+    const dispatch = aslDefinition("dispatch.asl.json");
+    const child = dispatch.States[DISPATCH_MAP_STATE]!.ItemProcessor!.States;
+    const firsts = child["FirstSegments"]!.ItemProcessor!.States;
+    const handOver = child["HandOvers"]!.ItemProcessor!.States;
+    // The loop that waits for a continued run: it must be bounded by a poll budget, not by the run.
+    const budget = handOver["PollBudget"] as { Choices?: Array<{ Variable: string; NumericGreaterThanEquals: number; Next: string }> } | undefined;
+    expect(budget, "the continuation poll loop has no budget").toBeDefined();
+    const [spent, slow] = budget!.Choices!;
+    expect(spent).toMatchObject({ Variable: "$.polls.count", Next: "ItemDone" });
+    const polls = spent!.NumericGreaterThanEquals;
+    // The budget never ends a wait before the tick itself would: the polls' waits cover its whole TimeoutSeconds.
+    const waited = slow!.NumericGreaterThanEquals * (handOver["WaitForContinuation"]!["Seconds"] as number) +
+      (polls - slow!.NumericGreaterThanEquals) * (handOver["WaitLongForContinuation"]!["Seconds"] as number);
+    expect(waited).toBeGreaterThanOrEqual(dispatch["TimeoutSeconds"] as number);
+
+    // Per poll, every state of the loop once, a new generation's two included, the describe with all its retries.
+    const perPoll = sumEvents(handOver, ["PollBudget", "WaitLongForContinuation", "CountPoll", "DescribeContinuation", "ContinuationEnded", "ReadContinuation", "Continued"]);
+    const loop = new Set(["PollBudget", "WaitForContinuation", "WaitLongForContinuation", "CountPoll", "DescribeContinuation", "ContinuationEnded", "ReadContinuation", "Continued"]);
+    // Per run, once: its first segment and release, and its hand-over's states outside the loop (each with all its retries), two Map iterations.
+    const perRun = sumEvents(firsts, Object.keys(firsts)) + sumEvents(handOver, Object.keys(handOver).filter((name) => !loop.has(name))) + 2 * 2;
+    const perChild = 2 + sumEvents(child, Object.keys(child));
+    const bound = perChild + DISPATCH_BATCH_SIZE * (perRun + polls * perPoll);
+    console.info(`history bound (dispatch child): ${DISPATCH_BATCH_SIZE} runs × (${perRun} + ${polls} polls × ${perPoll}) + ${perChild} = ${bound} of ${HISTORY_EVENT_LIMIT}`);
+    expect(bound).toBeLessThan(HISTORY_EVENT_LIMIT);
+  });
+
+  test("history bound: the dispatch parent lists at least 100,000 connections in one tick within 25,000 events, even if every ListConnections takes every retry", () => {
+    const states = aslDefinition("dispatch.asl.json").States;
+    const perPage = sumEvents(states, ["NextPage", "ListConnections", "RunConnections", "MorePages"]);
+    const fixed = 2 + sumEvents(states, ["FirstPage", "Dispatched"]);
+    const pages = Math.floor((HISTORY_EVENT_LIMIT - fixed) / perPage);
+    console.info(`history bound (dispatch parent): ${pages} pages of ${DISPATCH_PAGE_SIZE} at ${perPage} events each, ${pages * DISPATCH_PAGE_SIZE} connections`);
+    expect(pages * DISPATCH_PAGE_SIZE).toBeGreaterThanOrEqual(100_000);
+  });
 });

@@ -8,7 +8,7 @@ import { ResetResultSchema, ResetSyncSchema } from "../reset-sync";
 import { RunListSchema, RunStartedSchema } from "../run-operations";
 import { ConnectionTestResultSchema } from "../test-connection";
 import { FunnelSchema } from "../funnel-analytics";
-import { ERROR_STATUS, RETRY_AFTER_SECONDS } from "./error-status";
+import { errorStatusesByName, RETRY_AFTER_SECONDS } from "./error-status";
 import { PreflightRunSchema } from "../../preflight/preflight-run";
 import { API_PREFIX, ROUTES, type Route } from "./routes";
 
@@ -185,6 +185,6 @@ export function openApiDocument(): Record<string, unknown> {
         },
       },
     },
-    "x-error-statuses": ERROR_STATUS,
+    "x-error-statuses": errorStatusesByName(),
   };
 }

@@ -11,7 +11,6 @@ import {
 } from "../dispatch-tick";
 import { RunReferenceSchema } from "../../core/run-reference";
 import type { StartSyncDeps } from "../sync-deps";
-import { withStoreErrors } from "./store-errors";
 
 const wholeAboveZero = v.pipe(v.number(), v.integer(), v.minValue(1));
 
@@ -37,21 +36,20 @@ type DispatchReply = PlannedDispatchPage | Awaited<ReturnType<typeof claimDispat
  * one Lambda serves them all in AWS and the local engine calls it for each. Thin: parse, call one domain function.
  */
 export function makeDispatchHandler(deps: StartSyncDeps, random: () => number = Math.random): (event: unknown) => Promise<DispatchReply> {
-  return (event) =>
-    withStoreErrors<DispatchReply>(async () => {
-      const parsed = v.parse(DispatchEventSchema, event);
-      switch (parsed.task) {
-        case "ListConnections":
-          return planDispatchPage(deps, parsed.cursor, { maxRuns: parsed.max_runs, maxChildren: parsed.max_children }, random, DISPATCH_PAGE_SIZE, parsed.batch_size);
-        case "ClaimRuns":
-          return claimDispatchedRuns(deps, parsed.items);
-        case "SettleFirstSegments":
-          return settleFirstSegments(deps, parsed.segments);
-        case "ReleaseRun": {
-          const { task: _task, error, ...run } = parsed;
-          await releaseDispatchedRun(deps, run, error);
-          return {};
-        }
+  return async (event) => {
+    const parsed = v.parse(DispatchEventSchema, event);
+    switch (parsed.task) {
+      case "ListConnections":
+        return planDispatchPage(deps, parsed.cursor, { maxRuns: parsed.max_runs, maxChildren: parsed.max_children }, random, DISPATCH_PAGE_SIZE, parsed.batch_size);
+      case "ClaimRuns":
+        return claimDispatchedRuns(deps, parsed.items);
+      case "SettleFirstSegments":
+        return settleFirstSegments(deps, parsed.segments);
+      case "ReleaseRun": {
+        const { task: _task, error, ...run } = parsed;
+        await releaseDispatchedRun(deps, run, error);
+        return {};
       }
-    });
+    }
+  };
 }

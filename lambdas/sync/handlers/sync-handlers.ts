@@ -10,7 +10,6 @@ import type { SyncDeps } from "../sync-deps";
 import { CaughtStateSchema, SyncStateSchema, type SyncState } from "../sync-state";
 import { parseTaskEvent } from "../task-event";
 import { classifyThrown } from "../failure-fault";
-import { withStoreErrors } from "./store-errors";
 
 /**
  * The state machine's Task handlers, keyed by the Task state that calls them
@@ -34,21 +33,22 @@ export function makeSyncHandlers(syncDeps: SyncDeps): SyncHandlers {
     stageKinds: syncDeps.stageKinds ?? memoStageKinds(syncDeps.records),
   };
   return {
-    BeginRun: (event) => withStoreErrors(() => beginRun(deps, parseTaskEvent("BeginRun", BeginRunEventSchema, event))),
+    BeginRun: async (event) => beginRun(deps, parseTaskEvent("BeginRun", BeginRunEventSchema, event)),
     SyncPage: async (event) => {
       const state = parseTaskEvent("SyncPage", SyncStateSchema, event);
-      return countingRetries(deps, state, () => withStoreErrors(() => syncPage(deps, state)));
+      return countingRetries(deps, state, () => syncPage(deps, state));
     },
-    EntityFailed: (event) => withStoreErrors(() => entityFailed(deps, parseTaskEvent("EntityFailed", CaughtStateSchema, event))),
-    StopRun: (event) => withStoreErrors(() => stopRun(deps, parseTaskEvent("StopRun", CaughtStateSchema, event))),
-    FinishRun: (event) => withStoreErrors(() => finishRun(deps, parseTaskEvent("FinishRun", SyncStateSchema, event))),
+    EntityFailed: async (event) => entityFailed(deps, parseTaskEvent("EntityFailed", CaughtStateSchema, event)),
+    StopRun: async (event) => stopRun(deps, parseTaskEvent("StopRun", CaughtStateSchema, event)),
+    FinishRun: async (event) => finishRun(deps, parseTaskEvent("FinishRun", SyncStateSchema, event)),
   };
 }
 
 /**
  * Counts a page attempt that failed with an error the state machine retries
- * (after withStoreErrors has named the store's): the retry happens in the
- * definition's Retry block, which nothing else reports.
+ * (a busy store is already StoreUnavailableError, named at its adapter's
+ * edge): the retry happens in the definition's Retry block, which nothing
+ * else reports.
  */
 async function countingRetries(deps: SyncDeps, state: SyncState, work: () => Promise<SyncState>): Promise<SyncState> {
   try {

@@ -117,3 +117,11 @@ describe("DynamoDB throttling inside the onboarding API is a 503 with Retry-Afte
     expect(api.logger.lines.filter((line) => line["level"] === "error")).toEqual([]);
   });
 });
+
+describe("a busy store of ours during the test call is the API's 503, not a result about the source", () => {
+  test("the rate limiter's table throttled (its PutItem) is a 503 with Retry-After, never reachable/authenticated answers", async () => {
+    const injected = api.failNextDynamoDbCommand(new ProvisionedThroughputExceededException({ message: "throughput exceeded", $metadata }), "PutItemCommand");
+    expectBusy(await send("POST", `${CONNECTIONS_PATH}/${connectionId}/test`));
+    await injected.thrown;
+  });
+});
