@@ -113,7 +113,7 @@ async function main(): Promise<void> {
     progress("one schedule tick");
     const started = performance.now();
     // The tick the local runtime's schedule fires (lambdas/local/local-runtime.ts): the dispatch state machine.
-    const dispatch = createLocalDispatch({ startDeps: { ...local.startDeps, starter: local.engine }, maxConcurrentRuns: options.maxConcurrentRuns, timeScale: 1, logger: countingLogger });
+    const dispatch = createLocalDispatch({ startDeps: local.startDeps, integrations: local.engine.integrations, maxConcurrentRuns: options.maxConcurrentRuns, timeScale: 1, logger: countingLogger });
     const tick = (await dispatch.tick()).status;
     const dispatchS = (performance.now() - started) / 1000;
     progress(`tick returned after ${fixed(dispatchS, 1)} s: ${tick}`);

@@ -73,7 +73,8 @@ export async function startLocalRuntime(config: LocalRuntimeConfig, logger: Logg
     const api = await service.listen(config.PORT, config.HOST);
     await resumeCutShortRuns(service, logger);
     const dispatch = createLocalDispatch({
-      startDeps: { ...service.sync.startDeps, starter: service.sync.engine },
+      startDeps: service.sync.startDeps,
+      integrations: service.sync.engine.integrations,
       maxConcurrentRuns: config.MAX_CONCURRENT_RUNS,
       timeScale: config.TIME_SCALE,
       logger,

@@ -8,6 +8,7 @@ import {
   type TaskContext,
   type TaskHandler,
 } from "./step-functions/local-step-functions";
+import { createServiceIntegrations, START_EXECUTION, START_EXECUTION_SYNC, type ServiceIntegrations } from "./step-functions/service-integrations";
 import { loadSyncDefinition, loadSyncPagesDefinition } from "../../statemachine/sync-definition";
 
 export const LOCAL_STATE_MACHINE_ARN = "arn:aws:states:us-east-1:000000000000:stateMachine:crm-sync";
@@ -21,24 +22,16 @@ export interface LocalSyncEngineOptions {
   readonly continueAsNew?: (proceed: TaskHandler) => TaskHandler;
 }
 
-/** What `startExecution.sync:2` answers when the child execution has succeeded: its Output parsed. */
-interface SyncExecutionResult {
-  readonly ExecutionArn: string;
-  readonly Status: "SUCCEEDED";
-  readonly Output: unknown;
-}
-
 /**
  * Both sync state machines on aws-local-stepfunctions: the Standard parent
  * (statemachine/sync.asl.json) and the Express page loop
  * (statemachine/sync-pages.asl.json), each on its own engine.
  *
- * aws-local-stepfunctions has no `.sync` integration, so the parent's RunPages
- * Task gets a local handler (its task override) that starts the child on the
- * second engine and waits for it, answering as Step Functions does: the
- * child's Output on success, `States.TaskFailed` (its error and cause as the
- * Cause) when it failed or timed out. ContinueAsNew starts the parent again
- * under the name the definition gives it, so a retried start is idempotent.
+ * aws-local-stepfunctions runs no Step Functions integration, so the parent's
+ * RunPages (`startExecution.sync:2`) and ContinueAsNew (`startExecution`) run
+ * the stand-ins of step-functions/service-integrations.ts, over both state
+ * machines by their local ARNs; `integrations` is that same set, for the
+ * schedule tick's engine (local-dispatch.ts).
  *
  * As a RunStarter it starts parents only; the inspection methods (result,
  * events, timers, settled, abort) take a reference of either engine, and
@@ -47,10 +40,16 @@ interface SyncExecutionResult {
 export class LocalSyncEngine implements RunStarter {
   readonly parent: LocalStepFunctions;
   readonly child: LocalStepFunctions;
-  /** Child execution -> the parent execution whose RunPages started it. */
+  /** The Step Functions integrations on both state machines: what a Task of any local engine calls them through. */
+  readonly integrations: ServiceIntegrations;
+  /** Execution -> the execution whose `.sync:2` Task started it (a segment's parent, or the schedule tick's). */
   private readonly parents = new Map<string, string>();
 
   constructor(options: LocalSyncEngineOptions) {
+    this.integrations = createServiceIntegrations({
+      machines: { [LOCAL_STATE_MACHINE_ARN]: this, [LOCAL_PAGES_STATE_MACHINE_ARN]: { start: (input, start) => this.child.start(input, start), result: (ref) => this.child.result(ref), knows: (ref) => this.child.knows(ref), isRunning: (ref) => this.child.isRunning(ref) } },
+      onStarted: (ref, startedBy) => this.parents.set(ref, startedBy),
+    });
     this.child = new LocalStepFunctions({
       definition: loadSyncPagesDefinition(),
       handlers: options.handlers as Readonly<Record<string, TaskHandler>>,
@@ -59,13 +58,8 @@ export class LocalSyncEngine implements RunStarter {
     });
     this.parent = new LocalStepFunctions({
       definition: loadSyncDefinition(),
-      handlers: {
-        RunPages: (input, context) => this.runPages(input, context),
-        ContinueAsNew: (options.continueAsNew ?? ((proceed) => proceed))(async (input) => {
-          const { Input, Name } = input as { Input: SyncExecutionInput; Name: string };
-          return { ExecutionArn: await this.start(Input, { name: Name }) };
-        }),
-      },
+      integrations: this.integrations,
+      ...(options.continueAsNew === undefined ? {} : { handlers: { ContinueAsNew: options.continueAsNew(this.integrations[START_EXECUTION]!) } }),
       substitutions: { SyncPagesStateMachineArn: LOCAL_PAGES_STATE_MACHINE_ARN },
       timeScale: options.timeScale,
       stateMachineArn: LOCAL_STATE_MACHINE_ARN,
@@ -79,6 +73,10 @@ export class LocalSyncEngine implements RunStarter {
   /** Starts the run's Standard execution (named when continuing: `<run id>-c<n>`). */
   start(input: unknown, options: { readonly name?: string } = {}): Promise<string> {
     return this.parent.start(input, options);
+  }
+
+  knows(executionRef: string): boolean {
+    return this.parent.knows(executionRef) || this.child.knows(executionRef);
   }
 
   isRunning(executionRef: string): Promise<boolean> {
@@ -135,33 +133,7 @@ export class LocalSyncEngine implements RunStarter {
     await this.child.stop();
   }
 
-  /**
-   * `startExecution.sync:2` of the page loop for a caller outside this engine
-   * (the schedule tick's FirstSegment): start a segment, wait for its end,
-   * answer as Step Functions does.
-   */
-  runSegment(input: unknown, startedBy: string): Promise<SyncExecutionResult> {
-    return this.runPages(input, { executionId: startedBy, stateName: "FirstSegment" });
-  }
-
-  /** The `.sync:2` integration: start the child, wait for its end, answer with its Output or fail as the Task. */
-  private async runPages(input: unknown, context: TaskContext): Promise<SyncExecutionResult> {
-    const { StateMachineArn, Input } = input as { StateMachineArn: string; Input: unknown };
-    if (StateMachineArn !== LOCAL_PAGES_STATE_MACHINE_ARN) throw taskFailed(`RunPages names an unknown state machine: ${StateMachineArn}`);
-    const ref = await this.child.start(Input);
-    this.parents.set(ref, context.executionId);
-    const result = await this.child.result(ref);
-    if (result.status === "SUCCEEDED") return { ExecutionArn: ref, Status: "SUCCEEDED", Output: result.output };
-    throw taskFailed(JSON.stringify({ ExecutionArn: ref, Status: result.status, Error: result.error, Cause: result.cause }));
-  }
-
   private engineOf(executionRef: string): LocalStepFunctions {
     return this.child.knows(executionRef) ? this.child : this.parent;
   }
-}
-
-function taskFailed(cause: string): Error {
-  const error = new Error(cause);
-  error.name = "States.TaskFailed";
-  return error;
 }

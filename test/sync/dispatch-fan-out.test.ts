@@ -40,7 +40,8 @@ async function addConnections(count: number) {
 
 function dispatchWithCap(maxConcurrentRuns: number) {
   return createLocalDispatch({
-    startDeps: { ...harness.startDeps, starter: harness.engine },
+    startDeps: harness.startDeps,
+    integrations: harness.engine.integrations,
     maxConcurrentRuns,
     timeScale: 0.01,
     logger: harness.logger,

@@ -2,7 +2,8 @@ import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { DISPATCH_START_FAILURES_PATTERN } from "../../lib/alarms";
 import { matchesFilterPattern } from "../cdk/metric-filter-pattern";
 import { createLocalDispatch } from "../../lambdas/local/local-dispatch";
-import type { LocalSyncEngine } from "../../lambdas/local/local-sync-engine";
+import { LOCAL_PAGES_STATE_MACHINE_ARN, LOCAL_STATE_MACHINE_ARN } from "../../lambdas/local/local-sync-engine";
+import { createServiceIntegrations, type LocalStateMachine } from "../../lambdas/local/step-functions/service-integrations";
 import { DISPATCHED_RUN_NOT_STARTED } from "../../lambdas/sync/dispatch-tick";
 import { startSync } from "../../lambdas/sync/start-sync";
 import { leadRecord, pipelineRecord, userRecord } from "../builders/source-records";
@@ -25,21 +26,24 @@ afterEach(async () => {
   await harness.close();
 });
 
-/** The tick with a starter whose StartExecution fails as Step Functions does when the account's quota is reached. */
-function dispatchWithRefusingStarter() {
+/** The sync engine's integrations, with the run's Standard state machine refusing StartExecution whenever `refuse()` says so, as Step Functions does when the account's quota is reached. */
+function integrationsRefusing(refuse: () => boolean) {
   const engine = harness.engine;
-  const refusing: Pick<LocalSyncEngine, "start" | "result" | "runSegment" | "isRunning" | "abort"> = {
-    start: async () => {
-      const error = new Error("execution limit exceeded");
-      error.name = "StepFunctions.ExecutionLimitExceededException";
-      throw error;
+  const refusing: LocalStateMachine = {
+    start: async (input, options) => {
+      if (refuse()) throw Object.assign(new Error("execution limit exceeded"), { name: "StepFunctions.ExecutionLimitExceededException" });
+      return engine.start(input, options);
     },
     result: (ref) => engine.result(ref),
-    runSegment: (input, startedBy) => engine.runSegment(input, startedBy),
+    knows: (ref) => engine.knows(ref),
     isRunning: (ref) => engine.isRunning(ref),
-    abort: (ref) => engine.abort(ref),
   };
-  return createLocalDispatch({ startDeps: { ...harness.startDeps, starter: refusing }, maxConcurrentRuns: 2, timeScale: 0.01, logger: harness.logger });
+  return createServiceIntegrations({ machines: { [LOCAL_STATE_MACHINE_ARN]: refusing, [LOCAL_PAGES_STATE_MACHINE_ARN]: engine.child } });
+}
+
+/** The tick with a starter whose StartExecution always fails. */
+function dispatchWithRefusingStarter() {
+  return createLocalDispatch({ startDeps: harness.startDeps, integrations: integrationsRefusing(() => true), maxConcurrentRuns: 2, timeScale: 0.01, logger: harness.logger });
 }
 
 async function expectReleased(connectionId: string) {
@@ -72,18 +76,7 @@ describe("a dispatched run that cannot start or go on releases its lock at once"
     server = await startSourceServer(crmSource(() => data, { token: TOKEN, fault: failFirst("/pipelines", 1, { status: 429, headers: { "retry-after": "0" }, json: { error: "slow down" } }) }));
     const connection = await harness.addConnection({ baseUrl: server.baseUrl, token: TOKEN });
     let refusals = 0;
-    const engine = harness.engine;
-    const refusingOnce: Pick<LocalSyncEngine, "start" | "result" | "runSegment" | "isRunning" | "abort"> = {
-      start: async (input, options) => {
-        if (refusals++ === 0) throw Object.assign(new Error("execution limit exceeded"), { name: "StepFunctions.ExecutionLimitExceededException" });
-        return engine.start(input, options);
-      },
-      result: (ref) => engine.result(ref),
-      runSegment: (input, startedBy) => engine.runSegment(input, startedBy),
-      isRunning: (ref) => engine.isRunning(ref),
-      abort: (ref) => engine.abort(ref),
-    };
-    const dispatch = createLocalDispatch({ startDeps: { ...harness.startDeps, starter: refusingOnce }, maxConcurrentRuns: 2, timeScale: 0.01, logger: harness.logger });
+    const dispatch = createLocalDispatch({ startDeps: harness.startDeps, integrations: integrationsRefusing(() => refusals++ === 0), maxConcurrentRuns: 2, timeScale: 0.01, logger: harness.logger });
     expect((await dispatch.tick()).status).toBe("SUCCEEDED");
     expect(refusals).toBe(2);
     const [run] = await harness.runs.list(connection.id, { limit: 1 });
@@ -98,7 +91,7 @@ describe("a dispatched run that cannot start or go on releases its lock at once"
     // The connection vanishes between the tick's listing and the run's BeginRun (deleted meanwhile).
     const get = harness.connections.get.bind(harness.connections);
     harness.connections.get = async (...args) => (args.includes(connection.id) ? null : get(...args));
-    const dispatch = createLocalDispatch({ startDeps: { ...harness.startDeps, starter: harness.engine }, maxConcurrentRuns: 2, timeScale: 0.01, logger: harness.logger });
+    const dispatch = createLocalDispatch({ startDeps: harness.startDeps, integrations: harness.engine.integrations, maxConcurrentRuns: 2, timeScale: 0.01, logger: harness.logger });
     expect((await dispatch.tick()).status).toBe("SUCCEEDED");
     harness.connections.get = get;
     await expectReleased(connection.id);

@@ -66,7 +66,7 @@ describe("one run at a time per connection", () => {
     };
     const a = await harness.addConnection({ baseUrl: source.server.baseUrl, token: TOKEN, accountId: "dispatch-a" });
     const b = await harness.addConnection({ baseUrl: source.server.baseUrl, token: TOKEN, accountId: "dispatch-b" });
-    const dispatch = createLocalDispatch({ startDeps: { ...harness.startDeps, starter: harness.engine }, maxConcurrentRuns: before, timeScale: 0.01, logger: harness.logger });
+    const dispatch = createLocalDispatch({ startDeps: harness.startDeps, integrations: harness.engine.integrations, maxConcurrentRuns: before, timeScale: 0.01, logger: harness.logger });
     const first = dispatch.tick();
     await allAtUsers.opened;
     const executions = harness.engine.list().length;

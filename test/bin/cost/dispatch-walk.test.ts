@@ -29,7 +29,7 @@ describe("npm run cost walks the dispatch as the engine runs it", () => {
     const connections = 5;
     const cap = 2;
     for (let i = 0; i < connections; i += 1) await harness.addConnection({ baseUrl: server.baseUrl, token: TOKEN });
-    const dispatch = createLocalDispatch({ startDeps: { ...harness.startDeps, starter: harness.engine }, maxConcurrentRuns: cap, timeScale: 0.01, logger: harness.logger });
+    const dispatch = createLocalDispatch({ startDeps: harness.startDeps, integrations: harness.engine.integrations, maxConcurrentRuns: cap, timeScale: 0.01, logger: harness.logger });
     const tick = await dispatch.engine.start({});
     expect((await dispatch.engine.result(tick)).status).toBe("SUCCEEDED");
 

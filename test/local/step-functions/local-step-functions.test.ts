@@ -3,7 +3,6 @@ import { isMainThread } from "node:worker_threads";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   LocalStepFunctions,
-  timeScaleFromEnv,
   type LocalStepFunctionsOptions,
   type TaskHandler,
 } from "../../../lambdas/local/step-functions/local-step-functions";
@@ -385,15 +384,6 @@ describe("LocalStepFunctions", () => {
     await sfn.stop();
     await expect(sfn.result(id)).resolves.toEqual({ status: "ABORTED" });
     await expect(sfn.start({})).rejects.toThrow(/stopped/);
-  });
-});
-
-describe("timeScaleFromEnv", () => {
-  it("defaults to 1 and refuses negative or non-numeric values", () => {
-    expect(timeScaleFromEnv({})).toBe(1);
-    expect(timeScaleFromEnv({ TIME_SCALE: "0.01" })).toBe(0.01);
-    expect(() => timeScaleFromEnv({ TIME_SCALE: "-1" })).toThrow(RangeError);
-    expect(() => timeScaleFromEnv({ TIME_SCALE: "fast" })).toThrow(RangeError);
   });
 });
 

@@ -39,7 +39,7 @@ const connectionIdOf = (input: unknown): string | undefined => {
 /** Runs one schedule tick (the dispatch state machine, as the runtimes run it) until every run it started has ended; returns which connections it started. */
 async function dispatchOnce(): Promise<Set<string>> {
   const before = new Set(api.sync.engine.list().map((execution) => execution.executionId));
-  const dispatch = createLocalDispatch({ startDeps: { ...api.sync.startDeps, starter: api.sync.engine }, maxConcurrentRuns: 20, timeScale: 0.01, logger: api.logger });
+  const dispatch = createLocalDispatch({ startDeps: api.sync.startDeps, integrations: api.sync.engine.integrations, maxConcurrentRuns: 20, timeScale: 0.01, logger: api.logger });
   expect((await dispatch.tick()).status).toBe("SUCCEEDED");
   await dispatch.stop();
   const started = api.sync.engine.list().filter((execution) => !before.has(execution.executionId));
