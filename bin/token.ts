@@ -7,105 +7,13 @@
  * (default: $DATA_DIR, else ./.data), the one the local runtime verifies with.
  * Bad arguments: a message and the usage on stderr, exit code 2.
  */
-import { parseArgs } from "node:util";
-import * as v from "valibot";
-import {
-  DEFAULT_SESSION_TTL_SECONDS,
-  issueSessionToken,
-  loadOrCreateSigningKey,
-} from "../lambdas/local/local-token-issuer";
-import { SESSION_CLAIM, SESSION_ROLES, SessionClaimsSchema, type Session } from "../lambdas/onboarding/auth/session-claims";
+import { tokenCommand } from "./token/token-command";
 
-const USAGE = `usage: npm run --silent token -- --account ACC --role ${SESSION_ROLES.join("|")} [--user U] [--ttl SECONDS] [--data-dir DIR]`;
-
-class UsageError extends Error {
-  override readonly name = "UsageError";
-}
-
-interface TokenArgs {
-  readonly session: Session;
-  readonly userGiven: boolean;
-  readonly ttlSeconds: number;
-  readonly dataDir: string;
-}
-
-function parse(argv: string[]): TokenArgs | "help" {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      strict: true,
-      allowPositionals: false,
-      options: {
-        account: { type: "string" },
-        role: { type: "string" },
-        user: { type: "string" },
-        ttl: { type: "string" },
-        "data-dir": { type: "string" },
-        help: { type: "boolean", short: "h" },
-      },
-    }));
-  } catch (error) {
-    throw new UsageError((error as Error).message.split("\n")[0] ?? "bad arguments");
-  }
-  if (values.help === true) return "help";
-  if (values.account === undefined) throw new UsageError("--account is required");
-  if (values.role === undefined) throw new UsageError("--role is required");
-
-  // The claims the local runtime will hand the handlers must parse: check them now, not at the first request.
-  const user = values.user ?? `local-${values.role.toLowerCase()}`;
-  const parsed = v.safeParse(SessionClaimsSchema, {
-    [SESSION_CLAIM.businessAccountId]: values.account,
-    [SESSION_CLAIM.userId]: user,
-    [SESSION_CLAIM.role]: values.role,
-  });
-  if (!parsed.success) {
-    const issue = parsed.issues[0];
-    const flag = { [SESSION_CLAIM.businessAccountId]: "--account", [SESSION_CLAIM.userId]: "--user", [SESSION_CLAIM.role]: "--role" };
-    const key = issue?.path?.[0]?.key;
-    const name = typeof key === "string" && key in flag ? flag[key as keyof typeof flag] : "argument";
-    throw new UsageError(`${name}: ${issue?.message ?? "invalid"}`);
-  }
-
-  let ttlSeconds = DEFAULT_SESSION_TTL_SECONDS;
-  if (values.ttl !== undefined) {
-    if (!/^[0-9]+$/.test(values.ttl) || !Number.isSafeInteger(Number(values.ttl)) || Number(values.ttl) <= 0) {
-      throw new UsageError("--ttl must be a positive whole number of seconds");
-    }
-    ttlSeconds = Number(values.ttl);
-  }
-
-  const dataDir = values["data-dir"] ?? (process.env.DATA_DIR || "./.data");
-  if (dataDir.length === 0) throw new UsageError("--data-dir must not be empty");
-  return { session: parsed.output, userGiven: values.user !== undefined, ttlSeconds, dataDir };
-}
-
-async function main(): Promise<number> {
-  let args: TokenArgs | "help";
-  try {
-    args = parse(process.argv.slice(2));
-  } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    process.stderr.write(`token: ${error.message}\n${USAGE}\n`);
-    return 2;
-  }
-  if (args === "help") {
-    process.stdout.write(`${USAGE}\n`);
-    return 0;
-  }
-  const key = await loadOrCreateSigningKey(args.dataDir);
-  const token = await issueSessionToken({
-    key,
-    account: args.session.businessAccountId,
-    role: args.session.role,
-    user: args.session.userId,
-    ttlSeconds: args.ttlSeconds,
-  });
-  process.stdout.write(`${token}\n`);
-  return 0;
-}
-
-main().then(
+tokenCommand(process.argv.slice(2), {
+  env: process.env,
+  stdout: (text) => process.stdout.write(text),
+  stderr: (text) => process.stderr.write(text),
+}).then(
   (code) => {
     process.exitCode = code;
   },
