@@ -17,6 +17,9 @@ export default defineConfig({
   test: {
     include: [`test/**/*${UNIT_TEST_SUFFIX}`],
     pool: "forks",
+    // As in vitest.config.ts: two workers that keep their module graph, not vitest's one worker on 2 cores.
+    maxWorkers: 2,
+    isolate: false,
     // As in vitest.config.ts: a busy machine slows a test down, it does not make it wrong.
     testTimeout: 30_000,
     env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true" },
