@@ -150,9 +150,13 @@ function engineHistory(engine: LocalRuntime["service"]["sync"]["engine"]) {
   const entered = new Map<string, { state: string; executionId: string; at: number }[]>();
   const spans: TaskSpan[] = [];
   const read = new Map<string, number>();
+  // Executions of earlier runs (their histories may already be let go), and ours once read after their end.
+  const done = new Set(engine.list().map((execution) => execution.executionId));
   return {
     collect() {
       for (const execution of engine.list()) {
+        if (done.has(execution.executionId)) continue;
+        if (execution.status !== "RUNNING") done.add(execution.executionId);
         const events = engine.events(execution.executionId);
         const from = read.get(execution.executionId) ?? 0;
         for (const event of events.filter((each) => each.id > from)) {
