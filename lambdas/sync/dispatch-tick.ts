@@ -6,11 +6,22 @@ import { runLiveness } from "../core/run-lock";
 import { RunReferenceSchema, type RunReference } from "../core/run-reference";
 import type { StartSyncDeps } from "./sync-deps";
 
-/**
- * Connections per ListConnections page: ids only (~100 bytes an item), so a
- * page stays far below Step Functions' 256 KB state limit.
- */
+/** Connections per ListConnections page, at most; fewer when their ids are long (DISPATCH_PAGE_MAX_BYTES). */
 export const DISPATCH_PAGE_SIZE = 1000;
+
+/**
+ * Step Functions' payload limit for a state's input or output, in UTF-8 bytes
+ * (https://docs.aws.amazon.com/step-functions/latest/dg/service-quotas.html).
+ */
+export const STATE_PAYLOAD_MAX_BYTES = 256 * 1024;
+
+/**
+ * A ListConnections answer stays within this: ids the API allows (255
+ * characters, each up to 6 bytes once JSON-escaped) would put 1,000 of them
+ * at about 1.6 MB; the rest of the state (cursor, cap, counts) needs far less
+ * than the quarter left.
+ */
+export const DISPATCH_PAGE_MAX_BYTES = 192 * 1024;
 
 /** One connection to run, as the schedule tick's Map carries it. */
 export const DispatchItemSchema = v.pick(RunReferenceSchema, ["business_account_id", "connection_id"]);
@@ -116,13 +127,35 @@ export async function planDispatchPage(
   limit: number = DISPATCH_PAGE_SIZE,
   batchSize = 1,
 ): Promise<PlannedDispatchPage> {
-  const listed = await deps.connections.listAllPage({ limit, cursor });
-  const page = batchDispatchPage(deps, listed, random, batchSize);
+  const { listed, page } = await listWithinBytes(deps, cursor, random, limit, batchSize);
   const everyId = cursor === null && listed.cursor === null ? listed.connections.map((connection) => connection.id) : await allConnectionIds(deps, limit);
   const liveRuns = await countLiveRuns(deps, everyId);
   const children = childrenUnderCap(cap, batchSize, liveRuns);
   deps.logger.info("dispatch page planned", { live_runs: liveRuns, children, max_children: cap.maxChildren })
   return { ...page, live_runs: liveRuns, children };
+}
+
+/**
+ * A page whose answer fits DISPATCH_PAGE_MAX_BYTES: when the connections
+ * listed are too long, the same page is listed again from the same cursor
+ * with a limit scaled down to fit (rare: only ids far longer than ours).
+ */
+async function listWithinBytes(
+  deps: Pick<StartSyncDeps, "connections" | "logger">,
+  cursor: string | null,
+  random: () => number,
+  limit: number,
+  batchSize: number,
+) {
+  for (let tryLimit = limit; ; ) {
+    const listed = await deps.connections.listAllPage({ limit: tryLimit, cursor });
+    const page = batchDispatchPage(deps, listed, random, batchSize);
+    const bytes = Buffer.byteLength(JSON.stringify(page), "utf8");
+    if (bytes <= DISPATCH_PAGE_MAX_BYTES || tryLimit === 1) return { listed, page };
+    const smaller = Math.max(1, Math.min(tryLimit - 1, Math.floor((tryLimit * DISPATCH_PAGE_MAX_BYTES) / bytes)));
+    deps.logger.info("dispatch page over its byte budget; listed again with a smaller limit", { bytes, limit: tryLimit, next_limit: smaller });
+    tryLimit = smaller;
+  }
 }
 
 async function allConnectionIds(deps: Pick<StartSyncDeps, "connections">, limit: number): Promise<string[]> {

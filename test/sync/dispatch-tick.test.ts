@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
-import { claimDispatchedRuns, countLiveRuns, planDispatchPage } from "../../lambdas/sync/dispatch-tick";
+import { TEXT_LIMITS } from "../../lambdas/core/limits";
+import { claimDispatchedRuns, countLiveRuns, DISPATCH_PAGE_SIZE, planDispatchPage, STATE_PAYLOAD_MAX_BYTES } from "../../lambdas/sync/dispatch-tick";
 import { createSyncHarness, type SyncHarness } from "../support/sync-harness";
 
 let harness: SyncHarness;
@@ -79,5 +80,26 @@ describe("the tick's count of live runs (ListConnections)", () => {
     expect(pages).toHaveLength(3);
     // 2 live under a cap of 6 leave room for 4 runs: 2 children of 2, on every page.
     for (const page of pages) expect(page).toMatchObject({ live_runs: 2, children: 2 });
+  });
+});
+
+describe("the size of a tick's page (ListConnections)", () => {
+  test("ListConnections output size: a page of connections whose ids are at the longest the API allows stays within Step Functions' 256 KiB payload, and its cursor still walks every connection once", async () => {
+    // The worst case the API allows: a 255-character account id of control characters, 6 bytes each once JSON-escaped.
+    const accountId = "\u0001".repeat(TEXT_LIMITS.id);
+    const ids = new Set<string>();
+    for (let i = 0; i < 200; i += 1) ids.add((await harness.addConnection({ baseUrl: "http://127.0.0.1:9", token: "size-token-3c", accountId })).id);
+    const cap = { maxRuns: 20, maxChildren: 2 };
+
+    const listed: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: Awaited<ReturnType<typeof planDispatchPage>> = await planDispatchPage(harness.startDeps, cursor, cap, Math.random, DISPATCH_PAGE_SIZE, 10);
+      expect(new TextEncoder().encode(JSON.stringify(page)).length).toBeLessThanOrEqual(STATE_PAYLOAD_MAX_BYTES);
+      listed.push(...page.batches.flatMap((batch) => batch.items.map((item) => item.connection_id)));
+      cursor = page.cursor;
+    } while (cursor !== null);
+
+    expect(listed.sort()).toEqual([...ids].sort());
   });
 });
