@@ -25,6 +25,8 @@ export async function createSyncHarness(
     pageTasksPerExecution?: number;
     /** What the page tasks decrypt through (e.g. the AWS composition's per-process cache); the bare cipher by default. */
     wrapCipher?: (cipher: TokenCipher) => TokenCipher;
+    /** The source request time-out; a test that holds requests at a gate sets it far above how long it holds them. */
+    sourceTimeoutMs?: number;
   } = {},
 ) {
   const client = testDynamoDbClient();
@@ -33,7 +35,7 @@ export async function createSyncHarness(
   const logger = createMemoryLogger();
   /** What the Task handlers counted (pages, records, throttles, retries, failures): the local twin of the EMF metrics. */
   const metrics = new CountingMetrics();
-  const http = createHttpSourceClient({ timeoutMs: 2_000 });
+  const http = createHttpSourceClient({ timeoutMs: options.sourceTimeoutMs ?? 2_000 });
   /**
    * Every request the page tasks send, with Date.now() at the moment it is
    * handed to the HTTP client: the clock the rate limiter and rateLimited

@@ -18,7 +18,8 @@ let server: SourceServer;
 let held: HeldRequests;
 
 beforeEach(async () => {
-  harness = await createSyncHarness();
+  // Requests wait at the gate for as long as the test holds them: a time-out would retry one and count a second arrival.
+  harness = await createSyncHarness({ sourceTimeoutMs: 10 * 60_000 });
   held = heldRequests();
   const serve = crmSource(() => data, { token: TOKEN });
   server = await startSourceServer(async (request) => {
