@@ -45,7 +45,7 @@ export async function measureAnalytics(context: BenchContext): Promise<Measureme
           await records.commitPage({
             connectionId,
             records: chunk,
-            run: { runId, entity: "leads", page, records: chunk.length, stages: 0, unresolvedWonLost: 0, leaseUntil },
+            run: { runId, entity: "leads", page, records: chunk.length, stages: 0, unresolvedWonLost: 0, leaseUntil, committedAt: now.toISOString() },
           });
         }
       }),

@@ -244,6 +244,7 @@ export function createInstrumentedSync(options: InstrumentedSyncOptions) {
     resetWatermarks: (connectionId) => store.resetWatermarks(connectionId),
     resetWatermark: (connectionId, entity) => store.resetWatermark(connectionId, entity),
     getStageKinds: (connectionId) => store.getStageKinds(connectionId),
+    getRecord: (connectionId, collection, key) => store.getRecord(connectionId, collection, key),
     listRecords: (connectionId, collection, listOptions) => store.listRecords(connectionId, collection, listOptions),
     async commitPage(write) {
       const page = current;

@@ -64,6 +64,7 @@ export async function createTransactionFloor(options: {
       stages: prepared.stages,
       unresolvedWonLost: prepared.unresolvedLeadIds.length,
       leaseUntil: leaseUntil(new Date()),
+      committedAt: new Date().toISOString(),
     },
   });
   const plan = planPageTransactions(tableName, pageWrite("floor-plan", "plan", 2, pages[0]!));

@@ -67,9 +67,10 @@ export const FULL_PAGE_RRU = PAGE_RRU;
 /**
  * The stage kinds, read once per run: one strong Query of the one record shard of /stages (a small collection:
  * RECORD_SHARDS_BY_COLLECTION, lambdas/store/keys.ts), 1 RRU per 4 KB of stage heads (the reference source's 3
- * pipelines: 1). Before: 64 (a Query of each of 64 shards, 1 RRU each however empty).
+ * pipelines: 2, since each head also carries its lineage, about 200 bytes). Before lineage: 1; before write
+ * sharding: 64 (a Query of each of 64 shards, 1 RRU each however empty).
  */
-export const STAGE_KINDS_RRU = 1;
+export const STAGE_KINDS_RRU = 2;
 /**
  * RRU of a run besides its pages' connection reads (strongly consistent, items under 4 KB, 1 RRU each):
  * BeginRun's connection read 1, each entity's stored listing hash on its page 1 (7), each incremental

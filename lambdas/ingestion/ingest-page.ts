@@ -27,7 +27,7 @@ export interface IngestPageInput {
   /** The previous page of this entity in this run; null for page 1. */
   readonly previous: PageFingerprint | null;
   /** The run the page belongs to: its fence on the connection's lock, and the lease the commit extends. */
-  readonly run: { readonly runId: string; readonly leaseUntil: string };
+  readonly run: { readonly runId: string; readonly leaseUntil: string; /** Now, as the page task's clock reads it: the commit's time. */ readonly committedAt: string };
 }
 
 export interface IngestPageResult {
@@ -91,6 +91,7 @@ export async function ingestPage(
       stages: prepared.stages,
       unresolvedWonLost: prepared.unresolvedLeadIds.length,
       leaseUntil: input.run.leaseUntil,
+      committedAt: input.run.committedAt,
     },
   });
 

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type { SyncEntity } from "../core/entities";
 import { PaginationError } from "../core/errors";
-import type { RecordWrite, StageKinds } from "../core/ports/record-store";
+import type { RecordWrite, StageKinds, WriteLineage } from "../core/ports/record-store";
 import { parseRecord } from "../records/parse-record";
 import { entityDefinition } from "./entity-catalog";
 
@@ -70,7 +70,12 @@ export function preparePage(input: {
 
   const unresolvedLeadIds: string[] = [];
   const context = { stageKinds: input.stageKinds, onUnresolvedLead: (id: string) => unresolvedLeadIds.push(id) };
-  const writes = dedupeWrites([...distinct.values()].flatMap((record) => definition.toWrites(record, context)));
+  const writes = dedupeWrites(
+    [...distinct.values()].flatMap((record) => withLineage(input.entity, definition.toWrites(record, context), {
+      sourceUpdatedAt: definition.comparedTimestamp(record),
+      findings: recordRuleIds(record),
+    })),
+  );
 
   return {
     records: distinct.size,
@@ -80,6 +85,21 @@ export function preparePage(input: {
     maxCompared,
     fingerprint: { idsDigest, lastCompared },
   };
+}
+
+/** The rule ids a record hits, kept in its lineage (none until the findings per record are wired in here). */
+function recordRuleIds(_record: { readonly id: string }): readonly string[] {
+  return [];
+}
+
+/**
+ * The record's own write carries its lineage facts; what it derives (stages of
+ * a pipeline, a lead's loss reason) has no timestamp or findings of its own.
+ */
+function withLineage(entity: SyncEntity, writes: readonly RecordWrite[], lineage: WriteLineage): RecordWrite[] {
+  return writes.map((write) =>
+    write.collection === entity ? { ...write, lineage } : { ...write, lineage: { sourceUpdatedAt: null, findings: [] } },
+  );
 }
 
 /** Last write of a key wins (a stage repeated in its pipeline, a loss reason shared by leads); loss reasons go first. */

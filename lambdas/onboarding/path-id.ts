@@ -15,6 +15,11 @@ export function isStorableRunId(runId: string): boolean {
   return v.is(PathIdSchema, runId);
 }
 
+/** A record id (or a stage's pipeline id) that could be stored: a record head's sort key is its id (a stage's, a hash when long). */
+export function isStorableRecordId(recordId: string): boolean {
+  return v.is(PathIdSchema, recordId);
+}
+
 /**
  * A connection id that could be stored for this workspace: its sort key is
  * `<escaped account>#<id>`, so the account's part counts against the same limit.

@@ -1,6 +1,8 @@
 import * as v from "valibot";
 import { COLLECTIONS, type Collection } from "../core/entities";
-import type { RecordOrder } from "../core/ports/record-store";
+import type { RecordOrder, RecordWrite } from "../core/ports/record-store";
+import type { RecordWithLineage } from "../core/record-lineage";
+import { isStorableRecordId } from "./path-id";
 import { findConnection } from "./connection-operations";
 import { parseFields } from "./connection-input";
 import type { OnboardingDeps } from "./onboarding-deps";
@@ -35,6 +37,64 @@ export const RecordsPageSchema = v.object({
 });
 export type RecordsPage = v.InferOutput<typeof RecordsPageSchema>;
 
+/** A collection named in a path; NotFoundError for any other name. */
+function requireCollection(entity: string): Collection {
+  if (!(COLLECTIONS as readonly string[]).includes(entity)) {
+    throw new NotFoundError(`no record collection ${entity}; one of ${COLLECTIONS.join(", ")}`);
+  }
+  return entity as Collection;
+}
+
+/** Query string of one record's routes: a stage is named by its pipeline too (its id repeats across pipelines). */
+const RecordQuerySchema = v.object({ pipeline_id: v.optional(v.string()) });
+
+/** Where one record of a connection is: its collection and key, as the store keys it. */
+export interface RecordAddress {
+  readonly collection: Collection;
+  readonly key: RecordWrite["key"];
+}
+
+/**
+ * The record a path names (…/records/{entity}/{recordId}, `?pipeline_id=` for
+ * a stage), after the connection is found in the caller's workspace.
+ * NotFoundError for an unknown collection and for an id (or pipeline id) over
+ * the key limit, which names nothing that can be stored, as on the other
+ * routes; InvalidFieldError for a stage without its pipeline_id. Shared by
+ * every route on one record.
+ */
+export async function findRecordAddress(
+  deps: OnboardingDeps,
+  account: string,
+  id: string,
+  entity: string,
+  recordId: string,
+  query: Record<string, string | undefined>,
+): Promise<RecordAddress> {
+  await findConnection(deps, account, id);
+  const collection = requireCollection(entity);
+  if (!isStorableRecordId(recordId)) throw new NotFoundError(`no ${collection} record ${recordId.slice(0, 40)}...: too long to be an id`);
+  if (collection !== "stages") return { collection, key: [recordId] };
+  const { pipeline_id: pipelineId } = parseFields(
+    v.object({ pipeline_id: v.pipe(v.string("is required: a stage is named by its pipeline and its own id"), v.nonEmpty("must not be empty")) }),
+    v.parse(RecordQuerySchema, { pipeline_id: query["pipeline_id"] }),
+  );
+  if (!isStorableRecordId(pipelineId)) throw new NotFoundError(`no pipeline ${pipelineId.slice(0, 40)}...: too long to be an id`);
+  return { collection, key: [pipelineId, recordId] };
+}
+
+/** One stored record with its lineage; `{ record: null, lineage: null }` when none is stored under that id. */
+export async function getRecord(
+  deps: OnboardingDeps,
+  account: string,
+  id: string,
+  entity: string,
+  recordId: string,
+  query: Record<string, string | undefined>,
+): Promise<RecordWithLineage> {
+  const { collection, key } = await findRecordAddress(deps, account, id, entity, recordId, query);
+  return deps.records.getRecord(id, collection, key);
+}
+
 /** Exactly what was ingested for one collection, in the canonical shape. */
 export async function listRecords(
   deps: OnboardingDeps,
@@ -44,9 +104,7 @@ export async function listRecords(
   query: Record<string, string | undefined>,
 ): Promise<RecordsPage> {
   await findConnection(deps, account, id);
-  if (!(COLLECTIONS as readonly string[]).includes(entity)) {
-    throw new NotFoundError(`no record collection ${entity}; one of ${COLLECTIONS.join(", ")}`);
-  }
+  requireCollection(entity);
   const { limit, cursor, order } = parseFields(RecordsQuerySchema, query);
   const page = await deps.records.listRecords(id, entity as Collection, { limit, cursor: cursor ?? null, order });
   return { data: page.records, next_cursor: page.nextCursor };

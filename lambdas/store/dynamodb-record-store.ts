@@ -10,12 +10,16 @@ import {
   TransactWriteItemsCommand,
   type AttributeValue,
   type DynamoDBClient,
+  type TransactWriteItem,
   type TransactWriteItemsCommandInput,
 } from "@aws-sdk/client-dynamodb";
+import { unmarshall } from "@aws-sdk/util-dynamodb";
+import * as v from "valibot";
 import { atStoreEdge } from "../aws/aws-busy-errors";
 import { STAGE_KINDS, SYNC_ENTITIES, type Collection, type StageKind, type SyncEntity } from "../core/entities";
 import { InvalidCursorError, RunSupersededError, SyncSinceChangedError } from "../core/errors";
-import type { PageWrite, RecordOrder, RecordPage, RecordStore, StageKinds } from "../core/ports/record-store";
+import type { PageWrite, RecordOrder, RecordPage, RecordStore, RecordWrite, StageKinds } from "../core/ports/record-store";
+import { RecordLineageSchema, type RecordLineage, type RecordWithLineage } from "../core/record-lineage";
 import { getLockRequest, lockHolder, watermarksResetUpdate } from "../runs/run-item";
 import {
   ATTR,
@@ -24,12 +28,14 @@ import {
   newestSortValue,
   partPartitionKey,
   partSortKey,
+  recordPartitionKey,
   recordShardPartitionKeys,
+  recordSortKey,
   watermarkPartitionKey,
   watermarkSortKey,
 } from "./keys";
 import { SORT_KEY_MAX_BYTES, utf8Bytes } from "./key-limits";
-import { LOCK_ACTION_INDEX, PROGRESS_ACTION_INDEX, planPageTransactions } from "./page-transactions";
+import { LOCK_ACTION_INDEX, PROGRESS_ACTION_INDEX, planPageTransactions, replayedRecordWrite } from "./page-transactions";
 import { mergeShardQueries } from "./sharded-query";
 
 /** listRecords accepts a limit of 1..LIST_MAX_LIMIT. */
@@ -143,15 +149,7 @@ export class DynamoDbRecordStore implements RecordStore {
    */
   async commitPage(write: PageWrite): Promise<void> {
     const transactions = planPageTransactions(this.tableName, write, await this.storedListing(write));
-    for (const [index, input] of transactions.entries()) {
-      const counted = await this.sendFenced(write, input);
-      if (counted && index === transactions.length - 1) {
-        // An earlier attempt of this page committed and counted it (a retry after a lost reply): write the
-        // page again as fetched now, without counting it twice.
-        const items = (input.TransactItems ?? []).filter((_, action) => action !== PROGRESS_ACTION_INDEX);
-        await this.sendFenced(write, { TransactItems: items });
-      }
-    }
+    for (const [index, input] of transactions.entries()) await this.sendFenced(write, input, index === transactions.length - 1);
   }
 
   /**
@@ -173,20 +171,38 @@ export class DynamoDbRecordStore implements RecordStore {
     return out.Item?.[ATTR.listing]?.S ?? null;
   }
 
-  /** Sends one transaction of a page; true when only its progress condition refused it (the page was counted). */
-  private async sendFenced(write: PageWrite, input: TransactWriteItemsCommandInput): Promise<boolean> {
-    try {
-      await this.client.send(new TransactWriteItemsCommand(input));
-      return false;
-    } catch (error) {
-      if (!(error instanceof TransactionCanceledException)) throw error;
-      const reasons = error.CancellationReasons ?? [];
-      if (reasons[LOCK_ACTION_INDEX]?.Code === "ConditionalCheckFailed") throw await this.fenceError(write);
-      if (reasons[PROGRESS_ACTION_INDEX]?.Code === "ConditionalCheckFailed" && input.TransactItems?.[PROGRESS_ACTION_INDEX]?.Update) {
-        return true;
+  /**
+   * Sends one transaction of a page. When an earlier attempt of the page
+   * committed part of it (a retry after a lost reply, a replay after a crash),
+   * the conditions that keep counts exact refuse those actions: the page's
+   * progress (already counted: dropped) and the heads it already wrote (sent
+   * again in replay form, written without being counted again). The rest is
+   * sent again as fetched now, until it commits; no read is added either way.
+   */
+  private async sendFenced(write: PageWrite, input: TransactWriteItemsCommandInput, last: boolean): Promise<void> {
+    let actions = input.TransactItems ?? [];
+    let hasProgress = last;
+    // Each round turns at least one refused action into its replay form, so it ends.
+    for (let round = 0; round <= actions.length; round += 1) {
+      try {
+        await this.client.send(new TransactWriteItemsCommand({ ...input, TransactItems: actions }));
+        return;
+      } catch (error) {
+        if (!(error instanceof TransactionCanceledException)) throw error;
+        const reasons = error.CancellationReasons ?? [];
+        if (reasons[LOCK_ACTION_INDEX]?.Code === "ConditionalCheckFailed") throw await this.fenceError(write);
+        const refused = new Set(reasons.flatMap((reason, index) => (reason.Code === "ConditionalCheckFailed" ? [index] : [])));
+        if (refused.size === 0) throw error;
+        const next: TransactWriteItem[] = [];
+        for (const [index, action] of actions.entries()) {
+          if (!refused.has(index)) next.push(action);
+          else if (hasProgress && index === PROGRESS_ACTION_INDEX) hasProgress = false;
+          else next.push(replayedRecordWrite(action) ?? rethrow(error));
+        }
+        actions = next;
       }
-      throw error;
     }
+    throw new Error(`page ${write.run.page} of ${write.run.entity}: a transaction kept being refused by its own conditions`);
   }
 
   /** Marks the lock of a run under way (if any): its pages can no longer commit, so a reset cannot be undone by it. */
@@ -205,6 +221,20 @@ export class DynamoDbRecordStore implements RecordStore {
       return new RunSupersededError(`run ${write.run.runId} no longer holds the lock of connection ${write.connectionId}; the page wrote nothing`);
     }
     return new SyncSinceChangedError("sync_since was changed while this run was under way; the next run reads every entity from the new date");
+  }
+
+  async getRecord(connectionId: string, collection: Collection, key: RecordWrite["key"]): Promise<RecordWithLineage> {
+    const sk = recordSortKey({ collection, key });
+    const out = await this.client.send(
+      new GetItemCommand({
+        TableName: this.tableName,
+        Key: { [ATTR.pk]: { S: recordPartitionKey(connectionId, collection, sk) }, [ATTR.sk]: { S: sk } },
+        ConsistentRead: true,
+      }),
+    );
+    const doc = out.Item === undefined ? null : await this.readDoc(connectionId, collection, out.Item);
+    if (out.Item === undefined || doc === null) return { record: null, lineage: null };
+    return { record: JSON.parse(doc) as Record<string, unknown>, lineage: readLineage(out.Item) };
   }
 
   async listRecords(
@@ -281,6 +311,34 @@ export class DynamoDbRecordStore implements RecordStore {
       return doc;
     }
   }
+}
+
+/** A head's lineage attributes read as RecordLineage; a head written before lineage was kept reads as never written. */
+function readLineage(head: Record<string, AttributeValue>): RecordLineage {
+  const attrs = unmarshall(head) as Record<string, unknown>;
+  return v.parse(StoredLineageSchema, {
+    first_seen: attrs[ATTR.firstSeen],
+    last_written: attrs[ATTR.lastWritten],
+    writes: attrs[ATTR.writes],
+    deleted_at: attrs[ATTR.deletedAt],
+    healed_by_audit: attrs[ATTR.healedByAudit],
+    findings: attrs[ATTR.findings],
+  });
+}
+
+const lineageFields = RecordLineageSchema.entries;
+/** Lineage as stored: an attribute not written yet reads as its start value. */
+const StoredLineageSchema = v.object({
+  first_seen: v.optional(lineageFields.first_seen, null),
+  last_written: v.optional(lineageFields.last_written, null),
+  writes: v.optional(lineageFields.writes, 0),
+  deleted_at: v.optional(lineageFields.deleted_at, null),
+  healed_by_audit: v.optional(lineageFields.healed_by_audit, null),
+  findings: v.optional(lineageFields.findings, []),
+});
+
+function rethrow(error: unknown): never {
+  throw error;
 }
 
 function partCount(head: Record<string, AttributeValue>): number {

@@ -65,6 +65,23 @@ export const ATTR = {
   listing: "listing",
   /** On a head: the record's newest-first sort value (recordNewestSortValue); the sort key of RECORD_TABLE.newestIndex. */
   newest: "newest",
+  /*
+   * On a head: its lineage (core/record-lineage.ts), written by the same
+   * Update that stores the record (./page-transactions.ts). Absent on heads
+   * written before lineage was kept.
+   */
+  /** Map { run_id, page, at }: set by the first write only (if_not_exists). */
+  firstSeen: "first_seen",
+  /** Map { run_id, page, at, source_updated_at }: every write; also what makes a replayed page count once. */
+  lastWritten: "last_written",
+  /** Number: pages that wrote the record. */
+  writes: "writes",
+  /** String (ISO): first write with `is_deleted: true`; removed by a write without it. */
+  deletedAt: "deleted_at",
+  /** String: the audit that healed the record (RecordWrite.lineage.healedByAudit); no sync write removes it. */
+  healedByAudit: "healed_by_audit",
+  /** List of strings: rule ids the last write hit; absent when none. */
+  findings: "findings",
 } as const;
 
 /** The newest-first value of a record without a valid updated_at or created_at: below every ISO date, so listed last. */

@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
-import type { AttributeValue, TransactWriteItem, TransactWriteItemsCommandInput } from "@aws-sdk/client-dynamodb";
+import type { AttributeValue, TransactWriteItem, TransactWriteItemsCommandInput, Update } from "@aws-sdk/client-dynamodb";
 import { STAGE_KINDS, type StageKind } from "../core/entities";
 import { RecordTooLargeError } from "../core/errors";
-import type { PageWrite, RecordWrite } from "../core/ports/record-store";
+import type { PageRun, PageWrite, RecordWrite } from "../core/ports/record-store";
 import { pageFence } from "../runs/run-item";
 import {
   ATTR,
@@ -29,18 +29,24 @@ import { utf8Bytes } from "./key-limits";
  *    before anything is written (preparePage), and so does a record too large
  *    to store (planPageTransactions throws RecordTooLargeError before the
  *    first transaction is sent).
- * 2. Records are written by idempotent Puts, in the page's order (loss reasons
- *    before the leads that point at them). A record and all its parts are
- *    always in the same transaction, so a record is never half written.
+ * 2. Records are written in the page's order (loss reasons before the leads
+ *    that point at them). A record and all its parts are always in the same
+ *    transaction, so a record is never half written. A record's head is an
+ *    Update that sets its whole content (what a Put would write) and its
+ *    lineage (core/record-lineage.ts) in the same action: no extra write or
+ *    read per record. `writes` is counted once per (run, page): the Update is
+ *    conditioned on the head's last_written not being this page, and a page
+ *    replayed after it wrote the record is sent again in replay form
+ *    (replayedRecordWrite: same content, no count, no condition).
  * 3. The watermark Put is in the LAST transaction, after every record of the
  *    page; it is never ahead of committed records. That transaction also
  *    extends the run's lease and counts the page in the run summary, once.
  *    Every transaction checks that the run still holds the connection's lock.
  * 4. A crash between transactions leaves some of the page's records written
  *    and the watermark unmoved. The next attempt (state machine retry or next
- *    run) re-fetches the page from the old watermark and replays it: the Puts
- *    rewrite the same items, so the replay is harmless and ends with the page
- *    complete and the watermark moved.
+ *    run) re-fetches the page from the old watermark and replays it: the
+ *    writes set the same items again (counting each record's write once), so
+ *    the replay is harmless and ends with the page complete and the watermark moved.
  * 5. An unchanged whole listing is not rewritten (listingPlan below): page 1
  *    without a next page is the entity's whole listing at its updated_since
  *    (/pipelines and /users every run; an idle incremental entity's re-read
@@ -115,12 +121,15 @@ export function planPageTransactions(
   let current: { puts: TransactWriteItem[]; bytes: number } = { puts: [], bytes: FENCE_BYTES };
   if (listing.dropFirst) current.puts.push({ Update: dropListing(tableName, write) });
   for (const record of records) {
-    if (current.puts.length + record.items.length > maxActions || current.bytes + record.bytes > TRANSACTION_BYTE_BUDGET) {
+    const bytes = record.bytes + lineageBytes(write.run, record.write);
+    if (current.puts.length + record.items.length > maxActions || current.bytes + bytes > TRANSACTION_BYTE_BUDGET) {
       groups.push(current);
       current = { puts: [], bytes: FENCE_BYTES };
     }
-    for (const item of record.items) current.puts.push({ Put: { TableName: tableName, Item: item } });
-    current.bytes += record.bytes;
+    const [head, ...parts] = record.items;
+    current.puts.push({ Update: headUpdate(tableName, head!, record.write, write.run) });
+    for (const item of parts) current.puts.push({ Put: { TableName: tableName, Item: item } });
+    current.bytes += bytes;
   }
   // The closing actions go with the page's last records when they fit, else in a transaction of their own.
   if (current.puts.length + closing.length > maxActions || current.bytes + closingBytes > TRANSACTION_BYTE_BUDGET) {
@@ -129,7 +138,7 @@ export function planPageTransactions(
   }
   const last = current;
   // The hash is dropped first only when the page takes several transactions; in one, the last action replaces it.
-  if (listing.dropFirst && groups.length === 0) last.puts = last.puts.filter((put) => put.Update === undefined);
+  if (listing.dropFirst && groups.length === 0) last.puts = last.puts.slice(1);
 
   return [
     ...groups.filter((group) => group.puts.length > 0).map((group) => ({
@@ -226,6 +235,104 @@ function dropListing(tableName: string, write: PageWrite) {
     UpdateExpression: "REMOVE #listing",
     ExpressionAttributeNames: { "#listing": ATTR.listing },
   };
+}
+
+/** Content attributes a head may lack: a Put would drop them, so the Update removes them. */
+const OPTIONAL_HEAD_ATTRS = [ATTR.parts, ATTR.kind] as const;
+
+/**
+ * A head's write counts once per page: it applies only when the head was not
+ * last written by this (run, page). A replay of the page meets a failed
+ * condition and is sent again in replay form (replayedRecordWrite).
+ */
+export const WRITTEN_ONCE_CONDITION = "attribute_not_exists(#lastWritten) OR #lastWritten.#runId <> :runId OR #lastWritten.#page <> :page";
+
+/**
+ * The Update of one record head: every content attribute of `head` (what a Put
+ * of it would leave), and the lineage: first_seen only if absent, last_written,
+ * writes + 1, findings, deleted_at (leads: set when first soft-deleted,
+ * removed when not), healed_by_audit when an audit heals it.
+ */
+export function headUpdate(tableName: string, head: Record<string, AttributeValue>, write: RecordWrite, run: PageRun): Update {
+  const names: Record<string, string> = {};
+  const values: Record<string, AttributeValue> = {};
+  const sets: string[] = [];
+  const removes: string[] = [];
+  const name = (attr: string) => {
+    names[`#${attr}`] = attr;
+    return `#${attr}`;
+  };
+  for (const [attr, value] of Object.entries(head)) {
+    if (attr === ATTR.pk || attr === ATTR.sk) continue;
+    values[`:${attr}`] = value;
+    sets.push(`${name(attr)} = :${attr}`);
+  }
+  for (const attr of OPTIONAL_HEAD_ATTRS) if (head[attr] === undefined) removes.push(name(attr));
+
+  const at: AttributeValue = { S: run.committedAt };
+  const page: AttributeValue = { N: String(run.page) };
+  const runId: AttributeValue = { S: run.runId };
+  const sourceUpdatedAt = write.lineage?.sourceUpdatedAt ?? null;
+  values[":firstSeen"] = { M: { run_id: runId, page, at } };
+  values[":lastWritten"] = {
+    M: { run_id: runId, page, at, source_updated_at: sourceUpdatedAt === null ? { NULL: true } : { S: sourceUpdatedAt } },
+  };
+  values[":zero"] = { N: "0" };
+  values[":inc"] = { N: "1" };
+  sets.push(
+    `${name(ATTR.firstSeen)} = if_not_exists(#${ATTR.firstSeen}, :firstSeen)`,
+    `${name(ATTR.lastWritten)} = :lastWritten`,
+    `${name(ATTR.writes)} = if_not_exists(#${ATTR.writes}, :zero) + :inc`,
+  );
+  const findings = write.lineage?.findings ?? [];
+  if (findings.length > 0) {
+    values[":findings"] = { L: findings.map((rule) => ({ S: rule })) };
+    sets.push(`${name(ATTR.findings)} = :findings`);
+  } else removes.push(name(ATTR.findings));
+  if (write.doc["is_deleted"] === true) {
+    values[":at"] = at;
+    sets.push(`${name(ATTR.deletedAt)} = if_not_exists(#${ATTR.deletedAt}, :at)`);
+  } else removes.push(name(ATTR.deletedAt));
+  const audit = write.lineage?.healedByAudit;
+  if (audit !== undefined) {
+    values[":healedByAudit"] = { S: audit };
+    sets.push(`${name(ATTR.healedByAudit)} = :healedByAudit`);
+  }
+
+  // The condition's own names and values: replayedRecordWrite drops exactly these.
+  names["#lastWritten"] = ATTR.lastWritten;
+  names["#runId"] = "run_id";
+  names["#page"] = "page";
+  values[":runId"] = runId;
+  values[":page"] = page;
+  return {
+    TableName: tableName,
+    Key: { [ATTR.pk]: head[ATTR.pk]!, [ATTR.sk]: head[ATTR.sk]! },
+    UpdateExpression: `SET ${sets.join(", ")}${removes.length > 0 ? ` REMOVE ${removes.join(", ")}` : ""}`,
+    ConditionExpression: WRITTEN_ONCE_CONDITION,
+    ExpressionAttributeNames: names,
+    ExpressionAttributeValues: values,
+  };
+}
+
+/**
+ * The replay form of a head's Update whose WRITTEN_ONCE_CONDITION failed (the
+ * same page wrote it before): the same content and lineage, `writes` not
+ * counted again, no condition. Undefined for any other action.
+ */
+export function replayedRecordWrite(action: TransactWriteItem): TransactWriteItem | undefined {
+  const update = action.Update;
+  if (update?.ConditionExpression !== WRITTEN_ONCE_CONDITION) return undefined;
+  const { "#lastWritten": _lastWritten, "#runId": _runId, "#page": _page, ...names } = update.ExpressionAttributeNames ?? {};
+  const { ":runId": _run, ":page": _pageValue, ...values } = update.ExpressionAttributeValues ?? {};
+  const { ConditionExpression: _condition, ...rest } = update;
+  return { Update: { ...rest, ExpressionAttributeNames: names, ExpressionAttributeValues: { ...values, ":inc": { N: "0" } } } };
+}
+
+/** Estimated bytes the lineage adds to a head (names, run id twice, times, findings). */
+function lineageBytes(run: PageRun, write: RecordWrite): number {
+  const findings = (write.lineage?.findings ?? []).reduce((sum, rule) => sum + utf8Bytes(rule) + 1, 0);
+  return 2 * utf8Bytes(run.runId) + 4 * utf8Bytes(run.committedAt) + utf8Bytes(write.lineage?.healedByAudit ?? "") + findings + 150;
 }
 
 /** Bytes counted for the fence and progress actions (small updates of two items). */

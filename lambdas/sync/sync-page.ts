@@ -62,7 +62,7 @@ export async function syncPage(deps: SyncDeps, state: SyncState): Promise<SyncSt
         updatedSince: cursor.updated_since,
         watermark: cursor.watermark,
         previous: cursor.previous,
-        run: { runId: run.run_id, leaseUntil: leaseUntil(deps.clock.now()) },
+        run: { runId: run.run_id, ...pageTimes(deps.clock.now()) },
       },
     );
 
@@ -153,6 +153,11 @@ export async function syncPage(deps: SyncDeps, state: SyncState): Promise<SyncSt
       connection,
     ),
   );
+}
+
+/** The page's lease and commit time, from one reading of the clock. */
+function pageTimes(now: Date): { leaseUntil: string; committedAt: string } {
+  return { leaseUntil: leaseUntil(now), committedAt: now.toISOString() };
 }
 
 function requireCursor(state: SyncState): SyncCursor {

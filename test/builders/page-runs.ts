@@ -5,9 +5,22 @@ import type { SyncEntity } from "../../lambdas/core/entities";
 /** A lease far enough ahead that no test sees it pass. */
 export const FAR_LEASE = "2099-01-01T00:00:00.000Z";
 
+/** When a built page commits, unless overridden: a fixed time, so no test reads the clock. */
+export const PAGE_COMMITTED_AT = "2026-01-01T00:05:00.000Z";
+
 /** The run part of a page write: page 1 of leads for run-1 unless overridden. */
 export function pageRun(overrides: Partial<PageRun> = {}): PageRun {
-  return { runId: "run-1", entity: "leads", page: 1, records: 0, stages: 0, unresolvedWonLost: 0, leaseUntil: FAR_LEASE, ...overrides };
+  return {
+    runId: "run-1",
+    entity: "leads",
+    page: 1,
+    records: 0,
+    stages: 0,
+    unresolvedWonLost: 0,
+    leaseUntil: FAR_LEASE,
+    committedAt: PAGE_COMMITTED_AT,
+    ...overrides,
+  };
 }
 
 /**

@@ -8,7 +8,7 @@ import { createMemoryLogger } from "../../lambdas/observability/json-logger";
 import { createHttpSourceClient } from "../../lambdas/source/http-source-client";
 import { DynamoDbRunStore } from "../../lambdas/runs/dynamodb-run-store";
 import { DynamoDbRecordStore } from "../../lambdas/store/dynamodb-record-store";
-import { FAR_LEASE, runHoldingLock } from "../builders/page-runs";
+import { FAR_LEASE, PAGE_COMMITTED_AT, runHoldingLock } from "../builders/page-runs";
 import { leadRecord, pipelineRecord, stageRecord, taskRecord, userRecord } from "../builders/source-records";
 import { createTestTable, testDynamoDbClient } from "../support/dynamodb";
 import { envelope, startSourceServer, type SourceServer } from "../support/source-server";
@@ -60,7 +60,7 @@ function input(entity: SyncEntity, overrides: Partial<IngestPageInput> = {}): In
     updatedSince: null,
     watermark: null,
     previous: null,
-    run: { runId: RUN_ID, leaseUntil: FAR_LEASE },
+    run: { runId: RUN_ID, leaseUntil: FAR_LEASE, committedAt: PAGE_COMMITTED_AT },
     ...overrides,
   };
 }

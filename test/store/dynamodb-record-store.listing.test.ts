@@ -5,7 +5,7 @@ import { RunSupersededError } from "../../lambdas/core/errors";
 import type { PageListing, PageWrite, RecordWrite } from "../../lambdas/core/ports/record-store";
 import { DynamoDbRecordStore } from "../../lambdas/store/dynamodb-record-store";
 import { DynamoDbRunStore } from "../../lambdas/runs/dynamodb-run-store";
-import { FAR_LEASE } from "../builders/page-runs";
+import { FAR_LEASE, PAGE_COMMITTED_AT } from "../builders/page-runs";
 import { testDynamoDbClient, useTestTable } from "../support/dynamodb";
 import { countWriteUnits } from "../support/write-units";
 
@@ -45,7 +45,7 @@ async function newRun(connectionId: string) {
     runId,
     page(records: readonly RecordWrite[], listing: PageListing, again = false): PageWrite {
       if (!again) page += 1;
-      return { connectionId, records, listing, run: { runId, entity: "users", page, records: records.length, stages: 0, unresolvedWonLost: 0, leaseUntil: FAR_LEASE } };
+      return { connectionId, records, listing, run: { runId, entity: "users", page, records: records.length, stages: 0, unresolvedWonLost: 0, leaseUntil: FAR_LEASE, committedAt: PAGE_COMMITTED_AT } };
     },
   };
 }

@@ -5,6 +5,7 @@ import type { PageWrite, RecordWrite } from "../../lambdas/core/ports/record-sto
 import { runLockPartitionKey } from "../../lambdas/runs/run-item";
 import { recordPartitionKey, watermarkPartitionKey, watermarkSortKey } from "../../lambdas/store/keys";
 import { pageRun } from "../builders/page-runs";
+import { writtenItem } from "../support/planned-items";
 import {
   DOC_PART_MAX_BYTES,
   LOCK_ACTION_INDEX,
@@ -36,17 +37,17 @@ const withRun = (write: Omit<PageWrite, "run">): PageWrite => ({ ...write, run: 
 /** (pk, sk) of every Put, in send order, with the index of its transaction. */
 function puts(plan: TransactWriteItemsCommandInput[]) {
   return plan.flatMap((tx, txIndex) =>
-    (tx.TransactItems ?? []).filter((action) => action.Put !== undefined).map((action) => ({
+    (tx.TransactItems ?? []).filter((action) => writtenItem(action) !== undefined).map((action) => ({
       tx: txIndex,
-      pk: action.Put?.Item?.["pk"]?.S ?? "",
-      sk: action.Put?.Item?.["sk"]?.S ?? "",
-      table: action.Put?.TableName,
+      pk: writtenItem(action)?.["pk"]?.S ?? "",
+      sk: writtenItem(action)?.["sk"]?.S ?? "",
+      table: (action.Put ?? action.Update)?.TableName,
     })),
   );
 }
 
 function txBytes(tx: TransactWriteItemsCommandInput): number {
-  return (tx.TransactItems ?? []).reduce((sum, action) => sum + estimateItemBytes(action.Put?.Item ?? {}), 0);
+  return (tx.TransactItems ?? []).reduce((sum, action) => sum + estimateItemBytes(writtenItem(action) ?? {}), 0);
 }
 
 describe("planPageTransactions", () => {
@@ -107,7 +108,7 @@ describe("planPageTransactions", () => {
       connectionId: CONNECTION,
       records: [lossReason("r1"), lead("l1", { v: 1 }), { ...lossReason("r1"), doc: { id: "r1", text: "second" } }],
     }));
-    const items = plan[0]!.TransactItems!.flatMap((action) => (action.Put ? [action.Put.Item!] : []));
+    const items = plan[0]!.TransactItems!.flatMap((action) => { const item = writtenItem(action); return item ? [item] : []; });
     expect(items.map((item) => item["sk"]!.S)).toEqual(["r1", "l1"]);
     expect(JSON.parse(items[0]!["doc"]!.S!)).toEqual({ id: "r1", text: "second" });
   });
@@ -127,13 +128,13 @@ describe("planPageTransactions", () => {
     expect(plan.length).toBeGreaterThan(1);
     for (const tx of plan) expect(txBytes(tx)).toBeLessThanOrEqual(TRANSACTION_BYTE_BUDGET);
     for (const tx of plan) {
-      for (const action of tx.TransactItems!) if (action.Put) expect(estimateItemBytes(action.Put.Item!)).toBeLessThan(400 * 1024);
+      for (const action of tx.TransactItems!) if (writtenItem(action)) expect(estimateItemBytes(writtenItem(action)!)).toBeLessThan(400 * 1024);
     }
 
     // The 1 MB record: head (with its part count) and its parts, all in one transaction.
     const all = puts(plan);
-    const head = plan.flatMap((tx) => tx.TransactItems!).find((action) => action.Put?.Item!["sk"]!.S === "huge")!;
-    const parts = Number(head.Put!.Item!["parts"]!.N);
+    const head = plan.flatMap((tx) => tx.TransactItems!).find((action) => writtenItem(action)?.["sk"]?.S === "huge")!;
+    const parts = Number(writtenItem(head)!["parts"]!.N);
     const hugeDocBytes = Buffer.byteLength(JSON.stringify(records[20]!.doc), "utf8");
     expect(parts).toBe(Math.ceil(hugeDocBytes / DOC_PART_MAX_BYTES) - 1);
     const headIndex = all.findIndex((put) => put.sk === "huge");

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { QueryCommand, type AttributeValue } from "@aws-sdk/client-dynamodb";
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";
 import { DEFAULT_SIZES } from "../../bin/reference-source/dataset";
 import { startReferenceSource, type ReferenceSource } from "../../bin/reference-source/start-reference-source";
@@ -18,11 +19,13 @@ import { cachingDecrypts } from "../../lambdas/aws/cached-token-cipher";
 import type { RecordWrite } from "../../lambdas/core/ports/record-store";
 import type { StoredConnection } from "../../lambdas/core/connection";
 import type { TokenCipher } from "../../lambdas/core/ports/token-cipher";
-import { recordShards } from "../../lambdas/store/keys";
+import { ATTR, recordShardPartitionKeys, recordShards } from "../../lambdas/store/keys";
+import { COLLECTIONS } from "../../lambdas/core/entities";
 import { runHoldingLock } from "../builders/page-runs";
 import { testDynamoDbClient } from "../support/dynamodb";
 import { createSyncHarness, type SyncHarness } from "../support/sync-harness";
-import { countWriteUnits, type WriteUnit, type WriteUnitCounter } from "../support/write-units";
+import { countWriteUnits, itemSizeBytes, type WriteUnit, type WriteUnitCounter } from "../support/write-units";
+import { withoutLineage } from "../support/planned-items";
 import { countReadUnits, type ReadUnit, type ReadUnitCounter } from "../support/read-units";
 
 /**
@@ -232,6 +235,26 @@ describe("a full page, measured", () => {
     // Its commit reads nothing: the page task's own reads (its connection) are all of FULL_PAGE_RRU.
     expect(readCounter.reads).toEqual([]);
     expect(FULL_PAGE_RRU).toBe(PAGE_RRU);
+  });
+
+  test("lineage does not push a typical record past the 1 KB write unit: the median head of each collection the reference source fills, lineage included, is at most 1 KB", async () => {
+    const medians: Record<string, { heads: number; medianBytes: number; lineageBytes: number }> = {};
+    for (const collection of COLLECTIONS) {
+      const heads: Record<string, AttributeValue>[] = [];
+      for (const pk of recordShardPartitionKeys(connection.id, collection)) {
+        const out = await reader.send(new QueryCommand({ TableName: harness.tableName, KeyConditionExpression: "pk = :pk", ExpressionAttributeValues: { ":pk": { S: pk } } }));
+        heads.push(...(out.Items ?? []));
+      }
+      if (heads.length === 0) continue;
+      // Measured with lineage on every head: the sync wrote each of them.
+      expect(heads.every((head) => head[ATTR.lastWritten] !== undefined)).toBe(true);
+      const sizes = heads.map(itemSizeBytes).sort((a, b) => a - b);
+      const lineage = heads.map((head) => itemSizeBytes(head) - itemSizeBytes(withoutLineage(head))).sort((a, b) => a - b);
+      medians[collection] = { heads: heads.length, medianBytes: sizes[Math.floor(sizes.length / 2)]!, lineageBytes: lineage[Math.floor(lineage.length / 2)]! };
+    }
+    console.log(`record heads of the reference source, lineage included: ${JSON.stringify(medians)}`);
+    expect(Object.keys(medians).length).toBeGreaterThanOrEqual(8);
+    for (const { medianBytes } of Object.values(medians)) expect(medianBytes).toBeLessThanOrEqual(1024);
   });
 
   test("a busy run reads FULL_PAGE_RRU per extra full page on top of an idle run's IDLE_RUN_RRU", async () => {

@@ -1,4 +1,5 @@
 import type { Collection, StageKind, SyncEntity } from "../entities";
+import type { RecordWithLineage } from "../record-lineage";
 
 /** A canonical record ready to store: where it goes, its key, its JSON document. */
 export interface RecordWrite {
@@ -6,6 +7,18 @@ export interface RecordWrite {
   /** `[id]`, or `[pipelineId, stageId]` for stages. */
   readonly key: readonly [string] | readonly [string, string];
   readonly doc: Readonly<Record<string, unknown>>;
+  /** What the write adds to the record's lineage beyond its page (absent: no timestamp, no findings). */
+  readonly lineage?: WriteLineage;
+}
+
+/** Per record facts of a write that its lineage keeps (core/record-lineage.ts). */
+export interface WriteLineage {
+  /** The record's watermark timestamp as stored (updated_at; created_at for events), null when missing or unparseable. */
+  readonly sourceUpdatedAt: string | null;
+  /** Rule ids of the silent rules the record hit. */
+  readonly findings: readonly string[];
+  /** Set by an audit that heals the record: its id is kept on the record (never cleared by a later sync). */
+  readonly healedByAudit?: string;
 }
 
 export interface WatermarkWrite {
@@ -31,6 +44,8 @@ export interface PageRun {
   readonly unresolvedWonLost: number;
   /** The lock's new lease (ISO-8601). */
   readonly leaseUntil: string;
+  /** When the page commits (ISO-8601, the page task's clock): its records' lineage and its entity's data_as_of. */
+  readonly committedAt: string;
 }
 
 /** Everything one validated page writes. */
@@ -91,6 +106,11 @@ export interface RecordStore {
    * in both cases the page wrote nothing.
    */
   commitPage(write: PageWrite): Promise<void>;
+  /**
+   * One stored record with its lineage, by its key (`[id]`, `[pipelineId, stageId]` for stages);
+   * `{ record: null, lineage: null }` when none is stored. One strong read of its head (its parts too, when split).
+   */
+  getRecord(connectionId: string, collection: Collection, key: RecordWrite["key"]): Promise<RecordWithLineage>;
   listRecords(
     connectionId: string,
     collection: Collection,

@@ -1,6 +1,7 @@
 import { toJsonSchema, toJsonSchemaDefs } from "@valibot/to-json-schema";
 import { COLLECTIONS } from "../../core/entities";
 import { RunSummarySchema } from "../../core/run-summary";
+import { RecordWithLineageSchema } from "../../core/record-lineage";
 import { CreateConnectionSchema, UpdateConnectionSchema } from "../connection-input";
 import { ConnectionListSchema, ConnectionResourceSchema } from "../connection-resource";
 import { RECORD_ORDERS, RECORDS_DEFAULT_LIMIT, RECORDS_MAX_LIMIT, RecordsPageSchema } from "../record-operations";
@@ -45,6 +46,7 @@ export const RESPONSE_SCHEMAS = {
   RunSummary: RunSummarySchema,
   RunList: RunListSchema,
   RecordsPage: RecordsPageSchema,
+  RecordWithLineage: RecordWithLineageSchema,
   ResetResult: ResetResultSchema,
   // The kit's report plus the run's own state: the schema the preflight store parses with.
   PreflightRun: PreflightRunSchema,
@@ -84,6 +86,7 @@ function responsesOf(route: Route): Record<string, unknown> {
     listSyncRuns: { description: "Run summaries, newest first", content: content(ref("RunList")) },
     getSyncRun: { description: "The run summary", content: content(ref("RunSummary")) },
     listRecords: { description: "A page of canonical records", content: content(ref("RecordsPage")) },
+    getRecord: { description: "The stored record and its lineage; both null when no record is stored under that id", content: content(ref("RecordWithLineage")) },
     startPreflight: { description: "The check started; read it back with getPreflight", content: content(ref("PreflightRun")) },
     getPreflight: { description: "The conformance report, as far as the check has got", content: content(ref("PreflightRun")) },
     pauseConnection: { description: "The connection, paused", content: content(ref("Connection")) },
@@ -109,6 +112,9 @@ function operationOf(route: Route): Record<string, unknown> {
     required: true,
     schema: name === "entity" ? { type: "string", enum: [...COLLECTIONS] } : { type: "string" },
   }));
+  if (route.operationId === "getRecord") {
+    parameters.push({ name: "pipeline_id", in: "query", required: false, schema: { type: "string", description: "Required for a stage: the pipeline it belongs to" } as never });
+  }
   if (route.operationId === "listRecords") {
     parameters.push(
       { name: "limit", in: "query", required: false, schema: { type: "integer", minimum: 1, maximum: RECORDS_MAX_LIMIT, default: RECORDS_DEFAULT_LIMIT } as never },

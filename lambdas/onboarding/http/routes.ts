@@ -1,7 +1,7 @@
 import { createConnection, deleteConnection, getConnection, listConnections, updateConnection } from "../connection-operations";
 import { parseJsonBody } from "../connection-input";
 import type { OnboardingDeps } from "../onboarding-deps";
-import { listRecords } from "../record-operations";
+import { getRecord, listRecords } from "../record-operations";
 import { getRun, listRuns, triggerSync } from "../run-operations";
 import { getPreflight, startPreflight } from "../preflight-operations";
 import { testConnection } from "../test-connection";
@@ -107,6 +107,14 @@ export const ROUTES: readonly Route[] = [
     successStatus: 200,
     handle: (deps, request) =>
       listRecords(deps, request.account, param(request, "id"), param(request, "entity"), request.query),
+  },
+  {
+    routeKey: `GET ${CONNECTIONS}/{id}/records/{entity}/{recordId}`,
+    operationId: "getRecord",
+    summary: "One stored record and its lineage: which run and page first saw and last wrote it (a stage also takes ?pipeline_id=)",
+    successStatus: 200,
+    handle: (deps, request) =>
+      getRecord(deps, request.account, param(request, "id"), param(request, "entity"), param(request, "recordId"), request.query),
   },
   {
     routeKey: `POST ${CONNECTIONS}/{id}/preflight`,
