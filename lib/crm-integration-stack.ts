@@ -46,6 +46,7 @@ export class CrmIntegrationStack extends Stack {
       tokenKey: this.tokenKey,
       logRetention,
       pageTaskConcurrency: config.pageTaskConcurrency,
+      scheduleLabel: config.syncScheduleLabel,
     });
     this.syncStateMachine = new SyncStateMachine(this, "Sync", { functions: this.syncFunctions, logRetention });
     this.syncSchedule = new SyncSchedule(this, "Schedule", {

@@ -1,3 +1,5 @@
+import { PolicyStatement } from "aws-cdk-lib/aws-iam";
+import { Stack } from "aws-cdk-lib";
 import type { RetentionDays } from "aws-cdk-lib/aws-logs";
 import { Construct } from "constructs";
 import type { RecordTable } from "./record-table";
@@ -25,6 +27,8 @@ export interface SyncFunctionsProps {
   readonly logRetention: RetentionDays;
   /** Reserved concurrency of SyncPage (context pageTaskConcurrency). */
   readonly pageTaskConcurrency: number;
+  /** syncSchedule as given (`1h`, `rate(2 hours)`, `off`): FinishRun's default freshness_hours is twice its interval. */
+  readonly scheduleLabel: string;
 }
 
 /**
@@ -45,6 +49,7 @@ export class SyncFunctions extends Construct {
       KMS_KEY_ID: props.tokenKey.key.keyArn,
       // The SSRF guard refuses loopback and private source addresses in AWS; only the local runtime turns this on.
       ALLOW_LOOPBACK_SOURCES: "false",
+      SYNC_SCHEDULE: props.scheduleLabel,
     };
     const make = (name: SyncTaskName): ServiceFunction => {
       const task = SYNC_TASKS[name];
@@ -67,5 +72,13 @@ export class SyncFunctions extends Construct {
       FinishRun: make("FinishRun"),
     };
     props.tokenKey.grantDecryptToken(this.tasks.SyncPage.role);
+    // FinishRun sends the run's end and a connection going stale to EventBridge's default bus
+    // (https://docs.aws.amazon.com/eventbridge/latest/userguide/eb-use-identity-based.html: PutEvents on the bus ARN).
+    this.tasks.FinishRun.role.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: ["events:PutEvents"],
+        resources: [Stack.of(this).formatArn({ service: "events", resource: "event-bus", resourceName: "default" })],
+      }),
+    );
   }
 }

@@ -49,8 +49,11 @@ export const TABLE_ACCESS = {
   EntityFailed: RUN_STEP,
   /** stopRun: runs.get, runs.entityFinished. */
   StopRun: RUN_STEP,
-  /** finishRun: runs.get, runs.entityFinished, runs.finish (Update of the summary, Delete of its own lock). */
-  FinishRun: [...RUN_STEP, "dynamodb:DeleteItem"],
+  /**
+   * finishRun: runs.get, runs.entityFinished, runs.finish (Update of the summary, Delete of its own lock); its
+   * notices: connections.get, records.getFreshness (Query), notifications.add (a transaction of two Puts).
+   */
+  FinishRun: [...RUN_STEP, "dynamodb:DeleteItem", "dynamodb:Query", "dynamodb:PutItem"],
   /**
    * The schedule tick's Task states: planDispatchPage (connections.listAllPage, Query; runs.heldLocks, BatchGetItem
    * of the run locks, to count the live runs) and claimDispatchedRun (claimRun: startSync without the start, so
@@ -64,7 +67,7 @@ export const TABLE_ACCESS = {
    * BatchWriteItem of the watermark deletes), records.listRecords (Query,
    * TransactGetItems = GetItem), runs.get / list, and startSync.
    */
-  Api: ["dynamodb:Query", "dynamodb:BatchWriteItem", ...START_SYNC],
+  Api: ["dynamodb:Query", ...START_SYNC],
   /** testConnection: connections.get (GetItem), limiter.acquire (GetItem, PutItem of the slot log). */
   TestConnectionApi: ["dynamodb:GetItem", "dynamodb:PutItem"],
   /** runPreflightJob: connections.get and preflights.get (GetItem), preflights.put and the limiter's slot (GetItem, PutItem). */

@@ -245,6 +245,7 @@ export function createInstrumentedSync(options: InstrumentedSyncOptions) {
     resetWatermark: (connectionId, entity) => store.resetWatermark(connectionId, entity),
     getStageKinds: (connectionId) => store.getStageKinds(connectionId),
     getRecord: (connectionId, collection, key) => store.getRecord(connectionId, collection, key),
+    getFreshness: (connectionId) => store.getFreshness(connectionId),
     listRecords: (connectionId, collection, listOptions) => store.listRecords(connectionId, collection, listOptions),
     async commitPage(write) {
       const page = current;

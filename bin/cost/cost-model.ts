@@ -40,21 +40,27 @@ export const RECORD_WRU = 2;
 /** The rate limiter's slot: one Put of the connection's small log item per request (more only if a reserved slot went stale). */
 export const RATE_SLOT_WRU = 1;
 /**
- * An idle page's commit: one transaction, the lease update and the run summary's progress (2 WRU each). The
- * records of an unchanged whole listing are not rewritten and an unmoved watermark is not written
- * (lambdas/store/page-transactions.ts). Before: 40 (/pipelines), 64 (/users) and 6 (each incremental entity's
- * re-read margin) WRU.
+ * An idle page's commit: one transaction, the lease update, the run summary's progress and the entity's
+ * data_as_of on its watermark item (its freshness: every committed page moves it), 2 WRU each. The records of
+ * an unchanged whole listing are not rewritten and an unmoved watermark is not written
+ * (lambdas/store/page-transactions.ts). Before freshness: 4; before the listing hash: 40 (/pipelines), 64
+ * (/users) and 6 (each incremental entity's re-read margin) WRU.
  */
-export const IDLE_PAGE_COMMIT_WRU = 2 + 2;
+export const IDLE_PAGE_COMMIT_WRU = 2 + 2 + 2;
 /** An empty page (nothing new): its commit and the limiter's slot. */
 export const EMPTY_PAGE_WRU = IDLE_PAGE_COMMIT_WRU + RATE_SLOT_WRU;
+/**
+ * The run's end as a notification (lambdas/notifications): a transaction of the event id's marker (2) and the
+ * listed notification, "Sync Run Finished" with its 8 rows, just over 1 KB (4).
+ */
+export const RUN_END_NOTICE_WRU = 2 + 4;
 /**
  * WRU of a whole idle run besides its page commits and slots: the lock and run summary created (transaction, 2
  * items), the execution recorded on the lock by the start and by BeginRun (with the lease, one update), the
  * summary's entity rows (8 updates: each entity's end written with the next one's start), and the finish
  * (transaction: the summary, the lock deleted). Before: 27 (setExecution and heartbeat apart, 16 row updates).
  */
-export const IDLE_RUN_OTHER_WRU = 2 * 2 + 1 + 1 + 8 * 1 + 2 * 2;
+export const IDLE_RUN_OTHER_WRU = 2 * 2 + 1 + 1 + 8 * 1 + 2 * 2 + RUN_END_NOTICE_WRU;
 /**
  * The DynamoDB read figures are measured the same way (test/sync/idle-run-writes.test.ts, counted by
  * test/support/read-units.ts as DynamoDB bills reads: ceil(size / 4 KB) per item or per Query, halved when
@@ -74,10 +80,11 @@ export const STAGE_KINDS_RRU = 2;
 /**
  * RRU of a run besides its pages' connection reads (strongly consistent, items under 4 KB, 1 RRU each):
  * BeginRun's connection read 1, each entity's stored listing hash on its page 1 (7), each incremental
- * entity's watermark at its start (5), the stage kinds (STAGE_KINDS_RRU) and the run store's two reads of
- * the run summary as the run ends. The same in a busy run. Before: not counted (3.5 RRU per idle run in all).
+ * entity's watermark at its start (5), the stage kinds (STAGE_KINDS_RRU), the run store's two reads of
+ * the run summary as the run ends, and the run end's freshness check: the connection (strong, 1) and its
+ * watermark items (one strong Query, 1). The same in a busy run. Before: not counted (3.5 RRU per idle run in all).
  */
-export const IDLE_RUN_OTHER_RRU = 1 + 7 + 5 + STAGE_KINDS_RRU + 2;
+export const IDLE_RUN_OTHER_RRU = 1 + 7 + 5 + STAGE_KINDS_RRU + 2 + 2;
 /** All an idle run reads: 7 pages and the rest. */
 export const IDLE_RUN_RRU = 7 * PAGE_RRU + IDLE_RUN_OTHER_RRU;
 /**

@@ -2,6 +2,11 @@ import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { KMSClient } from "@aws-sdk/client-kms";
 import { LambdaClient } from "@aws-sdk/client-lambda";
 import { SFNClient } from "@aws-sdk/client-sfn";
+import { EventBridgeClient } from "@aws-sdk/client-eventbridge";
+import { DynamoDbNotificationStore } from "../notifications/dynamodb-notification-store";
+import { notifyingPublisher } from "../notifications/notifying-publisher";
+import { scheduleIntervalMs } from "../sync/schedule-interval";
+import { EventBridgeEventPublisher } from "./eventbridge-event-publisher";
 import { systemClock } from "../core/system-clock";
 import { DynamoDbConnectionStore } from "../connections/dynamodb-connection-store";
 import type { OnboardingDeps } from "../onboarding/onboarding-deps";
@@ -46,6 +51,7 @@ const dynamoDbClient = () => tracer.captureAWSv3Client(new DynamoDBClient({}));
 const kmsClient = () => tracer.captureAWSv3Client(new KMSClient({}));
 const sfnClient = () => tracer.captureAWSv3Client(new SFNClient({}));
 const lambdaClient = () => tracer.captureAWSv3Client(new LambdaClient({}));
+const eventBridgeClient = () => tracer.captureAWSv3Client(new EventBridgeClient({}));
 
 function stores(client: DynamoDBClient, tableName: string) {
   return {
@@ -62,8 +68,17 @@ function sourceClient(allowLoopback: boolean) {
 
 export function awsSyncDeps(env: Record<string, string | undefined> = process.env): SyncDeps {
   const config = readConfig(SyncTaskConfigSchema, env);
+  const dynamodb = dynamoDbClient();
   return {
-    ...stores(dynamoDbClient(), config.TABLE_NAME),
+    ...stores(dynamodb, config.TABLE_NAME),
+    // Notifications first (once per event id), then EventBridge's default bus.
+    events: notifyingPublisher({
+      notifications: new DynamoDbNotificationStore({ client: dynamodb, tableName: config.TABLE_NAME }),
+      out: new EventBridgeEventPublisher({ client: eventBridgeClient() }),
+      clock,
+      logger,
+    }),
+    scheduleIntervalMs: scheduleIntervalMs(config.SYNC_SCHEDULE),
     // The page task decrypts once per warm container, not once per page.
     cipher: cachingDecrypts(new KmsTokenCipher({ client: kmsClient(), keyId: config.KMS_KEY_ID })),
     source: sourceClient(config.ALLOW_LOOPBACK_SOURCES),
@@ -98,6 +113,7 @@ export function awsOnboardingDeps(env: Record<string, string | undefined> = proc
     source: sourceClient(config.ALLOW_LOOPBACK_SOURCES),
     starter: new SfnRunStarter({ client: sfnClient(), stateMachineArn: config.STATE_MACHINE_ARN }),
     preflights: new DynamoDbPreflightStore({ client: dynamodb, tableName: config.TABLE_NAME }),
+    notifications: new DynamoDbNotificationStore({ client: dynamodb, tableName: config.TABLE_NAME }),
     preflightLauncher: new LambdaPreflightLauncher({ client: lambdaClient(), functionName: config.PREFLIGHT_FUNCTION_NAME }),
     clock,
     logger,

@@ -17,6 +17,8 @@ export const SyncTaskConfigSchema = v.object({
   TABLE_NAME: required("TABLE_NAME"),
   KMS_KEY_ID: required("KMS_KEY_ID"),
   ALLOW_LOOPBACK_SOURCES: flag("ALLOW_LOOPBACK_SOURCES"),
+  /** The deploy's syncSchedule as given (`1h`, `rate(2 hours)`, `off`): its interval sets the default freshness_hours; absent: none. */
+  SYNC_SCHEDULE: v.optional(v.pipe(v.string(), v.trim(), v.nonEmpty())),
 });
 
 export const StarterConfigSchema = v.object({
@@ -29,8 +31,6 @@ export const ApiConfigSchema = v.object({
   STATE_MACHINE_ARN: required("STATE_MACHINE_ARN"),
   /** The preflight worker (its alias ARN): POST .../preflight invokes it asynchronously. */
   PREFLIGHT_FUNCTION_NAME: required("PREFLIGHT_FUNCTION_NAME"),
-  /** The deploy's syncSchedule as given (`1h`, `rate(2 hours)`, `off`), shown on each connection; absent: null. */
-  SYNC_SCHEDULE: v.optional(v.pipe(v.string(), v.trim(), v.nonEmpty())),
 });
 
 /** The preflight worker: what the page task has (table, key, SSRF setting). */

@@ -26,4 +26,11 @@ export class EmfMetrics implements Metrics {
     if (Object.keys(rest).length > 0) single.addDimensions(rest);
     single.addMetric(name, MetricUnit.Count, value);
   }
+
+  gauge(name: MetricName, seconds: number, properties: Readonly<Record<string, string>>): void {
+    const single = this.metrics.singleMetric();
+    single.addDimensions({});
+    for (const [key, value] of Object.entries(properties)) single.addMetadata(key, value);
+    single.addMetric(name, MetricUnit.Seconds, seconds);
+  }
 }

@@ -1,6 +1,7 @@
 import * as v from "valibot";
 import { IsoTimeSchema } from "./iso-time-schema";
 import { MAX_RATE_LIMIT } from "./limits";
+import { FreshnessHoursSchema } from "./freshness";
 
 /*
  * The connection's shapes, one schema each: the TypeScript types come from
@@ -31,5 +32,7 @@ export const StoredConnectionSchema = v.object({
   token_ciphertext: v.string(),
   /** True while the owner has paused the schedule: the dispatcher skips it; a manual sync still runs. Absent = false. */
   paused: v.optional(v.boolean()),
+  /** Hours after which a required entity's data is stale; absent: twice the schedule interval. */
+  freshness_hours: v.optional(FreshnessHoursSchema),
 });
 export type StoredConnection = v.InferOutput<typeof StoredConnectionSchema>;

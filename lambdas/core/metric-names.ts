@@ -21,6 +21,12 @@ export const METRIC = {
   runsSucceeded: "RunsSucceeded",
   /** A run finished and failed (a required entity failed). No dimension. */
   runsFailed: "RunsFailed",
+  /**
+   * Seconds since the connection's oldest required data was brought up to date (its oldest data_as_of), at each
+   * run's end. No dimension: the connection id is a property of the EMF line (a dimension per connection would be
+   * a billed metric each); the Maximum is the oldest data of any connection, and Logs Insights names it.
+   */
+  oldestDataAge: "OldestDataAgeSeconds",
 } as const;
 
 export type MetricName = (typeof METRIC)[keyof typeof METRIC];

@@ -140,6 +140,11 @@ export const ENTITY_CATALOG = {
   }),
 } satisfies { readonly [E in SyncEntity]: EntityDefinition<any, E> };
 
+/** The entities whose failure fails the run (the spec's four required endpoints). */
+export const REQUIRED_ENTITIES: readonly SyncEntity[] = Object.values(ENTITY_CATALOG)
+  .filter((definition) => definition.required)
+  .map((definition) => definition.entity);
+
 export function entityDefinition(entity: SyncEntity): EntityDefinition<{ readonly id: string }> {
   return ENTITY_CATALOG[entity] as unknown as EntityDefinition<{ readonly id: string }>;
 }

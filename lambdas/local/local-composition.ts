@@ -7,6 +7,10 @@ import type { SourceClient } from "../core/ports/source-client";
 import type { TokenCipher } from "../core/ports/token-cipher";
 import { systemClock } from "../core/system-clock";
 import { CountingMetrics } from "../observability/counting-metrics";
+import { DynamoDbNotificationStore } from "../notifications/dynamodb-notification-store";
+import { logEventPublisher } from "../notifications/log-event-publisher";
+import { notifyingPublisher } from "../notifications/notifying-publisher";
+import { scheduleIntervalMs } from "../sync/schedule-interval";
 import { DynamoDbRateLimiter } from "../rate-limit/dynamodb-rate-limiter";
 import { DynamoDbRunStore } from "../runs/dynamodb-run-store";
 import { DynamoDbRecordStore } from "../store/dynamodb-record-store";
@@ -69,6 +73,8 @@ export interface LocalSyncOptions {
   /** Multiplies every wait of the state machine (never the rate limit). */
   readonly timeScale: number;
   readonly clock?: Clock;
+  /** SCHEDULE as configured: its interval sets the default freshness_hours. */
+  readonly schedule?: string;
   readonly pageTasksPerExecution?: number;
   readonly pageTasksPerSegment?: number;
   /** Test hook (CRASH_GATES): the Task handlers announce their points and wait for the control server. */
@@ -88,6 +94,14 @@ export function createLocalSync(options: LocalSyncOptions): LocalSync {
   const connections = new DynamoDbConnectionStore({ client, tableName });
   const limiter = new DynamoDbRateLimiter({ client, tableName });
   const deps: SyncDeps = {
+    // The same events as in AWS: recorded as notifications, then logged instead of sent to EventBridge.
+    events: notifyingPublisher({
+      notifications: new DynamoDbNotificationStore({ client, tableName }),
+      out: logEventPublisher(options.logger),
+      clock,
+      logger: options.logger,
+    }),
+    scheduleIntervalMs: scheduleIntervalMs(options.schedule),
     connections,
     cipher: options.cipher,
     runs,
@@ -129,6 +143,8 @@ export interface LocalServiceOptions {
   readonly crashGatesUrl?: string;
   /** SCHEDULE as configured (`1h`, `off`): each connection shows it; unset, the API answers `schedule: null`. */
   readonly schedule?: string;
+  /** The domain's clock (tests drive it); the system clock when unset. */
+  readonly clock?: Clock;
   /** OIDC_ISSUER and OIDC_CLIENT_ID: the console signs in there (authorization code + PKCE) and the API accepts its tokens. */
   readonly oidc?: LocalOidcSettings;
 }
@@ -170,6 +186,7 @@ export async function createLocalService(options: LocalServiceOptions): Promise<
     logger: options.logger,
     preflights,
     preflightLauncher,
+    notifications: new DynamoDbNotificationStore({ client: options.client, tableName: options.tableName }),
     allowLoopbackSources: options.allowLoopbackSources,
     ...(options.schedule === undefined ? {} : { schedule: options.schedule }),
   };

@@ -21,6 +21,13 @@ export class CountingMetrics implements Metrics {
     this.totals.set(key, { name, dimensions, value: (previous?.value ?? 0) + value });
   }
 
+  /** Gauges as recorded, in order (the local runtime keeps them in memory; tests read them). */
+  readonly gauges: { readonly name: MetricName; readonly seconds: number; readonly properties: Readonly<Record<string, string>> }[] = [];
+
+  gauge(name: MetricName, seconds: number, properties: Readonly<Record<string, string>>): void {
+    this.gauges.push({ name, seconds, properties });
+  }
+
   /** The total of `name` over every dimension set that matches each given dimension. */
   sum(name: MetricName, where: MetricDimensions = {}): number {
     let total = 0;

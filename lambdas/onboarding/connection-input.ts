@@ -1,6 +1,7 @@
 import * as v from "valibot";
 import { parseTimestamp } from "../records/fields/timestamp";
 import { MAX_RATE_LIMIT } from "../core/limits";
+import { MAX_FRESHNESS_HOURS } from "../core/freshness";
 import { InvalidFieldError, MalformedBodyError } from "./onboarding-errors";
 
 export { MAX_RATE_LIMIT };
@@ -41,28 +42,38 @@ const syncSince = v.pipe(
   v.string(TIMESTAMP_RULE),
 );
 
+const FRESHNESS_RULE = `must be an integer from 1 to ${MAX_FRESHNESS_HOURS}`;
+const freshnessHours = v.pipe(
+  v.number(FRESHNESS_RULE),
+  v.integer(FRESHNESS_RULE),
+  v.minValue(1, FRESHNESS_RULE),
+  v.maxValue(MAX_FRESHNESS_HOURS, FRESHNESS_RULE),
+);
+
 /** POST body. Unknown fields are ignored (v.object drops them). */
 export const CreateConnectionSchema = v.object({
   base_url: baseUrl,
   token,
   rate_limit: v.optional(rateLimit),
   sync_since: v.optional(syncSince),
+  freshness_hours: v.optional(freshnessHours),
   trigger_sync: v.optional(v.boolean("must be a boolean")),
 });
 export type CreateConnectionInput = v.InferInput<typeof CreateConnectionSchema>;
 export type CreateConnectionOutput = v.InferOutput<typeof CreateConnectionSchema>;
 
-/** PATCH body: any of the four, at least one. */
+/** PATCH body: any of the fields, at least one (freshness_hours: null goes back to the default). */
 export const UpdateConnectionSchema = v.pipe(
   v.object({
     base_url: v.optional(baseUrl),
     token: v.optional(token),
     rate_limit: v.optional(rateLimit),
     sync_since: v.optional(syncSince),
+    freshness_hours: v.optional(v.nullable(freshnessHours)),
   }),
   v.check(
     (body) => Object.values(body).some((value) => value !== undefined),
-    "must contain at least one of base_url, token, rate_limit, sync_since",
+    "must contain at least one of base_url, token, rate_limit, sync_since, freshness_hours",
   ),
 );
 export type UpdateConnectionOutput = v.InferOutput<typeof UpdateConnectionSchema>;

@@ -8,7 +8,7 @@ import {
   parseFields,
   UpdateConnectionSchema,
 } from "./connection-input";
-import { toConnectionResource, type ConnectionResource } from "./connection-resource";
+import { connectionResource, type ConnectionResource } from "./connection-resource";
 import type { OnboardingDeps } from "./onboarding-deps";
 import { InvalidFieldError, NotFoundError } from "./onboarding-errors";
 import { isStorableConnectionId } from "./path-id";
@@ -52,6 +52,7 @@ export async function createConnection(
     base_url: baseUrl,
     rate_limit: input.rate_limit ?? DEFAULT_RATE_LIMIT,
     sync_since: input.sync_since ?? defaultSyncSince(now),
+    ...(input.freshness_hours === undefined ? {} : { freshness_hours: input.freshness_hours }),
     created_at: now.toISOString(),
     updated_at: now.toISOString(),
     token_ciphertext: await deps.cipher.encrypt(input.token, { businessAccountId: account, connectionId: id }),
@@ -70,15 +71,15 @@ export async function createConnection(
       });
     }
   }
-  return toConnectionResource(stored, deps.schedule);
+  return connectionResource(deps, stored);
 }
 
 export async function listConnections(deps: OnboardingDeps, account: string): Promise<ConnectionResource[]> {
-  return (await deps.connections.listByAccount(account)).map((stored) => toConnectionResource(stored, deps.schedule));
+  return Promise.all((await deps.connections.listByAccount(account)).map((stored) => connectionResource(deps, stored)));
 }
 
 export async function getConnection(deps: OnboardingDeps, account: string, id: string): Promise<ConnectionResource> {
-  return toConnectionResource(await findConnection(deps, account, id), deps.schedule);
+  return connectionResource(deps, await findConnection(deps, account, id));
 }
 
 /**
@@ -94,8 +95,11 @@ export async function updateConnection(
 ): Promise<ConnectionResource> {
   const input = parseFields(UpdateConnectionSchema, body);
   const current = await findConnection(deps, account, id);
+  const { freshness_hours: _previous, ...kept } = current;
+  const freshness = input.freshness_hours === undefined ? current.freshness_hours : (input.freshness_hours ?? undefined);
   const next: StoredConnection = {
-    ...current,
+    ...kept,
+    ...(freshness === undefined ? {} : { freshness_hours: freshness }),
     ...(input.base_url === undefined ? {} : { base_url: sourceBaseUrl(deps, input.base_url) }),
     ...(input.rate_limit === undefined ? {} : { rate_limit: input.rate_limit }),
     ...(input.sync_since === undefined ? {} : { sync_since: input.sync_since }),
@@ -113,7 +117,7 @@ export async function updateConnection(
     connection_id: id,
     fields: Object.keys(input).filter((key) => input[key as keyof typeof input] !== undefined),
   });
-  return toConnectionResource(next, deps.schedule);
+  return connectionResource(deps, next);
 }
 
 /** Stops syncing: the connection and its encrypted token are deleted; its data is purged an hour later (docs/retention.md). */

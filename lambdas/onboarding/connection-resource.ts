@@ -1,5 +1,9 @@
 import * as v from "valibot";
 import { ConnectionSchema, type StoredConnection } from "../core/connection";
+import { FreshnessHoursSchema, FreshnessSchema, freshnessHours, staleEntities, type Freshness } from "../core/freshness";
+import { REQUIRED_ENTITIES } from "../ingestion/entity-catalog";
+import { scheduleIntervalMs } from "../sync/schedule-interval";
+import type { OnboardingDeps } from "./onboarding-deps";
 
 /** The Connection as the API returns it: every field but the token, plus the schedule as the owner sees it. Nothing else. */
 export const ConnectionResourceSchema = v.strictObject({
@@ -13,13 +17,30 @@ export const ConnectionResourceSchema = v.strictObject({
     v.nullable(v.string()),
     v.description("The dispatcher's interval (1h, 15m, off); the next scheduled run is within one interval. Null when not configured for the API"),
   ),
+  freshness_hours: v.pipe(
+    v.nullable(FreshnessHoursSchema),
+    v.description("Hours after which a required entity's data is stale: the connection's own value, else twice the schedule interval; null when neither is set (schedule off): never stale"),
+  ),
+  freshness: v.pipe(FreshnessSchema, v.description("Per synced entity: data_as_of, when its last page committed, and its watermark")),
+  stale: v.pipe(
+    v.boolean(),
+    v.description("A required entity's data is older than freshness_hours (one never synced counts from created_at)"),
+  ),
 });
 export type ConnectionResource = v.InferOutput<typeof ConnectionResourceSchema>;
 
 /** GET /connections: this workspace's connections. */
 export const ConnectionListSchema = v.object({ data: v.array(ConnectionResourceSchema) });
 
-export function toConnectionResource(stored: StoredConnection, schedule?: string): ConnectionResource {
+/** What the resource shows beside the stored connection: the schedule, the freshness read for it, and now. */
+export interface ConnectionView {
+  readonly schedule?: string | undefined;
+  readonly freshness: Freshness;
+  readonly now: Date;
+}
+
+export function toConnectionResource(stored: StoredConnection, view: ConnectionView): ConnectionResource {
+  const hours = freshnessHours(stored.freshness_hours, scheduleIntervalMs(view.schedule));
   return {
     id: stored.id,
     business_account_id: stored.business_account_id,
@@ -30,6 +51,18 @@ export function toConnectionResource(stored: StoredConnection, schedule?: string
     created_at: stored.created_at,
     updated_at: stored.updated_at,
     paused: stored.paused === true,
-    schedule: schedule ?? null,
+    schedule: view.schedule ?? null,
+    freshness_hours: hours,
+    freshness: view.freshness,
+    stale: staleEntities({ freshness: view.freshness, hours, required: REQUIRED_ENTITIES, createdAt: stored.created_at, now: view.now }).length > 0,
   };
+}
+
+/** The resource of a stored connection, with its freshness read now (one Query of its watermark items). */
+export async function connectionResource(
+  deps: Pick<OnboardingDeps, "records" | "clock" | "schedule">,
+  stored: StoredConnection,
+): Promise<ConnectionResource> {
+  const freshness = await deps.records.getFreshness(stored.id);
+  return toConnectionResource(stored, { schedule: deps.schedule, freshness, now: deps.clock.now() });
 }

@@ -1,5 +1,5 @@
 import { findConnection } from "./connection-operations";
-import { toConnectionResource, type ConnectionResource } from "./connection-resource";
+import { connectionResource, type ConnectionResource } from "./connection-resource";
 import type { OnboardingDeps } from "./onboarding-deps";
 
 /**
@@ -14,10 +14,10 @@ export async function setPaused(
   paused: boolean,
 ): Promise<ConnectionResource> {
   const current = await findConnection(deps, account, id);
-  if ((current.paused === true) === paused) return toConnectionResource(current, deps.schedule);
+  if ((current.paused === true) === paused) return connectionResource(deps, current);
   const { paused: _was, ...rest } = current;
   const next = { ...rest, ...(paused ? { paused: true } : {}), updated_at: deps.clock.now().toISOString() };
   await deps.connections.put(next);
   deps.logger.info(paused ? "connection paused" : "connection resumed", { business_account_id: account, connection_id: id });
-  return toConnectionResource(next, deps.schedule);
+  return connectionResource(deps, next);
 }

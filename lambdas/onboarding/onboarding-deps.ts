@@ -7,6 +7,7 @@ import type { RunStarter } from "../core/ports/run-starter";
 import type { RunStore } from "../core/ports/run-store";
 import type { SourceClient } from "../core/ports/source-client";
 import type { TokenCipher } from "../core/ports/token-cipher";
+import type { NotificationStore } from "../core/ports/notification-store";
 import type { PreflightLauncher, PreflightStore } from "../preflight/preflight-run";
 
 /** Every port the onboarding API uses; the composition roots (AWS, local, tests) fill it. */
@@ -24,6 +25,8 @@ export interface OnboardingDeps {
   /** The service's conformance runs (POST .../preflight) and where they are run. */
   readonly preflights: PreflightStore;
   readonly preflightLauncher: PreflightLauncher;
+  /** The workspace's notifications (GET /notifications): the events the sync and the audits sent. */
+  readonly notifications: NotificationStore;
   /** Local runtime only: lets base_url point at loopback (demo, tests). Off in the CDK deployment. */
   readonly allowLoopbackSources: boolean;
   /** The scheduled dispatcher's interval as configured (`1h`, `off`), shown on each connection; absent when not known. */

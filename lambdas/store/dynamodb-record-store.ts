@@ -1,7 +1,5 @@
 import {
-  BatchWriteItemCommand,
   ConditionalCheckFailedException,
-  DeleteItemCommand,
   TransactionCanceledException,
   UpdateItemCommand,
   GetItemCommand,
@@ -20,6 +18,7 @@ import { STAGE_KINDS, SYNC_ENTITIES, type Collection, type StageKind, type SyncE
 import { InvalidCursorError, RunSupersededError, SyncSinceChangedError } from "../core/errors";
 import type { PageWrite, RecordOrder, RecordPage, RecordStore, RecordWrite, StageKinds } from "../core/ports/record-store";
 import { RecordLineageSchema, type RecordLineage, type RecordWithLineage } from "../core/record-lineage";
+import type { Freshness } from "../core/freshness";
 import { getLockRequest, lockHolder, watermarksResetUpdate } from "../runs/run-item";
 import {
   ATTR,
@@ -79,27 +78,53 @@ export class DynamoDbRecordStore implements RecordStore {
   async resetWatermarks(connectionId: string): Promise<void> {
     // Fence first: a run under way can then no longer write a watermark back after the deletes below.
     await this.fenceRunningRun(connectionId);
-    // Seven keys at most: one BatchWriteItem; unprocessed deletes are retried until none are left.
-    let requests = SYNC_ENTITIES.map((entity) => ({
-      DeleteRequest: {
-        Key: { [ATTR.pk]: { S: watermarkPartitionKey(connectionId) }, [ATTR.sk]: { S: watermarkSortKey(entity) } },
-      },
-    }));
-    while (requests.length > 0) {
-      const out = await this.client.send(new BatchWriteItemCommand({ RequestItems: { [this.tableName]: requests } }));
-      requests = (out.UnprocessedItems?.[this.tableName] ?? []) as typeof requests;
-    }
+    await Promise.all(SYNC_ENTITIES.map((entity) => this.forgetWatermark(connectionId, entity)));
   }
 
   /** One entity's watermark, behind the same fence as resetWatermarks (docs/run-safety.md). */
   async resetWatermark(connectionId: string, entity: SyncEntity): Promise<void> {
     await this.fenceRunningRun(connectionId);
-    await this.client.send(
-      new DeleteItemCommand({
+    await this.forgetWatermark(connectionId, entity);
+  }
+
+  /**
+   * Removes the entity's watermark and listing hash, and keeps its data_as_of:
+   * the records stay, and so does the time they were last brought up to date.
+   */
+  private async forgetWatermark(connectionId: string, entity: SyncEntity): Promise<void> {
+    try {
+      await this.client.send(
+        new UpdateItemCommand({
+          TableName: this.tableName,
+          Key: { [ATTR.pk]: { S: watermarkPartitionKey(connectionId) }, [ATTR.sk]: { S: watermarkSortKey(entity) } },
+          UpdateExpression: "REMOVE #value, #listing",
+          ConditionExpression: "attribute_exists(#pk)",
+          ExpressionAttributeNames: { "#pk": ATTR.pk, "#value": ATTR.value, "#listing": ATTR.listing },
+        }),
+      );
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error; // never synced: nothing to forget
+    }
+  }
+
+  /** Each synced entity's data_as_of and watermark: one Query of the connection's watermark items. */
+  async getFreshness(connectionId: string): Promise<Freshness> {
+    const out = await this.client.send(
+      new QueryCommand({
         TableName: this.tableName,
-        Key: { [ATTR.pk]: { S: watermarkPartitionKey(connectionId) }, [ATTR.sk]: { S: watermarkSortKey(entity) } },
+        KeyConditionExpression: "#pk = :pk",
+        ExpressionAttributeNames: { "#pk": ATTR.pk },
+        ExpressionAttributeValues: { ":pk": { S: watermarkPartitionKey(connectionId) } },
+        ConsistentRead: true,
       }),
     );
+    const bySk = new Map((out.Items ?? []).map((item) => [item[ATTR.sk]?.S, item]));
+    return Object.fromEntries(
+      SYNC_ENTITIES.map((entity) => {
+        const item = bySk.get(watermarkSortKey(entity));
+        return [entity, { data_as_of: item?.[ATTR.dataAsOf]?.S ?? null, watermark: item?.[ATTR.value]?.S ?? null }];
+      }),
+    ) as Freshness;
   }
 
   async getStageKinds(connectionId: string): Promise<StageKinds> {

@@ -61,6 +61,8 @@ export const ATTR = {
   kind: "kind",
   /** On a watermark: the ISO-8601 value. */
   value: "value",
+  /** On a watermark item: when the entity's last page committed (ISO), its freshness; written by every page. */
+  dataAsOf: "data_as_of",
   /** On a watermark item: the hash of the entity's last committed whole listing (./page-transactions.ts). */
   listing: "listing",
   /** On a head: the record's newest-first sort value (recordNewestSortValue); the sort key of RECORD_TABLE.newestIndex. */

@@ -107,13 +107,8 @@ export function planPageTransactions(
   const listing = listingPlan(write, all, storedListing);
   const records = listing.unchanged ? [] : all;
   const fence = pageFence(tableName, write.connectionId, write.run);
-  const closing: TransactWriteItem[] = [{ Update: fence.progress }];
-  let closingBytes = FENCE_BYTES;
-  const entityState = entityStateAction(tableName, write, listing);
-  if (entityState !== undefined) {
-    closing.push(entityState);
-    closingBytes += FENCE_BYTES;
-  }
+  const closing: TransactWriteItem[] = [{ Update: fence.progress }, entityStateAction(tableName, write, listing)];
+  const closingBytes = 2 * FENCE_BYTES;
 
   // Every transaction keeps one action for the lock; the first one more when it must drop a stale listing hash.
   const maxActions = TRANSACTION_MAX_ACTIONS - 1;
@@ -190,21 +185,21 @@ function watermarkKey(write: PageWrite, entity = write.run.entity): Record<strin
 }
 
 /**
- * The watermark item's action in the last transaction: the moved watermark
- * and the listing hash together (one action per item in a transaction); none
- * when neither changes (an idle page writes nothing here).
+ * The watermark item's action in the last transaction: the entity's
+ * data_as_of (this commit's time: every committed page says the store holds
+ * what the source had then), with the moved watermark and the listing hash
+ * when they change (one action per item in a transaction).
  */
-function entityStateAction(tableName: string, write: PageWrite, listing: ListingPlan): TransactWriteItem | undefined {
-  if (listing === KEEP_LISTING) {
-    if (write.watermark === undefined) return undefined;
+function entityStateAction(tableName: string, write: PageWrite, listing: ListingPlan): TransactWriteItem {
+  const dataAsOf: AttributeValue = { S: write.run.committedAt };
+  if (listing === KEEP_LISTING && write.watermark !== undefined) {
     // Not a listing's page 1: the Put replaces the item, so no hash outlives a page after page 1.
-    const item = { ...watermarkKey(write, write.watermark.entity), [ATTR.value]: { S: write.watermark.value } };
+    const item = { ...watermarkKey(write, write.watermark.entity), [ATTR.value]: { S: write.watermark.value }, [ATTR.dataAsOf]: dataAsOf };
     return { Put: { TableName: tableName, Item: item } };
   }
-  if (write.watermark === undefined && listing.store === undefined) return undefined;
-  const sets: string[] = [];
-  const names: Record<string, string> = {};
-  const values: Record<string, AttributeValue> = {};
+  const sets: string[] = ["#dataAsOf = :dataAsOf"];
+  const names: Record<string, string> = { "#dataAsOf": ATTR.dataAsOf };
+  const values: Record<string, AttributeValue> = { ":dataAsOf": dataAsOf };
   if (write.watermark !== undefined) {
     sets.push("#value = :value");
     names["#value"] = ATTR.value;
@@ -221,9 +216,9 @@ function entityStateAction(tableName: string, write: PageWrite, listing: Listing
     Update: {
       TableName: tableName,
       Key: watermarkKey(write),
-      UpdateExpression: [sets.length > 0 ? `SET ${sets.join(", ")}` : "", remove ? "REMOVE #listing" : ""].filter(Boolean).join(" "),
+      UpdateExpression: `SET ${sets.join(", ")}${remove ? " REMOVE #listing" : ""}`,
       ExpressionAttributeNames: names,
-      ...(Object.keys(values).length > 0 ? { ExpressionAttributeValues: values } : {}),
+      ExpressionAttributeValues: values,
     },
   };
 }

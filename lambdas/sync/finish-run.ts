@@ -5,6 +5,7 @@ import type { SyncDeps } from "./sync-deps";
 import { summaryRowsOf } from "./entity-steps";
 import { failUnfinishedEntities } from "./fail-unfinished-entities";
 import type { SyncState } from "./sync-state";
+import { runEndNotices } from "./run-end-notices";
 
 /** Summary rows whose failure fails the run: the required entities, and stages with their pipelines. */
 export const REQUIRED_SUMMARY_ENTITIES: ReadonlySet<SummaryEntity> = new Set(
@@ -31,6 +32,8 @@ export async function finishRun(deps: SyncDeps, state: SyncState): Promise<Finis
   const status = failed ? "failed" : "succeeded";
   const finishedAt = deps.clock.now().toISOString();
   await deps.runs.finish(run.connection_id, run.run_id, { status, finishedAt });
+  // No read more: the summary as read, finished. A retried FinishRun sends the same event id, recorded once.
+  if (summary !== null) await runEndNotices(deps, run, { ...summary, status, finished_at: finishedAt });
   deps.metrics.count(status === "succeeded" ? METRIC.runsSucceeded : METRIC.runsFailed, 1);
   deps.logger.info("run finished", {
     connection_id: run.connection_id,

@@ -19,3 +19,18 @@ export const ScheduleSchema = v.pipe(
   v.transform((text) => (text === "off" ? null : Number(text.slice(0, -1)) * UNIT_MS[text.slice(-1) as keyof typeof UNIT_MS])),
   v.check((ms) => ms === null || ms >= 1_000, "SCHEDULE must be at least 1s"),
 );
+
+const RATE_UNIT_MS: Readonly<Record<string, number>> = { minute: 60_000, hour: 3_600_000, day: 86_400_000 };
+
+/**
+ * The interval of a schedule as the owner reads it (the API's SYNC_SCHEDULE):
+ * `1h`, `15m`, or EventBridge's `rate(2 hours)`; null for `off`, a cron
+ * expression or anything else (no fixed interval).
+ */
+export function scheduleIntervalMs(label: string | undefined): number | null {
+  if (label === undefined) return null;
+  const parsed = v.safeParse(ScheduleSchema, label);
+  if (parsed.success) return parsed.output;
+  const rate = /^rate\((\d+) (minute|hour|day)s?\)$/.exec(label.trim());
+  return rate === null ? null : Number(rate[1]) * RATE_UNIT_MS[rate[2]!]!;
+}

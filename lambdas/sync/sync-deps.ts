@@ -1,4 +1,5 @@
 import type { Clock } from "../core/ports/clock";
+import type { EventPublisher } from "../core/ports/event-publisher";
 import type { ConnectionStore } from "../core/ports/connection-store";
 import type { Logger } from "../core/ports/logger";
 import type { Metrics } from "../core/ports/metrics";
@@ -22,6 +23,10 @@ export interface SyncDeps {
   readonly logger: Logger;
   /** Pages, records, throttles, retries and failures per entity (docs/observability.md). */
   readonly metrics: Metrics;
+  /** Where a run's end, and a connection going stale, are told (notifications, then EventBridge or the log). */
+  readonly events: EventPublisher;
+  /** The schedule's interval: without freshness_hours on a connection, data older than twice it is stale. Null or absent: not known. */
+  readonly scheduleIntervalMs?: number | null;
   /** Stage kinds read once per run (makeSyncHandlers supplies the memo); each leads page reads the store when absent. */
   readonly stageKinds?: StageKindsOfRun;
   /** Page tasks per execution before continuing in a fresh one; defaults to PAGE_TASKS_PER_EXECUTION (tests lower it). */

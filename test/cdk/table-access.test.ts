@@ -1,3 +1,5 @@
+import { DynamoDbNotificationStore } from "../../lambdas/notifications/dynamodb-notification-store";
+import { notifyingPublisher } from "../../lambdas/notifications/notifying-publisher";
 import { randomBytes, randomUUID } from "node:crypto";
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
@@ -84,11 +86,17 @@ function storesOf(name: SyncFunctionName) {
     limiter: new DynamoDbRateLimiter({ client, tableName }),
     preflights: new DynamoDbPreflightStore({ client, tableName }),
     purges: new DynamoDbPurgeQueue({ client, tableName }),
+    notifications: new DynamoDbNotificationStore({ client, tableName }),
   };
 }
 
 type TaskFunctionName = Exclude<SyncFunctionName, "Dispatcher" | "Api" | "TestConnectionApi" | "PreflightWorker" | "PurgeDeleted">;
-const handlersOf = (name: TaskFunctionName) => makeSyncHandlers({ ...storesOf(name), cipher, source, clock, logger, metrics: new CountingMetrics() });
+const handlersOf = (name: TaskFunctionName) => {
+  const stores = storesOf(name);
+  // The events' way out has no table access of its own (EventBridge in AWS); the notifications do.
+  const events = notifyingPublisher({ notifications: stores.notifications, out: { publish: async () => {} }, clock, logger });
+  return makeSyncHandlers({ ...stores, events, cipher, source, clock, logger, metrics: new CountingMetrics() });
+};
 let handlers: { [K in TaskFunctionName]: ReturnType<typeof handlersOf> };
 
 /** The preflight worker on its own recording client, launched in process as the local runtime does. */

@@ -88,8 +88,8 @@ describe("planPageTransactions", () => {
   test("a /pipelines page with 500 stages is packed into transactions of at most 100 actions", () => {
     const records = range(500).map((i) => stage(`p${i % 5}`, `s${Math.floor(i / 5)}`));
     const plan = planPageTransactions(TABLE, withRun({ connectionId: CONNECTION, records }));
-    // 99 stages and the lock check per transaction; the last also carries the lease and the progress.
-    expect(plan.map((tx) => tx.TransactItems!.length)).toEqual([100, 100, 100, 100, 100, 7]);
+    // 99 stages and the lock check per transaction; the last also carries the lease, the progress and the entity's data_as_of.
+    expect(plan.map((tx) => tx.TransactItems!.length)).toEqual([100, 100, 100, 100, 100, 8]);
     const keys = puts(plan).map((put) => put.sk);
     expect(new Set(keys).size).toBe(500);
   });
@@ -160,9 +160,9 @@ describe("planPageTransactions", () => {
     expect(error.detail).toContain("t-huge");
   });
 
-  test("a page with nothing to write is still one transaction: the run's fence, lease and progress", () => {
+  test("a page with nothing to write is still one transaction: the run's fence, lease, progress and its entity's data_as_of", () => {
     const empty = planPageTransactions(TABLE, withRun({ connectionId: CONNECTION, records: [] }));
-    expect(empty.map((tx) => tx.TransactItems!.map((action) => Object.keys(action)[0]))).toEqual([["Update", "Update"]]);
+    expect(empty.map((tx) => tx.TransactItems!.map((action) => Object.keys(action)[0]))).toEqual([["Update", "Update", "Update"]]);
     const plan = planPageTransactions(TABLE, withRun({
       connectionId: CONNECTION,
       records: [],

@@ -79,9 +79,9 @@ describe("a record's lineage", () => {
   test("lineage adds no write per record: a page's transactions hold one action per record head, as before", () => {
     const records = Array.from({ length: 10 }, (_, i) => lead(`l${i}`));
     const plan = planPageTransactions("t", { connectionId: "c", records, run: pageRun() });
-    // The lease, the progress, then one action per record (no watermark on this page).
-    expect(plan.map((tx) => tx.TransactItems!.length)).toEqual([2 + records.length]);
-    const heads = plan[0]!.TransactItems!.slice(2);
+    // The lease, the progress, one action per record, then the entity's data_as_of.
+    expect(plan.map((tx) => tx.TransactItems!.length)).toEqual([2 + records.length + 1]);
+    const heads = plan[0]!.TransactItems!.slice(2, -1);
     expect(heads.every((action) => action.Update?.UpdateExpression?.includes("#last_written = :lastWritten"))).toBe(true);
   });
 
@@ -169,5 +169,47 @@ describe("a record's lineage", () => {
     await store.commitPage({ ...page, run: { ...page.run, entity: "pipelines" } });
     expect((await store.getRecord(connectionId, "stages", ["p1", "s1"])).record).toEqual(stage.doc);
     expect((await store.getRecord(connectionId, "stages", ["p2", "s1"])).record).toBeNull();
+  });
+});
+
+describe("an entity's freshness on its watermark item", () => {
+  test("data_as_of is when the entity's last page committed: every committed page moves it, one that writes nothing too, beside the watermark", async () => {
+    const connectionId = newConnection();
+    const run = await runsOf(connectionId);
+    expect((await store.getFreshness(connectionId)).leads).toEqual({ data_as_of: null, watermark: null });
+    const first = run.page([lead("l1")], T1);
+    await store.commitPage({ ...first, watermark: { entity: "leads", value: "2026-01-05T00:00:00.000Z" } });
+    expect((await store.getFreshness(connectionId)).leads).toEqual({ data_as_of: T1, watermark: "2026-01-05T00:00:00.000Z" });
+    // An idle page: nothing new, the watermark unmoved; the data is still current as of this commit.
+    await store.commitPage(run.page([], T2));
+    const freshness = await store.getFreshness(connectionId);
+    expect(freshness.leads).toEqual({ data_as_of: T2, watermark: "2026-01-05T00:00:00.000Z" });
+    expect(freshness.contacts).toEqual({ data_as_of: null, watermark: null });
+  });
+
+  test("a full listing not rewritten (unchanged) still moves data_as_of", async () => {
+    const connectionId = newConnection();
+    const run = await runsOf(connectionId);
+    const user: RecordWrite = { collection: "users", key: ["u1"], doc: { id: "u1", name: "U" } };
+    const listing = { hasMore: false, updatedSince: null };
+    const page = (committedAt: string) => {
+      const write = run.page([user], committedAt);
+      return { ...write, listing, run: { ...write.run, entity: "users" as const } };
+    };
+    await store.commitPage(page(T1));
+    await run.next();
+    await store.commitPage(page(T2));
+    expect((await store.getFreshness(connectionId)).users).toEqual({ data_as_of: T2, watermark: null });
+    expect((await store.getRecord(connectionId, "users", ["u1"])).lineage?.writes).toBe(1);
+  });
+
+  test("a reset forgets the watermark and keeps data_as_of: the records it describes are still there", async () => {
+    const connectionId = newConnection();
+    const run = await runsOf(connectionId);
+    await store.commitPage({ ...run.page([lead("l1")], T1), watermark: { entity: "leads", value: "2026-01-05T00:00:00.000Z" } });
+    await runs.finish(connectionId, run.runId, { status: "succeeded", finishedAt: T1 });
+    await store.resetWatermarks(connectionId);
+    expect(await store.getWatermark(connectionId, "leads")).toBeNull();
+    expect((await store.getFreshness(connectionId)).leads).toEqual({ data_as_of: T1, watermark: null });
   });
 });

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import type { RunSummary } from "../../lambdas/core/run-summary";
+import type { Clock } from "../../lambdas/core/ports/clock";
 import type { TokenCipher } from "../../lambdas/core/ports/token-cipher";
 import type { SessionRole } from "../../lambdas/onboarding/auth/session-claims";
 import { issueSessionToken } from "../../lambdas/local/local-token-issuer";
@@ -37,7 +38,7 @@ export interface SharedStore {
  * shared client to its owner.
  */
 export async function createApiHarness(
-  options: { allowLoopbackSources?: boolean; timeScale?: number; shareStore?: SharedStore; schedule?: string } = {},
+  options: { allowLoopbackSources?: boolean; timeScale?: number; shareStore?: SharedStore; schedule?: string; clock?: Clock } = {},
 ) {
   const shared = options.shareStore;
   const client = shared?.client ?? testDynamoDbClient();
@@ -55,6 +56,7 @@ export async function createApiHarness(
     allowLoopbackSources: options.allowLoopbackSources ?? true,
     sourceTimeoutMs: 2_000,
     ...(options.schedule === undefined ? {} : { schedule: options.schedule }),
+    ...(options.clock === undefined ? {} : { clock: options.clock }),
   });
   const api = await service.listen(0);
   /** Every response text, to check that no secret ever appears in one. */

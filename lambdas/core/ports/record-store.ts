@@ -1,5 +1,6 @@
 import type { Collection, StageKind, SyncEntity } from "../entities";
 import type { RecordWithLineage } from "../record-lineage";
+import type { Freshness } from "../freshness";
 
 /** A canonical record ready to store: where it goes, its key, its JSON document. */
 export interface RecordWrite {
@@ -97,6 +98,8 @@ export interface RecordStore {
    */
   resetWatermark(connectionId: string, entity: SyncEntity): Promise<void>;
   getStageKinds(connectionId: string): Promise<StageKinds>;
+  /** Each synced entity's data_as_of (its last committed page) and watermark; null where none is stored. */
+  getFreshness(connectionId: string): Promise<Freshness>;
   /**
    * Upserts the page's records and then its watermark, with the run's progress
    * and lease. Safe to replay: every write is an idempotent put, the progress

@@ -2,6 +2,7 @@ import { toJsonSchema, toJsonSchemaDefs } from "@valibot/to-json-schema";
 import { COLLECTIONS } from "../../core/entities";
 import { RunSummarySchema } from "../../core/run-summary";
 import { RecordWithLineageSchema } from "../../core/record-lineage";
+import { NotificationListSchema } from "../../core/service-events";
 import { CreateConnectionSchema, UpdateConnectionSchema } from "../connection-input";
 import { ConnectionListSchema, ConnectionResourceSchema } from "../connection-resource";
 import { RECORD_ORDERS, RECORDS_DEFAULT_LIMIT, RECORDS_MAX_LIMIT, RecordsPageSchema } from "../record-operations";
@@ -47,6 +48,7 @@ export const RESPONSE_SCHEMAS = {
   RunList: RunListSchema,
   RecordsPage: RecordsPageSchema,
   RecordWithLineage: RecordWithLineageSchema,
+  NotificationList: NotificationListSchema,
   ResetResult: ResetResultSchema,
   // The kit's report plus the run's own state: the schema the preflight store parses with.
   PreflightRun: PreflightRunSchema,
@@ -86,6 +88,7 @@ function responsesOf(route: Route): Record<string, unknown> {
     listSyncRuns: { description: "Run summaries, newest first", content: content(ref("RunList")) },
     getSyncRun: { description: "The run summary", content: content(ref("RunSummary")) },
     listRecords: { description: "A page of canonical records", content: content(ref("RecordsPage")) },
+    listNotifications: { description: "The latest notifications of this workspace, newest first", content: content(ref("NotificationList")) },
     getRecord: { description: "The stored record and its lineage; both null when no record is stored under that id", content: content(ref("RecordWithLineage")) },
     startPreflight: { description: "The check started; read it back with getPreflight", content: content(ref("PreflightRun")) },
     getPreflight: { description: "The conformance report, as far as the check has got", content: content(ref("PreflightRun")) },

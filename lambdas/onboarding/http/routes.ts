@@ -9,6 +9,7 @@ import { cancelRun } from "../cancel-run";
 import { setPaused } from "../connection-schedule";
 import { resetSync } from "../reset-sync";
 import { getFunnel } from "../funnel-analytics";
+import { listNotifications } from "../notification-operations";
 
 export const API_PREFIX = "/api/v1";
 const CONNECTIONS = `${API_PREFIX}/crm/custom/connections`;
@@ -164,6 +165,13 @@ export const ROUTES: readonly Route[] = [
     summary: "The funnel per pipeline, computed from the canonical records",
     successStatus: 200,
     handle: (deps, request) => getFunnel(deps, request.account, param(request, "id")),
+  },
+  {
+    routeKey: `GET ${API_PREFIX}/crm/custom/notifications`,
+    operationId: "listNotifications",
+    summary: "The workspace's last 100 notifications (sync run finished, audit finished, connection stale), newest first",
+    successStatus: 200,
+    handle: async (deps, request) => ({ data: await listNotifications(deps, request.account) }),
   },
 ];
 

@@ -25,7 +25,7 @@ afterAll(async () => {
   await api.close();
 });
 
-const CONNECTION_FIELDS = ["base_url", "business_account_id", "created_at", "crm_type", "id", "paused", "rate_limit", "schedule", "sync_since", "updated_at"];
+const CONNECTION_FIELDS = ["base_url", "business_account_id", "created_at", "crm_type", "freshness", "freshness_hours", "id", "paused", "rate_limit", "schedule", "stale", "sync_since", "updated_at"];
 
 describe("POST /connections", () => {
   test("creates the connection: 201 with exactly the Connection fields, never the token", async () => {
@@ -91,7 +91,8 @@ describe("GET /connections and /connections/{id}", () => {
       expect(created.body.schedule).toBeNull();
       const fetched = await scheduled.request("GET", `${CONNECTIONS_PATH}/${created.body.id}`, { token: await scheduled.token("acct-connections") });
       expect(fetched.status).toBe(200);
-      expect(fetched.body).toEqual({ ...created.body, schedule: "15m" });
+      // The schedule also sets the default freshness_hours: twice 15 minutes, rounded up to an hour.
+      expect(fetched.body).toEqual({ ...created.body, schedule: "15m", freshness_hours: 1 });
       const listed = await scheduled.request("GET", CONNECTIONS_PATH, { token: await scheduled.token("acct-connections") });
       expect(listed.body.data.every((connection: { schedule: string | null }) => connection.schedule === "15m")).toBe(true);
     } finally {

@@ -96,14 +96,14 @@ describe("GET /api/v1/openapi.json", () => {
 
   test("request bodies are described from the schemas the handler validates with", () => {
     const create = doc.paths[CONNECTIONS_PATH].post.requestBody.content["application/json"].schema;
-    expect(Object.keys(create.properties).sort()).toEqual(["base_url", "rate_limit", "sync_since", "token", "trigger_sync"]);
+    expect(Object.keys(create.properties).sort()).toEqual(["base_url", "freshness_hours", "rate_limit", "sync_since", "token", "trigger_sync"]);
     expect([...create.required].sort()).toEqual(["base_url", "token"]);
     expect(create.properties.rate_limit).toMatchObject({ type: "integer", minimum: 1, maximum: 1000 });
     expect(create.properties.trigger_sync).toMatchObject({ type: "boolean" });
     expect(create.properties.token).toMatchObject({ type: "string", minLength: 1 });
 
     const update = doc.paths[`${CONNECTIONS_PATH}/{id}`].patch.requestBody.content["application/json"].schema;
-    expect(Object.keys(update.properties).sort()).toEqual(["base_url", "rate_limit", "sync_since", "token"]);
+    expect(Object.keys(update.properties).sort()).toEqual(["base_url", "freshness_hours", "rate_limit", "sync_since", "token"]);
     expect(update.required ?? []).toEqual([]);
     const reset = doc.paths[`${CONNECTIONS_PATH}/{id}/reset`].post.requestBody;
     expect(reset.required).toBe(false);
@@ -129,7 +129,9 @@ describe("every documented operation is actually served", () => {
     const response = await api.request(method, path, { token: owner, ...(body === undefined ? {} : { body }) });
     expectFromHandler(response, routeKey);
     // The list needs nothing; the create needs a valid body; everything else needs an existing connection.
-    expect(response.status, response.text).toBe(template === CONNECTIONS_PATH ? (method === "GET" ? 200 : 422) : 404);
+    // The notifications are the workspace's: a list, like the connections'.
+    const list = template === CONNECTIONS_PATH || template === "/api/v1/crm/custom/notifications";
+    expect(response.status, response.text).toBe(list ? (method === "GET" ? 200 : 422) : 404);
   });
 
   test("the operations are served as documented with a real connection too", async () => {

@@ -1,3 +1,4 @@
+import { SYNC_ENTITIES } from "../../../lambdas/core/entities";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import Ajv2020, { type ValidateFunction } from "ajv8/dist/2020";
 import * as v from "valibot";
@@ -144,6 +145,7 @@ describe("the onboarding API's OpenAPI document", () => {
     // One record with its lineage, and one not stored (both null).
     expect((await call("GET", `${connection}/records/leads/${first.body.data[0].id}`)).body.lineage.writes).toBe(1);
     expect((await call("GET", `${connection}/records/leads/never-stored`)).body).toEqual({ record: null, lineage: null });
+    expect((await call("GET", "/api/v1/crm/custom/notifications")).body.data[0]).toMatchObject({ detail_type: "Sync Run Finished" });
 
     // A run caught in flight and cancelled: unfinished rows carry an error; a second cancel is a 409.
     const hold = holdLeads();
@@ -219,6 +221,9 @@ describe("the document's response schemas are generated from the valibot schemas
       updated_at: "2026-01-01T00:00:00.000Z",
       paused: false,
       schedule: null,
+      freshness_hours: null,
+      freshness: Object.fromEntries(SYNC_ENTITIES.map((entity) => [entity, { data_as_of: null, watermark: null }])),
+      stale: false,
     };
     expect(validate(good), JSON.stringify(validate.errors)).toBe(true);
     expect(validate({ ...good, token: "x" })).toBe(false);

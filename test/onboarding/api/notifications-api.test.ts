@@ -1,0 +1,102 @@
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import type { Clock } from "../../../lambdas/core/ports/clock";
+import { leadRecord, pipelineRecord } from "../../builders/source-records";
+import { crmSource, type CrmData } from "../../support/crm-source";
+import { createApiHarness, CONNECTIONS_PATH, type ApiHarness } from "../../support/api-harness";
+import { startSourceServer, type SourceServer } from "../../support/source-server";
+
+/** Issue 22 item 6: events out. Locally they go to the log and to GET /api/v1/crm/custom/notifications. */
+const SOURCE_TOKEN = "src-notifications-31f0c9";
+const NOTIFICATIONS = "/api/v1/crm/custom/notifications";
+const T0 = Date.parse("2026-03-01T12:00:00.000Z");
+const HOUR = 3_600_000;
+let time = T0;
+const clock: Clock = { now: () => new Date(time) };
+
+let users: "up" | "down" = "up";
+const data: CrmData = {
+  pipelines: [pipelineRecord({ id: "pipeline-1" })],
+  users: [],
+  contacts: [],
+  leads: [leadRecord({ id: "lead-1", updated_at: "2026-02-03T08:00:00Z" })],
+};
+const handler = crmSource(() => data, { token: SOURCE_TOKEN });
+
+let api: ApiHarness;
+let source: SourceServer;
+let owner: string;
+let connectionId: string;
+
+async function sync() {
+  const run = await api.request("POST", `${CONNECTIONS_PATH}/${connectionId}/syncs`, { token: owner });
+  return api.waitForRun(connectionId, run.body.id);
+}
+
+beforeAll(async () => {
+  api = await createApiHarness({ clock, schedule: "1h" });
+  source = await startSourceServer(async (request) => (request.path === "/users" && users === "down" ? { status: 403, json: { error: "no" } } : handler(request)));
+  owner = await api.token("acct-notifications");
+  const created = await api.request("POST", CONNECTIONS_PATH, {
+    token: owner,
+    body: { base_url: source.baseUrl, token: SOURCE_TOKEN, rate_limit: 1000, sync_since: "2026-01-01T00:00:00Z" },
+  });
+  connectionId = created.body.id;
+});
+afterAll(async () => {
+  await source.close();
+  await api.close();
+});
+
+describe("events out, and the workspace's notifications", () => {
+  test("a finished run sends Sync Run Finished: logged with the service's source and listed as a notification", async () => {
+    const summary = await sync();
+    const listed = await api.request("GET", NOTIFICATIONS, { token: owner });
+    expect(listed.status).toBe(200);
+    expect(listed.body.data).toEqual([
+      {
+        id: `run-finished:${connectionId}:${summary.id}`,
+        detail_type: "Sync Run Finished",
+        connection_id: connectionId,
+        at: new Date(T0).toISOString(),
+        detail: expect.objectContaining({ run_id: summary.id, status: "succeeded", business_account_id: "acct-notifications", connection_id: connectionId }),
+      },
+    ]);
+    const logged = api.logger.lines.filter((line) => line["message"] === "event");
+    expect(logged).toEqual([expect.objectContaining({ source: "crm.custom-integration", detail_type: "Sync Run Finished" })]);
+  });
+
+  test("connection stale is sent once when a required entity's data gets older than freshness_hours, however many runs see it", async () => {
+    users = "down";
+    try {
+      time = T0 + 3 * HOUR;
+      expect((await sync()).status).toBe("failed");
+      time = T0 + 4 * HOUR;
+      expect((await sync()).status).toBe("failed");
+    } finally {
+      users = "up";
+    }
+    const stale = (await api.request("GET", NOTIFICATIONS, { token: owner })).body.data.filter((n: { detail_type: string }) => n.detail_type === "Connection Stale");
+    expect(stale).toEqual([
+      expect.objectContaining({
+        at: new Date(T0 + 3 * HOUR).toISOString(),
+        detail: expect.objectContaining({ freshness_hours: 2, stale_entities: [{ entity: "users", data_as_of: new Date(T0).toISOString() }] }),
+      }),
+    ]);
+    // Newest first (at the same time, by id): the last run's end heads the list.
+    const all = (await api.request("GET", NOTIFICATIONS, { token: owner })).body.data;
+    expect(all.map((n: { detail_type: string; at: string }) => `${n.detail_type} ${n.at}`)).toEqual([
+      `Sync Run Finished ${new Date(T0 + 4 * HOUR).toISOString()}`,
+      `Connection Stale ${new Date(T0 + 3 * HOUR).toISOString()}`,
+      `Sync Run Finished ${new Date(T0 + 3 * HOUR).toISOString()}`,
+      `Sync Run Finished ${new Date(T0).toISOString()}`,
+    ]);
+  });
+
+  test("no event carries the token, and the list is the owner's of this workspace only", async () => {
+    const listed = await api.request("GET", NOTIFICATIONS, { token: owner });
+    expect(listed.text).not.toContain(SOURCE_TOKEN);
+    expect(JSON.stringify(api.logger.lines)).not.toContain(SOURCE_TOKEN);
+    expect((await api.request("GET", NOTIFICATIONS, { token: await api.token("acct-someone-else") })).body).toEqual({ data: [] });
+    expect((await api.request("GET", NOTIFICATIONS, { token: await api.token("acct-notifications", "ROP") })).status).toBe(403);
+  });
+});
