@@ -90,3 +90,6 @@ export const SLOT_LATE_MS = 10;
 export const MAX_SLOT_LEAD_MS = 1000;
 /** Rate-limit slots in a row that may go stale before a request fails (RateLimitSlotsStaleError, retried). */
 export const MAX_STALE_SLOTS = 10;
+
+/** Record ids a run finding keeps as examples (issue 22: at most 5). */
+export const FINDING_SAMPLE_IDS = 5;
