@@ -226,6 +226,7 @@ export function createInstrumentedSync(options: InstrumentedSyncOptions) {
     resetWatermarks: (connectionId) => store.resetWatermarks(connectionId),
     resetWatermark: (connectionId, entity) => store.resetWatermark(connectionId, entity),
     getStageKinds: (connectionId) => store.getStageKinds(connectionId),
+    getUserIds: (connectionId) => store.getUserIds(connectionId),
     listRecords: (connectionId, collection, listOptions) => store.listRecords(connectionId, collection, listOptions),
     async commitPage(write) {
       const page = current;

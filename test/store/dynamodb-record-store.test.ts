@@ -204,6 +204,15 @@ describe("DynamoDbRecordStore on DynamoDB Local", () => {
     expect((await store.getStageKinds(newConnection())).size).toBe(0);
   });
 
+  test("getUserIds returns the id of every user stored for the connection, and no other connection's", async () => {
+    const connectionId = newConnection();
+    expect((await store.getUserIds(connectionId)).size).toBe(0);
+    const user = (id: string): RecordWrite => ({ collection: "users", key: [id], doc: { id, name: null, email: null, role: null, is_active: true } });
+    await store.commitPage(await fenced({ connectionId, records: [user("u1"), user('u"2'), user("u#3")] }));
+    await store.commitPage(await fenced({ connectionId: newConnection(), records: [user("elsewhere")] }));
+    expect([...(await store.getUserIds(connectionId))].sort()).toEqual(["u#3", 'u"2', "u1"].sort());
+  });
+
   test("a /pipelines page with 100 pipelines and 600 stages commits", async () => {
     const connectionId = newConnection();
     const records = [

@@ -97,6 +97,8 @@ export interface RecordStore {
    */
   resetWatermark(connectionId: string, entity: SyncEntity): Promise<void>;
   getStageKinds(connectionId: string): Promise<StageKinds>;
+  /** Ids of every user stored for the connection (what /users returned over its runs). */
+  getUserIds(connectionId: string): Promise<ReadonlySet<string>>;
   /**
    * Upserts the page's records and then its watermark, with the run's progress
    * and lease. Safe to replay: every write is an idempotent put, the progress
