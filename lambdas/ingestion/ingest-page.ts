@@ -6,6 +6,7 @@ import type { RecordStore, StageKinds } from "../core/ports/record-store";
 import type { SourceClient, SourceConnection } from "../core/ports/source-client";
 import { entityDefinition } from "./entity-catalog";
 import { preparePage, type PageFingerprint } from "./prepare-page";
+import { NAMES_USERS, pageFindings, type SampledSoFar } from "./record-findings";
 
 export interface IngestPageDeps {
   readonly source: SourceClient;
@@ -13,6 +14,8 @@ export interface IngestPageDeps {
   readonly logger: Logger;
   /** Where leads pages get the stage kinds (a per-run memo in the sync); the store's read when absent. */
   readonly stageKinds?: (connectionId: string) => Promise<StageKinds>;
+  /** Where pages of entities with a responsible_user_id get the user ids (a per-run memo in the sync); the store's read when absent. */
+  readonly userIds?: (connectionId: string) => Promise<ReadonlySet<string>>;
 }
 
 export interface IngestPageInput {
@@ -28,6 +31,8 @@ export interface IngestPageInput {
   readonly previous: PageFingerprint | null;
   /** The run the page belongs to: its fence on the connection's lock, and the lease the commit extends. */
   readonly run: { readonly runId: string; readonly leaseUntil: string };
+  /** Sample ids the run already holds per finding rule for this entity (none on its page 1). */
+  readonly findingSamples?: SampledSoFar;
 }
 
 export interface IngestPageResult {
@@ -38,6 +43,8 @@ export interface IngestPageResult {
   /** The watermark after this page (unchanged when the page did not move it). */
   readonly watermark: string | null;
   readonly fingerprint: PageFingerprint;
+  /** Sample ids the run holds per finding rule after this page. */
+  readonly findingSamples: SampledSoFar;
 }
 
 /**
@@ -57,6 +64,8 @@ export async function ingestPage(
   // Read while the page is fetched, off the page's critical path; awaited only if the fetch succeeds.
   const kindsRead = input.entity === "leads" ? (deps.stageKinds ?? ((id) => deps.store.getStageKinds(id)))(input.connectionId) : null;
   kindsRead?.catch(() => undefined);
+  const usersRead = NAMES_USERS.includes(input.entity) ? (deps.userIds ?? ((id) => deps.store.getUserIds(id)))(input.connectionId) : null;
+  usersRead?.catch(() => undefined);
   const sourcePage = await deps.source.fetchPage(connection, {
     path: definition.path,
     page: input.page,
@@ -64,13 +73,16 @@ export async function ingestPage(
   });
 
   const stageKinds: StageKinds = kindsRead !== null && sourcePage.data.length > 0 ? await kindsRead : new Map();
+  const userIds = usersRead !== null && sourcePage.data.length > 0 ? await usersRead : null;
   const prepared = preparePage({
     entity: input.entity,
     page: input.page,
     data: sourcePage.data,
     previous: input.previous,
     stageKinds,
+    userIds,
   });
+  const findings = pageFindings(prepared.findings, input.findingSamples ?? {});
 
   const advances =
     definition.incremental &&
@@ -90,6 +102,7 @@ export async function ingestPage(
       records: prepared.records,
       stages: prepared.stages,
       unresolvedWonLost: prepared.unresolvedLeadIds.length,
+      ...(findings.findings.length > 0 ? { findings: findings.findings } : {}),
       leaseUntil: input.run.leaseUntil,
     },
   });
@@ -118,5 +131,6 @@ export async function ingestPage(
     hasMore: sourcePage.hasMore,
     watermark,
     fingerprint: prepared.fingerprint,
+    findingSamples: findings.sampled,
   };
 }
