@@ -10,6 +10,7 @@ import { CountingMetrics } from "../observability/counting-metrics";
 import { DynamoDbRateLimiter } from "../rate-limit/dynamodb-rate-limiter";
 import { DynamoDbRunStore } from "../runs/dynamodb-run-store";
 import { DynamoDbRecordStore } from "../store/dynamodb-record-store";
+import { DynamoDbAuditStore } from "../audits/dynamodb-audit-store";
 import { makeSyncHandlers } from "../sync/handlers/sync-handlers";
 import type { StartSyncDeps, SyncDeps } from "../sync/sync-deps";
 import { LocalSyncEngine } from "./local-sync-engine";
@@ -92,6 +93,7 @@ export function createLocalSync(options: LocalSyncOptions): LocalSync {
     cipher: options.cipher,
     runs,
     records,
+    audits: new DynamoDbAuditStore({ client, tableName }),
     source: options.source,
     limiter,
     clock,
