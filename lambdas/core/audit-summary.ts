@@ -2,7 +2,7 @@ import * as v from "valibot";
 import { IsoTimeSchema } from "./iso-time-schema";
 import { ERROR_DETAIL_MAX_CHARS } from "./limits";
 import { AUDIT_ENTITIES } from "./run-mode";
-import { EntityRunStatusSchema, RunStatusSchema } from "./run-summary";
+import { EntityRunStatusSchema, RunFindingSchema, RunStatusSchema } from "./run-summary";
 
 /*
  * An audit's summary, one schema per shape: the onboarding API documents its
@@ -39,7 +39,7 @@ export const AuditEntitySchema = v.object({
   /** A few ids of healed records (then of absent ones), at most AUDIT_SAMPLE_IDS. */
   sample_ids: v.pipe(v.array(v.string()), v.maxLength(AUDIT_SAMPLE_IDS), v.readonly()),
   /** The silent rules the source's records hit, as in a run summary's rows. */
-  findings: v.pipe(v.array(v.unknown()), v.readonly()),
+  findings: v.pipe(v.array(RunFindingSchema), v.readonly()),
   /** Why the entity failed; null otherwise. Never the token. */
   error: v.nullable(v.pipe(v.string(), v.metadata({ maxLength: ERROR_DETAIL_MAX_CHARS }))),
 });

@@ -10,6 +10,7 @@ import type { AuditStore } from "../core/ports/audit-store";
 import type { HealedCounts } from "../core/audit-summary";
 import { AUDIT_ENTITIES, runModeOf, type AuditEntity } from "../core/run-mode";
 import { planAuditPage } from "../audits/heal-plan";
+import { NAMES_USERS, pageFindings, type SampledSoFar } from "./record-findings";
 
 export interface IngestPageDeps {
   readonly source: SourceClient;
@@ -19,6 +20,8 @@ export interface IngestPageDeps {
   readonly stageKinds?: (connectionId: string) => Promise<StageKinds>;
   /** What an audit's page compares with (core/run-mode.ts: the run id says whether it is one); unused by a sync's page. */
   readonly audits?: AuditStore;
+  /** Where pages of entities with a responsible_user_id get the user ids (a per-run memo in the sync); the store's read when absent. */
+  readonly userIds?: (connectionId: string) => Promise<ReadonlySet<string>>;
 }
 
 export interface IngestPageInput {
@@ -36,6 +39,8 @@ export interface IngestPageInput {
   readonly run: { readonly runId: string; readonly leaseUntil: string };
   /** When the page task runs: an audit's heal marks say when they were written. */
   readonly at?: string;
+  /** Sample ids the run already holds per finding rule for this entity (none on its page 1). */
+  readonly findingSamples?: SampledSoFar;
 }
 
 export interface IngestPageResult {
@@ -48,6 +53,8 @@ export interface IngestPageResult {
   readonly fingerprint: PageFingerprint;
   /** An audit's page: what it healed (absent for a sync's page). */
   readonly healed?: HealedCounts;
+  /** Sample ids the run holds per finding rule after this page. */
+  readonly findingSamples: SampledSoFar;
 }
 
 /**
@@ -67,6 +74,8 @@ export async function ingestPage(
   // Read while the page is fetched, off the page's critical path; awaited only if the fetch succeeds.
   const kindsRead = input.entity === "leads" ? (deps.stageKinds ?? ((id) => deps.store.getStageKinds(id)))(input.connectionId) : null;
   kindsRead?.catch(() => undefined);
+  const usersRead = NAMES_USERS.includes(input.entity) ? (deps.userIds ?? ((id) => deps.store.getUserIds(id)))(input.connectionId) : null;
+  usersRead?.catch(() => undefined);
   const sourcePage = await deps.source.fetchPage(connection, {
     path: definition.path,
     page: input.page,
@@ -74,13 +83,16 @@ export async function ingestPage(
   });
 
   const stageKinds: StageKinds = kindsRead !== null && sourcePage.data.length > 0 ? await kindsRead : new Map();
+  const userIds = usersRead !== null && sourcePage.data.length > 0 ? await usersRead : null;
   const prepared = preparePage({
     entity: input.entity,
     page: input.page,
     data: sourcePage.data,
     previous: input.previous,
     stageKinds,
+    userIds,
   });
+  const findings = pageFindings(prepared.findings, input.findingSamples ?? {});
 
   const advances =
     definition.incremental &&
@@ -103,6 +115,7 @@ export async function ingestPage(
       stages: prepared.stages,
       unresolvedWonLost: prepared.unresolvedLeadIds.length,
       ...(audit === undefined ? {} : { audit: { healed: audit.healed, sampleIds: audit.sampleIds } }),
+      ...(findings.findings.length > 0 ? { findings: findings.findings } : {}),
       leaseUntil: input.run.leaseUntil,
     },
   });
@@ -133,6 +146,7 @@ export async function ingestPage(
     watermark,
     fingerprint: prepared.fingerprint,
     ...(audit === undefined ? {} : { healed: audit.healed }),
+    findingSamples: findings.sampled,
   };
 }
 

@@ -2,8 +2,10 @@ import { createHash } from "node:crypto";
 import type { SyncEntity } from "../core/entities";
 import { PaginationError } from "../core/errors";
 import type { RecordWrite, StageKinds } from "../core/ports/record-store";
+import { isPlainObject } from "../records/fields/object";
 import { parseRecord } from "../records/parse-record";
 import { entityDefinition } from "./entity-catalog";
+import { recordHits, tallyPage, type PageTally } from "./record-findings";
 
 /** What the next page is checked against: small enough to travel in the state machine's state. */
 export interface PageFingerprint {
@@ -24,6 +26,8 @@ export interface PreparedPage {
   /** Largest compared timestamp on the page, or null when none has one. */
   readonly maxCompared: string | null;
   readonly fingerprint: PageFingerprint;
+  /** The silent rules the page's distinct records hit, by rule. */
+  readonly findings: readonly PageTally[];
 }
 
 /**
@@ -36,6 +40,8 @@ export function preparePage(input: {
   readonly data: readonly unknown[];
   readonly previous: PageFingerprint | null;
   readonly stageKinds: StageKinds;
+  /** Ids of the users stored for the connection (reference.user); absent: not checked. */
+  readonly userIds?: ReadonlySet<string> | null;
 }): PreparedPage {
   const definition = entityDefinition(input.entity);
   // Every record is validated before anything is written: one bad record fails the page.
@@ -63,10 +69,19 @@ export function preparePage(input: {
 
   // An id repeated within the page is written once: the last occurrence wins.
   const distinct = new Map<string, (typeof parsed)[number]>();
-  for (const record of parsed) {
+  const rawOf = new Map<string, unknown>();
+  parsed.forEach((record, index) => {
     distinct.delete(record.id);
     distinct.set(record.id, record);
-  }
+    rawOf.set(record.id, input.data[index]);
+  });
+  const findingContext = { stageKinds: input.stageKinds, userIds: input.userIds ?? null };
+  const findings = tallyPage(
+    [...distinct.values()].map((record) => {
+      const raw = rawOf.get(record.id);
+      return { id: record.id, hits: recordHits(input.entity, isPlainObject(raw) ? raw : {}, record, findingContext) };
+    }),
+  );
 
   const unresolvedLeadIds: string[] = [];
   const context = { stageKinds: input.stageKinds, onUnresolvedLead: (id: string) => unresolvedLeadIds.push(id) };
@@ -79,6 +94,7 @@ export function preparePage(input: {
     writes,
     maxCompared,
     fingerprint: { idsDigest, lastCompared },
+    findings,
   };
 }
 

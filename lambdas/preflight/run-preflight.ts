@@ -19,13 +19,13 @@ import { PreflightCannotRunError } from "./preflight-errors";
 import { probeUpdatedSince } from "./probe-updated-since";
 import type { PreflightResult, Report } from "./report";
 import { missingToken401, wrongToken401 } from "./rules/auth-rules";
-import { ALL_RULES } from "./rules/catalog";
+import { KIT_RULES } from "./rules/catalog";
 import { optional200Or404, requiredPresent } from "./rules/endpoint-rules";
 import { errorBody } from "./rules/error-rules";
 import { rateDeclared, rateRetriesExhausted, rateRetryAfter } from "./rules/rate-rules";
 import { SourceTransport, type PreflightFetch, type SourceResponse } from "./source-transport";
 
-const RULE_ORDER = ALL_RULES.map((r) => r.id);
+const RULE_ORDER = KIT_RULES.map((r) => r.id);
 
 export interface PreflightOptions {
   /** Root of the source API; a trailing slash is stripped. */

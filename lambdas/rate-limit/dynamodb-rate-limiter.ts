@@ -7,7 +7,7 @@ import {
 } from "@aws-sdk/client-dynamodb";
 import { atStoreEdge } from "../aws/aws-busy-errors";
 import { RateLimitSlotsStaleError } from "../core/errors";
-import { MAX_SLOT_LEAD_MS, MAX_STALE_SLOTS, SLOT_LATE_MS } from "../core/limits";
+import { MAX_STALE_SLOTS, SLOT_LATE_MS } from "../core/limits";
 import type { Clock, Sleep } from "../core/ports/clock";
 import type { RateLimiter } from "../core/ports/rate-limiter";
 import { realSleep, systemClock } from "../core/system-clock";
@@ -126,8 +126,6 @@ function withoutStale(stored: readonly number[], stale: StaleSlots | null): numb
 
 interface Waiter {
   readonly requestsPerSecond: number;
-  /** The slot is reserved this long after the moment it is written (0: now). */
-  readonly leadMs: number;
   /** This caller's own slot that went stale unused (its start): the new slot takes its place in the log. */
   readonly replacing: number | null;
   readonly resolve: (slot: number) => void;
@@ -178,24 +176,16 @@ export class DynamoDbRateLimiter implements RateLimiter {
     this.sleep = options.sleep ?? realSleep;
   }
 
-  async acquire(
-    connectionId: string,
-    requestsPerSecond: number,
-    options: { readonly leadMs?: number; readonly replacing?: number } = {},
-  ): Promise<number> {
+  async acquire(connectionId: string, requestsPerSecond: number, options: { readonly replacing?: number } = {}): Promise<number> {
     if (!Number.isInteger(requestsPerSecond) || requestsPerSecond < 1) {
       throw new RangeError(`requestsPerSecond must be an integer >= 1; got ${requestsPerSecond}`);
-    }
-    const leadMs = options.leadMs ?? 0;
-    if (!Number.isFinite(leadMs) || leadMs < 0 || leadMs > MAX_SLOT_LEAD_MS) {
-      throw new RangeError(`leadMs must be from 0 to ${MAX_SLOT_LEAD_MS}; got ${leadMs}`);
     }
     const key: Record<string, AttributeValue> = {
       [RATE_ATTR.pk]: { S: rateLimitPartitionKey(connectionId) },
       [RATE_ATTR.sk]: { S: rateLimitSortKey() },
     };
     return new Promise<number>((resolve, reject) => {
-      const waiter: Waiter = { requestsPerSecond, leadMs, replacing: options.replacing ?? null, resolve, reject };
+      const waiter: Waiter = { requestsPerSecond, replacing: options.replacing ?? null, resolve, reject };
       const queue = this.queues.get(connectionId);
       if (queue !== undefined) {
         queue.push(waiter);
@@ -215,19 +205,19 @@ export class DynamoDbRateLimiter implements RateLimiter {
       while (queue.length > 0) {
         // Calls made before and after a rate change may wait together: the lower rate holds for both.
         const limit = Math.min(...queue.map((waiter) => waiter.requestsPerSecond));
-        // One write admits calls of one lead: the head's, and those right behind it with the same lead.
-        // A call replacing its own stale slot goes alone: its write takes that slot out of the log.
-        const { leadMs, replacing } = queue[0]!;
+        // One write admits the head and the calls right behind it; a call replacing its own stale slot
+        // goes alone: its write takes that slot out of the log.
+        const { replacing } = queue[0]!;
         const batch = () => {
           if (replacing !== null) return 1;
-          const other = queue.findIndex((waiter) => waiter.leadMs !== leadMs || waiter.replacing !== null);
+          const other = queue.findIndex((waiter) => waiter.replacing !== null);
           return other < 0 ? queue.length : other;
         };
         // The count is read at each attempt: calls that join while a read is in flight share its write.
         const replaced = stale ?? (replacing === null ? null : { at: replacing, count: 1 });
-        const taken = await this.takeSlots(key, limit, batch, replaced, leadMs);
+        const taken = await this.takeSlots(key, limit, batch, replaced);
         if (taken.late) {
-          // Bounded: a store slower than any lead would re-stamp for ever (the Task's Retry takes it from there).
+          // Bounded: a store slower than any write lead would re-stamp for ever (the Task's Retry takes it from there).
           if ((lateInARow += 1) >= MAX_STALE_SLOTS) {
             throw new RateLimitSlotsStaleError(
               `${MAX_STALE_SLOTS} rate-limit slots in a row came back from the store more than ${SLOT_LATE_MS} ms late (the store is overloaded); retried`,
@@ -258,7 +248,6 @@ export class DynamoDbRateLimiter implements RateLimiter {
     limit: number,
     wanted: () => number,
     stale: StaleSlots | null,
-    leadMs = 0,
   ): Promise<{ count: number; at: number; late: boolean }> {
     const id = key[RATE_ATTR.pk]?.S ?? "";
     for (;;) {
@@ -274,11 +263,11 @@ export class DynamoDbRateLimiter implements RateLimiter {
       // on the version, so a log that changed meanwhile just loses the race and is read again. The slot
       // time is taken right before the write, so the drift per window is only the timer's lateness.
       for (;;) {
-        // A reserved slot starts leadMs from now: the window rule is applied at that start (planAcquire
-        // counts every start after at - window, later ones included, so no window around it overflows).
-        // An immediate slot is recorded as far ahead as this process's writes take (see WRITE_LATENCY_SAMPLES).
+        // A slot is recorded as far ahead as this process's writes take (see WRITE_LATENCY_SAMPLES); the window
+        // rule is applied at that start (planAcquire counts every start after at - window, later ones included,
+        // so no window around it overflows).
         const started = this.now();
-        const at = started + Math.max(leadMs, this.writeLeadMs());
+        const at = started + this.writeLeadMs();
         const plan = planAcquire(stored, limit, at, wanted(), RATE_WINDOW_MS, stale);
         if (!plan.admit) {
           await this.sleep(plan.waitMs);

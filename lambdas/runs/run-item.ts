@@ -14,7 +14,8 @@ import type { EntitiesMove, NewRun } from "../core/ports/run-store";
 import { RunLockSchema, type RunLock } from "../core/run-lock";
 import { AUDIT_ENTITIES, AUDIT_ID_PREFIX, runModeOf, type RunMode } from "../core/run-mode";
 import { AUDIT_SAMPLE_IDS, type AuditSummary, type HealedCounts } from "../core/audit-summary";
-import { EntityProgressSchema, RunSummarySchema, type EntityProgress, type RunSummary, type RunWait } from "../core/run-summary";
+import { FINDING_SAMPLE_IDS } from "../core/limits";
+import { EntityProgressSchema, RunFindingSchema, RunSummarySchema, type EntityProgress, type RunSummary, type RunWait } from "../core/run-summary";
 import { PARTITION_KEY_MAX_BYTES, SORT_KEY_MAX_BYTES, utf8Bytes } from "../store/key-limits";
 
 /**
@@ -168,13 +169,49 @@ export class CorruptRunItemError extends Error {
  * is one UpdateItem). A row or a count not written yet reads as its start value.
  */
 const { entity: _entity, ...progressFields } = EntityProgressSchema.entries;
-const StoredProgressSchema = v.object({
-  status: v.optional(progressFields.status, "pending"),
-  pages: v.optional(progressFields.pages, 0),
-  records: v.optional(progressFields.records, 0),
-  error: v.optional(progressFields.error, null),
-  waits: v.optional(progressFields.waits, []),
-});
+
+/**
+ * A row's findings are stored flat in its map, three attributes per rule id
+ * (`finding_count:<rule>` ADDed, `finding_samples:<rule>` appended,
+ * `finding_info:<rule>` set once), so a page's progress adds to them in its one
+ * UpdateItem without a map per rule having to exist first.
+ */
+export const FINDING_ATTR_PREFIX = { count: "finding_count:", samples: "finding_samples:", info: "finding_info:" } as const;
+
+const StoredFindingInfoSchema = v.object({ severity: RunFindingSchema.entries.severity, detail: v.string() });
+
+/** The findings of a stored row, errors first, then by rule id (rows written before findings existed have none). */
+function storedFindings(row: Record<string, unknown>): unknown[] {
+  const findings = [];
+  for (const [name, count] of Object.entries(row)) {
+    if (!name.startsWith(FINDING_ATTR_PREFIX.count)) continue;
+    const rule = name.slice(FINDING_ATTR_PREFIX.count.length);
+    const info = v.safeParse(StoredFindingInfoSchema, row[`${FINDING_ATTR_PREFIX.info}${rule}`]);
+    const samples = row[`${FINDING_ATTR_PREFIX.samples}${rule}`];
+    findings.push({
+      rule,
+      severity: info.success ? info.output.severity : undefined,
+      count,
+      // A page replayed from another starting cursor could append past the bound: the summary shows the first ones.
+      sample_ids: Array.isArray(samples) ? samples.slice(0, FINDING_SAMPLE_IDS) : [],
+      detail: info.success ? info.output.detail : undefined,
+    });
+  }
+  const rank = (finding: { severity?: string }) => (finding.severity === "error" ? 0 : 1);
+  return findings.sort((a, b) => rank(a) - rank(b) || (a.rule < b.rule ? -1 : a.rule > b.rule ? 1 : 0));
+}
+
+const StoredProgressSchema = v.pipe(
+  v.looseObject({
+    status: v.optional(progressFields.status, "pending"),
+    pages: v.optional(progressFields.pages, 0),
+    records: v.optional(progressFields.records, 0),
+    error: v.optional(progressFields.error, null),
+    waits: v.optional(progressFields.waits, []),
+  }),
+  v.transform(({ status, pages, records, error, waits, ...rest }) => ({ status, pages, records, error, waits, findings: storedFindings(rest) })),
+  v.object({ ...progressFields }),
+);
 const { entities: _entities, ...summaryFields } = RunSummarySchema.entries;
 const RunItemSchema = v.object({
   ...summaryFields,
@@ -553,10 +590,27 @@ export function pageFence(tableName: string, connectionId: string, run: PageRun)
       auditSets.push("#entities.#entity.#samples = list_append(if_not_exists(#entities.#entity.#samples, :noSamples), :samples)");
     }
   }
+  const sets = ["#entities.#entity.#lastPage = :page", ...auditSets];
+  (run.findings ?? []).forEach((finding, index) => {
+    // Under the same condition as the page's count: a replayed page adds nothing here either.
+    const [count, samples, info] = [`#fc${index}`, `#fs${index}`, `#fi${index}`];
+    names[count] = `${FINDING_ATTR_PREFIX.count}${finding.rule}`;
+    names[info] = `${FINDING_ATTR_PREFIX.info}${finding.rule}`;
+    values[`:fc${index}`] = { N: String(requireCount("finding count", finding.count)) };
+    values[`:fi${index}`] = { M: { severity: { S: finding.severity }, detail: { S: cutDetail(finding.detail) } } };
+    adds.push(`#entities.#entity.${count} :fc${index}`);
+    sets.push(`#entities.#entity.${info} = if_not_exists(#entities.#entity.${info}, :fi${index})`);
+    if (finding.sampleIds.length > 0) {
+      names[samples] = `${FINDING_ATTR_PREFIX.samples}${finding.rule}`;
+      values[`:fs${index}`] = { L: finding.sampleIds.map((id) => ({ S: id })) };
+      values[":noSamples"] = { L: [] };
+      sets.push(`#entities.#entity.${samples} = list_append(if_not_exists(#entities.#entity.${samples}, :noSamples), :fs${index})`);
+    }
+  });
   const progress = {
     TableName: tableName,
     Key: runKey(connectionId, run.runId),
-    UpdateExpression: `SET ${["#entities.#entity.#lastPage = :page", ...auditSets].join(", ")} ADD ${adds.join(", ")}`,
+    UpdateExpression: `SET ${sets.join(", ")} ADD ${adds.join(", ")}`,
     ConditionExpression:
       "#status = :running AND (attribute_not_exists(#entities.#entity.#lastPage) OR #entities.#entity.#lastPage < :page)",
     ExpressionAttributeNames: names,
@@ -643,7 +697,7 @@ export function readAuditItem(item: Item): AuditSummary {
           healed,
           absent_in_source: extras[RUN_ATTR.auditAbsent],
           sample_ids: [...extras[RUN_ATTR.auditSampleIds], ...extras[AUDIT_ABSENT_SAMPLES]].slice(0, AUDIT_SAMPLE_IDS),
-          findings: (row as { findings?: readonly unknown[] }).findings ?? [],
+          findings: row.findings,
           error: row.error,
         },
       ];

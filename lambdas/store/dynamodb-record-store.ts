@@ -112,17 +112,33 @@ export class DynamoDbRecordStore implements RecordStore {
     return kinds;
   }
 
+  async getUserIds(connectionId: string): Promise<ReadonlySet<string>> {
+    const shards = await Promise.all(recordShardPartitionKeys(connectionId, "users").map((pk) => this.headItems(pk, [ATTR.key])));
+    const ids = new Set<string>();
+    for (const item of shards.flat()) {
+      const key = parseKey(item[ATTR.key]?.S);
+      if (key !== undefined && key.length === 1) ids.add(key[0]!);
+    }
+    return ids;
+  }
+
   /** The key and kind of every stage head in one shard. */
-  private async stageKindItems(pk: string): Promise<Record<string, AttributeValue>[]> {
+  private stageKindItems(pk: string): Promise<Record<string, AttributeValue>[]> {
+    return this.headItems(pk, [ATTR.key, ATTR.kind]);
+  }
+
+  /** The `attributes` of every item in one record shard, read whole. */
+  private async headItems(pk: string, attributes: readonly string[]): Promise<Record<string, AttributeValue>[]> {
     const items: Record<string, AttributeValue>[] = [];
+    const names = Object.fromEntries(attributes.map((name, index) => [`#a${index}`, name]));
     let startKey: Record<string, AttributeValue> | undefined;
     do {
       const out = await this.client.send(
         new QueryCommand({
           TableName: this.tableName,
           KeyConditionExpression: "#pk = :pk",
-          ProjectionExpression: "#key, #kind",
-          ExpressionAttributeNames: { "#pk": ATTR.pk, "#key": ATTR.key, "#kind": ATTR.kind },
+          ProjectionExpression: Object.keys(names).join(", "),
+          ExpressionAttributeNames: { "#pk": ATTR.pk, ...names },
           ExpressionAttributeValues: { ":pk": { S: pk } },
           ExclusiveStartKey: startKey,
           ConsistentRead: true,

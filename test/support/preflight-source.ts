@@ -8,17 +8,7 @@
  */
 import type { SyncEntity } from "../../lambdas/core/entities";
 import { parseTimestamp } from "../../lambdas/records/fields/timestamp";
-import {
-  callRecord,
-  contactRecord,
-  eventRecord,
-  leadRecord,
-  pipelineRecord,
-  stageRecord,
-  taskRecord,
-  userRecord,
-  type RawRecord,
-} from "../builders/source-records";
+import { numberedRecords, pipelineRecord, stageRecord, userRecord, type RawRecord } from "../builders/source-records";
 import { startSourceServer, type SourceReply, type SourceServer } from "./source-server";
 
 export const PREFLIGHT_TOKEN = "pf-token-abcdefghijklmnopqrstuvwxyz";
@@ -104,7 +94,6 @@ function patched(record: RawRecord, overrides: RawRecord): RawRecord {
 
 /** The correct data: two pipelines (leads use the first), two users, and timestamps one hour apart. */
 export function buildSourceData(sizes: SourceSizes, patches: readonly RecordPatch[] = []): SourceData {
-  const range = (n: number) => Array.from({ length: n }, (_, i) => i);
   const data: SourceData = {
     pipelines: [
       pipelineRecord(),
@@ -115,13 +104,11 @@ export function buildSourceData(sizes: SourceSizes, patches: readonly RecordPatc
       }),
     ],
     users: [userRecord(), userRecord({ id: "user-2", name: "Ben Jones", email: "ben@example.com" })],
-    contacts: range(sizes.contacts).map((i) => contactRecord({ id: `contact-${i + 1}`, created_at: stamp(i), updated_at: stamp(i + 1) })),
-    leads: range(sizes.leads).map((i) =>
-      leadRecord({ id: `lead-${i + 1}`, stage_id: i % 3 === 0 ? "stage-won" : "stage-new", created_at: stamp(i), updated_at: stamp(i + 2) }),
-    ),
-    tasks: range(sizes.tasks).map((i) => taskRecord({ id: `task-${i + 1}`, updated_at: stamp(i + 3) })),
-    calls: range(sizes.calls).map((i) => callRecord({ id: `call-${i + 1}`, created_at: stamp(i + 3), updated_at: stamp(i + 4) })),
-    events: range(sizes.events).map((i) => eventRecord({ id: `event-${i + 1}`, created_at: stamp(i + 5), updated_at: stamp(i + 5) })),
+    contacts: numberedRecords("contacts", sizes.contacts, (i) => ({ created_at: stamp(i), updated_at: stamp(i + 1) }), 1),
+    leads: numberedRecords("leads", sizes.leads, (i) => ({ stage_id: i % 3 === 0 ? "stage-won" : "stage-new", created_at: stamp(i), updated_at: stamp(i + 2) }), 1),
+    tasks: numberedRecords("tasks", sizes.tasks, (i) => ({ updated_at: stamp(i + 3) }), 1),
+    calls: numberedRecords("calls", sizes.calls, (i) => ({ created_at: stamp(i + 3), updated_at: stamp(i + 4) }), 1),
+    events: numberedRecords("events", sizes.events, (i) => ({ created_at: stamp(i + 5), updated_at: stamp(i + 5) }), 1),
   };
   for (const { entity, index, overrides } of patches) data[entity][index] = patched(data[entity][index]!, overrides);
   return data;

@@ -1,4 +1,5 @@
 import type { Collection, StageKind, SyncEntity } from "../entities";
+import type { Severity } from "../severity";
 
 /** A canonical record ready to store: where it goes, its key, its JSON document. */
 export interface RecordWrite {
@@ -20,6 +21,18 @@ export interface WatermarkWrite {
   readonly value: string;
 }
 
+/** What one page adds to a run finding: its records that hit the rule. */
+export interface PageFinding {
+  readonly rule: string;
+  readonly severity: Severity;
+  /** Distinct records of the page that hit it. */
+  readonly count: number;
+  /** Ids to append to the run's examples (the page task keeps the run's total at FINDING_SAMPLE_IDS). */
+  readonly sampleIds: readonly string[];
+  /** The first record's detail; kept only when the run has none for the rule yet. */
+  readonly detail: string;
+}
+
 /**
  * The run a page belongs to, and what the page adds to the run summary.
  * Every transaction of the page checks that this run still holds the
@@ -37,6 +50,8 @@ export interface PageRun {
   readonly unresolvedWonLost: number;
   /** An audit's page: what it healed, counted with the page (so exactly once). Absent for a sync's page. */
   readonly audit?: PageAudit;
+  /** The silent rules the page's records hit, counted with the page (so exactly once). Absent: none. */
+  readonly findings?: readonly PageFinding[];
   /** The lock's new lease (ISO-8601). */
   readonly leaseUntil: string;
 }
@@ -112,6 +127,8 @@ export interface RecordStore {
    */
   resetWatermark(connectionId: string, entity: SyncEntity): Promise<void>;
   getStageKinds(connectionId: string): Promise<StageKinds>;
+  /** Ids of every user stored for the connection (what /users returned over its runs). */
+  getUserIds(connectionId: string): Promise<ReadonlySet<string>>;
   /**
    * Upserts the page's records and then its watermark, with the run's progress
    * and lease. Safe to replay: every write is an idempotent put, the progress

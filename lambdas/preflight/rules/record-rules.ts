@@ -143,4 +143,53 @@ export const recordTextTruncated = rule<RecordObservation>({
   },
 });
 
+/*
+ * Silent rules only the sync reports: it accepts the record but stores less
+ * than the source meant, and every run counts them (run findings).
+ */
+
+/** A task with neither lead_id nor contact_id is accepted and linked to nothing. */
+export const taskUnlinked = rule<RecordObservation>({
+  id: "task.unlinked",
+  severity: "warning",
+  spec: "Resources > Task (Association)",
+  check: ({ entity, raw, invalid, recordId: id }) =>
+    entity === "tasks" && invalid === null && !raw["lead_id"] && !raw["contact_id"]
+      ? `record ${id}: a task with neither lead_id nor contact_id is stored linked to nothing and appears in no report; send the lead_id or contact_id it belongs to`
+      : null,
+});
+
+/** A call direction other than exactly `in` or `out` (null and omitted too) is stored as `out`. */
+export const callDirectionDefaulted = rule<RecordObservation>({
+  id: "call.direction-defaulted",
+  severity: "warning",
+  spec: "Resources > Call (direction)",
+  check: ({ entity, raw, invalid, recordId: id }) =>
+    entity === "calls" && invalid === null && raw["direction"] !== "in" && raw["direction"] !== "out"
+      ? `record ${id}: direction is ${JSON.stringify(raw["direction"] ?? null)}, stored as out; send exactly in or out`
+      : null,
+});
+
+/** custom_fields that is not an object (an array, a string, a number, a boolean) is stored as null. */
+export const recordCustomFieldsObject = rule<RecordObservation>({
+  id: "record.custom-fields-object",
+  severity: "warning",
+  spec: "Resources > Contact, Lead (custom_fields)",
+  check: ({ entity, raw, invalid, recordId: id }) => {
+    const fields = raw["custom_fields"];
+    if ((entity !== "contacts" && entity !== "leads") || invalid !== null || fields === undefined || fields === null || isPlainObject(fields)) return null;
+    return `record ${id}: custom_fields is ${Array.isArray(fields) ? "an array" : `a ${typeof fields}`}, not an object, and is stored as null; send a flat JSON object of name to value`;
+  },
+});
+
+/** The record rules the kit runs on every record it crawls. */
 export const RECORD_RULES = [...SPECIFIC, recordFields, recordUpdatedAt, recordTimestampFormat, recordTextTruncated];
+
+/**
+ * What the sync alone reports: the spec accepts these records, so the kit
+ * does not fail or warn a source for them, but each run counts them.
+ */
+export const SYNC_ONLY_RECORD_RULES = [recordCustomFieldsObject, taskUnlinked, callDirectionDefaulted];
+
+/** The record rules a record the sync accepts can still break: what every sync counts. */
+export const SILENT_RECORD_RULES = [recordUpdatedAt, recordTimestampFormat, recordTextTruncated, ...SYNC_ONLY_RECORD_RULES];
