@@ -41,7 +41,9 @@ describe("POST and GET /connections/{id}/audits", () => {
     expect(one.body).toMatchObject({ id: first.body.id, status: "succeeded", started_at: expect.any(String), finished_at: expect.any(String) });
     const leads = one.body.entities.find((row: { entity: string }) => row.entity === "leads");
     // The store was empty: both leads were missed, and healed.
-    expect(leads).toMatchObject({ status: "succeeded", source_records: 2, stored_records: 2, healed: { missed: 2, stale: 0, changed_without_advancing: 0 }, absent_in_source: 0, findings: [] });
+    expect(leads).toMatchObject({ status: "succeeded", source_records: 2, stored_records: 2, healed: { missed: 2, stale: 0, changed_without_advancing: 0 }, absent_in_source: 0 });
+    // The findings of a run summary ride on the audit too: no stages were ever synced, so neither lead resolves.
+    expect(leads.findings).toEqual([expect.objectContaining({ rule: "reference.stage", count: 2 })]);
     expect([...leads.sample_ids].sort()).toEqual(["lead-1", "lead-2"]);
 
     const list = await env.api.request("GET", `${CONNECTIONS_PATH}/${id}/audits`, { token: env.owner });
