@@ -7,10 +7,9 @@ import {
   TransactionCanceledException,
   UpdateItemCommand,
   type AttributeValue,
-  type DynamoDBClient,
   type Update,
 } from "@aws-sdk/client-dynamodb";
-import { atStoreEdge } from "../aws/aws-busy-errors";
+import { DynamoDbTableAdapter } from "../aws/dynamodb-table-adapter";
 import type { SummaryEntity } from "../core/entities";
 import { StoreUnavailableError } from "../core/errors";
 import type { BeginResult, EntitiesMove, NewRun, RunStore } from "../core/ports/run-store";
@@ -40,12 +39,6 @@ import {
   auditEntityClosedUpdate,
   type RunOutcome,
 } from "./run-item";
-
-export interface DynamoDbRunStoreOptions {
-  /** Injected: the store never builds a client (endpoint, credentials and retries are the caller's). */
-  readonly client: DynamoDBClient;
-  readonly tableName: string;
-}
 
 /** Keys in one BatchGetItem (DynamoDB's limit). */
 const BATCH_GET_MAX_KEYS = 100;
@@ -88,18 +81,9 @@ type Item = Record<string, AttributeValue>;
  * summary to exist and throw RunNotFoundError otherwise; once the run has
  * finished they change nothing. A page's progress is written by the record
  * store, in the page's last transaction (../store/page-transactions.ts).
- * Other DynamoDB errors propagate unchanged.
+ * Busy DynamoDB errors become StoreUnavailableError (DynamoDbTableAdapter); others propagate unchanged.
  */
-export class DynamoDbRunStore implements RunStore {
-  /** Busy DynamoDB errors become StoreUnavailableError here, at the adapter's edge. */
-  private readonly client: Pick<DynamoDBClient, "send">;
-  private readonly tableName: string;
-
-  constructor(options: DynamoDbRunStoreOptions) {
-    this.client = atStoreEdge(options.client);
-    this.tableName = options.tableName;
-  }
-
+export class DynamoDbRunStore extends DynamoDbTableAdapter implements RunStore {
   /** One transaction (run-item.ts beginTransaction); when the lock condition fails, nothing is written and the holder is returned. */
   async begin(run: NewRun, options?: { readonly replacing?: string }): Promise<BeginResult> {
     const input = beginTransaction(this.tableName, run, options?.replacing);

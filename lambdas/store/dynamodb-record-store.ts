@@ -9,10 +9,9 @@ import {
   TransactGetItemsCommand,
   TransactWriteItemsCommand,
   type AttributeValue,
-  type DynamoDBClient,
   type TransactWriteItemsCommandInput,
 } from "@aws-sdk/client-dynamodb";
-import { atStoreEdge } from "../aws/aws-busy-errors";
+import { DynamoDbTableAdapter } from "../aws/dynamodb-table-adapter";
 import { STAGE_KINDS, SYNC_ENTITIES, type Collection, type StageKind, type SyncEntity } from "../core/entities";
 import { InvalidCursorError, RunSupersededError, StoredVersionNewerError, SyncSinceChangedError } from "../core/errors";
 import type { PageWrite, RecordOrder, RecordPage, RecordStore, StageKinds } from "../core/ports/record-store";
@@ -37,28 +36,13 @@ export const LIST_MAX_LIMIT = 1000;
 /** Re-reads of a split record whose part count changed under a concurrent write. */
 const ASSEMBLE_ATTEMPTS = 3;
 
-export interface DynamoDbRecordStoreOptions {
-  /** Injected: the store never builds a client (endpoint, credentials and retries are the caller's). */
-  readonly client: DynamoDBClient;
-  readonly tableName: string;
-}
-
 /**
  * RecordStore on the single DynamoDB table (key layout: ./keys.ts; how a page
- * becomes transactions: ./page-transactions.ts). DynamoDB errors, throttling
- * and TransactionCanceledException included, propagate unchanged: the state
- * machine retries the page, which is safe because commitPage is idempotent.
+ * becomes transactions: ./page-transactions.ts). Busy DynamoDB errors become
+ * StoreUnavailableError (DynamoDbTableAdapter) and the state machine retries
+ * the page, which is safe because commitPage is idempotent.
  */
-export class DynamoDbRecordStore implements RecordStore {
-  /** Busy DynamoDB errors become StoreUnavailableError here, at the adapter's edge. */
-  private readonly client: Pick<DynamoDBClient, "send">;
-  private readonly tableName: string;
-
-  constructor(options: DynamoDbRecordStoreOptions) {
-    this.client = atStoreEdge(options.client);
-    this.tableName = options.tableName;
-  }
-
+export class DynamoDbRecordStore extends DynamoDbTableAdapter implements RecordStore {
   async getWatermark(connectionId: string, entity: SyncEntity): Promise<string | null> {
     const out = await this.client.send(
       new GetItemCommand({
