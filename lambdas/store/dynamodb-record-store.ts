@@ -13,7 +13,7 @@ import {
 } from "@aws-sdk/client-dynamodb";
 import { DynamoDbTableAdapter } from "../aws/dynamodb-table-adapter";
 import { STAGE_KINDS, SYNC_ENTITIES, type Collection, type StageKind, type SyncEntity } from "../core/entities";
-import { InvalidCursorError, RunSupersededError, SyncSinceChangedError } from "../core/errors";
+import { InvalidCursorError, RunSupersededError, StoredVersionNewerError, SyncSinceChangedError } from "../core/errors";
 import type { PageWrite, RecordOrder, RecordPage, RecordStore, StageKinds } from "../core/ports/record-store";
 import { getLockRequest, lockHolder, watermarksResetUpdate } from "../runs/run-item";
 import {
@@ -184,6 +184,9 @@ export class DynamoDbRecordStore extends DynamoDbTableAdapter implements RecordS
       if (reasons[LOCK_ACTION_INDEX]?.Code === "ConditionalCheckFailed") throw await this.fenceError(write);
       if (reasons[PROGRESS_ACTION_INDEX]?.Code === "ConditionalCheckFailed" && input.TransactItems?.[PROGRESS_ACTION_INDEX]?.Update) {
         return true;
+      }
+      if (reasons.some((reason, index) => reason.Code === "ConditionalCheckFailed" && input.TransactItems?.[index]?.Put?.ConditionExpression !== undefined)) {
+        throw new StoredVersionNewerError(`an audit page of connection ${write.connectionId} met a stored version newer than the one it compared; the page wrote nothing`);
       }
       throw error;
     }
