@@ -17,21 +17,12 @@ const DATA = {
 
 const env = useHoldableSourceApi(() => DATA, SOURCE_TOKEN, "acct-cancel");
 
-async function newConnection(): Promise<string> {
-  const created = await env.api.request("POST", CONNECTIONS_PATH, {
-    token: env.owner,
-    body: { base_url: env.source.baseUrl, token: SOURCE_TOKEN, rate_limit: 1000, sync_since: "2026-01-01T00:00:00Z" },
-  });
-  expect(created.status).toBe(201);
-  return created.body.id;
-}
-
 const executionsOf = (runId: string) =>
   env.api.sync.engine.list().filter((execution) => (execution.input as { run_id?: string }).run_id === runId);
 
 describe("POST /connections/{id}/syncs/{runId}/cancel", () => {
   test("cancelling a running sync: unfinished entities fail 'cancelled by the owner', finished ones keep their outcome, the execution is aborted", async () => {
-    const id = await newConnection();
+    const id = await env.newConnection();
     const { runId, acted: cancelled } = await env.whileLeadsInFlight(id, async (runId) => {
       const response = await env.api.request("POST", `${CONNECTIONS_PATH}/${id}/syncs/${runId}/cancel`, { token: env.owner });
       expect(response.status, response.text).toBe(200);
@@ -46,7 +37,7 @@ describe("POST /connections/{id}/syncs/{runId}/cancel", () => {
   });
 
   test("the fence: the cancelled run's in-flight page writes no record and no watermark, and its summary stays as the cancel left it", async () => {
-    const id = await newConnection();
+    const id = await env.newConnection();
     const { runId, acted: cancelled } = await env.whileLeadsInFlight(
       id,
       async (runId): Promise<unknown> => (await env.api.request("POST", `${CONNECTIONS_PATH}/${id}/syncs/${runId}/cancel`, { token: env.owner })).body,
@@ -59,7 +50,7 @@ describe("POST /connections/{id}/syncs/{runId}/cancel", () => {
   });
 
   test("after a cancel the next sync starts a new run at once, which reads the leads the cancelled run did not store", async () => {
-    const id = await newConnection();
+    const id = await env.newConnection();
     const { runId } = await env.whileLeadsInFlight(id, async (runId) => {
       expect((await env.api.request("POST", `${CONNECTIONS_PATH}/${id}/syncs/${runId}/cancel`, { token: env.owner })).status).toBe(200);
     });
@@ -71,7 +62,7 @@ describe("POST /connections/{id}/syncs/{runId}/cancel", () => {
   });
 
   test("the first finish wins: cancelling a run that has finished is a 409 and changes nothing", async () => {
-    const id = await newConnection();
+    const id = await env.newConnection();
     const runId = (await env.api.request("POST", `${CONNECTIONS_PATH}/${id}/syncs`, { token: env.owner })).body.id;
     const finished = await env.api.waitForRun(id, runId);
     expect(finished.status).toBe("succeeded");
@@ -82,8 +73,8 @@ describe("POST /connections/{id}/syncs/{runId}/cancel", () => {
   });
 
   test("an unknown run, or another connection's, is a 404", async () => {
-    const id = await newConnection();
-    const other = await newConnection();
+    const id = await env.newConnection();
+    const other = await env.newConnection();
     const runId = (await env.api.request("POST", `${CONNECTIONS_PATH}/${id}/syncs`, { token: env.owner })).body.id;
     expect((await env.api.request("POST", `${CONNECTIONS_PATH}/${id}/syncs/20260101T000000000Z-nothing/cancel`, { token: env.owner })).status).toBe(404);
     expect((await env.api.request("POST", `${CONNECTIONS_PATH}/${other}/syncs/${runId}/cancel`, { token: env.owner })).status).toBe(404);

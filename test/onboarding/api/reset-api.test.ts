@@ -18,14 +18,7 @@ const DATA = {
 
 const env = useHoldableSourceApi(() => DATA, SOURCE_TOKEN, "acct-reset");
 
-async function newConnection(): Promise<string> {
-  const created = await env.api.request("POST", CONNECTIONS_PATH, {
-    token: env.owner,
-    body: { base_url: env.source.baseUrl, token: SOURCE_TOKEN, rate_limit: 1000, sync_since: SYNC_SINCE },
-  });
-  expect(created.status).toBe(201);
-  return created.body.id;
-}
+const newConnection = () => env.newConnection(SYNC_SINCE);
 
 /** A connection after one full sync: every incremental entity has a watermark. */
 async function syncedConnection(): Promise<string> {
