@@ -8,6 +8,7 @@ import { ResetResultSchema, ResetSyncSchema } from "../reset-sync";
 import { RunListSchema, RunStartedSchema } from "../run-operations";
 import { ConnectionTestResultSchema } from "../test-connection";
 import { FunnelSchema } from "../funnel-analytics";
+import { QualitySchema } from "../quality-operations";
 import { errorStatusesByName, RETRY_AFTER_SECONDS } from "./error-status";
 import { PreflightRunSchema } from "../../preflight/preflight-run";
 import { API_PREFIX, ROUTES, type Route } from "./routes";
@@ -49,6 +50,7 @@ export const RESPONSE_SCHEMAS = {
   // The kit's report plus the run's own state: the schema the preflight store parses with.
   PreflightRun: PreflightRunSchema,
   Funnel: FunnelSchema,
+  Quality: QualitySchema,
 };
 
 function responseComponents(): Record<string, object> {
@@ -90,6 +92,7 @@ function responsesOf(route: Route): Record<string, unknown> {
     resumeConnection: { description: "The connection, resumed", content: content(ref("Connection")) },
     cancelSyncRun: { description: "The cancelled run's summary (or the run's own outcome if it finished first)", content: content(ref("RunSummary")) },
     resetSync: { description: "What was reset, and the run started if asked", content: content(ref("ResetResult")) },
+    getQuality: { description: "Per entity and rule: the count in the last successful run, the counts over the last 10 finished runs, sample ids and the rule's fix", content: content(ref("Quality")) },
     getFunnel: { description: "Per pipeline: leads per stage in stage order, won, lost, revenue won, top loss reasons, unresolved won/lost, overdue tasks, connected calls", content: content(ref("Funnel")) },
   };
   const errors = Object.fromEntries(
