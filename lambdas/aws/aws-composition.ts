@@ -1,3 +1,4 @@
+import { DynamoDbAuditStore } from "../audits/dynamodb-audit-store";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { KMSClient } from "@aws-sdk/client-kms";
 import { LambdaClient } from "@aws-sdk/client-lambda";
@@ -62,8 +63,10 @@ function sourceClient(allowLoopback: boolean) {
 
 export function awsSyncDeps(env: Record<string, string | undefined> = process.env): SyncDeps {
   const config = readConfig(SyncTaskConfigSchema, env);
+  const dynamodb = dynamoDbClient();
   return {
-    ...stores(dynamoDbClient(), config.TABLE_NAME),
+    ...stores(dynamodb, config.TABLE_NAME),
+    audits: new DynamoDbAuditStore({ client: dynamodb, tableName: config.TABLE_NAME }),
     // The page task decrypts once per warm container, not once per page.
     cipher: cachingDecrypts(new KmsTokenCipher({ client: kmsClient(), keyId: config.KMS_KEY_ID })),
     source: sourceClient(config.ALLOW_LOOPBACK_SOURCES),

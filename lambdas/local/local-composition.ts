@@ -12,6 +12,7 @@ import { DynamoDbPurgeQueue } from "../purges/dynamodb-purge-queue";
 import { purgeDeletedConnections, type PurgeDeps, type PurgeResult } from "../retention/purge-deleted-connections";
 import { DynamoDbRunStore } from "../runs/dynamodb-run-store";
 import { DynamoDbRecordStore } from "../store/dynamodb-record-store";
+import { DynamoDbAuditStore } from "../audits/dynamodb-audit-store";
 import { makeSyncHandlers } from "../sync/handlers/sync-handlers";
 import type { StartSyncDeps, SyncDeps } from "../sync/sync-deps";
 import { LocalSyncEngine } from "./local-sync-engine";
@@ -96,6 +97,7 @@ export function createLocalSync(options: LocalSyncOptions): LocalSync {
     cipher: options.cipher,
     runs,
     records,
+    audits: new DynamoDbAuditStore({ client, tableName }),
     source: options.source,
     limiter,
     clock,

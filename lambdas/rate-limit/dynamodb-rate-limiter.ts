@@ -1,11 +1,5 @@
-import {
-  ConditionalCheckFailedException,
-  GetItemCommand,
-  PutItemCommand,
-  type AttributeValue,
-  type DynamoDBClient,
-} from "@aws-sdk/client-dynamodb";
-import { atStoreEdge } from "../aws/aws-busy-errors";
+import { ConditionalCheckFailedException, GetItemCommand, PutItemCommand, type AttributeValue } from "@aws-sdk/client-dynamodb";
+import { DynamoDbTableAdapter, type DynamoDbTableOptions } from "../aws/dynamodb-table-adapter";
 import { RateLimitSlotsStaleError } from "../core/errors";
 import { MAX_STALE_SLOTS, SLOT_LATE_MS } from "../core/limits";
 import type { Clock, Sleep } from "../core/ports/clock";
@@ -56,10 +50,7 @@ export const MAX_WRITE_LEAD_MS = 250;
 /** Upper bound of the random pause before retrying after losing a write race. */
 export const CONFLICT_JITTER_MAX_MS = 5;
 
-export interface DynamoDbRateLimiterOptions {
-  /** Injected: the limiter never builds a client. */
-  readonly client: DynamoDBClient;
-  readonly tableName: string;
+export interface DynamoDbRateLimiterOptions extends DynamoDbTableOptions {
   /** Real time by default: the rate is the source's, never scaled by TIME_SCALE. */
   readonly clock?: Clock;
   /** Real-time sleep by default. */
@@ -152,12 +143,10 @@ interface Waiter {
  *
  * Times are epoch ms from every caller's own clock (NTP-synced on Lambda); the
  * window margin also absorbs small skew. DynamoDB errors other than a lost race
- * propagate unchanged (to every call queued at that moment).
+ * (busy ones as StoreUnavailableError, DynamoDbTableAdapter) reach every call
+ * queued at that moment.
  */
-export class DynamoDbRateLimiter implements RateLimiter {
-  /** Busy DynamoDB errors become StoreUnavailableError here, at the adapter's edge. */
-  private readonly client: Pick<DynamoDBClient, "send">;
-  private readonly tableName: string;
+export class DynamoDbRateLimiter extends DynamoDbTableAdapter implements RateLimiter {
   /** Epoch ms. */
   private readonly now: () => number;
   private readonly sleep: Sleep;
@@ -169,8 +158,7 @@ export class DynamoDbRateLimiter implements RateLimiter {
   private readonly lastWritten = new Map<string, { version: number | null; starts: readonly number[] }>();
 
   constructor(options: DynamoDbRateLimiterOptions) {
-    this.client = atStoreEdge(options.client);
-    this.tableName = options.tableName;
+    super(options);
     const clock = options.clock ?? systemClock;
     this.now = () => clock.now().getTime();
     this.sleep = options.sleep ?? realSleep;

@@ -9,12 +9,11 @@ import {
   TransactGetItemsCommand,
   TransactWriteItemsCommand,
   type AttributeValue,
-  type DynamoDBClient,
   type TransactWriteItemsCommandInput,
 } from "@aws-sdk/client-dynamodb";
-import { atStoreEdge } from "../aws/aws-busy-errors";
+import { DynamoDbTableAdapter } from "../aws/dynamodb-table-adapter";
 import { STAGE_KINDS, SYNC_ENTITIES, type Collection, type StageKind, type SyncEntity } from "../core/entities";
-import { InvalidCursorError, RunSupersededError, SyncSinceChangedError } from "../core/errors";
+import { InvalidCursorError, RunSupersededError, StoredVersionNewerError, SyncSinceChangedError } from "../core/errors";
 import type { PageWrite, RecordOrder, RecordPage, RecordStore, StageKinds } from "../core/ports/record-store";
 import { getLockRequest, lockHolder, watermarksResetUpdate } from "../runs/run-item";
 import {
@@ -37,28 +36,13 @@ export const LIST_MAX_LIMIT = 1000;
 /** Re-reads of a split record whose part count changed under a concurrent write. */
 const ASSEMBLE_ATTEMPTS = 3;
 
-export interface DynamoDbRecordStoreOptions {
-  /** Injected: the store never builds a client (endpoint, credentials and retries are the caller's). */
-  readonly client: DynamoDBClient;
-  readonly tableName: string;
-}
-
 /**
  * RecordStore on the single DynamoDB table (key layout: ./keys.ts; how a page
- * becomes transactions: ./page-transactions.ts). DynamoDB errors, throttling
- * and TransactionCanceledException included, propagate unchanged: the state
- * machine retries the page, which is safe because commitPage is idempotent.
+ * becomes transactions: ./page-transactions.ts). Busy DynamoDB errors become
+ * StoreUnavailableError (DynamoDbTableAdapter) and the state machine retries
+ * the page, which is safe because commitPage is idempotent.
  */
-export class DynamoDbRecordStore implements RecordStore {
-  /** Busy DynamoDB errors become StoreUnavailableError here, at the adapter's edge. */
-  private readonly client: Pick<DynamoDBClient, "send">;
-  private readonly tableName: string;
-
-  constructor(options: DynamoDbRecordStoreOptions) {
-    this.client = atStoreEdge(options.client);
-    this.tableName = options.tableName;
-  }
-
+export class DynamoDbRecordStore extends DynamoDbTableAdapter implements RecordStore {
   async getWatermark(connectionId: string, entity: SyncEntity): Promise<string | null> {
     const out = await this.client.send(
       new GetItemCommand({
@@ -200,6 +184,9 @@ export class DynamoDbRecordStore implements RecordStore {
       if (reasons[LOCK_ACTION_INDEX]?.Code === "ConditionalCheckFailed") throw await this.fenceError(write);
       if (reasons[PROGRESS_ACTION_INDEX]?.Code === "ConditionalCheckFailed" && input.TransactItems?.[PROGRESS_ACTION_INDEX]?.Update) {
         return true;
+      }
+      if (reasons.some((reason, index) => reason.Code === "ConditionalCheckFailed" && input.TransactItems?.[index]?.Put?.ConditionExpression !== undefined)) {
+        throw new StoredVersionNewerError(`an audit page of connection ${write.connectionId} met a stored version newer than the one it compared; the page wrote nothing`);
       }
       throw error;
     }

@@ -65,6 +65,10 @@ export const ATTR = {
   listing: "listing",
   /** On a head: the record's newest-first sort value (recordNewestSortValue); the sort key of RECORD_TABLE.newestIndex. */
   newest: "newest",
+  /** On a head an audit wrote: why (map: audit_id, cause, updated_at, watermark, at). A sync's Put of the record drops it. */
+  healed: "healed",
+  /** On a head the last audit did not find at the source (map: audit_id, at). Never a deletion; the next Put drops it. */
+  absent: "absent_in_source",
 } as const;
 
 /** The newest-first value of a record without a valid updated_at or created_at: below every ISO date, so listed last. */

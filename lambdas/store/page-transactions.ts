@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
-import type { AttributeValue, TransactWriteItem, TransactWriteItemsCommandInput } from "@aws-sdk/client-dynamodb";
+import type { AttributeValue, Put, TransactWriteItem, TransactWriteItemsCommandInput } from "@aws-sdk/client-dynamodb";
 import { STAGE_KINDS, type StageKind } from "../core/entities";
 import { RecordTooLargeError } from "../core/errors";
-import type { PageWrite, RecordWrite } from "../core/ports/record-store";
+import type { HealMark, PageWrite, RecordWrite } from "../core/ports/record-store";
 import { pageFence } from "../runs/run-item";
 import {
   ATTR,
@@ -119,7 +119,7 @@ export function planPageTransactions(
       groups.push(current);
       current = { puts: [], bytes: FENCE_BYTES };
     }
-    for (const item of record.items) current.puts.push({ Put: { TableName: tableName, Item: item } });
+    record.items.forEach((item, index) => current.puts.push({ Put: { TableName: tableName, Item: item, ...(index === 0 ? healGuard(record.write, item) : {}) } }));
     current.bytes += record.bytes;
   }
   // The closing actions go with the page's last records when they fit, else in a transaction of their own.
@@ -258,6 +258,8 @@ export function recordItems(connectionId: string, write: RecordWrite): RecordIte
   const kind = write.collection === "stages" ? stageKind(write.doc) : undefined;
   if (kind !== undefined) head[ATTR.kind] = { S: kind };
 
+  if (write.heal !== undefined) head[ATTR.healed] = healMarkAttribute(write.heal);
+
   const items = [head];
   if (chunks.length > 1) {
     const partPk = partPartitionKey(connectionId, write.collection, sk);
@@ -291,6 +293,8 @@ export function estimateItemBytes(item: Record<string, AttributeValue>): number 
     bytes += utf8Bytes(name);
     if (value.S !== undefined) bytes += utf8Bytes(value.S);
     else if (value.N !== undefined) bytes += value.N.length + 1;
+    // A map (an audit's heal mark): its JSON form is longer than DynamoDB's count of it, so an estimate from above.
+    else if (value.M !== undefined) bytes += utf8Bytes(JSON.stringify(value.M));
     else throw new TypeError(`estimateItemBytes: unexpected attribute type of ${name}`);
   }
   return bytes;
@@ -322,4 +326,31 @@ export function splitUtf8(text: string, maxBytes: number): string[] {
 function stageKind(doc: Readonly<Record<string, unknown>>): StageKind | undefined {
   const kind = doc["kind"];
   return typeof kind === "string" && (STAGE_KINDS as readonly string[]).includes(kind) ? (kind as StageKind) : undefined;
+}
+
+/** The heal mark on a head, as a map (explain reads it). */
+function healMarkAttribute(heal: HealMark): AttributeValue {
+  return {
+    M: {
+      audit_id: { S: heal.auditId },
+      cause: { S: heal.cause },
+      updated_at: heal.updatedAt === null ? { NULL: true } : { S: heal.updatedAt },
+      watermark: heal.watermark === null ? { NULL: true } : { S: heal.watermark },
+      at: { S: heal.at },
+    },
+  };
+}
+
+/**
+ * An audit's Put applies only while the store lacks the record or holds a
+ * version not newer than the audit's (by the newest-first value: updated_at,
+ * else created_at, then the same key): an audit never overwrites a newer one.
+ */
+function healGuard(write: RecordWrite, head: Record<string, AttributeValue>): Pick<Put, "ConditionExpression" | "ExpressionAttributeNames" | "ExpressionAttributeValues"> {
+  if (write.heal === undefined) return {};
+  return {
+    ConditionExpression: "attribute_not_exists(#pk) OR #newest <= :newest",
+    ExpressionAttributeNames: { "#pk": ATTR.pk, "#newest": ATTR.newest },
+    ExpressionAttributeValues: { ":newest": head[ATTR.newest]! },
+  };
 }

@@ -8,6 +8,7 @@ import type { RunStarter } from "../core/ports/run-starter";
 import type { RunStore } from "../core/ports/run-store";
 import type { SourceClient } from "../core/ports/source-client";
 import type { TokenCipher } from "../core/ports/token-cipher";
+import type { AuditStore } from "../core/ports/audit-store";
 import type { StageKindsOfRun, UserIdsOfRun } from "./stage-kinds-memo";
 
 /** Every port the sync's Task states use; the composition roots (AWS, local, tests) fill it. */
@@ -16,6 +17,8 @@ export interface SyncDeps {
   readonly cipher: TokenCipher;
   readonly runs: RunStore;
   readonly records: RecordStore;
+  /** What an audit's pages compare with, and how it tells what the source no longer returns. */
+  readonly audits: AuditStore;
   readonly source: SourceClient;
   readonly limiter: RateLimiter;
   readonly clock: Clock;

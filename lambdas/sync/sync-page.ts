@@ -51,6 +51,7 @@ export async function syncPage(deps: SyncDeps, state: SyncState): Promise<SyncSt
       {
         source,
         store: deps.records,
+        audits: deps.audits,
         logger: deps.logger,
         ...(deps.stageKinds === undefined ? {} : { stageKinds: (id: string) => deps.stageKinds!(id, run.run_id) }),
         ...(deps.userIds === undefined ? {} : { userIds: (id: string) => deps.userIds!(id, run.run_id) }),
@@ -64,6 +65,7 @@ export async function syncPage(deps: SyncDeps, state: SyncState): Promise<SyncSt
         watermark: cursor.watermark,
         previous: cursor.previous,
         run: { runId: run.run_id, leaseUntil: leaseUntil(deps.clock.now()) },
+        at: deps.clock.now().toISOString(),
         ...(cursor.finding_samples === undefined ? {} : { findingSamples: cursor.finding_samples }),
       },
     );

@@ -1,3 +1,4 @@
+import { DynamoDbAuditStore } from "../../lambdas/audits/dynamodb-audit-store";
 import { randomBytes, randomUUID } from "node:crypto";
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
@@ -84,6 +85,7 @@ function storesOf(name: SyncFunctionName) {
     limiter: new DynamoDbRateLimiter({ client, tableName }),
     preflights: new DynamoDbPreflightStore({ client, tableName }),
     purges: new DynamoDbPurgeQueue({ client, tableName }),
+    audits: new DynamoDbAuditStore({ client, tableName }),
   };
 }
 

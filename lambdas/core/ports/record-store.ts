@@ -7,6 +7,12 @@ export interface RecordWrite {
   /** `[id]`, or `[pipelineId, stageId]` for stages. */
   readonly key: readonly [string] | readonly [string, string];
   readonly doc: Readonly<Record<string, unknown>>;
+  /**
+   * An audit's write: why it heals the record, and its guard: the Put applies
+   * only while the stored version is not newer than this one (its newest-first
+   * value), so an audit never overwrites a newer stored version.
+   */
+  readonly heal?: HealMark;
 }
 
 export interface WatermarkWrite {
@@ -42,10 +48,34 @@ export interface PageRun {
   /** Stages of a /pipelines page (counted on the stages row). */
   readonly stages: number;
   readonly unresolvedWonLost: number;
+  /** An audit's page: what it healed, counted with the page (so exactly once). Absent for a sync's page. */
+  readonly audit?: PageAudit;
   /** The silent rules the page's records hit, counted with the page (so exactly once). Absent: none. */
   readonly findings?: readonly PageFinding[];
   /** The lock's new lease (ISO-8601). */
   readonly leaseUntil: string;
+}
+
+/** What one page of an audit adds to its entity's row. */
+export interface PageAudit {
+  readonly healed: { readonly missed: number; readonly stale: number; readonly changed_without_advancing: number };
+  /** Ids of healed records to append to the row's examples (the summary shows the first AUDIT_SAMPLE_IDS). */
+  readonly sampleIds: readonly string[];
+}
+
+/**
+ * Why an audit wrote a record, kept on the record's item: the explain
+ * endpoint reads it (the cause, and the record's updated_at against the
+ * entity's watermark when the audit found it).
+ */
+export interface HealMark {
+  readonly auditId: string;
+  readonly cause: "missed" | "stale" | "changed_without_advancing";
+  /** The record's compared timestamp as the source sent it (null: none that parses). */
+  readonly updatedAt: string | null;
+  /** The entity's committed watermark when the audit read the page. */
+  readonly watermark: string | null;
+  readonly at: string;
 }
 
 /** Everything one validated page writes. */

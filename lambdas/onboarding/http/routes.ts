@@ -3,6 +3,7 @@ import { parseJsonBody } from "../connection-input";
 import type { OnboardingDeps } from "../onboarding-deps";
 import { listRecords } from "../record-operations";
 import { getRun, listRuns, triggerSync } from "../run-operations";
+import { getAudit, listAudits, startAudit } from "../audit-operations";
 import { getPreflight, startPreflight } from "../preflight-operations";
 import { testConnection } from "../test-connection";
 import { cancelRun } from "../cancel-run";
@@ -100,6 +101,27 @@ export const ROUTES: readonly Route[] = [
     summary: "One run summary",
     successStatus: 200,
     handle: (deps, request) => getRun(deps, request.account, param(request, "id"), param(request, "runId")),
+  },
+  {
+    routeKey: `POST ${CONNECTIONS}/{id}/audits`,
+    operationId: "startAudit",
+    summary: "Start an audit: read every incremental entity from sync_since, heal what incremental syncs missed (409 while a sync or audit runs)",
+    successStatus: 202,
+    handle: (deps, request) => startAudit(deps, request.account, param(request, "id")),
+  },
+  {
+    routeKey: `GET ${CONNECTIONS}/{id}/audits`,
+    operationId: "listAudits",
+    summary: "Audit summaries, newest first",
+    successStatus: 200,
+    handle: async (deps, request) => ({ data: await listAudits(deps, request.account, param(request, "id")) }),
+  },
+  {
+    routeKey: `GET ${CONNECTIONS}/{id}/audits/{auditId}`,
+    operationId: "getAudit",
+    summary: "One audit: per entity what the source returned, what the store holds, what was healed and why",
+    successStatus: 200,
+    handle: (deps, request) => getAudit(deps, request.account, param(request, "id"), param(request, "auditId")),
   },
   {
     routeKey: `GET ${CONNECTIONS}/{id}/records/{entity}`,

@@ -159,6 +159,12 @@ describe("the onboarding API's OpenAPI document", () => {
     expect(resetAndRun.body.run).toMatchObject({ status: "running" });
     await api.waitForRun(id, resetAndRun.body.run.id);
 
+    const audit = await call("POST", `${connection}/audits`);
+    expect(audit.status, audit.text).toBe(202);
+    await api.waitForRun(id, audit.body.id);
+    expect((await call("GET", `${connection}/audits/${audit.body.id}`)).body.status).toBe("succeeded");
+    expect((await call("GET", `${connection}/audits`)).body.data).toHaveLength(1);
+
     const check = await call("POST", `${connection}/preflight`);
     expect(check.status).toBe(202);
     await api.preflightLauncher.idle();
