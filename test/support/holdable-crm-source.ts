@@ -1,5 +1,5 @@
 import { afterAll, beforeAll } from "vitest";
-import { createApiHarness, type ApiHarness } from "./api-harness";
+import { CONNECTIONS_PATH, createApiHarness, type ApiHarness } from "./api-harness";
 import { crmSource, type CrmData } from "./crm-source";
 import { gate } from "./gate";
 import { startSourceServer, type SourceServer } from "./source-server";
@@ -53,12 +53,18 @@ export interface HoldableSourceApi {
   /** The owner's session token. */
   readonly owner: string;
   holdLeads(): LeadsHold;
+  /**
+   * Starts a sync of the connection through the API and, while its leads page
+   * is held in flight at the source, runs `act` with the run's id; the page is
+   * released after `act`, whatever it does.
+   */
+  whileLeadsInFlight<T>(connectionId: string, act: (runId: string) => Promise<T>): Promise<{ readonly runId: string; readonly acted: T }>;
 }
 
 /** Starts both for a test file (beforeAll) and closes them after it; read the fields inside a test or a later hook. */
 export function useHoldableSourceApi(data: () => CrmData, token: string, account: string): HoldableSourceApi {
-  let ready: HoldableSourceApi | undefined;
-  const get = (): HoldableSourceApi => {
+  let ready: Omit<HoldableSourceApi, "whileLeadsInFlight"> | undefined;
+  const get = () => {
     if (ready === undefined) throw new Error("useHoldableSourceApi starts in beforeAll: use it in a test or a later hook");
     return ready;
   };
@@ -82,5 +88,16 @@ export function useHoldableSourceApi(data: () => CrmData, token: string, account
       return get().owner;
     },
     holdLeads: () => get().holdLeads(),
+    async whileLeadsInFlight(connectionId, act) {
+      const { api, owner } = get();
+      const hold = get().holdLeads();
+      try {
+        const runId: string = (await api.request("POST", `${CONNECTIONS_PATH}/${connectionId}/syncs`, { token: owner })).body.id;
+        await hold.reached;
+        return { runId, acted: await act(runId) };
+      } finally {
+        hold.release();
+      }
+    },
   };
 }

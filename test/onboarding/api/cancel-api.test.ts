@@ -32,19 +32,11 @@ const executionsOf = (runId: string) =>
 describe("POST /connections/{id}/syncs/{runId}/cancel", () => {
   test("cancelling a running sync: unfinished entities fail 'cancelled by the owner', finished ones keep their outcome, the execution is aborted", async () => {
     const id = await newConnection();
-    const hold = env.holdLeads();
-    const reachedLeads = hold.reached;
-    let runId: string;
-    let cancelled: Record<string, any>;
-    try {
-      runId = (await env.api.request("POST", `${CONNECTIONS_PATH}/${id}/syncs`, { token: env.owner })).body.id;
-      await reachedLeads; // the leads page is in flight, held by the source
+    const { runId, acted: cancelled } = await env.whileLeadsInFlight(id, async (runId) => {
       const response = await env.api.request("POST", `${CONNECTIONS_PATH}/${id}/syncs/${runId}/cancel`, { token: env.owner });
       expect(response.status, response.text).toBe(200);
-      cancelled = response.body;
-    } finally {
-      hold.release();
-    }
+      return response.body as Record<string, any>;
+    });
     expect(cancelled).toMatchObject({ id: runId, status: "failed", finished_at: expect.any(String) });
     const byEntity = Object.fromEntries(cancelled.entities.map((row: { entity: string }) => [row.entity, row]));
     for (const entity of ["pipelines", "stages", "users", "contacts"]) expect(byEntity[entity]).toMatchObject({ status: "succeeded", error: null });
@@ -55,17 +47,10 @@ describe("POST /connections/{id}/syncs/{runId}/cancel", () => {
 
   test("the fence: the cancelled run's in-flight page writes no record and no watermark, and its summary stays as the cancel left it", async () => {
     const id = await newConnection();
-    const hold = env.holdLeads();
-    const reachedLeads = hold.reached;
-    let runId: string;
-    let cancelled: unknown;
-    try {
-      runId = (await env.api.request("POST", `${CONNECTIONS_PATH}/${id}/syncs`, { token: env.owner })).body.id;
-      await reachedLeads;
-      cancelled = (await env.api.request("POST", `${CONNECTIONS_PATH}/${id}/syncs/${runId}/cancel`, { token: env.owner })).body;
-    } finally {
-      hold.release();
-    }
+    const { runId, acted: cancelled } = await env.whileLeadsInFlight(
+      id,
+      async (runId): Promise<unknown> => (await env.api.request("POST", `${CONNECTIONS_PATH}/${id}/syncs/${runId}/cancel`, { token: env.owner })).body,
+    );
     // The handler that was fetching the leads page runs to its end (the engine drops its result): wait for it.
     await Promise.all(executionsOf(runId).map((execution) => env.api.sync.engine.settled(execution.executionId)));
     expect((await env.api.request("GET", `${CONNECTIONS_PATH}/${id}/records/leads`, { token: env.owner })).body.data).toEqual([]);
@@ -75,16 +60,9 @@ describe("POST /connections/{id}/syncs/{runId}/cancel", () => {
 
   test("after a cancel the next sync starts a new run at once, which reads the leads the cancelled run did not store", async () => {
     const id = await newConnection();
-    const hold = env.holdLeads();
-    const reachedLeads = hold.reached;
-    let runId: string;
-    try {
-      runId = (await env.api.request("POST", `${CONNECTIONS_PATH}/${id}/syncs`, { token: env.owner })).body.id;
-      await reachedLeads;
+    const { runId } = await env.whileLeadsInFlight(id, async (runId) => {
       expect((await env.api.request("POST", `${CONNECTIONS_PATH}/${id}/syncs/${runId}/cancel`, { token: env.owner })).status).toBe(200);
-    } finally {
-      hold.release();
-    }
+    });
     const next = await env.api.request("POST", `${CONNECTIONS_PATH}/${id}/syncs`, { token: env.owner });
     expect(next.status).toBe(202);
     expect(next.body.id).not.toBe(runId);

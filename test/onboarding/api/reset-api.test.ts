@@ -75,16 +75,9 @@ describe("POST /connections/{id}/reset", () => {
 
   test("a running run cannot write the reset watermark back: its leads page writes nothing and the watermark stays reset", async () => {
     const id = await newConnection();
-    const hold = env.holdLeads();
-    const reachedLeads = hold.reached;
-    let runId: string;
-    try {
-      runId = (await env.api.request("POST", `${CONNECTIONS_PATH}/${id}/syncs`, { token: env.owner })).body.id;
-      await reachedLeads; // the leads page is in flight
+    const { runId } = await env.whileLeadsInFlight(id, async () => {
       expect((await env.api.request("POST", `${CONNECTIONS_PATH}/${id}/reset`, { token: env.owner, body: { entity: "leads" } })).status).toBe(200);
-    } finally {
-      hold.release();
-    }
+    });
     const summary = await env.api.waitForRun(id, runId);
     expect(summary.entities.find((row) => row.entity === "leads")?.status).toBe("failed");
     expect(await env.api.sync.records.getWatermark(id, "leads")).toBeNull();
