@@ -13,6 +13,7 @@ import { realSleep, systemClock } from "../core/system-clock";
 import { entityDefinition } from "../ingestion/entity-catalog";
 import { checkReferences } from "./check-references";
 import { crawlEndpoint, type Crawl } from "./crawl-endpoint";
+import { diagnoseQuery } from "./diagnose-query";
 import { FindingCollector } from "./findings";
 import { crawlParams, type PreflightContext } from "./preflight-context";
 import { PreflightCannotRunError } from "./preflight-errors";
@@ -133,6 +134,7 @@ export async function runPreflight(options: PreflightOptions): Promise<Preflight
     const first = entity === "pipelines" ? firstPipelines : await context.get(path, context.urlOf(path, crawlParams(entity, 1)));
     findings.apply(requiredPresent, path, { required, response: first }, first.request);
     findings.apply(optional200Or404, path, { required, response: first }, first.request);
+    await diagnoseQuery(context, entity, first);
     if (first.status !== 200) continue;
     // Every endpoint, not only /pipelines: a route that forgot its auth middleware is a common slip.
     if (entity !== "pipelines") {

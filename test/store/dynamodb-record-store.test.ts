@@ -1,10 +1,5 @@
 import { randomUUID } from "node:crypto";
-import {
-  GetItemCommand,
-  QueryCommand,
-  TransactWriteItemsCommand,
-  type DynamoDBClient,
-} from "@aws-sdk/client-dynamodb";
+import { GetItemCommand, TransactWriteItemsCommand, paginateQuery, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { beforeAll, describe, expect, test } from "vitest";
 import type { Collection } from "../../lambdas/core/entities";
 import { RecordTooLargeError, RunSupersededError, SyncSinceChangedError } from "../../lambdas/core/errors";
@@ -74,21 +69,8 @@ async function storedCount(connectionId: string, collection: Collection): Promis
 
 async function storedCountIn(pk: string): Promise<number> {
   let count = 0;
-  let startKey: Record<string, never> | undefined;
-  do {
-    const out = await table.client.send(
-      new QueryCommand({
-        TableName: table.tableName,
-        KeyConditionExpression: "pk = :pk",
-        ExpressionAttributeValues: { ":pk": { S: pk } },
-        Select: "COUNT",
-        ExclusiveStartKey: startKey,
-        ConsistentRead: true,
-      }),
-    );
-    count += out.Count ?? 0;
-    startKey = out.LastEvaluatedKey as Record<string, never> | undefined;
-  } while (startKey !== undefined);
+  const query = { TableName: table.tableName, KeyConditionExpression: "pk = :pk", ExpressionAttributeValues: { ":pk": { S: pk } }, Select: "COUNT" as const, ConsistentRead: true };
+  for await (const page of paginateQuery({ client: table.client }, query)) count += page.Count ?? 0;
   return count;
 }
 

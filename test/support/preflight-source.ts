@@ -67,8 +67,10 @@ export interface SourceKnobs {
   readonly sinceIgnored?: boolean;
   /** incremental.offset-honoured: the offset of updated_since is dropped (read as UTC). */
   readonly sinceOffsetIgnored?: boolean;
-  /** incremental.inclusive / offset-honoured: updated_since in this form answers 400. */
-  readonly refuseSince?: "zulu" | "non-zero-offset";
+  /** incremental.inclusive / offset-honoured / query.updated-since: updated_since in this form answers 400 (zero-offset: the service's own +00:00). */
+  readonly refuseSince?: "zulu" | "non-zero-offset" | "zero-offset";
+  /** query.limit / query.page: the endpoint answers 400 to any limit, or to a page above 1. */
+  readonly refuseQuery?: { readonly entity: SyncEntity; readonly param: "limit" | "page" };
   /** incremental.ascending: each page reversed, or the pages served last first. */
   readonly order?: "descending-within-page" | "pages-reversed";
   /** rate.*: every Nth authenticated request answers 429. */
@@ -160,9 +162,13 @@ export async function startPreflightSource(knobs: SourceKnobs = {}): Promise<Pre
     const since = request.query.get("updated_since");
     const incremental = INCREMENTAL.includes(entity);
     if (incremental && since !== null && knobs.refuseSince !== undefined) {
-      const refused = knobs.refuseSince === "zulu" ? /Z$/.test(since) : /[+-](?!00:00)\d{2}:\d{2}$/.test(since);
+      const refused =
+        knobs.refuseSince === "zulu" ? /Z$/.test(since) : knobs.refuseSince === "zero-offset" ? /\+00:00$/.test(since) : /[+-](?!00:00)\d{2}:\d{2}$/.test(since);
       if (refused) return fail(400, "updated_since not understood");
     }
+    const refusedParam = knobs.refuseQuery?.entity === entity ? knobs.refuseQuery.param : undefined;
+    if (refusedParam === "limit" && request.query.has("limit")) return fail(400, "unknown parameter limit");
+    if (refusedParam === "page" && Number(request.query.get("page") ?? 1) > 1) return fail(400, "page out of range");
     const key = `${entity} ${since}`;
     let records = ordered.get(key);
     if (records === undefined) {

@@ -8,6 +8,7 @@ import { ResetResultSchema, ResetSyncSchema } from "../reset-sync";
 import { RunListSchema, RunStartedSchema } from "../run-operations";
 import { ConnectionTestResultSchema } from "../test-connection";
 import { FunnelSchema } from "../funnel-analytics";
+import { QualitySchema } from "../quality-operations";
 import { AuditListSchema, AuditStartedSchema } from "../audit-operations";
 import { AuditSummarySchema } from "../../core/audit-summary";
 import { errorStatusesByName, RETRY_AFTER_SECONDS } from "./error-status";
@@ -51,6 +52,7 @@ export const RESPONSE_SCHEMAS = {
   // The kit's report plus the run's own state: the schema the preflight store parses with.
   PreflightRun: PreflightRunSchema,
   Funnel: FunnelSchema,
+  Quality: QualitySchema,
   AuditStarted: AuditStartedSchema,
   AuditSummary: AuditSummarySchema,
   AuditList: AuditListSchema,
@@ -95,6 +97,7 @@ function responsesOf(route: Route): Record<string, unknown> {
     resumeConnection: { description: "The connection, resumed", content: content(ref("Connection")) },
     cancelSyncRun: { description: "The cancelled run's summary (or the run's own outcome if it finished first)", content: content(ref("RunSummary")) },
     resetSync: { description: "What was reset, and the run started if asked", content: content(ref("ResetResult")) },
+    getQuality: { description: "Per entity and rule: the count in the last successful run, the counts over the last 10 finished runs, sample ids and the rule's fix", content: content(ref("Quality")) },
     startAudit: { description: "The audit started; read it back with getAudit", content: content(ref("AuditStarted")) },
     listAudits: { description: "Audit summaries, newest first", content: content(ref("AuditList")) },
     getAudit: { description: "The audit: per entity the records the source returned, the store holds, healed by cause, absent at the source", content: content(ref("AuditSummary")) },

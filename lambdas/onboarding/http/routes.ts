@@ -10,6 +10,7 @@ import { cancelRun } from "../cancel-run";
 import { setPaused } from "../connection-schedule";
 import { resetSync } from "../reset-sync";
 import { getFunnel } from "../funnel-analytics";
+import { getQuality } from "../quality-operations";
 
 export const API_PREFIX = "/api/v1";
 const CONNECTIONS = `${API_PREFIX}/crm/custom/connections`;
@@ -178,6 +179,13 @@ export const ROUTES: readonly Route[] = [
     summary: "The funnel per pipeline, computed from the canonical records",
     successStatus: 200,
     handle: (deps, request) => getFunnel(deps, request.account, param(request, "id")),
+  },
+  {
+    routeKey: `GET ${CONNECTIONS}/{id}/quality`,
+    operationId: "getQuality",
+    summary: "Data quality: per entity, the silent rules of the spec its records hit over the last runs, with each rule's fix",
+    successStatus: 200,
+    handle: (deps, request) => getQuality(deps, request.account, param(request, "id")),
   },
 ];
 

@@ -5,6 +5,7 @@ import { envelopeDataArray, envelopeHasMoreBoolean, envelopeJson } from "./envel
 import { errorBody } from "./error-rules";
 import { ascending, filtered, inclusive, offsetHonoured } from "./incremental-rules";
 import { hasMoreSuccessor, limitHonoured, noDuplicateRecord, noRepeatPage, pageCap } from "./paging-rules";
+import { QUERY_RULES } from "./query-rules";
 import { rateDeclared, rateRetriesExhausted, rateRetryAfter } from "./rate-rules";
 import { RECORD_RULES, SYNC_ONLY_RECORD_RULES } from "./record-rules";
 import { referenceStage, referenceUser } from "./reference-rules";
@@ -16,6 +17,7 @@ export const KIT_RULES: readonly RuleInfo[] = [
   requiredPresent,
   optional200Or404,
   emptyIs200,
+  ...QUERY_RULES,
   envelopeJson,
   envelopeDataArray,
   envelopeHasMoreBoolean,

@@ -131,7 +131,8 @@ describe("the onboarding API's OpenAPI document", () => {
     const run = await call("POST", `${connection}/syncs`);
     expect(run.status).toBe(202);
     await api.waitForRun(id, run.body.id);
-    expect((await call("GET", `${connection}/syncs/${run.body.id}`)).body.status).toBe("succeeded");
+    const summary = (await call("GET", `${connection}/syncs/${run.body.id}`)).body;
+    expect(summary.status, JSON.stringify(summary)).toBe("succeeded");
     expect((await call("GET", `${connection}/syncs`)).body.data).toHaveLength(1);
 
     // Records, a page at a time: a cursor on the first page, none on the last.
@@ -141,6 +142,7 @@ describe("the onboarding API's OpenAPI document", () => {
     const last = await call("GET", `${connection}/records/leads?limit=2&cursor=${encodeURIComponent(first.body.next_cursor)}`);
     expect(last.body).toMatchObject({ next_cursor: null });
     expect((await call("GET", `${connection}/analytics/funnel`)).status).toBe(200);
+    expect((await call("GET", `${connection}/quality`)).status).toBe(200);
 
     // A run caught in flight and cancelled: unfinished rows carry an error; a second cancel is a 409.
     const hold = holdLeads();
@@ -190,7 +192,7 @@ describe("the document's response schemas are generated from the valibot schemas
     const components = openApiDocument()["components"] as { schemas: Record<string, any> };
     expect(Object.keys(components.schemas.Connection.properties)).toEqual(Object.keys(ConnectionResourceSchema.entries));
     expect(Object.keys(components.schemas.RunSummary.properties)).toEqual(Object.keys(RunSummarySchema.entries));
-    expect(Object.keys(components.schemas.RunSummary.properties.entities.items.properties)).toEqual(["entity", "status", "pages", "records", "error", "waits"]);
+    expect(Object.keys(components.schemas.RunSummary.properties.entities.items.properties)).toEqual(["entity", "status", "pages", "records", "error", "waits", "findings"]);
     expect(Object.keys(components.schemas.RecordsPage.properties)).toEqual(Object.keys(RecordsPageSchema.entries));
     for (const name of Object.keys(RESPONSE_SCHEMAS)) expect(components.schemas, name).toHaveProperty(name);
   });
