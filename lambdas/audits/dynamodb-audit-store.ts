@@ -6,9 +6,8 @@ import {
   UpdateItemCommand,
   ConditionalCheckFailedException,
   type AttributeValue,
-  type DynamoDBClient,
 } from "@aws-sdk/client-dynamodb";
-import { atStoreEdge } from "../aws/aws-busy-errors";
+import { DynamoDbTableAdapter } from "../aws/dynamodb-table-adapter";
 import type { Collection } from "../core/entities";
 import { StoreUnavailableError } from "../core/errors";
 import type { AuditStore, StoredVersion } from "../core/ports/audit-store";
@@ -23,21 +22,8 @@ const BATCH_GET_MAX_KEYS = 100;
 const BATCH_GET_ATTEMPTS = 5;
 const HEAL_CAUSES = new Set(["missed", "stale", "changed_without_advancing"]);
 
-export interface DynamoDbAuditStoreOptions {
-  readonly client: DynamoDBClient;
-  readonly tableName: string;
-}
-
-/** AuditStore on the single table: reads record heads (./../store/keys.ts) and keeps the ids each page returned (./audit-keys.ts). */
-export class DynamoDbAuditStore implements AuditStore {
-  private readonly client: Pick<DynamoDBClient, "send">;
-  private readonly tableName: string;
-
-  constructor(options: DynamoDbAuditStoreOptions) {
-    this.client = atStoreEdge(options.client);
-    this.tableName = options.tableName;
-  }
-
+/** AuditStore on the single table: reads record heads (../store/keys.ts) and keeps the ids each page returned (./audit-keys.ts). */
+export class DynamoDbAuditStore extends DynamoDbTableAdapter implements AuditStore {
   async storedVersions(connectionId: string, collection: Collection, ids: readonly string[]): Promise<ReadonlyMap<string, StoredVersion>> {
     const versions = new Map<string, StoredVersion>();
     const distinct = [...new Set(ids)];

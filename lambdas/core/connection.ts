@@ -31,5 +31,7 @@ export const StoredConnectionSchema = v.object({
   token_ciphertext: v.string(),
   /** True while the owner has paused the schedule: the dispatcher skips it; a manual sync still runs. Absent = false. */
   paused: v.optional(v.boolean()),
+  /** How often the schedule audits it (core/audit-schedule.ts); absent = the default, weekly. */
+  audit_schedule: v.optional(v.string()),
 });
 export type StoredConnection = v.InferOutput<typeof StoredConnectionSchema>;

@@ -2,6 +2,7 @@ import * as v from "valibot";
 import { parseTimestamp } from "../records/fields/timestamp";
 import { MAX_RATE_LIMIT } from "../core/limits";
 import { InvalidFieldError, MalformedBodyError } from "./onboarding-errors";
+import { AuditScheduleSchema } from "../core/audit-schedule";
 
 export { MAX_RATE_LIMIT };
 /** Longest accepted source token; anything longer is not a Bearer token anyone issues. */
@@ -48,6 +49,7 @@ export const CreateConnectionSchema = v.object({
   rate_limit: v.optional(rateLimit),
   sync_since: v.optional(syncSince),
   trigger_sync: v.optional(v.boolean("must be a boolean")),
+  audit_schedule: v.optional(AuditScheduleSchema),
 });
 export type CreateConnectionInput = v.InferInput<typeof CreateConnectionSchema>;
 export type CreateConnectionOutput = v.InferOutput<typeof CreateConnectionSchema>;
@@ -59,10 +61,11 @@ export const UpdateConnectionSchema = v.pipe(
     token: v.optional(token),
     rate_limit: v.optional(rateLimit),
     sync_since: v.optional(syncSince),
+    audit_schedule: v.optional(AuditScheduleSchema),
   }),
   v.check(
     (body) => Object.values(body).some((value) => value !== undefined),
-    "must contain at least one of base_url, token, rate_limit, sync_since",
+    "must contain at least one of base_url, token, rate_limit, sync_since, audit_schedule",
   ),
 );
 export type UpdateConnectionOutput = v.InferOutput<typeof UpdateConnectionSchema>;

@@ -1,5 +1,6 @@
 import * as v from "valibot";
 import { ConnectionSchema, type StoredConnection } from "../core/connection";
+import { AuditScheduleSchema, DEFAULT_AUDIT_SCHEDULE } from "../core/audit-schedule";
 
 /** The Connection as the API returns it: every field but the token, plus the schedule as the owner sees it. Nothing else. */
 export const ConnectionResourceSchema = v.strictObject({
@@ -13,6 +14,7 @@ export const ConnectionResourceSchema = v.strictObject({
     v.nullable(v.string()),
     v.description("The dispatcher's interval (1h, 15m, off); the next scheduled run is within one interval. Null when not configured for the API"),
   ),
+  audit_schedule: AuditScheduleSchema,
 });
 export type ConnectionResource = v.InferOutput<typeof ConnectionResourceSchema>;
 
@@ -31,5 +33,6 @@ export function toConnectionResource(stored: StoredConnection, schedule?: string
     updated_at: stored.updated_at,
     paused: stored.paused === true,
     schedule: schedule ?? null,
+    audit_schedule: stored.audit_schedule ?? DEFAULT_AUDIT_SCHEDULE,
   };
 }

@@ -18,6 +18,7 @@ import { runPreflightJob } from "../../lambdas/preflight/preflight-job";
 import { DynamoDbPreflightStore } from "../../lambdas/preflight-runs/dynamodb-preflight-store";
 import { makeApiHandler, type ApiEvent } from "../../lambdas/onboarding/http/api-handler";
 import { makeSyncHandlers } from "../../lambdas/sync/handlers/sync-handlers";
+import { claimRun } from "../../lambdas/sync/start-sync";
 import type { SyncState } from "../../lambdas/sync/sync-state";
 import { TABLE_ACCESS, type TableAction } from "../../lib/table-access";
 import { DynamoDbPurgeQueue } from "../../lambdas/purges/dynamodb-purge-queue";
@@ -200,6 +201,11 @@ describe("least privilege: the table actions the functions send", () => {
     await tick(started, false);
     expect(started).toHaveLength(1);
     await driveRun(started[0]!);
+
+    // An audit of the connection: the same Task functions, its page task comparing with the store and healing.
+    const audit = await claimRun({ ...storesOf("Dispatcher"), starter: { start: async () => "never", isRunning: async () => false, abort: async () => undefined }, clock, logger }, { business_account_id: connection.business_account_id, id: connection.id }, { mode: "audit" });
+    expect(audit.claimed).toBe(true);
+    if (audit.claimed) await driveRun(audit.input);
 
     // A run whose /users fails (EntityFailed goes on to the next entity).
     failUsers = true;

@@ -93,3 +93,23 @@ describe("POST and GET /connections/{id}/audits", () => {
     expect((await env.api.request("GET", `${CONNECTIONS_PATH}/${id}/audits`, { token: stranger })).status).toBe(404);
   });
 });
+
+describe("audit_schedule on the connection", () => {
+  test("audit_schedule is off or every N days, weekly by default; PATCH changes it; anything else is a 422 naming the field", async () => {
+    const id = await newConnection();
+    const url = `${CONNECTIONS_PATH}/${id}`;
+    expect((await env.api.request("GET", url, { token: env.owner })).body.audit_schedule).toBe("7d");
+    expect((await env.api.request("PATCH", url, { token: env.owner, body: { audit_schedule: "3d" } })).body.audit_schedule).toBe("3d");
+    expect((await env.api.request("PATCH", url, { token: env.owner, body: { audit_schedule: "off" } })).body.audit_schedule).toBe("off");
+    for (const wrong of ["weekly", "0d", "366d", 7]) {
+      const refused = await env.api.request("PATCH", url, { token: env.owner, body: { audit_schedule: wrong } });
+      expect(refused.status, JSON.stringify(wrong)).toBe(422);
+      expect(refused.body.error.field).toBe("audit_schedule");
+    }
+    const created = await env.api.request("POST", CONNECTIONS_PATH, {
+      token: env.owner,
+      body: { base_url: env.source.baseUrl, token: SOURCE_TOKEN, audit_schedule: "14d" },
+    });
+    expect(created.body.audit_schedule).toBe("14d");
+  });
+});
