@@ -1,4 +1,21 @@
 import { defineConfig } from "vitest/config";
+import { BaseSequencer, type TestSpecification } from "vitest/node";
+
+/** What names an end-to-end test: it starts whole processes (`npm start`, Chromium, the CLI), so it is slow. */
+export const END_TO_END_SUFFIX = ".e2e.test.ts";
+
+/**
+ * The end-to-end files first, then the rest as vitest orders them (slowest first when its cache knows, else
+ * largest first): a clean clone has no cache, and a slow file started last would leave one worker idle while
+ * the other finishes it.
+ */
+class EndToEndFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const sorted = await super.sort(files);
+    const endToEnd = (file: TestSpecification) => file.moduleId.endsWith(END_TO_END_SUFFIX);
+    return [...sorted.filter(endToEnd), ...sorted.filter((file) => !endToEnd(file))];
+  }
+}
 
 export default defineConfig({
   test: {
@@ -8,9 +25,10 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: "forks",
-    // vitest's defaults: one worker on these 2 cores, each file isolated. Two workers sharing one module graph
-    // (maxWorkers 2, isolate false) ran the suite in 384-406 s, but the console's end-to-end test call then timed out
-    // in a full run while it passed alone; until that is understood, the suite keeps the configuration CI has passed on.
+    // Two workers on the 2 cores (vitest's default is one), each keeping its module graph between files.
+    maxWorkers: 2,
+    isolate: false,
+    sequence: { sequencer: EndToEndFirst },
     // Node 20 here, nodejs22.x in Lambda: the SDK's Node 22 notice is noise in test output.
     env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true" },
   },

@@ -1,6 +1,6 @@
 /**
  * The item-level DynamoDB actions each function's code sends, and no others
- * (no Scan, no BatchGetItem, no streams, no table management). Read from the
+ * (no Scan, no streams, no table management; BatchGetItem only where a store reads known keys). Read from the
  * entry point's code path down to the stores' commands; the store methods are
  * named so a change there can be traced here. TransactWriteItems and
  * TransactGetItems have no IAM action of their own: DynamoDB checks each item
@@ -42,9 +42,12 @@ export const TABLE_ACCESS = {
    * syncPage: limiter.acquire (GetItem, PutItem), records.getStageKinds (Query),
    * records.commitPage (TransactWriteItems: ConditionCheck on the run's lock,
    * Put of records, Update of lease, progress and watermark; GetItem of the lock
-   * when the fence refuses), plus RUN_STEP. It never deletes.
+   * when the fence refuses), plus RUN_STEP. An audit's page also reads the
+   * stored versions (audits.storedVersions: BatchGetItem, GetItem of parts),
+   * keeps the ids it returned (PutItem), and closes an entity (audits.closeEntity:
+   * Query, UpdateItem of the absent marks; runs.auditEntityClosed). It never deletes.
    */
-  SyncPage: [...RUN_STEP, "dynamodb:Query", "dynamodb:PutItem", "dynamodb:ConditionCheckItem"],
+  SyncPage: [...RUN_STEP, "dynamodb:Query", "dynamodb:PutItem", "dynamodb:ConditionCheckItem", "dynamodb:BatchGetItem"],
   /** entityFailed (and stopRun when the connection is gone): RUN_STEP only. */
   EntityFailed: RUN_STEP,
   /** stopRun: runs.get, runs.entityFinished. */

@@ -53,11 +53,11 @@ export interface PageSample {
   records: number;
   hasMore: boolean;
   fetchMs: number;
-  /** Whole acquire() calls for this page's own request (a stale slot is re-taken: then more than one): waiting for a slot plus the limiter's own DynamoDB calls. */
+  /**
+   * Whole acquire() calls for this page's request (taken while the task reads the connection; a stale slot is
+   * re-taken: then more than one): waiting for a slot plus the limiter's own DynamoDB calls.
+   */
   acquireMs: number;
-  /** The slot the previous page's task reserved for this page (epoch ms), if any; Date.now() when this task started. */
-  reservedSlotAt: number | null;
-  readonly startedAtEpoch: number;
   /** When this page's request left for the source (ms after the task started). */
   fetchOffsetMs: number;
   /** The slot this page's request went out on (epoch ms, the limiter's clock), if it made one. */
@@ -66,10 +66,6 @@ export interface PageSample {
   sentAtEpoch: number | null;
   /** Date.now() when undici wrote its headers to the socket (its `undici:client:sendHeaders` diagnostics channel). */
   writtenAtEpoch: number | null;
-  /** The reservation this task made for the next page (acquire with leadMs, started with the commit): its slot and when it came back. */
-  nextSlotAt: number | null;
-  reserveEndedAt: number;
-  commitEndedAt: number;
   /** acquire() calls: 1, plus one for each slot that went stale before its request was sent. */
   acquires: number;
   /** The DynamoDB part of acquireMs. */
@@ -98,18 +94,13 @@ export const handlerMs = (sample: PageSample) => sample.endedAt - sample.started
 /** The service's own time on a page: the task's time minus the source's answer (fetch). */
 export const overheadMs = (sample: PageSample) => handlerMs(sample) - sample.fetchMs;
 /**
- * Time the rate limit held the page up: waiting in acquire (minus its DynamoDB
- * calls), waiting for a reserved slot's start before the request could leave
- * (the slot's start minus the task's start, at most the time before the
- * fetch), and a reservation for the next page that came back after the commit.
+ * Time the rate limit held the page up: waiting in acquire, minus its DynamoDB
+ * calls. (A slot recorded ahead by the limiter's write lead is waited for after
+ * acquire; that wait falls in the time before the fetch, fetchOffsetMs.)
  */
-export const limiterWaitMs = (sample: PageSample) => {
-  const early = sample.reservedSlotAt === null ? 0 : Math.min(Math.max(0, sample.reservedSlotAt - sample.startedAtEpoch), sample.fetchOffsetMs);
-  const overrun = sample.nextSlotAt === null || sample.commitEndedAt === 0 ? 0 : Math.max(0, sample.reserveEndedAt - sample.commitEndedAt);
-  return sample.acquireMs - sample.acquireDdbMs + early + overrun;
-};
-/** Slots taken and left unused because they went stale: a reserved one that had to be replaced, or a re-take. */
-export const staleSlots = (sample: PageSample) => (sample.reservedSlotAt === null ? Math.max(0, sample.acquires - 1) : sample.acquires);
+export const limiterWaitMs = (sample: PageSample) => sample.acquireMs - sample.acquireDdbMs;
+/** Slots taken and left unused because they went stale before the request could leave: every acquire after the first. */
+export const staleSlots = (sample: PageSample) => Math.max(0, sample.acquires - 1);
 /** In-process work: validation, normalisation, planning, JSON, crypto, SDK marshalling not inside the call timer. */
 export const inProcessMs = (sample: PageSample) => handlerMs(sample) - sample.fetchMs - limiterWaitMs(sample) - sample.ddbBusyMs;
 
@@ -214,15 +205,6 @@ export function createInstrumentedSync(options: InstrumentedSyncOptions) {
   const limiter: RateLimiter = {
     async acquire(connectionId, requestsPerSecond, acquireOptions) {
       const page = current;
-      if (acquireOptions?.leadMs !== undefined) {
-        // The next page's reservation, made while this page commits.
-        const slot = await local.limiter.acquire(connectionId, requestsPerSecond, acquireOptions);
-        if (page !== null) {
-          page.nextSlotAt = slot;
-          page.reserveEndedAt = performance.now();
-        }
-        return slot;
-      }
       const started = performance.now();
       const ddbBefore = page?.ddbMs ?? 0;
       try {
@@ -246,6 +228,7 @@ export function createInstrumentedSync(options: InstrumentedSyncOptions) {
     getStageKinds: (connectionId) => store.getStageKinds(connectionId),
     getRecord: (connectionId, collection, key) => store.getRecord(connectionId, collection, key),
     getFreshness: (connectionId) => store.getFreshness(connectionId),
+    getUserIds: (connectionId) => store.getUserIds(connectionId),
     listRecords: (connectionId, collection, listOptions) => store.listRecords(connectionId, collection, listOptions),
     async commitPage(write) {
       const page = current;
@@ -253,10 +236,7 @@ export function createInstrumentedSync(options: InstrumentedSyncOptions) {
       try {
         await store.commitPage(write);
       } finally {
-        if (page !== null) {
-          page.commitMs += performance.now() - started;
-          page.commitEndedAt = performance.now();
-        }
+        if (page !== null) page.commitMs += performance.now() - started;
       }
     },
   };
@@ -264,21 +244,14 @@ export function createInstrumentedSync(options: InstrumentedSyncOptions) {
   const handlers = timedHandlers(makeSyncHandlers(deps), {
     onPageStart: (state) => {
       const cursor = state.cursor;
-      const previous = pages.at(-1);
       current = {
         entity: cursor?.entity ?? "pipelines",
         page: cursor?.page ?? 0,
         startedAt: performance.now(),
-        startedAtEpoch: Date.now(),
-        reservedSlotAt:
-          previous !== undefined && previous.entity === cursor?.entity && previous.page + 1 === cursor.page ? previous.nextSlotAt : null,
         fetchOffsetMs: 0,
         slotAt: null,
         sentAtEpoch: null,
         writtenAtEpoch: null,
-        nextSlotAt: null,
-        reserveEndedAt: 0,
-        commitEndedAt: 0,
         endedAt: 0,
         records: 0,
         hasMore: false,
@@ -299,8 +272,6 @@ export function createInstrumentedSync(options: InstrumentedSyncOptions) {
       if (current === null) return;
       current.endedAt = performance.now();
       current.failed = failed;
-      // A reserved slot used as it was (no acquire of the page's own): the request went out on it.
-      if (current.slotAt === null && current.acquires === 0) current.slotAt = current.reservedSlotAt;
       pages.push(current);
       current = null;
     },

@@ -37,7 +37,7 @@ export const RECORD_WRU = 2;
  * run on the real sync (DynamoDB Local, the reference source) and counts the write units of every item written
  * as DynamoDB bills them (ceil(KB), doubled in a transaction, a ConditionCheck 2); it fails when they drift.
  */
-/** The rate limiter's slot: one Put of the connection's small log item per request (more only if a reserved slot went stale). */
+/** The rate limiter's slot: one Put of the connection's small log item per request (more only if a slot went stale before its request left). */
 export const RATE_SLOT_WRU = 1;
 /**
  * An idle page's commit: one transaction, the lease update, the run summary's progress and the entity's

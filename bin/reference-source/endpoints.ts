@@ -16,8 +16,18 @@ export interface Endpoint {
   readonly records: (dataset: Dataset) => readonly SourceRecord[];
 }
 
+/**
+ * The instant the source's own store keeps for a record it renders with an
+ * updated_at that does not parse (drift.ts): a real CRM filters and orders by
+ * its column, not by the text it sends. Records are replaced, never edited,
+ * so the entry goes with the record object.
+ */
+export const STORED_INSTANT = new WeakMap<object, number>();
+
 /** The instant an incremental record is compared and ordered by: updated_at; for events updated_at if sent, else created_at. */
 export function comparedAt(record: SourceRecord): number {
+  const kept = STORED_INSTANT.get(record);
+  if (kept !== undefined) return kept;
   const stamp = (record as { updated_at?: string }).updated_at ?? (record as { created_at?: string }).created_at;
   // Every timestamp here was written by timestamps.ts, always with an offset, so Date.parse reads it exactly.
   return stamp === undefined ? Number.NEGATIVE_INFINITY : Date.parse(stamp);

@@ -50,6 +50,17 @@ export interface EntityProgress {
   readonly error: string | null;
   /** Each wait before a page was tried again, oldest first (docs/console.md, run). */
   readonly waits: readonly RunWait[];
+  /** The silent rules of the spec its records hit in the run. */
+  readonly findings: readonly RunFinding[];
+}
+
+/** Records of an entity that hit one silent rule in a run. */
+export interface RunFinding {
+  readonly rule: string;
+  readonly severity: "error" | "warning";
+  readonly count: number;
+  readonly sample_ids: readonly string[];
+  readonly detail: string;
 }
 
 /** A wait the sync made (or is making) before trying a page again: after a 429, or after a 5xx/timeout. */

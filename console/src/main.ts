@@ -82,8 +82,9 @@ async function render(): Promise<void> {
       await connectionsView(main);
     }
   }
-  // Keyboard and screen-reader users land on the new page's heading.
-  main.querySelector<HTMLElement>("h1")?.focus();
+  // Keyboard and screen-reader users land on the new page's heading, unless they have already moved on to one of
+  // its controls while the rest of it loaded: taking focus back would send their next key press nowhere.
+  if (!main.contains(document.activeElement)) main.querySelector<HTMLElement>("h1")?.focus();
 }
 
 // A 401 anywhere: back to sign in, saying why.

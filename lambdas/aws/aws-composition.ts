@@ -1,3 +1,4 @@
+import { DynamoDbAuditStore } from "../audits/dynamodb-audit-store";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { KMSClient } from "@aws-sdk/client-kms";
 import { LambdaClient } from "@aws-sdk/client-lambda";
@@ -79,6 +80,7 @@ export function awsSyncDeps(env: Record<string, string | undefined> = process.en
       logger,
     }),
     scheduleIntervalMs: scheduleIntervalMs(config.SYNC_SCHEDULE),
+    audits: new DynamoDbAuditStore({ client: dynamodb, tableName: config.TABLE_NAME }),
     // The page task decrypts once per warm container, not once per page.
     cipher: cachingDecrypts(new KmsTokenCipher({ client: kmsClient(), keyId: config.KMS_KEY_ID })),
     source: sourceClient(config.ALLOW_LOOPBACK_SOURCES),

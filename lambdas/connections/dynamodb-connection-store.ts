@@ -6,12 +6,11 @@ import {
   QueryCommand,
   UpdateItemCommand,
   type AttributeValue,
-  type DynamoDBClient,
   type QueryCommandInput,
 } from "@aws-sdk/client-dynamodb";
 import { marshall, unmarshall } from "@aws-sdk/util-dynamodb";
 import * as v from "valibot";
-import { atStoreEdge } from "../aws/aws-busy-errors";
+import { DynamoDbTableAdapter, type DynamoDbTableOptions } from "../aws/dynamodb-table-adapter";
 import { StoredConnectionSchema, type StoredConnection } from "../core/connection";
 import type { Clock } from "../core/ports/clock";
 import type { ConnectionStore, ReadConsistency } from "../core/ports/connection-store";
@@ -28,10 +27,7 @@ import {
   connectionSortKey,
 } from "./connection-keys";
 
-export interface DynamoDbConnectionStoreOptions {
-  /** Injected: the store never builds a client (endpoint, credentials and retries are the caller's). */
-  readonly client: DynamoDBClient;
-  readonly tableName: string;
+export interface DynamoDbConnectionStoreOptions extends DynamoDbTableOptions {
   /** The delete's time, from which the connection's leftovers expire; the wall clock by default. */
   readonly clock?: Clock;
 }
@@ -49,18 +45,14 @@ type Item = Record<string, AttributeValue>;
  * rest strings), never a JSON blob: util-dynamodb converts, the domain's
  * StoredConnectionSchema checks both ways. Reads are strongly consistent,
  * except a get that asks for "eventual" (the page task's, docs/hot-keys.md).
- * DynamoDB errors propagate unchanged.
+ * Busy DynamoDB errors become StoreUnavailableError (DynamoDbTableAdapter); others propagate unchanged.
  */
-export class DynamoDbConnectionStore implements ConnectionStore {
-  /** Busy DynamoDB errors become StoreUnavailableError here, at the adapter's edge. */
-  private readonly client: Pick<DynamoDBClient, "send">;
-  private readonly tableName: string;
+export class DynamoDbConnectionStore extends DynamoDbTableAdapter implements ConnectionStore {
   /** Epoch ms. */
   private readonly now: () => number;
 
   constructor(options: DynamoDbConnectionStoreOptions) {
-    this.client = atStoreEdge(options.client);
-    this.tableName = options.tableName;
+    super(options);
     const clock = options.clock ?? systemClock;
     this.now = () => clock.now().getTime();
   }

@@ -34,5 +34,7 @@ export const StoredConnectionSchema = v.object({
   paused: v.optional(v.boolean()),
   /** Hours after which a required entity's data is stale; absent: twice the schedule interval. */
   freshness_hours: v.optional(FreshnessHoursSchema),
+  /** How often the schedule audits it (core/audit-schedule.ts); absent = the default, weekly. */
+  audit_schedule: v.optional(v.string()),
 });
 export type StoredConnection = v.InferOutput<typeof StoredConnectionSchema>;

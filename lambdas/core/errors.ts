@@ -179,6 +179,16 @@ export class RateLimitSlotsStaleError extends SyncError {
   readonly retryable = true;
 }
 
+/**
+ * An audit's page found a record newer in the store than when it read it (a
+ * write between the audit's read and its commit): the page wrote nothing;
+ * retried by the state machine, which reads and compares again.
+ */
+export class StoredVersionNewerError extends SyncError {
+  override readonly name = "StoredVersionNewerError";
+  readonly retryable = true;
+}
+
 /** A listRecords cursor that the store did not issue: the caller's mistake (the API answers 422), not a sync failure. */
 export class InvalidCursorError extends Error {
   override readonly name = "InvalidCursorError";

@@ -83,10 +83,8 @@ export const RUN_LEASE_SECONDS = 15 * 60;
  * source long after its recorded start (see lambdas/rate-limit/).
  */
 export const SLOT_LATE_MS = 10;
-/**
- * The furthest ahead a rate-limit slot may be reserved (acquire's leadMs): a
- * reservation holds its place in the window for every other caller meanwhile.
- */
-export const MAX_SLOT_LEAD_MS = 1000;
 /** Rate-limit slots in a row that may go stale before a request fails (RateLimitSlotsStaleError, retried). */
 export const MAX_STALE_SLOTS = 10;
+
+/** Record ids a run finding keeps as examples (issue 22: at most 5). */
+export const FINDING_SAMPLE_IDS = 5;

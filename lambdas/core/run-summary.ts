@@ -1,7 +1,8 @@
 import * as v from "valibot";
 import { IsoTimeSchema } from "./iso-time-schema";
 import { SUMMARY_ENTITIES } from "./entities";
-import { ERROR_DETAIL_MAX_CHARS } from "./limits";
+import { ERROR_DETAIL_MAX_CHARS, FINDING_SAMPLE_IDS } from "./limits";
+import { SeveritySchema } from "./severity";
 
 /*
  * A sync run's summary, one schema per shape: the TypeScript types come from
@@ -40,6 +41,23 @@ export const RunWaitSchema = v.object({
 });
 export type RunWait = v.InferOutput<typeof RunWaitSchema>;
 
+/**
+ * One silent rule of the spec that records of the entity hit in this run: a
+ * record the sync stored, but not as the source meant it.
+ */
+export const RunFindingSchema = v.object({
+  /** The rule's id in the conformance kit's catalog (lambdas/preflight/rules/catalog.ts). */
+  rule: v.string(),
+  severity: SeveritySchema,
+  /** Records of the entity that hit the rule, each counted once per page (exact across retries and replays). */
+  count: v.pipe(v.number(), v.integer(), v.minValue(1)),
+  /** A few of their ids, from the first pages that hit the rule. */
+  sample_ids: v.pipe(v.array(v.string()), v.maxLength(FINDING_SAMPLE_IDS), v.readonly()),
+  /** What the first of them showed, for a person; never the token. */
+  detail: v.pipe(v.string(), v.metadata({ maxLength: ERROR_DETAIL_MAX_CHARS })),
+});
+export type RunFinding = v.InferOutput<typeof RunFindingSchema>;
+
 /** One row of the summary: an entity's progress. */
 export const EntityProgressSchema = v.object({
   entity: v.picklist(SUMMARY_ENTITIES),
@@ -50,6 +68,8 @@ export const EntityProgressSchema = v.object({
   error: v.nullable(v.pipe(v.string(), v.metadata({ maxLength: ERROR_DETAIL_MAX_CHARS }))),
   /** Each wait before a page was tried again, oldest first, as the page task recorded it (at most MAX_RECORDED_WAITS). */
   waits: v.pipe(v.array(RunWaitSchema), v.readonly()),
+  /** The silent rules its records hit, errors first, then by rule id. */
+  findings: v.pipe(v.array(RunFindingSchema), v.readonly()),
 });
 export type EntityProgress = v.InferOutput<typeof EntityProgressSchema>;
 

@@ -2,8 +2,10 @@ import { createHash } from "node:crypto";
 import type { SyncEntity } from "../core/entities";
 import { PaginationError } from "../core/errors";
 import type { RecordWrite, StageKinds, WriteLineage } from "../core/ports/record-store";
+import { isPlainObject } from "../records/fields/object";
 import { parseRecord } from "../records/parse-record";
 import { entityDefinition } from "./entity-catalog";
+import { recordHits, tallyPage, type PageTally } from "./record-findings";
 
 /** What the next page is checked against: small enough to travel in the state machine's state. */
 export interface PageFingerprint {
@@ -24,6 +26,10 @@ export interface PreparedPage {
   /** Largest compared timestamp on the page, or null when none has one. */
   readonly maxCompared: string | null;
   readonly fingerprint: PageFingerprint;
+  /** The silent rules the page's distinct records hit, by rule. */
+  readonly findings: readonly PageTally[];
+  /** The rule ids each distinct record hit (none: an empty list), by record id: what its lineage keeps. */
+  readonly ruleIdsById: ReadonlyMap<string, readonly string[]>;
 }
 
 /**
@@ -36,6 +42,8 @@ export function preparePage(input: {
   readonly data: readonly unknown[];
   readonly previous: PageFingerprint | null;
   readonly stageKinds: StageKinds;
+  /** Ids of the users stored for the connection (reference.user); absent: not checked. */
+  readonly userIds?: ReadonlySet<string> | null;
 }): PreparedPage {
   const definition = entityDefinition(input.entity);
   // Every record is validated before anything is written: one bad record fails the page.
@@ -63,17 +71,27 @@ export function preparePage(input: {
 
   // An id repeated within the page is written once: the last occurrence wins.
   const distinct = new Map<string, (typeof parsed)[number]>();
-  for (const record of parsed) {
+  const rawOf = new Map<string, unknown>();
+  parsed.forEach((record, index) => {
     distinct.delete(record.id);
     distinct.set(record.id, record);
-  }
+    rawOf.set(record.id, input.data[index]);
+  });
+  const findingContext = { stageKinds: input.stageKinds, userIds: input.userIds ?? null };
+  // Each distinct record's hits, once: the page's findings tally them, and a record's lineage keeps their rule ids.
+  const hits = [...distinct.values()].map((record) => {
+    const raw = rawOf.get(record.id);
+    return { id: record.id, hits: recordHits(input.entity, isPlainObject(raw) ? raw : {}, record, findingContext) };
+  });
+  const findings = tallyPage(hits);
+  const ruleIdsById = new Map(hits.map(({ id, hits: recordHit }) => [id, recordHit.map((hit) => hit.rule)]));
 
   const unresolvedLeadIds: string[] = [];
   const context = { stageKinds: input.stageKinds, onUnresolvedLead: (id: string) => unresolvedLeadIds.push(id) };
   const writes = dedupeWrites(
     [...distinct.values()].flatMap((record) => withLineage(input.entity, definition.toWrites(record, context), {
       sourceUpdatedAt: definition.comparedTimestamp(record),
-      findings: recordRuleIds(record),
+      findings: ruleIdsById.get(record.id) ?? [],
     })),
   );
 
@@ -84,12 +102,9 @@ export function preparePage(input: {
     writes,
     maxCompared,
     fingerprint: { idsDigest, lastCompared },
+    findings,
+    ruleIdsById,
   };
-}
-
-/** The rule ids a record hits, kept in its lineage (none until the findings per record are wired in here). */
-function recordRuleIds(_record: { readonly id: string }): readonly string[] {
-  return [];
 }
 
 /**

@@ -12,8 +12,11 @@ import { logEventPublisher } from "../notifications/log-event-publisher";
 import { notifyingPublisher } from "../notifications/notifying-publisher";
 import { scheduleIntervalMs } from "../sync/schedule-interval";
 import { DynamoDbRateLimiter } from "../rate-limit/dynamodb-rate-limiter";
+import { DynamoDbPurgeQueue } from "../purges/dynamodb-purge-queue";
+import { purgeDeletedConnections, type PurgeDeps, type PurgeResult } from "../retention/purge-deleted-connections";
 import { DynamoDbRunStore } from "../runs/dynamodb-run-store";
 import { DynamoDbRecordStore } from "../store/dynamodb-record-store";
+import { DynamoDbAuditStore } from "../audits/dynamodb-audit-store";
 import { makeSyncHandlers } from "../sync/handlers/sync-handlers";
 import type { StartSyncDeps, SyncDeps } from "../sync/sync-deps";
 import { LocalSyncEngine } from "./local-sync-engine";
@@ -28,6 +31,7 @@ import { createGuardedFetch } from "../source/ssrf/guarded-fetch";
 import { startApiGatewayServer, type LambdaHandler, type LocalApiServer } from "./api-gateway-server";
 import { createCrashGates, gateContinueAsNew, gateDynamoDbClient, gateSourceClient, gateSyncHandlers, type CrashGates } from "./crash-gates";
 import { InProcessPreflightLauncher } from "./in-process-preflight-launcher";
+import { createLocalDispatch, type LocalDispatch } from "./local-dispatch";
 import type { LocalOidcSettings } from "./oidc-token-verifier";
 
 /**
@@ -35,7 +39,8 @@ import type { LocalOidcSettings } from "./oidc-token-verifier";
  * of `npm start` (and of the tests' harnesses) is built here, once, from the
  * DynamoDB client and settings the caller gives. local-runtime.ts owns the
  * process around it (DynamoDB Local, the data directory, the listener, the
- * schedules); the engines are local-sync-engine.ts and local-dispatch.ts.
+ * timers that fire the jobs); the engines are local-sync-engine.ts and
+ * local-dispatch.ts.
  */
 
 /** The sync, whole, on one machine: its stores, the Task handlers' deps and both state machines' engine. */
@@ -106,6 +111,7 @@ export function createLocalSync(options: LocalSyncOptions): LocalSync {
     cipher: options.cipher,
     runs,
     records,
+    audits: new DynamoDbAuditStore({ client, tableName }),
     source: options.source,
     limiter,
     clock,
@@ -209,4 +215,42 @@ export async function createLocalService(options: LocalServiceOptions): Promise<
         ...(options.oidc === undefined ? {} : { oidc: options.oidc }),
       }),
   };
+}
+
+/** What `npm start` runs on timers beside the service, over the sync's stores. */
+export interface LocalJobs {
+  /** The schedule tick: what SCHEDULE fires. */
+  readonly dispatch: LocalDispatch;
+  /** One run of the purge of deleted connections' data (hourly, docs/retention.md). */
+  purge(): Promise<PurgeResult>;
+  /** Aborts the tick's executions between states; a page task already running finishes its write first. */
+  stop(): Promise<void>;
+}
+
+export interface LocalJobsOptions {
+  /** The sync's client and table: the purge queue is one more adapter on them. */
+  readonly client: DynamoDBClient;
+  readonly tableName: string;
+  /** MAX_CONCURRENT_RUNS: the cap on concurrent runs, as context maxConcurrentRuns sets it in AWS. */
+  readonly maxConcurrentRuns: number;
+  readonly timeScale: number;
+  readonly logger: Logger;
+}
+
+/** The schedule tick on the dispatch definition's own engine (calling the sync's), and the purge. */
+export function createLocalJobs(sync: LocalSync, options: LocalJobsOptions): LocalJobs {
+  const dispatch = createLocalDispatch({
+    startDeps: sync.startDeps,
+    integrations: sync.engine.integrations,
+    maxConcurrentRuns: options.maxConcurrentRuns,
+    timeScale: options.timeScale,
+    logger: options.logger,
+  });
+  const purgeDeps: PurgeDeps = {
+    purges: new DynamoDbPurgeQueue({ client: options.client, tableName: options.tableName }),
+    connections: sync.connections,
+    clock: sync.deps.clock,
+    logger: options.logger,
+  };
+  return { dispatch, purge: () => purgeDeletedConnections(purgeDeps), stop: () => dispatch.stop() };
 }

@@ -2,14 +2,13 @@ import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Logger } from "../core/ports/logger";
-import { DynamoDbPurgeQueue } from "../purges/dynamodb-purge-queue";
-import { PURGE_INTERVAL_MINUTES, purgeDeletedConnections } from "../retention/purge-deleted-connections";
+import { PURGE_INTERVAL_MINUTES } from "../retention/purge-deleted-connections";
 import { startSync } from "../sync/start-sync";
 import { ensureTable } from "../store/table-definition";
 import { AesGcmTokenCipher, loadOrCreateKeyFile } from "./aes-token-cipher";
 import { startDynamoDbLocal } from "./dynamodb-local";
-import { createLocalDispatch, type LocalDispatch } from "./local-dispatch";
-import { createLocalService, type LocalService } from "./local-composition";
+import type { LocalDispatch } from "./local-dispatch";
+import { createLocalJobs, createLocalService, type LocalService } from "./local-composition";
 import { StartupError, type LocalRuntimeConfig } from "./local-runtime-config";
 import { startLocalSchedule } from "./local-schedule";
 import { checkDataDir, checkJava, checkPortFree } from "./startup-checks";
@@ -19,7 +18,7 @@ export const LOCAL_TABLE_NAME = "crm-integration";
 
 export interface LocalRuntime {
   readonly service: LocalService;
-  /** The schedule tick (what SCHEDULE fires): tests and `npm run fleet` fire it by hand. */
+  /** The schedule tick: what SCHEDULE fires. */
   readonly dispatch: LocalDispatch;
   /** e.g. http://127.0.0.1:3000 */
   readonly url: string;
@@ -72,30 +71,29 @@ export async function startLocalRuntime(config: LocalRuntimeConfig, logger: Logg
     });
     const api = await service.listen(config.PORT, config.HOST);
     await resumeCutShortRuns(service, logger);
-    const dispatch = createLocalDispatch({
-      startDeps: service.sync.startDeps,
-      integrations: service.sync.engine.integrations,
+    const jobs = createLocalJobs(service.sync, {
+      client,
+      tableName: LOCAL_TABLE_NAME,
       maxConcurrentRuns: config.MAX_CONCURRENT_RUNS,
       timeScale: config.TIME_SCALE,
       logger,
     });
     const stopSchedule = startLocalSchedule(
       config.SCHEDULE,
-      () => dispatch.tick(),
+      () => jobs.dispatch.tick(),
       (error) => logger.error("scheduled dispatch failed", { error: String(error) }),
     );
     // Maintenance, not syncing: it runs hourly whatever SCHEDULE says.
-    const purgeDeps = { purges: new DynamoDbPurgeQueue({ client, tableName: LOCAL_TABLE_NAME }), connections: service.sync.connections, clock: service.sync.deps.clock, logger };
     const stopPurge = startLocalSchedule(
       PURGE_INTERVAL_MINUTES * 60_000,
-      () => purgeDeletedConnections(purgeDeps),
+      () => jobs.purge(),
       (error) => logger.error("scheduled purge failed", { error: String(error) }),
     );
 
     let stopping: Promise<void> | undefined;
     return {
       service,
-      dispatch,
+      dispatch: jobs.dispatch,
       url: api.url,
       dataDir,
       stop: () =>
@@ -103,8 +101,7 @@ export async function startLocalRuntime(config: LocalRuntimeConfig, logger: Logg
           stopSchedule();
           stopPurge();
           await api.close();
-          // Aborts executions between states; a page task already running finishes its write first.
-          await dispatch.stop();
+          await jobs.stop();
           await service.sync.stop();
           client.destroy();
           await dynamodb.stop();

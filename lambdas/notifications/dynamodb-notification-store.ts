@@ -3,11 +3,10 @@ import {
   TransactionCanceledException,
   TransactWriteItemsCommand,
   type AttributeValue,
-  type DynamoDBClient,
 } from "@aws-sdk/client-dynamodb";
 import { marshall, unmarshall } from "@aws-sdk/util-dynamodb";
 import * as v from "valibot";
-import { atStoreEdge } from "../aws/aws-busy-errors";
+import { DynamoDbTableAdapter } from "../aws/dynamodb-table-adapter";
 import type { NotificationStore } from "../core/ports/notification-store";
 import { NotificationSchema, type Notification } from "../core/service-events";
 import { checkedPartitionKey } from "../store/key-limits";
@@ -28,15 +27,7 @@ const PREFIX = "NOTIFY#";
 export const NOTIFICATION_RETENTION_DAYS = 90;
 const EXPIRES_AT = "expires_at";
 
-export class DynamoDbNotificationStore implements NotificationStore {
-  private readonly client: Pick<DynamoDBClient, "send">;
-  private readonly tableName: string;
-
-  constructor(options: { readonly client: DynamoDBClient; readonly tableName: string }) {
-    this.client = atStoreEdge(options.client);
-    this.tableName = options.tableName;
-  }
-
+export class DynamoDbNotificationStore extends DynamoDbTableAdapter implements NotificationStore {
   async add(businessAccountId: string, notification: Notification): Promise<boolean> {
     const pk = partitionKey(businessAccountId);
     const expiresAt = Math.floor(Date.parse(notification.at) / 1000) + NOTIFICATION_RETENTION_DAYS * 86_400;

@@ -3,6 +3,7 @@ import { parseTimestamp } from "../records/fields/timestamp";
 import { MAX_RATE_LIMIT } from "../core/limits";
 import { MAX_FRESHNESS_HOURS } from "../core/freshness";
 import { InvalidFieldError, MalformedBodyError } from "./onboarding-errors";
+import { AuditScheduleSchema } from "../core/audit-schedule";
 
 export { MAX_RATE_LIMIT };
 /** Longest accepted source token; anything longer is not a Bearer token anyone issues. */
@@ -58,6 +59,7 @@ export const CreateConnectionSchema = v.object({
   sync_since: v.optional(syncSince),
   freshness_hours: v.optional(freshnessHours),
   trigger_sync: v.optional(v.boolean("must be a boolean")),
+  audit_schedule: v.optional(AuditScheduleSchema),
 });
 export type CreateConnectionInput = v.InferInput<typeof CreateConnectionSchema>;
 export type CreateConnectionOutput = v.InferOutput<typeof CreateConnectionSchema>;
@@ -70,10 +72,11 @@ export const UpdateConnectionSchema = v.pipe(
     rate_limit: v.optional(rateLimit),
     sync_since: v.optional(syncSince),
     freshness_hours: v.optional(v.nullable(freshnessHours)),
+    audit_schedule: v.optional(AuditScheduleSchema),
   }),
   v.check(
     (body) => Object.values(body).some((value) => value !== undefined),
-    "must contain at least one of base_url, token, rate_limit, sync_since, freshness_hours",
+    "must contain at least one of base_url, token, rate_limit, sync_since, freshness_hours, audit_schedule",
   ),
 );
 export type UpdateConnectionOutput = v.InferOutput<typeof UpdateConnectionSchema>;

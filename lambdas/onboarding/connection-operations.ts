@@ -53,6 +53,7 @@ export async function createConnection(
     rate_limit: input.rate_limit ?? DEFAULT_RATE_LIMIT,
     sync_since: input.sync_since ?? defaultSyncSince(now),
     ...(input.freshness_hours === undefined ? {} : { freshness_hours: input.freshness_hours }),
+    ...(input.audit_schedule === undefined ? {} : { audit_schedule: input.audit_schedule }),
     created_at: now.toISOString(),
     updated_at: now.toISOString(),
     token_ciphertext: await deps.cipher.encrypt(input.token, { businessAccountId: account, connectionId: id }),
@@ -103,6 +104,7 @@ export async function updateConnection(
     ...(input.base_url === undefined ? {} : { base_url: sourceBaseUrl(deps, input.base_url) }),
     ...(input.rate_limit === undefined ? {} : { rate_limit: input.rate_limit }),
     ...(input.sync_since === undefined ? {} : { sync_since: input.sync_since }),
+    ...(input.audit_schedule === undefined ? {} : { audit_schedule: input.audit_schedule }),
     ...(input.token === undefined
       ? {}
       : { token_ciphertext: await deps.cipher.encrypt(input.token, { businessAccountId: account, connectionId: id }) }),

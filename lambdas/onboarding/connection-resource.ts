@@ -4,6 +4,7 @@ import { FreshnessHoursSchema, FreshnessSchema, freshnessHours, staleEntities, t
 import { REQUIRED_ENTITIES } from "../ingestion/entity-catalog";
 import { scheduleIntervalMs } from "../sync/schedule-interval";
 import type { OnboardingDeps } from "./onboarding-deps";
+import { AuditScheduleSchema, DEFAULT_AUDIT_SCHEDULE } from "../core/audit-schedule";
 
 /** The Connection as the API returns it: every field but the token, plus the schedule as the owner sees it. Nothing else. */
 export const ConnectionResourceSchema = v.strictObject({
@@ -26,6 +27,7 @@ export const ConnectionResourceSchema = v.strictObject({
     v.boolean(),
     v.description("A required entity's data is older than freshness_hours (one never synced counts from created_at)"),
   ),
+  audit_schedule: AuditScheduleSchema,
 });
 export type ConnectionResource = v.InferOutput<typeof ConnectionResourceSchema>;
 
@@ -55,6 +57,7 @@ export function toConnectionResource(stored: StoredConnection, view: ConnectionV
     freshness_hours: hours,
     freshness: view.freshness,
     stale: staleEntities({ freshness: view.freshness, hours, required: REQUIRED_ENTITIES, createdAt: stored.created_at, now: view.now }).length > 0,
+    audit_schedule: stored.audit_schedule ?? DEFAULT_AUDIT_SCHEDULE,
   };
 }
 

@@ -3,7 +3,9 @@ import { RunSummarySchema, type RunSummary } from "../core/run-summary";
 import { startSync } from "../sync/start-sync";
 import { findConnection } from "./connection-operations";
 import type { OnboardingDeps } from "./onboarding-deps";
-import { NotFoundError } from "./onboarding-errors";
+import { ConflictError, NotFoundError } from "./onboarding-errors";
+import { runModeOf } from "../core/run-mode";
+import { runInProgress } from "./audit-operations";
 import { isStorableRunId } from "./path-id";
 
 /** Runs listed per connection, newest first. */
@@ -16,10 +18,11 @@ export type RunStarted = v.InferOutput<typeof RunStartedSchema>;
 /** GET /syncs: run summaries, newest first. */
 export const RunListSchema = v.object({ data: v.array(RunSummarySchema) });
 
-/** Starts a sync now, or returns the run already in progress. */
+/** Starts a sync now, or returns the run already in progress; 409 while an audit of the connection runs. */
 export async function triggerSync(deps: OnboardingDeps, account: string, id: string): Promise<RunStarted> {
   const connection = await findConnection(deps, account, id);
   const { runId } = await startSync(deps, connection);
+  if (runModeOf(runId) === "audit") throw new ConflictError(`a sync cannot start now: ${runInProgress(runId)}`);
   return { id: runId, status: "running" };
 }
 
@@ -30,7 +33,8 @@ export async function listRuns(deps: OnboardingDeps, account: string, id: string
 
 export async function getRun(deps: OnboardingDeps, account: string, id: string, runId: string): Promise<RunSummary> {
   await findConnection(deps, account, id);
-  const run = isStorableRunId(runId) ? await deps.runs.get(id, runId) : null;
+  // An audit is a run of its own kind: GET .../audits/{id} shows it.
+  const run = isStorableRunId(runId) && runModeOf(runId) === "sync" ? await deps.runs.get(id, runId) : null;
   if (run === null) throw new NotFoundError(`no run ${runId}`);
   return run;
 }

@@ -1,26 +1,11 @@
-import { GetItemCommand, PutItemCommand, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { GetItemCommand, PutItemCommand } from "@aws-sdk/client-dynamodb";
 import * as v from "valibot";
-import { atStoreEdge } from "../aws/aws-busy-errors";
+import { DynamoDbTableAdapter } from "../aws/dynamodb-table-adapter";
 import { PreflightRunSchema, type PreflightRun, type PreflightStore } from "../preflight/preflight-run";
 import { PREFLIGHT_ATTR, PREFLIGHT_RETENTION_DAYS, preflightPartitionKey, preflightSortKey } from "./preflight-keys";
 
-export interface DynamoDbPreflightStoreOptions {
-  /** Injected: the store never builds a client. */
-  readonly client: DynamoDBClient;
-  readonly tableName: string;
-}
-
 /** PreflightStore on the single table (key layout: ./preflight-keys.ts). */
-export class DynamoDbPreflightStore implements PreflightStore {
-  /** Busy DynamoDB errors become StoreUnavailableError here, at the adapter's edge. */
-  private readonly client: Pick<DynamoDBClient, "send">;
-  private readonly tableName: string;
-
-  constructor(options: DynamoDbPreflightStoreOptions) {
-    this.client = atStoreEdge(options.client);
-    this.tableName = options.tableName;
-  }
-
+export class DynamoDbPreflightStore extends DynamoDbTableAdapter implements PreflightStore {
   async put(run: PreflightRun): Promise<void> {
     const expiresAt = Math.floor(Date.parse(run.started_at) / 1000) + PREFLIGHT_RETENTION_DAYS * 86_400;
     await this.client.send(

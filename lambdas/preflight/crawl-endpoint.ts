@@ -9,7 +9,9 @@ import { crawlParams, idOf, instantOf, pageOf, type PreflightContext } from "./p
 import { envelopeDataArray, envelopeHasMoreBoolean, envelopeJson } from "./rules/envelope-rules";
 import { ascending, type TimedRecord } from "./rules/incremental-rules";
 import { hasMoreSuccessor, limitHonoured, noDuplicateRecord, noRepeatPage, pageCap } from "./rules/paging-rules";
+import { queryPage } from "./rules/query-rules";
 import { RECORD_RULES } from "./rules/record-rules";
+import { isRefusal } from "./diagnose-query";
 import type { SourceResponse } from "./source-transport";
 
 /** What a record's references need, kept instead of the record so a 500,000-record crawl stays small. */
@@ -97,6 +99,10 @@ export async function crawlEndpoint(context: PreflightContext, entity: SyncEntit
     const nextPage = pageOf(next);
     const successor = { page, nextStatus: next.status, nextCount: nextPage?.data.length ?? 0, nextHasMore: nextPage?.hasMore ?? false };
     findings.apply(hasMoreSuccessor, path, successor, next.request);
+    // Page 1 to N were answered with the same limit and updated_since: a refused page N+1 is its page number.
+    if (isRefusal(next.status)) {
+      findings.apply(queryPage, path, { refusedStatus: next.status, withoutStatus: 200, sent: `page=${page + 1}`, tried: `page=${page}` }, next.request);
+    }
     if (next.status !== 200) break;
     previousIds = ids;
     response = next;

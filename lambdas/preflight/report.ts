@@ -1,7 +1,7 @@
 import * as v from "valibot";
+import { SEVERITIES } from "../core/severity";
 
-export const SEVERITIES = ["error", "warning"] as const;
-export type Severity = (typeof SEVERITIES)[number];
+export { SEVERITIES, type Severity } from "../core/severity";
 
 /** One broken rule at one endpoint, as `--format json` prints it. */
 export const FindingSchema = v.strictObject({

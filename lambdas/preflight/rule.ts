@@ -6,6 +6,8 @@ export interface RuleInfo {
   readonly severity: Severity;
   /** Spec section, e.g. "Source API > Paging rules 3". */
   readonly spec: string;
+  /** What the source's developers change to keep the rule, in a sentence (the quality route and the docs show it). */
+  readonly fix: string;
 }
 
 /**

@@ -13,19 +13,20 @@ import { realSleep, systemClock } from "../core/system-clock";
 import { entityDefinition } from "../ingestion/entity-catalog";
 import { checkReferences } from "./check-references";
 import { crawlEndpoint, type Crawl } from "./crawl-endpoint";
+import { diagnoseQuery } from "./diagnose-query";
 import { FindingCollector } from "./findings";
 import { crawlParams, type PreflightContext } from "./preflight-context";
 import { PreflightCannotRunError } from "./preflight-errors";
 import { probeUpdatedSince } from "./probe-updated-since";
 import type { PreflightResult, Report } from "./report";
 import { missingToken401, wrongToken401 } from "./rules/auth-rules";
-import { ALL_RULES } from "./rules/catalog";
+import { KIT_RULES } from "./rules/catalog";
 import { optional200Or404, requiredPresent } from "./rules/endpoint-rules";
 import { errorBody } from "./rules/error-rules";
 import { rateDeclared, rateRetriesExhausted, rateRetryAfter } from "./rules/rate-rules";
 import { SourceTransport, type PreflightFetch, type SourceResponse } from "./source-transport";
 
-const RULE_ORDER = ALL_RULES.map((r) => r.id);
+const RULE_ORDER = KIT_RULES.map((r) => r.id);
 
 export interface PreflightOptions {
   /** Root of the source API; a trailing slash is stripped. */
@@ -133,6 +134,7 @@ export async function runPreflight(options: PreflightOptions): Promise<Preflight
     const first = entity === "pipelines" ? firstPipelines : await context.get(path, context.urlOf(path, crawlParams(entity, 1)));
     findings.apply(requiredPresent, path, { required, response: first }, first.request);
     findings.apply(optional200Or404, path, { required, response: first }, first.request);
+    await diagnoseQuery(context, entity, first);
     if (first.status !== 200) continue;
     // Every endpoint, not only /pipelines: a route that forgot its auth middleware is a common slip.
     if (entity !== "pipelines") {

@@ -1,11 +1,5 @@
-import {
-  BatchWriteItemCommand,
-  DeleteItemCommand,
-  QueryCommand,
-  type AttributeValue,
-  type DynamoDBClient,
-} from "@aws-sdk/client-dynamodb";
-import { atStoreEdge } from "../aws/aws-busy-errors";
+import { BatchWriteItemCommand, DeleteItemCommand, QueryCommand, type AttributeValue } from "@aws-sdk/client-dynamodb";
+import { DynamoDbTableAdapter } from "../aws/dynamodb-table-adapter";
 import { COLLECTIONS } from "../core/entities";
 import { preflightPartitionKey } from "../preflight-runs/preflight-keys";
 import { rateLimitPartitionKey } from "../rate-limit/rate-limit-keys";
@@ -23,23 +17,8 @@ const QUERY_PAGE = 100;
 /** Unprocessed deletes are re-sent this often; what is left then waits for the next invocation. */
 const UNPROCESSED_RESENDS = 3;
 
-export interface DynamoDbPurgeQueueOptions {
-  /** Injected: the queue never builds a client. */
-  readonly client: DynamoDBClient;
-  readonly tableName: string;
-}
-
 /** The purge queue and the deletes behind it, on the single table (key layout: ./purge-keys.ts and each store's keys). */
-export class DynamoDbPurgeQueue implements PurgeQueue {
-  /** Busy DynamoDB errors become StoreUnavailableError here, at the adapter's edge. */
-  private readonly client: Pick<DynamoDBClient, "send">;
-  private readonly tableName: string;
-
-  constructor(options: DynamoDbPurgeQueueOptions) {
-    this.client = atStoreEdge(options.client);
-    this.tableName = options.tableName;
-  }
-
+export class DynamoDbPurgeQueue extends DynamoDbTableAdapter implements PurgeQueue {
   async due(now: Date, limit: number): Promise<PendingPurge[]> {
     const out = await this.client.send(
       new QueryCommand({

@@ -1,13 +1,7 @@
-import {
-  ConditionalCheckFailedException,
-  GetItemCommand,
-  PutItemCommand,
-  type AttributeValue,
-  type DynamoDBClient,
-} from "@aws-sdk/client-dynamodb";
-import { atStoreEdge } from "../aws/aws-busy-errors";
+import { ConditionalCheckFailedException, GetItemCommand, PutItemCommand, type AttributeValue } from "@aws-sdk/client-dynamodb";
+import { DynamoDbTableAdapter, type DynamoDbTableOptions } from "../aws/dynamodb-table-adapter";
 import { RateLimitSlotsStaleError } from "../core/errors";
-import { MAX_SLOT_LEAD_MS, MAX_STALE_SLOTS, SLOT_LATE_MS } from "../core/limits";
+import { MAX_STALE_SLOTS, SLOT_LATE_MS } from "../core/limits";
 import type { Clock, Sleep } from "../core/ports/clock";
 import type { RateLimiter } from "../core/ports/rate-limiter";
 import { realSleep, systemClock } from "../core/system-clock";
@@ -56,10 +50,7 @@ export const MAX_WRITE_LEAD_MS = 250;
 /** Upper bound of the random pause before retrying after losing a write race. */
 export const CONFLICT_JITTER_MAX_MS = 5;
 
-export interface DynamoDbRateLimiterOptions {
-  /** Injected: the limiter never builds a client. */
-  readonly client: DynamoDBClient;
-  readonly tableName: string;
+export interface DynamoDbRateLimiterOptions extends DynamoDbTableOptions {
   /** Real time by default: the rate is the source's, never scaled by TIME_SCALE. */
   readonly clock?: Clock;
   /** Real-time sleep by default. */
@@ -126,8 +117,6 @@ function withoutStale(stored: readonly number[], stale: StaleSlots | null): numb
 
 interface Waiter {
   readonly requestsPerSecond: number;
-  /** The slot is reserved this long after the moment it is written (0: now). */
-  readonly leadMs: number;
   /** This caller's own slot that went stale unused (its start): the new slot takes its place in the log. */
   readonly replacing: number | null;
   readonly resolve: (slot: number) => void;
@@ -154,12 +143,10 @@ interface Waiter {
  *
  * Times are epoch ms from every caller's own clock (NTP-synced on Lambda); the
  * window margin also absorbs small skew. DynamoDB errors other than a lost race
- * propagate unchanged (to every call queued at that moment).
+ * (busy ones as StoreUnavailableError, DynamoDbTableAdapter) reach every call
+ * queued at that moment.
  */
-export class DynamoDbRateLimiter implements RateLimiter {
-  /** Busy DynamoDB errors become StoreUnavailableError here, at the adapter's edge. */
-  private readonly client: Pick<DynamoDBClient, "send">;
-  private readonly tableName: string;
+export class DynamoDbRateLimiter extends DynamoDbTableAdapter implements RateLimiter {
   /** Epoch ms. */
   private readonly now: () => number;
   private readonly sleep: Sleep;
@@ -171,31 +158,22 @@ export class DynamoDbRateLimiter implements RateLimiter {
   private readonly lastWritten = new Map<string, { version: number | null; starts: readonly number[] }>();
 
   constructor(options: DynamoDbRateLimiterOptions) {
-    this.client = atStoreEdge(options.client);
-    this.tableName = options.tableName;
+    super(options);
     const clock = options.clock ?? systemClock;
     this.now = () => clock.now().getTime();
     this.sleep = options.sleep ?? realSleep;
   }
 
-  async acquire(
-    connectionId: string,
-    requestsPerSecond: number,
-    options: { readonly leadMs?: number; readonly replacing?: number } = {},
-  ): Promise<number> {
+  async acquire(connectionId: string, requestsPerSecond: number, options: { readonly replacing?: number } = {}): Promise<number> {
     if (!Number.isInteger(requestsPerSecond) || requestsPerSecond < 1) {
       throw new RangeError(`requestsPerSecond must be an integer >= 1; got ${requestsPerSecond}`);
-    }
-    const leadMs = options.leadMs ?? 0;
-    if (!Number.isFinite(leadMs) || leadMs < 0 || leadMs > MAX_SLOT_LEAD_MS) {
-      throw new RangeError(`leadMs must be from 0 to ${MAX_SLOT_LEAD_MS}; got ${leadMs}`);
     }
     const key: Record<string, AttributeValue> = {
       [RATE_ATTR.pk]: { S: rateLimitPartitionKey(connectionId) },
       [RATE_ATTR.sk]: { S: rateLimitSortKey() },
     };
     return new Promise<number>((resolve, reject) => {
-      const waiter: Waiter = { requestsPerSecond, leadMs, replacing: options.replacing ?? null, resolve, reject };
+      const waiter: Waiter = { requestsPerSecond, replacing: options.replacing ?? null, resolve, reject };
       const queue = this.queues.get(connectionId);
       if (queue !== undefined) {
         queue.push(waiter);
@@ -215,19 +193,19 @@ export class DynamoDbRateLimiter implements RateLimiter {
       while (queue.length > 0) {
         // Calls made before and after a rate change may wait together: the lower rate holds for both.
         const limit = Math.min(...queue.map((waiter) => waiter.requestsPerSecond));
-        // One write admits calls of one lead: the head's, and those right behind it with the same lead.
-        // A call replacing its own stale slot goes alone: its write takes that slot out of the log.
-        const { leadMs, replacing } = queue[0]!;
+        // One write admits the head and the calls right behind it; a call replacing its own stale slot
+        // goes alone: its write takes that slot out of the log.
+        const { replacing } = queue[0]!;
         const batch = () => {
           if (replacing !== null) return 1;
-          const other = queue.findIndex((waiter) => waiter.leadMs !== leadMs || waiter.replacing !== null);
+          const other = queue.findIndex((waiter) => waiter.replacing !== null);
           return other < 0 ? queue.length : other;
         };
         // The count is read at each attempt: calls that join while a read is in flight share its write.
         const replaced = stale ?? (replacing === null ? null : { at: replacing, count: 1 });
-        const taken = await this.takeSlots(key, limit, batch, replaced, leadMs);
+        const taken = await this.takeSlots(key, limit, batch, replaced);
         if (taken.late) {
-          // Bounded: a store slower than any lead would re-stamp for ever (the Task's Retry takes it from there).
+          // Bounded: a store slower than any write lead would re-stamp for ever (the Task's Retry takes it from there).
           if ((lateInARow += 1) >= MAX_STALE_SLOTS) {
             throw new RateLimitSlotsStaleError(
               `${MAX_STALE_SLOTS} rate-limit slots in a row came back from the store more than ${SLOT_LATE_MS} ms late (the store is overloaded); retried`,
@@ -258,7 +236,6 @@ export class DynamoDbRateLimiter implements RateLimiter {
     limit: number,
     wanted: () => number,
     stale: StaleSlots | null,
-    leadMs = 0,
   ): Promise<{ count: number; at: number; late: boolean }> {
     const id = key[RATE_ATTR.pk]?.S ?? "";
     for (;;) {
@@ -274,11 +251,11 @@ export class DynamoDbRateLimiter implements RateLimiter {
       // on the version, so a log that changed meanwhile just loses the race and is read again. The slot
       // time is taken right before the write, so the drift per window is only the timer's lateness.
       for (;;) {
-        // A reserved slot starts leadMs from now: the window rule is applied at that start (planAcquire
-        // counts every start after at - window, later ones included, so no window around it overflows).
-        // An immediate slot is recorded as far ahead as this process's writes take (see WRITE_LATENCY_SAMPLES).
+        // A slot is recorded as far ahead as this process's writes take (see WRITE_LATENCY_SAMPLES); the window
+        // rule is applied at that start (planAcquire counts every start after at - window, later ones included,
+        // so no window around it overflows).
         const started = this.now();
-        const at = started + Math.max(leadMs, this.writeLeadMs());
+        const at = started + this.writeLeadMs();
         const plan = planAcquire(stored, limit, at, wanted(), RATE_WINDOW_MS, stale);
         if (!plan.admit) {
           await this.sleep(plan.waitMs);

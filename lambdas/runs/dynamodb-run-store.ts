@@ -7,15 +7,16 @@ import {
   TransactionCanceledException,
   UpdateItemCommand,
   type AttributeValue,
-  type DynamoDBClient,
   type Update,
 } from "@aws-sdk/client-dynamodb";
-import { atStoreEdge } from "../aws/aws-busy-errors";
+import { DynamoDbTableAdapter } from "../aws/dynamodb-table-adapter";
 import type { SummaryEntity } from "../core/entities";
 import { StoreUnavailableError } from "../core/errors";
 import type { BeginResult, EntitiesMove, NewRun, RunStore } from "../core/ports/run-store";
 import type { RunLock } from "../core/run-lock";
 import type { RunSummary, RunWait } from "../core/run-summary";
+import type { AuditSummary } from "../core/audit-summary";
+import { runModeOf, type RunMode } from "../core/run-mode";
 import {
   BEGIN_LOCK_INDEX,
   BEGIN_RUN_INDEX,
@@ -34,14 +35,10 @@ import {
   parseLockItem,
   readLockItem,
   readRunItem,
+  readAuditItem,
+  auditEntityClosedUpdate,
   type RunOutcome,
 } from "./run-item";
-
-export interface DynamoDbRunStoreOptions {
-  /** Injected: the store never builds a client (endpoint, credentials and retries are the caller's). */
-  readonly client: DynamoDBClient;
-  readonly tableName: string;
-}
 
 /** Keys in one BatchGetItem (DynamoDB's limit). */
 const BATCH_GET_MAX_KEYS = 100;
@@ -84,18 +81,9 @@ type Item = Record<string, AttributeValue>;
  * summary to exist and throw RunNotFoundError otherwise; once the run has
  * finished they change nothing. A page's progress is written by the record
  * store, in the page's last transaction (../store/page-transactions.ts).
- * Other DynamoDB errors propagate unchanged.
+ * Busy DynamoDB errors become StoreUnavailableError (DynamoDbTableAdapter); others propagate unchanged.
  */
-export class DynamoDbRunStore implements RunStore {
-  /** Busy DynamoDB errors become StoreUnavailableError here, at the adapter's edge. */
-  private readonly client: Pick<DynamoDBClient, "send">;
-  private readonly tableName: string;
-
-  constructor(options: DynamoDbRunStoreOptions) {
-    this.client = atStoreEdge(options.client);
-    this.tableName = options.tableName;
-  }
-
+export class DynamoDbRunStore extends DynamoDbTableAdapter implements RunStore {
   /** One transaction (run-item.ts beginTransaction); when the lock condition fails, nothing is written and the holder is returned. */
   async begin(run: NewRun, options?: { readonly replacing?: string }): Promise<BeginResult> {
     const input = beginTransaction(this.tableName, run, options?.replacing);
@@ -148,17 +136,39 @@ export class DynamoDbRunStore implements RunStore {
 
   /** Newest first (run ids sort by time); every run when no limit is given. */
   async list(connectionId: string, options?: { readonly limit?: number }): Promise<RunSummary[]> {
-    const limit = options?.limit;
+    return (await this.listItems(connectionId, "sync", options?.limit)).map(readRunItem);
+  }
+
+  async getAudit(connectionId: string, auditId: string): Promise<AuditSummary | null> {
+    if (runModeOf(auditId) !== "audit") return null;
+    const out = await this.client.send(new GetItemCommand(getRunRequest(this.tableName, connectionId, auditId)));
+    return out.Item === undefined ? null : readAuditItem(out.Item);
+  }
+
+  async listAudits(connectionId: string, options?: { readonly limit?: number }): Promise<AuditSummary[]> {
+    return (await this.listItems(connectionId, "audit", options?.limit)).map(readAuditItem);
+  }
+
+  async auditEntityClosed(
+    connectionId: string,
+    auditId: string,
+    entity: SummaryEntity,
+    closed: { readonly storedRecords: number; readonly absentIds: readonly string[] },
+  ): Promise<void> {
+    await this.updateRun(connectionId, auditId, auditEntityClosedUpdate(this.tableName, connectionId, auditId, entity, closed));
+  }
+
+  private async listItems(connectionId: string, mode: RunMode, limit: number | undefined): Promise<Item[]> {
     if (limit !== undefined && (!Number.isInteger(limit) || limit < 1 || limit > RUN_LIST_MAX_LIMIT)) {
       throw new RangeError(`limit must be an integer from 1 to ${RUN_LIST_MAX_LIMIT}; got ${limit}`);
     }
-    const runs: RunSummary[] = [];
+    const runs: Item[] = [];
     let startKey: Item | undefined;
     do {
       const out = await this.client.send(
-        new QueryCommand(listRunsRequest(this.tableName, connectionId, limit === undefined ? undefined : limit - runs.length, startKey)),
+        new QueryCommand(listRunsRequest(this.tableName, connectionId, limit === undefined ? undefined : limit - runs.length, startKey, mode)),
       );
-      for (const item of out.Items ?? []) runs.push(readRunItem(item));
+      runs.push(...(out.Items ?? []));
       startKey = out.LastEvaluatedKey;
     } while (startKey !== undefined && (limit === undefined || runs.length < limit));
     return runs;

@@ -12,7 +12,10 @@ import { cutDetail } from "../core/errors";
 import type { PageRun } from "../core/ports/record-store";
 import type { EntitiesMove, NewRun } from "../core/ports/run-store";
 import { RunLockSchema, type RunLock } from "../core/run-lock";
-import { EntityProgressSchema, RunSummarySchema, type EntityProgress, type RunSummary, type RunWait } from "../core/run-summary";
+import { AUDIT_ENTITIES, AUDIT_ID_PREFIX, runModeOf, type RunMode } from "../core/run-mode";
+import { AUDIT_SAMPLE_IDS, type AuditSummary, type HealedCounts } from "../core/audit-summary";
+import { FINDING_SAMPLE_IDS } from "../core/limits";
+import { EntityProgressSchema, RunFindingSchema, RunSummarySchema, type EntityProgress, type RunSummary, type RunWait } from "../core/run-summary";
 import { PARTITION_KEY_MAX_BYTES, SORT_KEY_MAX_BYTES, utf8Bytes } from "../store/key-limits";
 
 /**
@@ -41,6 +44,14 @@ import { PARTITION_KEY_MAX_BYTES, SORT_KEY_MAX_BYTES, utf8Bytes } from "../store
  * a map { status, pages, records, error }, so that one page's progress is a
  * single UpdateItem with ADDs on `entities.<entity>.pages` / `.records`.
  * Reading it back orders the entities by SUMMARY_ENTITIES.
+ *
+ * An audit (core/run-mode.ts) is a run whose id starts with `audit-`: its
+ * summary is a run summary item of the same partition, with the audit's rows
+ * only and, on each row, its heal counts (`healed_missed`, `healed_stale`,
+ * `healed_changed`, ADDed by its pages), `sample_ids`, `stored_records` and
+ * `absent_in_source`. Sync run ids start with a digit, below the prefix, so a
+ * Query of the partition below `audit-` lists runs and one beginning with it
+ * lists audits, each newest first.
  *
  * Retention: a run summary carries `expires_at` (epoch seconds, the table's
  * TTL attribute), RUN_RETENTION_DAYS after the run started, so DynamoDB drops
@@ -87,6 +98,13 @@ export const RUN_ATTR = {
   entityWaits: "waits",
   /** The last page number counted: a page is counted only when its number is above it (replays count once). */
   entityLastPage: "last_page",
+  /* inside entities.<entity>, audits only */
+  auditHealedMissed: "healed_missed",
+  auditHealedStale: "healed_stale",
+  auditHealedChanged: "healed_changed",
+  auditSampleIds: "sample_ids",
+  auditStoredRecords: "stored_records",
+  auditAbsent: "absent_in_source",
   /* run lock */
   lockRunId: "runId",
   lockExecutionRef: "executionRef",
@@ -151,13 +169,49 @@ export class CorruptRunItemError extends Error {
  * is one UpdateItem). A row or a count not written yet reads as its start value.
  */
 const { entity: _entity, ...progressFields } = EntityProgressSchema.entries;
-const StoredProgressSchema = v.object({
-  status: v.optional(progressFields.status, "pending"),
-  pages: v.optional(progressFields.pages, 0),
-  records: v.optional(progressFields.records, 0),
-  error: v.optional(progressFields.error, null),
-  waits: v.optional(progressFields.waits, []),
-});
+
+/**
+ * A row's findings are stored flat in its map, three attributes per rule id
+ * (`finding_count:<rule>` ADDed, `finding_samples:<rule>` appended,
+ * `finding_info:<rule>` set once), so a page's progress adds to them in its one
+ * UpdateItem without a map per rule having to exist first.
+ */
+export const FINDING_ATTR_PREFIX = { count: "finding_count:", samples: "finding_samples:", info: "finding_info:" } as const;
+
+const StoredFindingInfoSchema = v.object({ severity: RunFindingSchema.entries.severity, detail: v.string() });
+
+/** The findings of a stored row, errors first, then by rule id (rows written before findings existed have none). */
+function storedFindings(row: Record<string, unknown>): unknown[] {
+  const findings = [];
+  for (const [name, count] of Object.entries(row)) {
+    if (!name.startsWith(FINDING_ATTR_PREFIX.count)) continue;
+    const rule = name.slice(FINDING_ATTR_PREFIX.count.length);
+    const info = v.safeParse(StoredFindingInfoSchema, row[`${FINDING_ATTR_PREFIX.info}${rule}`]);
+    const samples = row[`${FINDING_ATTR_PREFIX.samples}${rule}`];
+    findings.push({
+      rule,
+      severity: info.success ? info.output.severity : undefined,
+      count,
+      // A page replayed from another starting cursor could append past the bound: the summary shows the first ones.
+      sample_ids: Array.isArray(samples) ? samples.slice(0, FINDING_SAMPLE_IDS) : [],
+      detail: info.success ? info.output.detail : undefined,
+    });
+  }
+  const rank = (finding: { severity?: string }) => (finding.severity === "error" ? 0 : 1);
+  return findings.sort((a, b) => rank(a) - rank(b) || (a.rule < b.rule ? -1 : a.rule > b.rule ? 1 : 0));
+}
+
+const StoredProgressSchema = v.pipe(
+  v.looseObject({
+    status: v.optional(progressFields.status, "pending"),
+    pages: v.optional(progressFields.pages, 0),
+    records: v.optional(progressFields.records, 0),
+    error: v.optional(progressFields.error, null),
+    waits: v.optional(progressFields.waits, []),
+  }),
+  v.transform(({ status, pages, records, error, waits, ...rest }) => ({ status, pages, records, error, waits, findings: storedFindings(rest) })),
+  v.object({ ...progressFields }),
+);
 const { entities: _entities, ...summaryFields } = RunSummarySchema.entries;
 const RunItemSchema = v.object({
   ...summaryFields,
@@ -166,7 +220,12 @@ const RunItemSchema = v.object({
   entities: v.optional(v.record(v.string(), StoredProgressSchema), {}),
 });
 
-/** A new run's summary item: running, every entity pending, expiring RUN_RETENTION_DAYS after its start. */
+/** The rows a run of this mode reports: every entity for a sync, the incremental ones for an audit. */
+function rowsOfMode(mode: RunMode): readonly SummaryEntity[] {
+  return mode === "audit" ? AUDIT_ENTITIES : SUMMARY_ENTITIES;
+}
+
+/** A new run's summary item: running, every entity of its mode pending, expiring RUN_RETENTION_DAYS after its start. */
 function newRunItem(run: NewRun): Item {
   const pending = { status: "pending", pages: 0, records: 0, error: null } as const;
   return {
@@ -178,7 +237,7 @@ function newRunItem(run: NewRun): Item {
       [RUN_ATTR.startedAt]: run.startedAt,
       [RUN_ATTR.finishedAt]: null,
       [RUN_ATTR.unresolvedWonLost]: 0,
-      [RUN_ATTR.entities]: Object.fromEntries(SUMMARY_ENTITIES.map((entity) => [entityMapKey(entity), pending])),
+      [RUN_ATTR.entities]: Object.fromEntries(rowsOfMode(runModeOf(run.runId)).map((entity) => [entityMapKey(entity), pending])),
       [RUN_ATTR.expiresAt]: runExpiresAt(run.startedAt),
     }),
   };
@@ -193,7 +252,7 @@ export function readRunItem(item: Item): RunSummary {
   }
   const { entities: stored, ...summary } = parsed.output;
   // In sync order, whatever the map holds: a row never written reads as pending.
-  const entities = SUMMARY_ENTITIES.map(
+  const entities = rowsOfMode(runModeOf(summary.id)).map(
     (entity): EntityProgress => ({ entity, ...(stored[entityMapKey(entity)] ?? v.parse(StoredProgressSchema, {})) }),
   );
   return { ...summary, entities };
@@ -231,13 +290,19 @@ export function getLockRequest(tableName: string, connectionId: string): GetItem
   return { TableName: tableName, Key: lockKey(connectionId), ConsistentRead: true };
 }
 
-/** One page of the connection's runs, newest first (run ids sort by time). */
-export function listRunsRequest(tableName: string, connectionId: string, limit: number | undefined, startKey: Item | undefined): QueryCommandInput {
+/** One page of the connection's runs of one mode, newest first (run ids sort by time; audits' above every sync's). */
+export function listRunsRequest(
+  tableName: string,
+  connectionId: string,
+  limit: number | undefined,
+  startKey: Item | undefined,
+  mode: RunMode = "sync",
+): QueryCommandInput {
   return {
     TableName: tableName,
-    KeyConditionExpression: "#pk = :pk",
-    ExpressionAttributeNames: { "#pk": RUN_ATTR.pk },
-    ExpressionAttributeValues: { ":pk": { S: runPartitionKey(connectionId) } },
+    KeyConditionExpression: mode === "audit" ? "#pk = :pk AND begins_with(#sk, :audit)" : "#pk = :pk AND #sk < :audit",
+    ExpressionAttributeNames: { "#pk": RUN_ATTR.pk, "#sk": RUN_ATTR.sk },
+    ExpressionAttributeValues: { ":pk": { S: runPartitionKey(connectionId) }, ":audit": { S: AUDIT_ID_PREFIX } },
     ScanIndexForward: false,
     Limit: limit,
     ExclusiveStartKey: startKey,
@@ -484,6 +549,7 @@ export function pageFence(tableName: string, connectionId: string, run: PageRun)
     ExpressionAttributeValues: { ...fenced.ExpressionAttributeValues, ":leaseUntil": { S: run.leaseUntil } },
   };
 
+  const auditSets: string[] = [];
   const adds = ["#entities.#entity.#pages :one", "#entities.#entity.#records :records", "#unresolved :unresolved"];
   const names: Record<string, string> = {
     "#status": RUN_ATTR.status,
@@ -507,10 +573,44 @@ export function pageFence(tableName: string, connectionId: string, run: PageRun)
     names["#stages"] = entityMapKey("stages");
     values[":stages"] = { N: String(stages) };
   }
+  if (run.audit !== undefined) {
+    // An audit's heal counts, under the same condition as the page's count: a replayed page adds nothing.
+    const { healed, sampleIds } = run.audit;
+    names["#hm"] = RUN_ATTR.auditHealedMissed;
+    names["#hs"] = RUN_ATTR.auditHealedStale;
+    names["#hc"] = RUN_ATTR.auditHealedChanged;
+    values[":hm"] = { N: String(requireCount("missed", healed.missed)) };
+    values[":hs"] = { N: String(requireCount("stale", healed.stale)) };
+    values[":hc"] = { N: String(requireCount("changed_without_advancing", healed.changed_without_advancing)) };
+    adds.push("#entities.#entity.#hm :hm", "#entities.#entity.#hs :hs", "#entities.#entity.#hc :hc");
+    if (sampleIds.length > 0) {
+      names["#samples"] = RUN_ATTR.auditSampleIds;
+      values[":samples"] = { L: sampleIds.slice(0, AUDIT_SAMPLE_IDS).map((id) => ({ S: id })) };
+      values[":noSamples"] = { L: [] };
+      auditSets.push("#entities.#entity.#samples = list_append(if_not_exists(#entities.#entity.#samples, :noSamples), :samples)");
+    }
+  }
+  const sets = ["#entities.#entity.#lastPage = :page", ...auditSets];
+  (run.findings ?? []).forEach((finding, index) => {
+    // Under the same condition as the page's count: a replayed page adds nothing here either.
+    const [count, samples, info] = [`#fc${index}`, `#fs${index}`, `#fi${index}`];
+    names[count] = `${FINDING_ATTR_PREFIX.count}${finding.rule}`;
+    names[info] = `${FINDING_ATTR_PREFIX.info}${finding.rule}`;
+    values[`:fc${index}`] = { N: String(requireCount("finding count", finding.count)) };
+    values[`:fi${index}`] = { M: { severity: { S: finding.severity }, detail: { S: cutDetail(finding.detail) } } };
+    adds.push(`#entities.#entity.${count} :fc${index}`);
+    sets.push(`#entities.#entity.${info} = if_not_exists(#entities.#entity.${info}, :fi${index})`);
+    if (finding.sampleIds.length > 0) {
+      names[samples] = `${FINDING_ATTR_PREFIX.samples}${finding.rule}`;
+      values[`:fs${index}`] = { L: finding.sampleIds.map((id) => ({ S: id })) };
+      values[":noSamples"] = { L: [] };
+      sets.push(`#entities.#entity.${samples} = list_append(if_not_exists(#entities.#entity.${samples}, :noSamples), :fs${index})`);
+    }
+  });
   const progress = {
     TableName: tableName,
     Key: runKey(connectionId, run.runId),
-    UpdateExpression: `SET #entities.#entity.#lastPage = :page ADD ${adds.join(", ")}`,
+    UpdateExpression: `SET ${sets.join(", ")} ADD ${adds.join(", ")}`,
     ConditionExpression:
       "#status = :running AND (attribute_not_exists(#entities.#entity.#lastPage) OR #entities.#entity.#lastPage < :page)",
     ExpressionAttributeNames: names,
@@ -522,4 +622,85 @@ export function pageFence(tableName: string, connectionId: string, run: PageRun)
 function requireCount(what: string, value: number): number {
   if (!Number.isSafeInteger(value) || value < 0) throw new RangeError(`${what} must be an integer >= 0; got ${value}`);
   return value;
+}
+
+/* ---- Audits: closing an entity, reading the summary ---- */
+
+/**
+ * What an audit found of an entity once it read the whole of it: the records
+ * the store holds, the ones the source no longer returns, and a few of their
+ * ids after the healed ones. SET, not ADD: a replayed close writes the same.
+ */
+export function auditEntityClosedUpdate(
+  tableName: string,
+  connectionId: string,
+  auditId: string,
+  entity: SummaryEntity,
+  closed: { readonly storedRecords: number; readonly absentIds: readonly string[] },
+): Update {
+  return runningRunUpdate(tableName, connectionId, auditId, {
+    UpdateExpression:
+      "SET #entities.#entity.#stored = :stored, #entities.#entity.#absent = :absent, #entities.#entity.#absentSamples = :absentSamples",
+    ExpressionAttributeNames: {
+      "#entities": RUN_ATTR.entities,
+      "#entity": entityMapKey(entity),
+      "#stored": RUN_ATTR.auditStoredRecords,
+      "#absent": RUN_ATTR.auditAbsent,
+      "#absentSamples": AUDIT_ABSENT_SAMPLES,
+    },
+    ExpressionAttributeValues: {
+      ":stored": { N: String(requireCount("storedRecords", closed.storedRecords)) },
+      ":absent": { N: String(closed.absentIds.length) },
+      ":absentSamples": { L: closed.absentIds.slice(0, AUDIT_SAMPLE_IDS).map((id) => ({ S: id })) },
+    },
+  });
+}
+
+const AUDIT_ABSENT_SAMPLES = "absent_sample_ids";
+
+const AuditRowExtrasSchema = v.object({
+  [RUN_ATTR.auditHealedMissed]: v.optional(v.number(), 0),
+  [RUN_ATTR.auditHealedStale]: v.optional(v.number(), 0),
+  [RUN_ATTR.auditHealedChanged]: v.optional(v.number(), 0),
+  [RUN_ATTR.auditSampleIds]: v.optional(v.array(v.string()), []),
+  [RUN_ATTR.auditStoredRecords]: v.optional(v.number(), 0),
+  [RUN_ATTR.auditAbsent]: v.optional(v.number(), 0),
+  [AUDIT_ABSENT_SAMPLES]: v.optional(v.array(v.string()), []),
+});
+
+/** An audit's summary item as the API shows it; CorruptRunItemError when it does not parse. */
+export function readAuditItem(item: Item): AuditSummary {
+  const summary = readRunItem(item);
+  const raw = unmarshall(item) as { entities?: Record<string, unknown> };
+  return {
+    id: summary.id,
+    status: summary.status,
+    started_at: summary.started_at,
+    finished_at: summary.finished_at,
+    entities: summary.entities.flatMap((row) => {
+      const entity = AUDIT_ENTITIES.find((name) => name === row.entity);
+      if (entity === undefined) return [];
+      const parsed = v.safeParse(AuditRowExtrasSchema, raw.entities?.[entityMapKey(row.entity)] ?? {});
+      if (!parsed.success) throw new CorruptRunItemError(`audit ${summary.id}: row ${row.entity}: ${describeIssue(parsed.issues[0])}`);
+      const extras = parsed.output;
+      const healed: HealedCounts = {
+        missed: extras[RUN_ATTR.auditHealedMissed],
+        stale: extras[RUN_ATTR.auditHealedStale],
+        changed_without_advancing: extras[RUN_ATTR.auditHealedChanged],
+      };
+      return [
+        {
+          entity,
+          status: row.status,
+          source_records: row.records,
+          stored_records: extras[RUN_ATTR.auditStoredRecords],
+          healed,
+          absent_in_source: extras[RUN_ATTR.auditAbsent],
+          sample_ids: [...extras[RUN_ATTR.auditSampleIds], ...extras[AUDIT_ABSENT_SAMPLES]].slice(0, AUDIT_SAMPLE_IDS),
+          findings: row.findings,
+          error: row.error,
+        },
+      ];
+    }),
+  };
 }

@@ -13,9 +13,9 @@ import {
 } from "@aws-sdk/client-dynamodb";
 import { unmarshall } from "@aws-sdk/util-dynamodb";
 import * as v from "valibot";
-import { atStoreEdge } from "../aws/aws-busy-errors";
+import { DynamoDbTableAdapter } from "../aws/dynamodb-table-adapter";
 import { STAGE_KINDS, SYNC_ENTITIES, type Collection, type StageKind, type SyncEntity } from "../core/entities";
-import { InvalidCursorError, RunSupersededError, SyncSinceChangedError } from "../core/errors";
+import { InvalidCursorError, RunSupersededError, StoredVersionNewerError, SyncSinceChangedError } from "../core/errors";
 import type { PageWrite, RecordOrder, RecordPage, RecordStore, RecordWrite, StageKinds } from "../core/ports/record-store";
 import { RecordLineageSchema, type RecordLineage, type RecordWithLineage } from "../core/record-lineage";
 import type { Freshness } from "../core/freshness";
@@ -34,7 +34,7 @@ import {
   watermarkSortKey,
 } from "./keys";
 import { SORT_KEY_MAX_BYTES, utf8Bytes } from "./key-limits";
-import { LOCK_ACTION_INDEX, PROGRESS_ACTION_INDEX, planPageTransactions, replayedRecordWrite } from "./page-transactions";
+import { LOCK_ACTION_INDEX, PROGRESS_ACTION_INDEX, isRefusedHeal, planPageTransactions, replayedRecordWrite } from "./page-transactions";
 import { mergeShardQueries } from "./sharded-query";
 
 /** listRecords accepts a limit of 1..LIST_MAX_LIMIT. */
@@ -42,28 +42,13 @@ export const LIST_MAX_LIMIT = 1000;
 /** Re-reads of a split record whose part count changed under a concurrent write. */
 const ASSEMBLE_ATTEMPTS = 3;
 
-export interface DynamoDbRecordStoreOptions {
-  /** Injected: the store never builds a client (endpoint, credentials and retries are the caller's). */
-  readonly client: DynamoDBClient;
-  readonly tableName: string;
-}
-
 /**
  * RecordStore on the single DynamoDB table (key layout: ./keys.ts; how a page
- * becomes transactions: ./page-transactions.ts). DynamoDB errors, throttling
- * and TransactionCanceledException included, propagate unchanged: the state
- * machine retries the page, which is safe because commitPage is idempotent.
+ * becomes transactions: ./page-transactions.ts). Busy DynamoDB errors become
+ * StoreUnavailableError (DynamoDbTableAdapter) and the state machine retries
+ * the page, which is safe because commitPage is idempotent.
  */
-export class DynamoDbRecordStore implements RecordStore {
-  /** Busy DynamoDB errors become StoreUnavailableError here, at the adapter's edge. */
-  private readonly client: Pick<DynamoDBClient, "send">;
-  private readonly tableName: string;
-
-  constructor(options: DynamoDbRecordStoreOptions) {
-    this.client = atStoreEdge(options.client);
-    this.tableName = options.tableName;
-  }
-
+export class DynamoDbRecordStore extends DynamoDbTableAdapter implements RecordStore {
   async getWatermark(connectionId: string, entity: SyncEntity): Promise<string | null> {
     const out = await this.client.send(
       new GetItemCommand({
@@ -143,17 +128,33 @@ export class DynamoDbRecordStore implements RecordStore {
     return kinds;
   }
 
+  async getUserIds(connectionId: string): Promise<ReadonlySet<string>> {
+    const shards = await Promise.all(recordShardPartitionKeys(connectionId, "users").map((pk) => this.headItems(pk, [ATTR.key])));
+    const ids = new Set<string>();
+    for (const item of shards.flat()) {
+      const key = parseKey(item[ATTR.key]?.S);
+      if (key !== undefined && key.length === 1) ids.add(key[0]!);
+    }
+    return ids;
+  }
+
   /** The key and kind of every stage head in one shard. */
-  private async stageKindItems(pk: string): Promise<Record<string, AttributeValue>[]> {
+  private stageKindItems(pk: string): Promise<Record<string, AttributeValue>[]> {
+    return this.headItems(pk, [ATTR.key, ATTR.kind]);
+  }
+
+  /** The `attributes` of every item in one record shard, read whole. */
+  private async headItems(pk: string, attributes: readonly string[]): Promise<Record<string, AttributeValue>[]> {
     const items: Record<string, AttributeValue>[] = [];
+    const names = Object.fromEntries(attributes.map((name, index) => [`#a${index}`, name]));
     let startKey: Record<string, AttributeValue> | undefined;
     do {
       const out = await this.client.send(
         new QueryCommand({
           TableName: this.tableName,
           KeyConditionExpression: "#pk = :pk",
-          ProjectionExpression: "#key, #kind",
-          ExpressionAttributeNames: { "#pk": ATTR.pk, "#key": ATTR.key, "#kind": ATTR.kind },
+          ProjectionExpression: Object.keys(names).join(", "),
+          ExpressionAttributeNames: { "#pk": ATTR.pk, ...names },
           ExpressionAttributeValues: { ":pk": { S: pk } },
           ExclusiveStartKey: startKey,
           ConsistentRead: true,
@@ -218,6 +219,9 @@ export class DynamoDbRecordStore implements RecordStore {
         if (reasons[LOCK_ACTION_INDEX]?.Code === "ConditionalCheckFailed") throw await this.fenceError(write);
         const refused = new Set(reasons.flatMap((reason, index) => (reason.Code === "ConditionalCheckFailed" ? [index] : [])));
         if (refused.size === 0) throw error;
+        if ([...refused].some((index) => isRefusedHeal(actions[index]!))) {
+          throw new StoredVersionNewerError(`an audit page of connection ${write.connectionId} met a stored version newer than the one it compared; the page wrote nothing`);
+        }
         const next: TransactWriteItem[] = [];
         for (const [index, action] of actions.entries()) {
           if (!refused.has(index)) next.push(action);

@@ -80,10 +80,14 @@ export const ATTR = {
   writes: "writes",
   /** String (ISO): first write with `is_deleted: true`; removed by a write without it. */
   deletedAt: "deleted_at",
-  /** String: the audit that healed the record (RecordWrite.lineage.healedByAudit); no sync write removes it. */
+  /** String: the audit that last healed the record (RecordWrite.heal.auditId); unlike `healed`, no sync write removes it. */
   healedByAudit: "healed_by_audit",
   /** List of strings: rule ids the last write hit; absent when none. */
   findings: "findings",
+  /** On a head an audit wrote: why (map: audit_id, cause, updated_at, watermark, at). A sync's Put of the record drops it. */
+  healed: "healed",
+  /** On a head the last audit did not find at the source (map: audit_id, at). Never a deletion; the next Put drops it. */
+  absent: "absent_in_source",
 } as const;
 
 /** The newest-first value of a record without a valid updated_at or created_at: below every ISO date, so listed last. */

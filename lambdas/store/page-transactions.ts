@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import type { AttributeValue, TransactWriteItem, TransactWriteItemsCommandInput, Update } from "@aws-sdk/client-dynamodb";
 import { STAGE_KINDS, type StageKind } from "../core/entities";
 import { RecordTooLargeError } from "../core/errors";
-import type { PageRun, PageWrite, RecordWrite } from "../core/ports/record-store";
+import type { HealMark, PageRun, PageWrite, RecordWrite } from "../core/ports/record-store";
 import { pageFence } from "../runs/run-item";
 import {
   ATTR,
@@ -232,8 +232,8 @@ function dropListing(tableName: string, write: PageWrite) {
   };
 }
 
-/** Content attributes a head may lack: a Put would drop them, so the Update removes them. */
-const OPTIONAL_HEAD_ATTRS = [ATTR.parts, ATTR.kind] as const;
+/** Content attributes a head may lack: a Put would drop them, so the Update removes them (an audit's marks included). */
+const OPTIONAL_HEAD_ATTRS = [ATTR.parts, ATTR.kind, ATTR.healed, ATTR.absent] as const;
 
 /**
  * A head's write counts once per page: it applies only when the head was not
@@ -241,6 +241,15 @@ const OPTIONAL_HEAD_ATTRS = [ATTR.parts, ATTR.kind] as const;
  * condition and is sent again in replay form (replayedRecordWrite).
  */
 export const WRITTEN_ONCE_CONDITION = "attribute_not_exists(#lastWritten) OR #lastWritten.#runId <> :runId OR #lastWritten.#page <> :page";
+
+/**
+ * An audit's write applies only while the store lacks the record or holds a
+ * version not newer than the audit's (by the newest-first value: updated_at,
+ * else created_at, then the same key): an audit never overwrites a newer one.
+ */
+export const HEAL_GUARD_CONDITION = "attribute_not_exists(#pk) OR #newest <= :healNewest";
+/** An audit's head: the guard and the count-once condition together; its replay form keeps the guard alone. */
+export const HEAL_WRITTEN_ONCE_CONDITION = `(${HEAL_GUARD_CONDITION}) AND (${WRITTEN_ONCE_CONDITION})`;
 
 /**
  * The Update of one record head: every content attribute of `head` (what a Put
@@ -288,10 +297,12 @@ export function headUpdate(tableName: string, head: Record<string, AttributeValu
     values[":at"] = at;
     sets.push(`${name(ATTR.deletedAt)} = if_not_exists(#${ATTR.deletedAt}, :at)`);
   } else removes.push(name(ATTR.deletedAt));
-  const audit = write.lineage?.healedByAudit;
+  const audit = write.heal?.auditId;
   if (audit !== undefined) {
     values[":healedByAudit"] = { S: audit };
     sets.push(`${name(ATTR.healedByAudit)} = :healedByAudit`);
+    names["#pk"] = ATTR.pk;
+    values[":healNewest"] = head[ATTR.newest]!;
   }
 
   // The condition's own names and values: replayedRecordWrite drops exactly these.
@@ -304,7 +315,7 @@ export function headUpdate(tableName: string, head: Record<string, AttributeValu
     TableName: tableName,
     Key: { [ATTR.pk]: head[ATTR.pk]!, [ATTR.sk]: head[ATTR.sk]! },
     UpdateExpression: `SET ${sets.join(", ")}${removes.length > 0 ? ` REMOVE ${removes.join(", ")}` : ""}`,
-    ConditionExpression: WRITTEN_ONCE_CONDITION,
+    ConditionExpression: audit === undefined ? WRITTEN_ONCE_CONDITION : HEAL_WRITTEN_ONCE_CONDITION,
     ExpressionAttributeNames: names,
     ExpressionAttributeValues: values,
   };
@@ -317,17 +328,26 @@ export function headUpdate(tableName: string, head: Record<string, AttributeValu
  */
 export function replayedRecordWrite(action: TransactWriteItem): TransactWriteItem | undefined {
   const update = action.Update;
-  if (update?.ConditionExpression !== WRITTEN_ONCE_CONDITION) return undefined;
+  const heal = update?.ConditionExpression === HEAL_WRITTEN_ONCE_CONDITION;
+  if (update === undefined || !(heal || update.ConditionExpression === WRITTEN_ONCE_CONDITION)) return undefined;
   const { "#lastWritten": _lastWritten, "#runId": _runId, "#page": _page, ...names } = update.ExpressionAttributeNames ?? {};
   const { ":runId": _run, ":page": _pageValue, ...values } = update.ExpressionAttributeValues ?? {};
   const { ConditionExpression: _condition, ...rest } = update;
-  return { Update: { ...rest, ExpressionAttributeNames: names, ExpressionAttributeValues: { ...values, ":inc": { N: "0" } } } };
+  // An audit's head keeps its guard: a stored version newer than the audit's still refuses it.
+  return {
+    Update: { ...rest, ...(heal ? { ConditionExpression: HEAL_GUARD_CONDITION } : {}), ExpressionAttributeNames: names, ExpressionAttributeValues: { ...values, ":inc": { N: "0" } } },
+  };
+}
+
+/** An audit head's write, in its replay form, refused: the store holds a version newer than the audit's. */
+export function isRefusedHeal(action: TransactWriteItem): boolean {
+  return action.Update?.ConditionExpression === HEAL_GUARD_CONDITION;
 }
 
 /** Estimated bytes the lineage adds to a head (names, run id twice, times, findings). */
 function lineageBytes(run: PageRun, write: RecordWrite): number {
   const findings = (write.lineage?.findings ?? []).reduce((sum, rule) => sum + utf8Bytes(rule) + 1, 0);
-  return 2 * utf8Bytes(run.runId) + 4 * utf8Bytes(run.committedAt) + utf8Bytes(write.lineage?.healedByAudit ?? "") + findings + 150;
+  return 2 * utf8Bytes(run.runId) + 4 * utf8Bytes(run.committedAt) + utf8Bytes(write.heal?.auditId ?? "") + findings + 150;
 }
 
 /** Bytes counted for the fence and progress actions (small updates of two items). */
@@ -359,6 +379,8 @@ export function recordItems(connectionId: string, write: RecordWrite): RecordIte
   if (chunks.length > 1) head[ATTR.parts] = { N: String(chunks.length - 1) };
   const kind = write.collection === "stages" ? stageKind(write.doc) : undefined;
   if (kind !== undefined) head[ATTR.kind] = { S: kind };
+
+  if (write.heal !== undefined) head[ATTR.healed] = healMarkAttribute(write.heal);
 
   const items = [head];
   if (chunks.length > 1) {
@@ -393,6 +415,8 @@ export function estimateItemBytes(item: Record<string, AttributeValue>): number 
     bytes += utf8Bytes(name);
     if (value.S !== undefined) bytes += utf8Bytes(value.S);
     else if (value.N !== undefined) bytes += value.N.length + 1;
+    // A map (an audit's heal mark): its JSON form is longer than DynamoDB's count of it, so an estimate from above.
+    else if (value.M !== undefined) bytes += utf8Bytes(JSON.stringify(value.M));
     else throw new TypeError(`estimateItemBytes: unexpected attribute type of ${name}`);
   }
   return bytes;
@@ -425,3 +449,17 @@ function stageKind(doc: Readonly<Record<string, unknown>>): StageKind | undefine
   const kind = doc["kind"];
   return typeof kind === "string" && (STAGE_KINDS as readonly string[]).includes(kind) ? (kind as StageKind) : undefined;
 }
+
+/** The heal mark on a head, as a map (explain reads it). */
+function healMarkAttribute(heal: HealMark): AttributeValue {
+  return {
+    M: {
+      audit_id: { S: heal.auditId },
+      cause: { S: heal.cause },
+      updated_at: heal.updatedAt === null ? { NULL: true } : { S: heal.updatedAt },
+      watermark: heal.watermark === null ? { NULL: true } : { S: heal.watermark },
+      at: { S: heal.at },
+    },
+  };
+}
+

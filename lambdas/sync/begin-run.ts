@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { SYNC_ENTITIES } from "../core/entities";
+import { entitiesOfMode, runModeOf } from "../core/run-mode";
 import type { SyncDeps } from "./sync-deps";
 import { leaseUntil, loadConnection, startEntity } from "./entity-steps";
 import { ExecutionRunSchema, SyncCursorSchema, type SyncState } from "./sync-state";
@@ -33,6 +33,6 @@ export async function beginRun(deps: SyncDeps, event: BeginRunEvent): Promise<Sy
   }
   const connection = await loadConnection(deps, run);
   deps.logger.info("run started", { ...run, base_url: connection.base_url, rate_limit: connection.rate_limit });
-  const cursor = await startEntity(deps, run, connection, SYNC_ENTITIES[0], 0);
+  const cursor = await startEntity(deps, run, connection, entitiesOfMode(runModeOf(run.run_id))[0]!, 0);
   return { run, cursor, step: { outcome: "next_page" } };
 }

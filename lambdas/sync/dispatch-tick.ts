@@ -5,6 +5,7 @@ import type { SyncExecutionInput } from "../core/ports/run-starter";
 import { runLiveness } from "../core/run-lock";
 import { RunReferenceSchema, type RunReference } from "../core/run-reference";
 import type { StartSyncDeps } from "./sync-deps";
+import { auditDue, auditEveryDays } from "../core/audit-schedule";
 
 /** Connections per ListConnections page, at most; fewer when their ids are long (DISPATCH_PAGE_MAX_BYTES). */
 export const DISPATCH_PAGE_SIZE = 1000;
@@ -23,8 +24,14 @@ export const STATE_PAYLOAD_MAX_BYTES = 256 * 1024;
  */
 export const DISPATCH_PAGE_MAX_BYTES = 192 * 1024;
 
-/** One connection to run, as the schedule tick's Map carries it. */
-export const DispatchItemSchema = v.pick(RunReferenceSchema, ["business_account_id", "connection_id"]);
+/** One connection to run, as the schedule tick's Map carries it: its audit schedule too, so the claim can tell an audit is due. */
+export const DispatchItemSchema = v.object({
+  ...v.pick(RunReferenceSchema, ["business_account_id", "connection_id"]).entries,
+  /** Days between scheduled audits (core/audit-schedule.ts); absent when audits are off. */
+  audit_every_days: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
+  /** When the connection was created: its first audit is due audit_every_days later. */
+  created_at: v.optional(v.string()),
+});
 export type DispatchItem = v.InferOutput<typeof DispatchItemSchema>;
 
 /** Connections one Map child runs (statemachine/dispatch-definition.ts DISPATCH_BATCH_SIZE). */
@@ -62,7 +69,14 @@ function batchDispatchPage(
 ): DispatchPage {
   const items = page.connections
     .filter((connection) => connection.paused !== true)
-    .map((connection) => ({ business_account_id: connection.business_account_id, connection_id: connection.id }));
+    .map((connection): DispatchItem => {
+      const every = auditEveryDays(connection.audit_schedule);
+      return {
+        business_account_id: connection.business_account_id,
+        connection_id: connection.id,
+        ...(every === null ? {} : { audit_every_days: every, created_at: connection.created_at }),
+      };
+    });
   shuffle(items, random);
   const paused = page.connections.length - items.length;
   const batches: DispatchBatch[] = [];
@@ -173,9 +187,15 @@ export type DispatchClaim =
   | { readonly claimed: true; readonly run: RunReference }
   | { readonly claimed: false; readonly running_run_id: string };
 
-/** The Map's first step for one connection: its run lock, or the run already in progress (skipped). */
+/**
+ * The Map's first step for one connection: its run lock, or the run already
+ * in progress (skipped). The run is an audit when one is due (its schedule's
+ * days since the last audit started), else a sync: the tick starts either
+ * through the same state machine.
+ */
 export async function claimDispatchedRun(deps: StartSyncDeps, item: DispatchItem): Promise<DispatchClaim> {
-  const claim = await claimRun(deps, { business_account_id: item.business_account_id, id: item.connection_id });
+  const mode = (await scheduledAuditDue(deps, item)) ? "audit" : "sync";
+  const claim = await claimRun(deps, { business_account_id: item.business_account_id, id: item.connection_id }, { mode });
   if (!claim.claimed) {
     deps.logger.info("dispatch skipped: a run is in progress", { connection_id: item.connection_id, run_id: claim.runId });
     return { claimed: false, running_run_id: claim.runId };
@@ -261,6 +281,15 @@ export function handOversOf(segments: readonly SegmentOutput[]): readonly Segmen
 
 /** The error each unfinished entity of a released dispatched run gets. */
 export const DISPATCHED_RUN_NOT_STARTED = "the run could not be started or resumed by the schedule tick";
+
+async function scheduledAuditDue(deps: Pick<StartSyncDeps, "runs" | "clock">, item: DispatchItem): Promise<boolean> {
+  if (item.audit_every_days === undefined || item.created_at === undefined) return false;
+  const now = deps.clock.now();
+  // Before reading the last audit: a connection younger than the interval has none due.
+  if (!auditDue(item.audit_every_days, null, item.created_at, now)) return false;
+  const [last] = await deps.runs.listAudits(item.connection_id, { limit: 1 });
+  return auditDue(item.audit_every_days, last?.started_at ?? null, item.created_at, now);
+}
 
 /** Fisher-Yates, in place. */
 function shuffle<T>(items: T[], random: () => number): void {

@@ -1,4 +1,5 @@
-import { SYNC_ENTITIES, type SummaryEntity, type SyncEntity } from "../core/entities";
+import type { SummaryEntity, SyncEntity } from "../core/entities";
+import { entitiesOfMode, runModeOf, type AuditEntity } from "../core/run-mode";
 import { ConnectionNotFoundError } from "../core/errors";
 import { PAGE_TASKS_PER_EXECUTION, PAGE_TASKS_PER_SEGMENT, RUN_LEASE_SECONDS } from "../core/limits";
 import type { StoredConnection } from "../core/connection";
@@ -70,10 +71,12 @@ export async function startEntity(
   });
   const incremental = entityDefinition(entity).incremental;
   const watermark = incremental ? await deps.records.getWatermark(run.connection_id, entity) : null;
+  // An audit reads the entity in full from sync_since; its pages still never move the watermark back (ingestPage).
+  const from = runModeOf(run.run_id) === "audit" ? null : watermark;
   return {
     entity,
     page: 1,
-    updated_since: incremental ? updatedSince(watermark, connection.sync_since) : null,
+    updated_since: incremental ? updatedSince(from, connection.sync_since) : null,
     watermark,
     previous: null,
     rate_limit: connection.rate_limit,
@@ -90,7 +93,9 @@ export async function finishEntityAndAdvance(
   outcome: { readonly status: "succeeded" | "failed"; readonly error: string | null },
   connection: StoredConnection,
 ): Promise<SyncState> {
-  const next = SYNC_ENTITIES[SYNC_ENTITIES.indexOf(cursor.entity) + 1];
+  const order = entitiesOfMode(runModeOf(run.run_id));
+  const next = order[order.indexOf(cursor.entity) + 1];
+  if (outcome.status === "succeeded" && runModeOf(run.run_id) === "audit") await closeAuditEntity(deps, run, cursor.entity as AuditEntity);
   // The entity's rows are written with the next entity's start (startEntity), the last entity's on their own.
   const nextCursor =
     next === undefined
@@ -107,4 +112,23 @@ export async function finishEntityAndAdvance(
 
   if (nextCursor === undefined) return { run, cursor: null, step: { outcome: "done" } };
   return { run, cursor: nextCursor, step: nextPageStep(deps, nextCursor) };
+}
+
+/**
+ * An audit read the entity whole: it counts what the store holds and marks
+ * (never deletes) what the source no longer returns. Safe to repeat: a
+ * replayed last page closes the entity again with the same result.
+ */
+async function closeAuditEntity(deps: SyncDeps, run: ExecutionRun, entity: AuditEntity): Promise<void> {
+  const closed = await deps.audits.closeEntity(run.connection_id, run.run_id, entity, deps.clock.now().toISOString());
+  await deps.runs.auditEntityClosed(run.connection_id, run.run_id, entity, closed);
+  if (closed.absentIds.length > 0) {
+    deps.logger.warn("records the source no longer returns (kept: omission never deletes)", {
+      connection_id: run.connection_id,
+      run_id: run.run_id,
+      entity,
+      count: closed.absentIds.length,
+      ids: closed.absentIds.slice(0, 10),
+    });
+  }
 }

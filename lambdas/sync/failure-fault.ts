@@ -4,6 +4,7 @@ import {
   PageValidationError,
   PaginationError,
   RateLimitSlotsStaleError,
+  StoredVersionNewerError,
   RecordTooLargeError,
   RunSupersededError,
   SourceAuthError,
@@ -52,6 +53,7 @@ const FAULTS: ReadonlyArray<readonly [ErrorClass, Fault]> = [
   [TokenDecryptionError, "ours"],
   [RunSupersededError, "ours"],
   [RateLimitSlotsStaleError, "ours"],
+  [StoredVersionNewerError, "ours"],
   [SyncQueueUnavailableError, "ours"],
   // A Task event not in its schema: a definition or an input of ours.
   [InvalidTaskEventError, "ours"],

@@ -18,11 +18,12 @@ export interface RateLimitedConnection {
  * run between taking a slot and sending (another page's validation, a GC
  * pause): a slot that has gone stale by then is left unused (it only makes the
  * window stricter) and a fresh one is taken, so a request is never sent long
- * after the start recorded for it. A slot reserved ahead (its start still to
- * come) is waited for: a request never leaves before its recorded start, and
- * the slot is checked again after the wait (a timer that fires late on a busy
- * event loop would otherwise send it long after its start, eating the
- * window's margin: test "no one-second window above the rate").
+ * after the start recorded for it. A slot recorded ahead (the limiter records
+ * slots as far ahead as its writes take) is waited for: a request never
+ * leaves before its recorded start, and the slot is checked again after the
+ * wait (a timer that fires late on a busy event loop would otherwise send it
+ * long after its start, eating the window's margin: test "no one-second
+ * window above the rate").
  */
 export function rateLimited(
   source: SourceClient,
@@ -32,7 +33,7 @@ export function rateLimited(
   clock: Clock = systemClock,
   /** A slot already being taken (acquire called early, e.g. while the connection is read): the first request uses it. */
   firstSlot?: Promise<number>,
-  /** Real-time sleep until a reserved slot's start. */
+  /** Real-time sleep until a slot's start that is still to come. */
   sleep: Sleep = realSleep,
 ): SourceClient {
   const { connectionId, rateLimit } = connection;
@@ -47,7 +48,7 @@ export function rateLimited(
     async fetchPage(sourceConnection, request) {
       let slot = await acquire();
       for (let stale = 0; ; ) {
-        // A reserved slot whose start is still to come: the request waits for it (the window counts it from there),
+        // A slot whose start is still to come: the request waits for it (the window counts it from there),
         // then looks again: a timer can fire late, and a request must not leave long after its slot either.
         const early = slot - clock.now().getTime();
         if (early > 0) {

@@ -3,7 +3,8 @@ import { runLiveness, type RunLock } from "../core/run-lock";
 import type { SyncExecutionInput } from "../core/ports/run-starter";
 import { leaseUntil } from "./entity-steps";
 import { failUnfinishedEntities } from "./fail-unfinished-entities";
-import { newRunId } from "./run-id";
+import { newAuditId, newRunId } from "./run-id";
+import type { RunMode } from "../core/run-mode";
 import type { StartSyncDeps } from "./sync-deps";
 
 export interface StartSyncResult {
@@ -29,6 +30,8 @@ export interface StartSyncOptions {
    * execution resumes on the restart instead of 15 minutes later.
    */
   readonly earlierExecutionsGone?: boolean;
+  /** `audit`: the run is an audit (core/run-mode.ts): same lock, same state machines. Default `sync`. */
+  readonly mode?: RunMode;
 }
 
 export async function startSync(
@@ -48,7 +51,7 @@ export async function startSync(
     deps.logger.error("sync could not be started", { connection_id: connection.id, run_id: run.run_id, error: String(error) });
     throw new SyncQueueUnavailableError("the sync could not be queued; try again shortly", { cause: error });
   }
-  deps.logger.info("sync started", { connection_id: connection.id, run_id: run.run_id });
+  deps.logger.info(options.mode === "audit" ? "audit started" : "sync started", { connection_id: connection.id, run_id: run.run_id });
   return { runId: run.run_id, started: true };
 }
 
@@ -68,7 +71,8 @@ export async function claimRun(
   options: StartSyncOptions = {},
 ): Promise<ClaimResult> {
   const now = deps.clock.now();
-  const run = { connectionId: connection.id, runId: newRunId(now), startedAt: now.toISOString(), leaseUntil: leaseUntil(now) };
+  const runId = options.mode === "audit" ? newAuditId(now) : newRunId(now);
+  const run = { connectionId: connection.id, runId, startedAt: now.toISOString(), leaseUntil: leaseUntil(now) };
 
   let begun = await deps.runs.begin(run);
   if (!begun.started) {

@@ -9,7 +9,8 @@ import type { RunStarter } from "../core/ports/run-starter";
 import type { RunStore } from "../core/ports/run-store";
 import type { SourceClient } from "../core/ports/source-client";
 import type { TokenCipher } from "../core/ports/token-cipher";
-import type { StageKindsOfRun } from "./stage-kinds-memo";
+import type { AuditStore } from "../core/ports/audit-store";
+import type { StageKindsOfRun, UserIdsOfRun } from "./stage-kinds-memo";
 
 /** Every port the sync's Task states use; the composition roots (AWS, local, tests) fill it. */
 export interface SyncDeps {
@@ -17,6 +18,8 @@ export interface SyncDeps {
   readonly cipher: TokenCipher;
   readonly runs: RunStore;
   readonly records: RecordStore;
+  /** What an audit's pages compare with, and how it tells what the source no longer returns. */
+  readonly audits: AuditStore;
   readonly source: SourceClient;
   readonly limiter: RateLimiter;
   readonly clock: Clock;
@@ -29,6 +32,8 @@ export interface SyncDeps {
   readonly scheduleIntervalMs?: number | null;
   /** Stage kinds read once per run (makeSyncHandlers supplies the memo); each leads page reads the store when absent. */
   readonly stageKinds?: StageKindsOfRun;
+  /** The connection's user ids read once per run, for reference.user findings; each page reads the store when absent. */
+  readonly userIds?: UserIdsOfRun;
   /** Page tasks per execution before continuing in a fresh one; defaults to PAGE_TASKS_PER_EXECUTION (tests lower it). */
   readonly pageTasksPerExecution?: number;
   /** Page tasks per segment of the Express child; defaults to PAGE_TASKS_PER_SEGMENT (tests lower it). */

@@ -51,8 +51,10 @@ export async function syncPage(deps: SyncDeps, state: SyncState): Promise<SyncSt
       {
         source,
         store: deps.records,
+        audits: deps.audits,
         logger: deps.logger,
         ...(deps.stageKinds === undefined ? {} : { stageKinds: (id: string) => deps.stageKinds!(id, run.run_id) }),
+        ...(deps.userIds === undefined ? {} : { userIds: (id: string) => deps.userIds!(id, run.run_id) }),
       },
       { baseUrl: stored.base_url, token: sourceToken },
       {
@@ -63,6 +65,8 @@ export async function syncPage(deps: SyncDeps, state: SyncState): Promise<SyncSt
         watermark: cursor.watermark,
         previous: cursor.previous,
         run: { runId: run.run_id, ...pageTimes(deps.clock.now()) },
+        at: deps.clock.now().toISOString(),
+        ...(cursor.finding_samples === undefined ? {} : { findingSamples: cursor.finding_samples }),
       },
     );
 
@@ -137,6 +141,7 @@ export async function syncPage(deps: SyncDeps, state: SyncState): Promise<SyncSt
       page: cursor.page + 1,
       watermark: page.watermark,
       previous: page.fingerprint,
+      ...(Object.keys(page.findingSamples).length > 0 ? { finding_samples: page.findingSamples } : {}),
       rate_limit: connection.rate_limit,
       throttle_attempts: 0,
       steps,

@@ -47,6 +47,12 @@ export const SyncCursorSchema = v.object({
    * started before it existed: the page then reads the connection first.
    */
   rate_limit: v.optional(positiveInteger),
+  /**
+   * Sample ids the run's findings already hold per rule for this entity, so a
+   * page appends only up to the bound (FINDING_SAMPLE_IDS) without reading them.
+   * Absent: none yet (every entity's page 1, and runs begun before findings).
+   */
+  finding_samples: v.optional(v.record(v.string(), count)),
   /** Consecutive 429s on this page; the state machine gives up after 5 retries. */
   throttle_attempts: count,
   /** Page tasks run by this execution (history bound). */

@@ -1,3 +1,5 @@
+import type { SyncEntity } from "../../lambdas/core/entities";
+
 /**
  * Valid raw source records (JSON as a source API would send it), one builder
  * per resource. Overrides merge shallowly; an `undefined` override deletes the key.
@@ -129,4 +131,23 @@ export function eventRecord(overrides?: RawRecord): RawRecord {
     },
     overrides,
   );
+}
+
+const BUILDERS: Readonly<Record<SyncEntity, (overrides?: RawRecord) => RawRecord>> = {
+  pipelines: pipelineRecord,
+  users: userRecord,
+  contacts: contactRecord,
+  leads: leadRecord,
+  tasks: taskRecord,
+  calls: callRecord,
+  events: eventRecord,
+};
+
+/**
+ * `count` records of an entity numbered as the builders name them (contact-0,
+ * contact-1, …, from `first`); record i takes `overridesOf(i)`.
+ */
+export function numberedRecords(entity: SyncEntity, count: number, overridesOf: (i: number) => RawRecord, first = 0): RawRecord[] {
+  const singular = entity.slice(0, -1);
+  return Array.from({ length: count }, (_, i) => BUILDERS[entity]({ id: `${singular}-${first + i}`, ...overridesOf(i) }));
 }

@@ -1,6 +1,8 @@
 import { DynamoDbNotificationStore } from "../../lambdas/notifications/dynamodb-notification-store";
 import { notifyingPublisher } from "../../lambdas/notifications/notifying-publisher";
 import { randomBytes, randomUUID } from "node:crypto";
+import { DynamoDbAuditStore } from "../../lambdas/audits/dynamodb-audit-store";
+
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { DynamoDbConnectionStore } from "../../lambdas/connections/dynamodb-connection-store";
@@ -19,12 +21,14 @@ import { runPreflightJob } from "../../lambdas/preflight/preflight-job";
 import { DynamoDbPreflightStore } from "../../lambdas/preflight-runs/dynamodb-preflight-store";
 import { makeApiHandler, type ApiEvent } from "../../lambdas/onboarding/http/api-handler";
 import { makeSyncHandlers } from "../../lambdas/sync/handlers/sync-handlers";
+import { claimRun } from "../../lambdas/sync/start-sync";
 import type { SyncState } from "../../lambdas/sync/sync-state";
 import { TABLE_ACCESS, type TableAction } from "../../lib/table-access";
 import { DynamoDbPurgeQueue } from "../../lambdas/purges/dynamodb-purge-queue";
 import { DELETED_CONNECTION_PURGE_DELAY_SECONDS } from "../../lambdas/purges/purge-keys";
 import { makePurgeHandler } from "../../lambdas/retention/purge-handler";
 import { contactRecord, leadRecord, pipelineRecord, stageRecord, userRecord } from "../builders/source-records";
+import { encryptedConnection } from "../builders/stored-connections";
 import { crmSource } from "../support/crm-source";
 import { createTestTable, testDynamoDbClient } from "../support/dynamodb";
 import { startSourceServer, type SourceServer } from "../support/source-server";
@@ -87,6 +91,7 @@ function storesOf(name: SyncFunctionName) {
     preflights: new DynamoDbPreflightStore({ client, tableName }),
     purges: new DynamoDbPurgeQueue({ client, tableName }),
     notifications: new DynamoDbNotificationStore({ client, tableName }),
+    audits: new DynamoDbAuditStore({ client, tableName }),
   };
 }
 
@@ -191,20 +196,7 @@ afterAll(async () => {
 });
 
 async function addConnection(): Promise<StoredConnection> {
-  const id = `conn-${randomUUID()}`;
-  const businessAccountId = "acct-table-access";
-  const now = new Date().toISOString();
-  const connection: StoredConnection = {
-    id,
-    business_account_id: businessAccountId,
-    crm_type: "custom",
-    base_url: server.baseUrl,
-    rate_limit: 1000,
-    sync_since: "2026-01-01T00:00:00.000Z",
-    created_at: now,
-    updated_at: now,
-    token_ciphertext: await cipher.encrypt(TOKEN, { businessAccountId, connectionId: id }),
-  };
+  const connection = await encryptedConnection(cipher, TOKEN, { business_account_id: "acct-table-access", base_url: server.baseUrl });
   await new DynamoDbConnectionStore({ client: setup, tableName }).put(connection);
   return connection;
 }
@@ -218,6 +210,11 @@ describe("least privilege: the table actions the functions send", () => {
     await tick(started, false);
     expect(started).toHaveLength(1);
     await driveRun(started[0]!);
+
+    // An audit of the connection: the same Task functions, its page task comparing with the store and healing.
+    const audit = await claimRun({ ...storesOf("Dispatcher"), starter: { start: async () => "never", isRunning: async () => false, abort: async () => undefined }, clock, logger }, { business_account_id: connection.business_account_id, id: connection.id }, { mode: "audit" });
+    expect(audit.claimed).toBe(true);
+    if (audit.claimed) await driveRun(audit.input);
 
     // A run whose /users fails (EntityFailed goes on to the next entity).
     failUsers = true;

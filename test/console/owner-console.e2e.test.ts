@@ -141,6 +141,30 @@ describe("owner's console, end to end (Chromium against the local service and a 
     expect(await owner.locator('[data-test="next-run"]').textContent()).toBe("within 1h (every 1h)");
   });
 
+  it("focus stays on the control a keyboard user moved to while the page was still loading", async () => {
+    // Hold the run history (the last request the page makes) at a gate, move to a control, then let the page finish.
+    let releaseHistory: () => void = () => undefined;
+    const historyGate = new Promise<void>((resolve) => (releaseHistory = resolve));
+    const historyRequested = new Promise<void>((resolve) =>
+      void owner.route(/\/syncs$/, async (route) => {
+        resolve();
+        await historyGate;
+        await route.continue();
+      }),
+    );
+    // Leave and come back (a hash navigation: a reload would end the in-memory session).
+    await owner.getByRole("link", { name: "← All connections" }).click();
+    await owner.getByRole("heading", { name: "CRM connections", level: 1 }).waitFor();
+    await owner.goto(connectionUrl);
+    await owner.getByRole("heading", { name: source.baseUrl, level: 1 }).waitFor();
+    await historyRequested;
+    await owner.getByRole("button", { name: "Test connection" }).focus();
+    releaseHistory();
+    await owner.getByRole("list", { name: "Run history" }).getByText("No runs yet.").waitFor();
+    await owner.unroute(/\/syncs$/);
+    expect(await owner.evaluate<string | undefined>("document.activeElement?.textContent")).toBe("Test connection");
+  });
+
   it("the test call's result shows reachable, authenticated, detail and pipelines found", async () => {
     // Keyboard only: focus the button and press Enter.
     await owner.getByRole("button", { name: "Test connection" }).focus();

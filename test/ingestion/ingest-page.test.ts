@@ -185,6 +185,41 @@ describe("won/lost against the synced stages", () => {
   });
 });
 
+describe("findings in the run summary", () => {
+  const summaryRow = async (entity: string) => (await runs.get(connectionId, RUN_ID))!.entities.find((row) => row.entity === entity)!;
+  const unlinked = (id: string, at: string) => taskRecord({ id, lead_id: null, contact_id: null, updated_at: at });
+
+  test("findings count each record once, exactly, across a retried page and a page replayed after it committed", async () => {
+    pages["/users"] = [[userRecord({ id: "user-1" })]];
+    await ingestPage(deps(), connection(), input("users"));
+    pages["/tasks"] = [
+      [
+        unlinked("t1", "2026-01-01T00:00:01Z"),
+        taskRecord({ id: "t2", updated_at: "not a time" }),
+        taskRecord({ id: "t3", responsible_user_id: "user-gone", updated_at: "2026-01-01T00:00:02Z" }),
+        taskRecord({ id: "t4", updated_at: "2026-01-01T00:00:03Z" }),
+      ],
+      ["t5", "t6", "t7", "t8", "t9", "t10"].map((id, i) => unlinked(id, `2026-01-02T00:00:0${i}Z`)),
+    ];
+    const first = await ingestPage(deps(), connection(), input("tasks"));
+    // The state machine retries the task (the answer was lost after the commit) and a later segment replays it: both refused at the count.
+    await ingestPage(deps(), connection(), input("tasks"));
+    await ingestPage(deps(), connection(), input("tasks"));
+    const second = await ingestPage(deps(), connection(), input("tasks", { page: 2, previous: first.fingerprint, findingSamples: first.findingSamples }));
+    await ingestPage(deps(), connection(), input("tasks", { page: 2, previous: first.fingerprint, findingSamples: first.findingSamples }));
+
+    const row = await summaryRow("tasks");
+    expect(row).toMatchObject({ pages: 2, records: 10 });
+    expect(row.findings).toEqual([
+      { rule: "record.updated-at", severity: "error", count: 1, sample_ids: ["t2"], detail: expect.stringMatching(/^record t2: updated_at is "not a time"/) },
+      { rule: "reference.user", severity: "warning", count: 1, sample_ids: ["t3"], detail: expect.stringMatching(/^record t3: responsible_user_id user-gone/) },
+      { rule: "task.unlinked", severity: "warning", count: 7, sample_ids: ["t1", "t5", "t6", "t7", "t8"], detail: expect.stringMatching(/^record t1: /) },
+    ]);
+    expect(second.findingSamples).toEqual({ "task.unlinked": 5, "record.updated-at": 1, "reference.user": 1 });
+    expect((await summaryRow("users")).findings).toEqual([]);
+  });
+});
+
 describe("requests", () => {
   test("updated_since is sent percent-encoded to incremental endpoints and never to /pipelines or /users", async () => {
     pages["/contacts"] = [[]];

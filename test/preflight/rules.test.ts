@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { ALL_RULES } from "../../lambdas/preflight/rules/catalog";
+import { KIT_RULES } from "../../lambdas/preflight/rules/catalog";
 import type { SourceKnobs } from "../support/preflight-source";
 import { runKitAgainst } from "./preflight-harness";
 
@@ -23,6 +23,14 @@ const CASES: readonly Case[] = [
   { rule: "endpoint.required-present", knobs: { notImplemented: ["leads"] }, endpoint: "/leads" },
   { rule: "endpoint.optional-200-or-404", knobs: { status: { tasks: 403 } }, endpoint: "/tasks" },
   { rule: "endpoint.empty-is-200", knobs: { emptyAs404: true }, endpoint: "/contacts" },
+  {
+    rule: "query.updated-since",
+    knobs: { refuseSince: "zero-offset" },
+    endpoint: "/contacts",
+    also: ["endpoint.required-present", "endpoint.optional-200-or-404"],
+  },
+  { rule: "query.limit", knobs: { refuseQuery: { entity: "users", param: "limit" } }, endpoint: "/users", also: ["endpoint.required-present"] },
+  { rule: "query.page", knobs: { refuseQuery: { entity: "contacts", param: "page" } }, endpoint: "/contacts", also: ["paging.has-more-successor"] },
   { rule: "envelope.json", knobs: { nonJson: "users" }, endpoint: "/users" },
   { rule: "envelope.data-array", knobs: { dataNotArray: "users" }, endpoint: "/users" },
   { rule: "envelope.has-more-boolean", knobs: { hasMoreAs: { entity: "contacts", mode: "string" } }, endpoint: "/contacts" },
@@ -59,11 +67,11 @@ const CASES: readonly Case[] = [
   { rule: "error.body", knobs: { errorBodyText: true }, endpoint: "/pipelines" },
 ];
 
-const severityOf = (id: string) => ALL_RULES.find((r) => r.id === id)!.severity;
+const severityOf = (id: string) => KIT_RULES.find((r) => r.id === id)!.severity;
 
 describe("every rule id, broken alone by a loopback source, is reported with its severity and exit status", () => {
   test("every rule of the kit has a case here", () => {
-    expect(CASES.map((c) => c.rule).sort()).toEqual(ALL_RULES.map((r) => r.id).sort());
+    expect(CASES.map((c) => c.rule).sort()).toEqual(KIT_RULES.map((r) => r.id).sort());
   });
 
   for (const { rule, knobs, endpoint, also = [] } of CASES) {

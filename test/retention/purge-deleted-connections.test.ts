@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { PutItemCommand, QueryCommand, ScanCommand, type AttributeValue, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { PutItemCommand, QueryCommand, paginateScan, type AttributeValue, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { DynamoDbConnectionStore } from "../../lambdas/connections/dynamodb-connection-store";
 import type { Logger } from "../../lambdas/core/ports/logger";
@@ -76,20 +76,8 @@ async function syncedConnection(id: string, options: { readonly largeRecord: boo
 /** Every item of the table that belongs to the connection, found without the purge's own key list. */
 async function itemsOf(connectionId: string): Promise<Record<string, AttributeValue>[]> {
   const items: Record<string, AttributeValue>[] = [];
-  let startKey: Record<string, AttributeValue> | undefined;
-  do {
-    const out = await client.send(
-      new ScanCommand({
-        TableName: tableName,
-        FilterExpression: "contains(pk, :id)",
-        ExpressionAttributeValues: { ":id": { S: connectionId } },
-        ExclusiveStartKey: startKey,
-        ConsistentRead: true,
-      }),
-    );
-    items.push(...(out.Items ?? []));
-    startKey = out.LastEvaluatedKey;
-  } while (startKey !== undefined);
+  const scan = { TableName: tableName, FilterExpression: "contains(pk, :id)", ExpressionAttributeValues: { ":id": { S: connectionId } }, ConsistentRead: true };
+  for await (const page of paginateScan({ client }, scan)) items.push(...(page.Items ?? []));
   return items;
 }
 

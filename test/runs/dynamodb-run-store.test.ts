@@ -56,7 +56,7 @@ describe("begin", () => {
       started_at: "2026-11-21T16:18:00.123Z",
       finished_at: null,
       unresolved_won_lost: 0,
-      entities: SUMMARY_ENTITIES.map((entity) => ({ entity, status: "pending", pages: 0, records: 0, error: null, waits: [] })),
+      entities: SUMMARY_ENTITIES.map((entity) => ({ entity, status: "pending", pages: 0, records: 0, error: null, waits: [], findings: [] })),
     });
     expect((await store.get(connectionId, RUN_A))?.entities).toHaveLength(8);
   });
@@ -228,6 +228,7 @@ describe("progress", () => {
       records: 0,
       error: null,
       waits: [],
+      findings: [],
     });
   });
 
@@ -451,12 +452,12 @@ describe("stored item format", () => {
       // A summary from before waits were recorded reads with none.
       entities: SUMMARY_ENTITIES.map((entity) =>
         entity === "leads"
-          ? { entity, status: "failed", pages: 3, records: 250, error: "the source answered 500", waits: [] }
+          ? { entity, status: "failed", pages: 3, records: 250, error: "the source answered 500", waits: [], findings: [] }
           : entity === "pipelines"
-            ? { entity, status: "succeeded", pages: 1, records: 2, error: null, waits: [] }
+            ? { entity, status: "succeeded", pages: 1, records: 2, error: null, waits: [], findings: [] }
             : entity === "stages"
-              ? { entity, status: "succeeded", pages: 0, records: 0, error: null, waits: [] }
-              : { entity, status: "pending", pages: 0, records: 0, error: null, waits: [] },
+              ? { entity, status: "succeeded", pages: 0, records: 0, error: null, waits: [], findings: [] }
+              : { entity, status: "pending", pages: 0, records: 0, error: null, waits: [], findings: [] },
       ),
     });
   });

@@ -1,14 +1,9 @@
 import { randomUUID } from "node:crypto";
-import {
-  GetItemCommand,
-  QueryCommand,
-  TransactWriteItemsCommand,
-  type DynamoDBClient,
-} from "@aws-sdk/client-dynamodb";
+import { GetItemCommand, TransactWriteItemsCommand, paginateQuery, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { beforeAll, describe, expect, test } from "vitest";
 import type { Collection } from "../../lambdas/core/entities";
 import { RecordTooLargeError, RunSupersededError, SyncSinceChangedError } from "../../lambdas/core/errors";
-import type { PageWrite, RecordWrite } from "../../lambdas/core/ports/record-store";
+import type { PageFinding, PageWrite, RecordWrite } from "../../lambdas/core/ports/record-store";
 import { DynamoDbRecordStore } from "../../lambdas/store/dynamodb-record-store";
 import { InvalidCursorError } from "../../lambdas/core/errors";
 import { DynamoDbRunStore } from "../../lambdas/runs/dynamodb-run-store";
@@ -74,21 +69,8 @@ async function storedCount(connectionId: string, collection: Collection): Promis
 
 async function storedCountIn(pk: string): Promise<number> {
   let count = 0;
-  let startKey: Record<string, never> | undefined;
-  do {
-    const out = await table.client.send(
-      new QueryCommand({
-        TableName: table.tableName,
-        KeyConditionExpression: "pk = :pk",
-        ExpressionAttributeValues: { ":pk": { S: pk } },
-        Select: "COUNT",
-        ExclusiveStartKey: startKey,
-        ConsistentRead: true,
-      }),
-    );
-    count += out.Count ?? 0;
-    startKey = out.LastEvaluatedKey as Record<string, never> | undefined;
-  } while (startKey !== undefined);
+  const query = { TableName: table.tableName, KeyConditionExpression: "pk = :pk", ExpressionAttributeValues: { ":pk": { S: pk } }, Select: "COUNT" as const, ConsistentRead: true };
+  for await (const page of paginateQuery({ client: table.client }, query)) count += page.Count ?? 0;
   return count;
 }
 
@@ -202,6 +184,15 @@ describe("DynamoDbRecordStore on DynamoDB Local", () => {
       Object.fromEntries([...kinds].map(([pipelineId, stages]) => [pipelineId, Object.fromEntries(stages)])),
     ).toEqual({ p1: { s1: "lost", s2: "won" }, p2: { s1: "lost" }, "p#3": { 's"4': "won" } });
     expect((await store.getStageKinds(newConnection())).size).toBe(0);
+  });
+
+  test("getUserIds returns the id of every user stored for the connection, and no other connection's", async () => {
+    const connectionId = newConnection();
+    expect((await store.getUserIds(connectionId)).size).toBe(0);
+    const user = (id: string): RecordWrite => ({ collection: "users", key: [id], doc: { id, name: null, email: null, role: null, is_active: true } });
+    await store.commitPage(await fenced({ connectionId, records: [user("u1"), user('u"2'), user("u#3")] }));
+    await store.commitPage(await fenced({ connectionId: newConnection(), records: [user("elsewhere")] }));
+    expect([...(await store.getUserIds(connectionId))].sort()).toEqual(["u#3", 'u"2', "u1"].sort());
   });
 
   test("a /pipelines page with 100 pipelines and 600 stages commits", async () => {
@@ -455,6 +446,26 @@ describe("the run's fence and progress in the page's transactions", () => {
     expect(await row(connectionId, run.runId, "leads")).toMatchObject({ pages: 2, records: 137 });
     expect(await row(connectionId, run.runId, "users")).toMatchObject({ pages: 0, records: 0 });
     expect((await runStore().get(connectionId, run.runId))!.unresolved_won_lost).toBe(3);
+  });
+
+  test("findings ride on the page's progress: counts add once per page number, samples append, the first detail stays", async () => {
+    const connectionId = newConnection();
+    const run = await runHoldingLock(runStore(), connectionId);
+    const withFindings = (write: PageWrite, findings: PageFinding[]): PageWrite => ({ ...write, run: { ...write.run, findings } });
+    const unlinked = (count: number, sampleIds: string[], detail: string): PageFinding => ({ rule: "task.unlinked", severity: "warning", count, sampleIds, detail });
+    const first = withFindings(run.page({ connectionId, records: [] }, "tasks"), [
+      unlinked(2, ["t1", "t2"], "record t1: first"),
+      { rule: "record.updated-at", severity: "error", count: 1, sampleIds: ["t3"], detail: "record t3: " + "x".repeat(400) },
+    ]);
+    await store.commitPage(first);
+    await store.commitPage(first); // replayed after it committed: refused at the progress condition
+    await store.commitPage(withFindings(run.page({ connectionId, records: [] }, "tasks"), [unlinked(3, ["t4", "t5", "t6"], "record t4: later")]));
+
+    expect((await row(connectionId, run.runId, "tasks"))!.findings).toEqual([
+      { rule: "record.updated-at", severity: "error", count: 1, sample_ids: ["t3"], detail: "record t3: " + "x".repeat(289) },
+      { rule: "task.unlinked", severity: "warning", count: 5, sample_ids: ["t1", "t2", "t4", "t5", "t6"], detail: "record t1: first" },
+    ]);
+    expect((await row(connectionId, run.runId, "leads"))!.findings).toEqual([]);
   });
 
   test("watermarks reset under a running run: its next page writes nothing and fails with SyncSinceChangedError", async () => {

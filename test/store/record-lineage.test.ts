@@ -119,7 +119,11 @@ describe("a record's lineage", () => {
   test("healed_by_audit names the audit that healed the record, and no later sync write clears it", async () => {
     const connectionId = newConnection();
     const run = await runsOf(connectionId);
-    await store.commitPage(run.page([lead("l1", {}, { sourceUpdatedAt: null, findings: [], healedByAudit: "audit-7" })], T1));
+    const healed: RecordWrite = {
+      ...lead("l1"),
+      heal: { auditId: "audit-7", cause: "missed", updatedAt: "2026-01-05T00:00:00.000Z", watermark: null, at: T1 },
+    };
+    await store.commitPage(run.page([healed], T1));
     expect((await store.getRecord(connectionId, "leads", ["l1"])).lineage?.healed_by_audit).toBe("audit-7");
     await store.commitPage(run.page([lead("l1", { name: "later" })], T2));
     expect((await store.getRecord(connectionId, "leads", ["l1"])).lineage?.healed_by_audit).toBe("audit-7");

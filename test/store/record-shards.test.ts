@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { GetItemCommand, PutItemCommand, ScanCommand, type AttributeValue } from "@aws-sdk/client-dynamodb";
+import { GetItemCommand, PutItemCommand, paginateScan, type AttributeValue } from "@aws-sdk/client-dynamodb";
 import { beforeAll, describe, expect, test } from "vitest";
 import { COLLECTIONS } from "../../lambdas/core/entities";
 import { InvalidCursorError } from "../../lambdas/core/errors";
@@ -47,20 +47,13 @@ const fenced = fencedPages(() => new DynamoDbRunStore(table));
 /** Every record item of a connection (heads and parts), straight from the table. */
 async function recordItems(connectionId: string): Promise<Record<string, AttributeValue>[]> {
   const items: Record<string, AttributeValue>[] = [];
-  let startKey: Record<string, AttributeValue> | undefined;
-  do {
-    const out = await table.client.send(
-      new ScanCommand({
-        TableName: table.tableName,
-        FilterExpression: "begins_with(pk, :rec) OR begins_with(pk, :part)",
-        ExpressionAttributeValues: { ":rec": { S: `REC#${connectionId}#` }, ":part": { S: `PART#${connectionId}#` } },
-        ExclusiveStartKey: startKey,
-        ConsistentRead: true,
-      }),
-    );
-    items.push(...(out.Items ?? []));
-    startKey = out.LastEvaluatedKey;
-  } while (startKey !== undefined);
+  const scan = {
+    TableName: table.tableName,
+    FilterExpression: "begins_with(pk, :rec) OR begins_with(pk, :part)",
+    ExpressionAttributeValues: { ":rec": { S: `REC#${connectionId}#` }, ":part": { S: `PART#${connectionId}#` } },
+    ConsistentRead: true,
+  };
+  for await (const page of paginateScan({ client: table.client }, scan)) items.push(...(page.Items ?? []));
   return items.sort((a, b) => `${a["pk"]?.S} ${a["sk"]?.S}`.localeCompare(`${b["pk"]?.S} ${b["sk"]?.S}`));
 }
 

@@ -4,17 +4,7 @@ import { PAGE_SIZE } from "../../lambdas/core/limits";
 import { entityDefinition } from "../../lambdas/ingestion/entity-catalog";
 import { preparePage } from "../../lambdas/ingestion/prepare-page";
 import { updatedSince } from "../../lambdas/sync/updated-since";
-import {
-  callRecord,
-  contactRecord,
-  eventRecord,
-  leadRecord,
-  pipelineRecord,
-  stageRecord,
-  taskRecord,
-  userRecord,
-  type RawRecord,
-} from "../builders/source-records";
+import { numberedRecords, pipelineRecord, stageRecord, userRecord, type RawRecord } from "../builders/source-records";
 import type { CrmData } from "./crm-source";
 
 /**
@@ -47,27 +37,18 @@ export function crashDataset(): CrmData {
     }),
   ];
   const users = [userRecord(), userRecord({ id: "user-2", name: "Ben Jones", email: "ben@example.com" }), userRecord({ id: "user-3", name: "Cleo Park", email: "cleo@example.com" })];
-  const contacts = Array.from({ length: CRASH_COUNTS.contacts }, (_, i) =>
-    contactRecord({ id: `contact-${i}`, name: `Contact ${i}`, email: `c${i}@example.com`, updated_at: stamp(0, i) }),
-  );
-  const leads = Array.from({ length: CRASH_COUNTS.leads }, (_, i) =>
-    leadRecord({
-      id: `lead-${i}`,
-      name: `Lead ${i}`,
-      contact_ids: [`contact-${i % CRASH_COUNTS.contacts}`],
-      // The first page: 100 lost leads with 100 different reasons -> 200 records + the watermark = 3 transactions.
-      ...(i < PAGE_SIZE ? { stage_id: "stage-lost", loss_reason: `reason ${i}`, closed_at: stamp(1, i) } : {}),
-      is_deleted: i % 7 === 3,
-      updated_at: stamp(1, i),
-    }),
-  );
-  const tasks = Array.from({ length: CRASH_COUNTS.tasks }, (_, i) => taskRecord({ id: `task-${i}`, lead_id: `lead-${i}`, updated_at: stamp(2, i) }));
-  const calls = Array.from({ length: CRASH_COUNTS.calls }, (_, i) =>
-    callRecord({ id: `call-${i}`, lead_id: `lead-${i}`, created_at: stamp(3, i), updated_at: stamp(3, i) }),
-  );
-  const events = Array.from({ length: CRASH_COUNTS.events }, (_, i) =>
-    eventRecord({ id: `event-${i}`, lead_id: `lead-${i}`, created_at: stamp(4, i), updated_at: stamp(4, i) }),
-  );
+  const contacts = numberedRecords("contacts", CRASH_COUNTS.contacts, (i) => ({ name: `Contact ${i}`, email: `c${i}@example.com`, updated_at: stamp(0, i) }));
+  const leads = numberedRecords("leads", CRASH_COUNTS.leads, (i) => ({
+    name: `Lead ${i}`,
+    contact_ids: [`contact-${i % CRASH_COUNTS.contacts}`],
+    // The first page: 100 lost leads with 100 different reasons -> 200 records + the watermark = 3 transactions.
+    ...(i < PAGE_SIZE ? { stage_id: "stage-lost", loss_reason: `reason ${i}`, closed_at: stamp(1, i) } : {}),
+    is_deleted: i % 7 === 3,
+    updated_at: stamp(1, i),
+  }));
+  const tasks = numberedRecords("tasks", CRASH_COUNTS.tasks, (i) => ({ lead_id: `lead-${i}`, updated_at: stamp(2, i) }));
+  const calls = numberedRecords("calls", CRASH_COUNTS.calls, (i) => ({ lead_id: `lead-${i}`, created_at: stamp(3, i), updated_at: stamp(3, i) }));
+  const events = numberedRecords("events", CRASH_COUNTS.events, (i) => ({ lead_id: `lead-${i}`, created_at: stamp(4, i), updated_at: stamp(4, i) }));
   return { pipelines, users, contacts, leads, tasks, calls, events };
 }
 

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll } from "vitest";
-import { createApiHarness, type ApiHarness } from "./api-harness";
+import { afterAll, beforeAll, expect } from "vitest";
+import { CONNECTIONS_PATH, createApiHarness, type ApiHarness } from "./api-harness";
 import { crmSource, type CrmData } from "./crm-source";
 import { gate } from "./gate";
 import { startSourceServer, type SourceServer } from "./source-server";
@@ -53,12 +53,20 @@ export interface HoldableSourceApi {
   /** The owner's session token. */
   readonly owner: string;
   holdLeads(): LeadsHold;
+  /** A new connection of the owner's to the source (rate_limit 1000, sync_since 2026-01-01 unless given): its id. */
+  newConnection(syncSince?: string): Promise<string>;
+  /**
+   * Starts a sync of the connection through the API and, while its leads page
+   * is held in flight at the source, runs `act` with the run's id; the page is
+   * released after `act`, whatever it does.
+   */
+  whileLeadsInFlight<T>(connectionId: string, act: (runId: string) => Promise<T>): Promise<{ readonly runId: string; readonly acted: T }>;
 }
 
 /** Starts both for a test file (beforeAll) and closes them after it; read the fields inside a test or a later hook. */
 export function useHoldableSourceApi(data: () => CrmData, token: string, account: string): HoldableSourceApi {
-  let ready: HoldableSourceApi | undefined;
-  const get = (): HoldableSourceApi => {
+  let ready: Omit<HoldableSourceApi, "newConnection" | "whileLeadsInFlight"> | undefined;
+  const get = () => {
     if (ready === undefined) throw new Error("useHoldableSourceApi starts in beforeAll: use it in a test or a later hook");
     return ready;
   };
@@ -82,5 +90,25 @@ export function useHoldableSourceApi(data: () => CrmData, token: string, account
       return get().owner;
     },
     holdLeads: () => get().holdLeads(),
+    async newConnection(syncSince = "2026-01-01T00:00:00Z") {
+      const { api, owner, source } = get();
+      const created = await api.request("POST", CONNECTIONS_PATH, {
+        token: owner,
+        body: { base_url: source.baseUrl, token, rate_limit: 1000, sync_since: syncSince },
+      });
+      expect(created.status).toBe(201);
+      return created.body.id;
+    },
+    async whileLeadsInFlight(connectionId, act) {
+      const { api, owner } = get();
+      const hold = get().holdLeads();
+      try {
+        const runId: string = (await api.request("POST", `${CONNECTIONS_PATH}/${connectionId}/syncs`, { token: owner })).body.id;
+        await hold.reached;
+        return { runId, acted: await act(runId) };
+      } finally {
+        hold.release();
+      }
+    },
   };
 }

@@ -8,17 +8,7 @@
  */
 import type { SyncEntity } from "../../lambdas/core/entities";
 import { parseTimestamp } from "../../lambdas/records/fields/timestamp";
-import {
-  callRecord,
-  contactRecord,
-  eventRecord,
-  leadRecord,
-  pipelineRecord,
-  stageRecord,
-  taskRecord,
-  userRecord,
-  type RawRecord,
-} from "../builders/source-records";
+import { numberedRecords, pipelineRecord, stageRecord, userRecord, type RawRecord } from "../builders/source-records";
 import { startSourceServer, type SourceReply, type SourceServer } from "./source-server";
 
 export const PREFLIGHT_TOKEN = "pf-token-abcdefghijklmnopqrstuvwxyz";
@@ -77,8 +67,10 @@ export interface SourceKnobs {
   readonly sinceIgnored?: boolean;
   /** incremental.offset-honoured: the offset of updated_since is dropped (read as UTC). */
   readonly sinceOffsetIgnored?: boolean;
-  /** incremental.inclusive / offset-honoured: updated_since in this form answers 400. */
-  readonly refuseSince?: "zulu" | "non-zero-offset";
+  /** incremental.inclusive / offset-honoured / query.updated-since: updated_since in this form answers 400 (zero-offset: the service's own +00:00). */
+  readonly refuseSince?: "zulu" | "non-zero-offset" | "zero-offset";
+  /** query.limit / query.page: the endpoint answers 400 to any limit, or to a page above 1. */
+  readonly refuseQuery?: { readonly entity: SyncEntity; readonly param: "limit" | "page" };
   /** incremental.ascending: each page reversed, or the pages served last first. */
   readonly order?: "descending-within-page" | "pages-reversed";
   /** rate.*: every Nth authenticated request answers 429. */
@@ -104,7 +96,6 @@ function patched(record: RawRecord, overrides: RawRecord): RawRecord {
 
 /** The correct data: two pipelines (leads use the first), two users, and timestamps one hour apart. */
 export function buildSourceData(sizes: SourceSizes, patches: readonly RecordPatch[] = []): SourceData {
-  const range = (n: number) => Array.from({ length: n }, (_, i) => i);
   const data: SourceData = {
     pipelines: [
       pipelineRecord(),
@@ -115,13 +106,11 @@ export function buildSourceData(sizes: SourceSizes, patches: readonly RecordPatc
       }),
     ],
     users: [userRecord(), userRecord({ id: "user-2", name: "Ben Jones", email: "ben@example.com" })],
-    contacts: range(sizes.contacts).map((i) => contactRecord({ id: `contact-${i + 1}`, created_at: stamp(i), updated_at: stamp(i + 1) })),
-    leads: range(sizes.leads).map((i) =>
-      leadRecord({ id: `lead-${i + 1}`, stage_id: i % 3 === 0 ? "stage-won" : "stage-new", created_at: stamp(i), updated_at: stamp(i + 2) }),
-    ),
-    tasks: range(sizes.tasks).map((i) => taskRecord({ id: `task-${i + 1}`, updated_at: stamp(i + 3) })),
-    calls: range(sizes.calls).map((i) => callRecord({ id: `call-${i + 1}`, created_at: stamp(i + 3), updated_at: stamp(i + 4) })),
-    events: range(sizes.events).map((i) => eventRecord({ id: `event-${i + 1}`, created_at: stamp(i + 5), updated_at: stamp(i + 5) })),
+    contacts: numberedRecords("contacts", sizes.contacts, (i) => ({ created_at: stamp(i), updated_at: stamp(i + 1) }), 1),
+    leads: numberedRecords("leads", sizes.leads, (i) => ({ stage_id: i % 3 === 0 ? "stage-won" : "stage-new", created_at: stamp(i), updated_at: stamp(i + 2) }), 1),
+    tasks: numberedRecords("tasks", sizes.tasks, (i) => ({ updated_at: stamp(i + 3) }), 1),
+    calls: numberedRecords("calls", sizes.calls, (i) => ({ created_at: stamp(i + 3), updated_at: stamp(i + 4) }), 1),
+    events: numberedRecords("events", sizes.events, (i) => ({ created_at: stamp(i + 5), updated_at: stamp(i + 5) }), 1),
   };
   for (const { entity, index, overrides } of patches) data[entity][index] = patched(data[entity][index]!, overrides);
   return data;
@@ -173,9 +162,13 @@ export async function startPreflightSource(knobs: SourceKnobs = {}): Promise<Pre
     const since = request.query.get("updated_since");
     const incremental = INCREMENTAL.includes(entity);
     if (incremental && since !== null && knobs.refuseSince !== undefined) {
-      const refused = knobs.refuseSince === "zulu" ? /Z$/.test(since) : /[+-](?!00:00)\d{2}:\d{2}$/.test(since);
+      const refused =
+        knobs.refuseSince === "zulu" ? /Z$/.test(since) : knobs.refuseSince === "zero-offset" ? /\+00:00$/.test(since) : /[+-](?!00:00)\d{2}:\d{2}$/.test(since);
       if (refused) return fail(400, "updated_since not understood");
     }
+    const refusedParam = knobs.refuseQuery?.entity === entity ? knobs.refuseQuery.param : undefined;
+    if (refusedParam === "limit" && request.query.has("limit")) return fail(400, "unknown parameter limit");
+    if (refusedParam === "page" && Number(request.query.get("page") ?? 1) > 1) return fail(400, "page out of range");
     const key = `${entity} ${since}`;
     let records = ordered.get(key);
     if (records === undefined) {

@@ -1,5 +1,6 @@
 import { execFileSync, spawn } from "node:child_process";
 import { createServer } from "node:net";
+import { childProcessEnv } from "./child-process-env";
 
 /**
  * `npm start` as a child process (bin/start.ts under tsx, as the user runs it),
@@ -24,7 +25,7 @@ export interface RuntimeProcess {
 
 export function startRuntimeProcess(env: Record<string, string>): RuntimeProcess {
   const child = spawn(process.execPath, ["--import", "tsx", "bin/start.ts"], {
-    env: { PATH: process.env["PATH"] ?? "", HOME: process.env["HOME"] ?? "", SCHEDULE: "off", ...env },
+    env: childProcessEnv(env),
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,
   });

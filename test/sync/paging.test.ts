@@ -5,17 +5,8 @@ import type { StoredConnection } from "../../lambdas/core/connection";
 import { leaseUntil } from "../../lambdas/sync/entity-steps";
 import { newRunId } from "../../lambdas/sync/run-id";
 import type { SyncCursor } from "../../lambdas/sync/sync-state";
-import {
-  callRecord,
-  contactRecord,
-  eventRecord,
-  leadRecord,
-  pipelineRecord,
-  stageRecord,
-  taskRecord,
-  userRecord,
-  type RawRecord,
-} from "../builders/source-records";
+import { callRecord, eventRecord, leadRecord, taskRecord } from "../builders/source-records";
+import { minuteStamp, smallContacts, smallCrm, smallLeads } from "../builders/small-crm";
 import { crmSource, entityOrder, type CrmData } from "../support/crm-source";
 import {
   envelope,
@@ -52,25 +43,6 @@ afterAll(async () => {
   await Promise.all([harness.close(), shortExecutions.close()]);
 });
 
-/** 2026-03-01T00:00:00Z plus `minute` minutes, in toISOString form. */
-const stamp = (minute: number) => new Date(Date.UTC(2026, 2, 1, 0, minute)).toISOString();
-const contacts = (count: number, from = 0, minuteOf = (i: number) => i): RawRecord[] =>
-  Array.from({ length: count }, (_, i) => contactRecord({ id: `c${from + i}`, updated_at: stamp(minuteOf(from + i)) }));
-const leads = (count: number): RawRecord[] =>
-  Array.from({ length: count }, (_, i) => leadRecord({ id: `l${i}`, pipeline_id: "p1", stage_id: "open", updated_at: stamp(i) }));
-
-/** A small, valid CRM: every endpoint implemented, one page each. */
-function smallCrm(): CrmData {
-  return {
-    pipelines: [pipelineRecord({ id: "p1", stages: [stageRecord({ id: "open", kind: "open" }), stageRecord({ id: "won", kind: "won" })] })],
-    users: [userRecord({ id: "u1" })],
-    contacts: contacts(2),
-    leads: leads(2),
-    tasks: [taskRecord({ id: "t1", lead_id: "l1", updated_at: stamp(1) })],
-    calls: [callRecord({ id: "k1", lead_id: "l1", updated_at: stamp(1) })],
-    events: [eventRecord({ id: "e1", lead_id: "l1", created_at: stamp(1), updated_at: undefined })],
-  };
-}
 
 /** The spec-correct source over `data`, except the paths in `override`, answered by their own handler. */
 function sourceWith(data: CrmData, override: Readonly<Record<string, (request: SourceRequest) => SourceReply>> = {}): SourceHandler {
@@ -94,7 +66,7 @@ const range = (from: number, count: number, prefix: string) => Array.from({ leng
 
 describe.concurrent("paging and incremental rules", () => {
   test("paging: page=1, 2, ... in order with limit=100", async ({ expect }) => {
-    const data = { ...smallCrm(), contacts: contacts(250), leads: leads(120) };
+    const data = { ...smallCrm(), contacts: smallContacts(250), leads: smallLeads(120) };
     const { summary, server } = await syncAgainst(sourceWith(data));
 
     expect(summary.status).toBe("succeeded");
@@ -115,9 +87,9 @@ describe.concurrent("paging and incremental rules", () => {
       sourceWith(data, {
         // An empty page that says more follows, then the records.
         "/contacts": ({ query }) =>
-          query.get("page") === "1" ? { json: envelope([], true) } : { json: envelope(contacts(2), false) },
+          query.get("page") === "1" ? { json: envelope([], true) } : { json: envelope(smallContacts(2), false) },
         // A full page that says nothing follows ends paging although the source holds more.
-        "/leads": ({ query }) => ({ json: envelope(query.get("page") === "1" ? leads(100) : [], false) }),
+        "/leads": ({ query }) => ({ json: envelope(query.get("page") === "1" ? smallLeads(100) : [], false) }),
       }),
     );
 
@@ -131,7 +103,7 @@ describe.concurrent("paging and incremental rules", () => {
 
   test("a missing has_more ends paging", async ({ expect }) => {
     const { summary, server, connection } = await syncAgainst(
-      sourceWith(smallCrm(), { "/contacts": () => ({ json: { data: contacts(PAGE_SIZE) } }) }),
+      sourceWith(smallCrm(), { "/contacts": () => ({ json: { data: smallContacts(PAGE_SIZE) } }) }),
     );
 
     expect(pagesOf(server.requests, "/contacts")).toEqual(["1"]);
@@ -143,7 +115,7 @@ describe.concurrent("paging and incremental rules", () => {
   test("a page whose ids equal the previous page's fails the entity with a pagination error", async ({ expect }) => {
     // The source ignores `page`: every request gets the same 100 leads and has_more true.
     const { summary, server, connection } = await syncAgainst(
-      sourceWith(smallCrm(), { "/leads": () => ({ json: envelope(leads(PAGE_SIZE), true) }) }),
+      sourceWith(smallCrm(), { "/leads": () => ({ json: envelope(smallLeads(PAGE_SIZE), true) }) }),
     );
 
     expect(pagesOf(server.requests, "/leads")).toEqual(["1", "2"]);
@@ -162,8 +134,8 @@ describe.concurrent("paging and incremental rules", () => {
       sourceWith(smallCrm(), {
         "/contacts": ({ query }) =>
           query.get("page") === "1"
-            ? { json: envelope(contacts(100, 0, (i) => 100 + i), true) }
-            : { json: envelope(contacts(10, 100, (i) => 50 + i), false) },
+            ? { json: envelope(smallContacts(100, 0, (i) => 100 + i), true) }
+            : { json: envelope(smallContacts(10, 100, (i) => 50 + i), false) },
       }),
     );
 
@@ -173,7 +145,7 @@ describe.concurrent("paging and incremental rules", () => {
     expect(row?.error).toContain("PaginationError");
     expect(row?.error).toContain("c100");
     expect(ids(await harness.listAll(connection.id, "contacts"))).toEqual(range(0, 100, "c"));
-    expect(await harness.records.getWatermark(connection.id, "contacts")).toBe(stamp(199));
+    expect(await harness.records.getWatermark(connection.id, "contacts")).toBe(minuteStamp(199));
     expect(summary.status).toBe("failed");
     expect(entityRow(summary, "leads")?.status).toBe("succeeded");
   });
@@ -219,7 +191,7 @@ describe.concurrent("paging and incremental rules", () => {
 
   test("a run continues in a fresh execution after PAGE_TASKS_PER_EXECUTION page tasks, with nothing lost or repeated", async ({ expect }) => {
     // 8 pages of contacts: 14 page tasks in all (1 + 1 + 8 + 1 + 1 + 1 + 1).
-    const data = { ...smallCrm(), contacts: contacts(750) };
+    const data = { ...smallCrm(), contacts: smallContacts(750) };
     const { summary, server, connection } = await syncAgainst(sourceWith(data), shortExecutions);
 
     expect(summary.status).toBe("succeeded");
@@ -246,11 +218,11 @@ describe.concurrent("paging and incremental rules", () => {
   test("incremental: the first run starts from sync_since; the next from the watermark minus the safety margin", async ({ expect }) => {
     const data: CrmData = {
       ...smallCrm(),
-      contacts: contacts(3, 0, (i) => 10 * (i + 1)),
-      leads: leads(120),
-      tasks: [taskRecord({ id: "t1", lead_id: "l1", updated_at: stamp(5) })],
-      calls: [callRecord({ id: "k1", lead_id: "l1", updated_at: stamp(6) })],
-      events: [eventRecord({ id: "e1", lead_id: "l1", created_at: stamp(7), updated_at: undefined })],
+      contacts: smallContacts(3, 0, (i) => 10 * (i + 1)),
+      leads: smallLeads(120),
+      tasks: [taskRecord({ id: "t1", lead_id: "l1", updated_at: minuteStamp(5) })],
+      calls: [callRecord({ id: "k1", lead_id: "l1", updated_at: minuteStamp(6) })],
+      events: [eventRecord({ id: "e1", lead_id: "l1", created_at: minuteStamp(7), updated_at: undefined })],
     };
     const server = await serve(sourceWith(data));
     const connection = await harness.addConnection({ baseUrl: server.baseUrl, token: TOKEN, syncSince: "2026-01-15T10:20:30.000Z" });
@@ -271,7 +243,7 @@ describe.concurrent("paging and incremental rules", () => {
       calls: await harness.records.getWatermark(connection.id, "calls"),
       events: await harness.records.getWatermark(connection.id, "events"),
     };
-    expect(watermarks).toEqual({ contacts: stamp(30), leads: stamp(119), tasks: stamp(5), calls: stamp(6), events: stamp(7) });
+    expect(watermarks).toEqual({ contacts: minuteStamp(30), leads: minuteStamp(119), tasks: minuteStamp(5), calls: minuteStamp(6), events: minuteStamp(7) });
 
     server.requests.length = 0;
     const second = await harness.sync(connection);

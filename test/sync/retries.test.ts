@@ -3,16 +3,8 @@ import { SUMMARY_ENTITIES } from "../../lambdas/core/entities";
 import type { RunSummary } from "../../lambdas/core/run-summary";
 import type { StoredConnection } from "../../lambdas/core/connection";
 import { PRICE_RULE } from "../../lambdas/records/fields/price";
-import {
-  callRecord,
-  contactRecord,
-  eventRecord,
-  leadRecord,
-  pipelineRecord,
-  stageRecord,
-  taskRecord,
-  userRecord,
-} from "../builders/source-records";
+import { callRecord, leadRecord } from "../builders/source-records";
+import { minuteStamp, smallCrm } from "../builders/small-crm";
 import { crmSource, entityOrder, type CrmData } from "../support/crm-source";
 import type { RecordedRequest, SourceHandler, SourceReply, SourceRequest, SourceServer } from "../support/source-server";
 import { useSourceServers } from "../support/source-servers";
@@ -42,23 +34,6 @@ afterAll(async () => {
   await harness.close();
 });
 
-const stamp = (minute: number) => new Date(Date.UTC(2026, 2, 1, 0, minute)).toISOString();
-
-/** A small, valid CRM: every endpoint implemented, one page each. */
-function smallCrm(): CrmData {
-  return {
-    pipelines: [pipelineRecord({ id: "p1", stages: [stageRecord({ id: "open", kind: "open" }), stageRecord({ id: "won", kind: "won" })] })],
-    users: [userRecord({ id: "u1" }), userRecord({ id: "u2" })],
-    contacts: [contactRecord({ id: "c1", updated_at: stamp(1) }), contactRecord({ id: "c2", updated_at: stamp(2) })],
-    leads: [
-      leadRecord({ id: "l1", pipeline_id: "p1", stage_id: "won", updated_at: stamp(1) }),
-      leadRecord({ id: "l2", pipeline_id: "p1", stage_id: "open", updated_at: stamp(2) }),
-    ],
-    tasks: [taskRecord({ id: "t1", lead_id: "l1", updated_at: stamp(1) })],
-    calls: [callRecord({ id: "k1", lead_id: "l1", updated_at: stamp(1) })],
-    events: [eventRecord({ id: "e1", lead_id: "l1", created_at: stamp(1), updated_at: stamp(1) })],
-  };
-}
 
 interface SyncResult {
   readonly summary: RunSummary;
@@ -333,7 +308,7 @@ describe.concurrent("statuses and failures", () => {
   test("validation error: no retry, the entity fails, and the error names the record, field and rule", async ({ expect }) => {
     const data = smallCrm();
     data.leads = Array.from({ length: 150 }, (_, i) =>
-      leadRecord({ id: `lead-${i}`, pipeline_id: "p1", stage_id: "open", updated_at: stamp(i), ...(i === 120 ? { price: "abc" } : {}) }),
+      leadRecord({ id: `lead-${i}`, pipeline_id: "p1", stage_id: "open", updated_at: minuteStamp(i), ...(i === 120 ? { price: "abc" } : {}) }),
     );
     const { summary, server, connection } = await syncAgainst(crmSource(() => data, { token: TOKEN }));
 
@@ -347,14 +322,14 @@ describe.concurrent("statuses and failures", () => {
     // Page 1 is committed and kept, with its watermark; page 2 wrote nothing.
     const stored = (await harness.listAll(connection.id, "leads")).map((lead) => String(lead["id"]));
     expect(stored.sort()).toEqual(Array.from({ length: 100 }, (_, i) => `lead-${i}`).sort());
-    expect(await harness.records.getWatermark(connection.id, "leads")).toBe(stamp(99));
+    expect(await harness.records.getWatermark(connection.id, "leads")).toBe(minuteStamp(99));
     expect(summary.status).toBe("failed");
     expect(entityRow(summary, "tasks")?.status).toBe("succeeded");
   });
 
   test("a failed optional entity does not fail the run", async ({ expect }) => {
     const data = smallCrm();
-    data.calls = [callRecord({ id: "k1", lead_id: undefined, contact_id: undefined, updated_at: stamp(1) })];
+    data.calls = [callRecord({ id: "k1", lead_id: undefined, contact_id: undefined, updated_at: minuteStamp(1) })];
     const { summary, server } = await syncAgainst(crmSource(() => data, { token: TOKEN }));
 
     expect(to(server, "/calls")).toHaveLength(1);

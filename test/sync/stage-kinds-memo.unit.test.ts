@@ -1,6 +1,6 @@
 import { describe, expect, test } from "vitest";
 import type { StageKinds } from "../../lambdas/core/ports/record-store";
-import { memoStageKinds } from "../../lambdas/sync/stage-kinds-memo";
+import { memoStageKinds, memoUserIds } from "../../lambdas/sync/stage-kinds-memo";
 
 /** A store whose stage kinds the test sets, counting reads. */
 function store(initial: StageKinds) {
@@ -48,5 +48,16 @@ describe("stage kinds, once per run", () => {
     await ofRun("c1", "run-3");
     await ofRun("c1", "run-1");
     expect(records.state.reads).toBe(4);
+  });
+});
+
+describe("user ids, once per run", () => {
+  test("every page of one run shares one read of the connection's user ids; the next run reads again", async () => {
+    let reads = 0;
+    const ofRun = memoUserIds({ getUserIds: async () => new Set([`user-${++reads}`]) });
+    expect(await ofRun("c1", "run-1")).toEqual(new Set(["user-1"]));
+    expect(await ofRun("c1", "run-1")).toEqual(new Set(["user-1"]));
+    expect(await ofRun("c1", "run-2")).toEqual(new Set(["user-2"]));
+    expect(reads).toBe(2);
   });
 });

@@ -6,7 +6,8 @@ import { makeSyncHandlers } from "../../lambdas/sync/handlers/sync-handlers";
 import { startSync } from "../../lambdas/sync/start-sync";
 import { DynamoDbRecordStore } from "../../lambdas/store/dynamodb-record-store";
 import { CountingMetrics } from "../../lambdas/observability/counting-metrics";
-import { contactRecord, leadRecord, pipelineRecord, stageRecord, userRecord } from "../builders/source-records";
+import { leadRecord } from "../builders/source-records";
+import { minuteStamp, smallCrm } from "../builders/small-crm";
 import { crmSource, type CrmData } from "../support/crm-source";
 import { testDynamoDbClient } from "../support/dynamodb";
 import { startSourceServer, type SourceReply, type SourceRequest, type SourceServer } from "../support/source-server";
@@ -33,26 +34,17 @@ afterAll(async () => {
   await harness.close();
 });
 
-const stamp = (minute: number) => new Date(Date.UTC(2026, 2, 1, 0, minute)).toISOString();
-
-function smallCrm(): CrmData {
-  return {
-    pipelines: [pipelineRecord({ id: "p1", stages: [stageRecord({ id: "open", kind: "open" }), stageRecord({ id: "won", kind: "won" })] })],
-    users: [userRecord({ id: "u1" }), userRecord({ id: "u2" })],
-    contacts: [contactRecord({ id: "c1", updated_at: stamp(1) }), contactRecord({ id: "c2", updated_at: stamp(2) })],
-    leads: [
-      leadRecord({ id: "l1", pipeline_id: "p1", stage_id: "won", updated_at: stamp(1) }),
-      leadRecord({ id: "l2", pipeline_id: "p1", stage_id: "open", updated_at: stamp(2) }),
-      leadRecord({ id: "l3", pipeline_id: "p1", stage_id: "open", updated_at: stamp(3) }),
-    ],
-  };
+/** The small CRM with a third lead, and no tasks, calls or events (they answer 404: optional, no page). */
+function metricsCrm(): CrmData {
+  const { tasks: _tasks, calls: _calls, events: _events, ...required } = smallCrm();
+  return { ...required, leads: [...required.leads, leadRecord({ id: "l3", pipeline_id: "p1", stage_id: "open", updated_at: minuteStamp(3) })] };
 }
 
 /** Runs one sync against a fresh source and returns its summary and what the run added to each metric. */
 async function syncCounting(fault?: (request: SourceRequest) => SourceReply | undefined) {
   const before = new CountingMetrics();
   for (const counted of harness.metrics.all()) before.count(counted.name, counted.value, counted.dimensions);
-  const server = await startSourceServer(crmSource(smallCrm, { token: TOKEN, ...(fault === undefined ? {} : { fault }) }));
+  const server = await startSourceServer(crmSource(metricsCrm, { token: TOKEN, ...(fault === undefined ? {} : { fault }) }));
   servers.push(server);
   const connection = await harness.addConnection({ baseUrl: server.baseUrl, token: TOKEN });
   const summary = await harness.sync(connection);
@@ -114,7 +106,7 @@ describe("sync metrics (local adapter)", () => {
 
   test("a store failure (ours): the page task's store is missing on DynamoDB Local; the entity fails with that error class, fault ours", async () => {
     const metrics = new CountingMetrics();
-    const server = await startSourceServer(crmSource(smallCrm, { token: TOKEN }));
+    const server = await startSourceServer(crmSource(metricsCrm, { token: TOKEN }));
     servers.push(server);
     const connection = await harness.addConnection({ baseUrl: server.baseUrl, token: TOKEN });
     // Only the run is begun (no execution): this test plays the state machine, calling the Task handlers in its order.

@@ -1,15 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { SUMMARY_ENTITIES } from "../../lambdas/core/entities";
-import {
-  callRecord,
-  contactRecord,
-  eventRecord,
-  leadRecord,
-  pipelineRecord,
-  stageRecord,
-  taskRecord,
-  userRecord,
-} from "../builders/source-records";
+import { callRecord, eventRecord, taskRecord } from "../builders/source-records";
+import { minuteStamp, smallContacts, smallCrm, smallLeads, smallPipeline } from "../builders/small-crm";
 import { crmSource, entityOrder, type CrmData } from "../support/crm-source";
 import { startSourceServer, type SourceServer } from "../support/source-server";
 import { createSyncHarness, type SyncHarness } from "../support/sync-harness";
@@ -19,23 +11,17 @@ let harness: SyncHarness;
 let server: SourceServer;
 let data: CrmData = {};
 
-const stamp = (minute: number) => new Date(Date.UTC(2026, 2, 1, 0, minute)).toISOString();
+/** The small CRM grown to several pages: 250 contacts and 120 leads, a third of them won, lost, or in a stage p1 does not have. */
 function fullCrm(): CrmData {
   return {
-    pipelines: [
-      pipelineRecord({
-        id: "p1",
-        stages: [stageRecord({ id: "open", kind: "open" }), stageRecord({ id: "won", kind: "won" }), stageRecord({ id: "lost", kind: "lost" })],
-      }),
-    ],
-    users: [userRecord({ id: "u1" }), userRecord({ id: "u2" })],
-    contacts: Array.from({ length: 250 }, (_, i) => contactRecord({ id: `c${i}`, updated_at: stamp(i) })),
-    leads: Array.from({ length: 120 }, (_, i) =>
-      leadRecord({ id: `l${i}`, pipeline_id: "p1", stage_id: i % 3 === 0 ? "won" : i % 3 === 1 ? "lost" : "nowhere", updated_at: stamp(i) }),
-    ),
-    tasks: [taskRecord({ id: "t1", updated_at: stamp(1) })],
-    calls: [callRecord({ id: "k1", updated_at: stamp(1) })],
-    events: [eventRecord({ id: "e1", lead_id: "l1", created_at: stamp(1), updated_at: undefined })],
+    ...smallCrm(),
+    pipelines: [smallPipeline("open", "won", "lost")],
+    contacts: smallContacts(250),
+    leads: smallLeads(120, (i) => ({ stage_id: ["won", "lost", "nowhere"][i % 3] })),
+    // An orphan task and call (lead-1 is not synced), and an event without updated_at.
+    tasks: [taskRecord({ id: "t1", updated_at: minuteStamp(1) })],
+    calls: [callRecord({ id: "k1", updated_at: minuteStamp(1) })],
+    events: [eventRecord({ id: "e1", lead_id: "l1", created_at: minuteStamp(1), updated_at: undefined })],
   };
 }
 

@@ -3,18 +3,12 @@ export interface RateLimiter {
   /**
    * Resolves when one more request to the connection's source may start, so
    * that no one-second window ever holds more than `requestsPerSecond` starts.
-   * Resolves to the start recorded for it (epoch ms): a request sent much later
+   * Resolves to the start recorded for it (epoch ms), which may still be to
+   * come: the request must not be sent before it, and one sent much later
    * than that must take a fresh slot.
    *
-   * `leadMs`: reserve the slot that far ahead (its start is now + leadMs, or
-   * the first free start after that): the request must not be sent before it.
-   * The sync reserves the next page's slot while the current page commits.
    * `replacing`: the start of this caller's own slot that went stale unused;
    * the new slot takes its place in the window instead of adding to it.
    */
-  acquire(
-    connectionId: string,
-    requestsPerSecond: number,
-    options?: { readonly leadMs?: number; readonly replacing?: number },
-  ): Promise<number>;
+  acquire(connectionId: string, requestsPerSecond: number, options?: { readonly replacing?: number }): Promise<number>;
 }

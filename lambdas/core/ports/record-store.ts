@@ -1,6 +1,7 @@
 import type { Collection, StageKind, SyncEntity } from "../entities";
 import type { RecordWithLineage } from "../record-lineage";
 import type { Freshness } from "../freshness";
+import type { Severity } from "../severity";
 
 /** A canonical record ready to store: where it goes, its key, its JSON document. */
 export interface RecordWrite {
@@ -10,6 +11,13 @@ export interface RecordWrite {
   readonly doc: Readonly<Record<string, unknown>>;
   /** What the write adds to the record's lineage beyond its page (absent: no timestamp, no findings). */
   readonly lineage?: WriteLineage;
+  /**
+   * An audit's write: why it heals the record (its audit id also goes to the
+   * lineage's healed_by_audit), and its guard: the write applies only while the
+   * stored version is not newer than this one (its newest-first value), so an
+   * audit never overwrites a newer stored version.
+   */
+  readonly heal?: HealMark;
 }
 
 /** Per record facts of a write that its lineage keeps (core/record-lineage.ts). */
@@ -18,14 +26,24 @@ export interface WriteLineage {
   readonly sourceUpdatedAt: string | null;
   /** Rule ids of the silent rules the record hit. */
   readonly findings: readonly string[];
-  /** Set by an audit that heals the record: its id is kept on the record (never cleared by a later sync). */
-  readonly healedByAudit?: string;
 }
 
 export interface WatermarkWrite {
   readonly entity: SyncEntity;
   /** ISO-8601 UTC (`toISOString()` form), so that string order is time order. */
   readonly value: string;
+}
+
+/** What one page adds to a run finding: its records that hit the rule. */
+export interface PageFinding {
+  readonly rule: string;
+  readonly severity: Severity;
+  /** Distinct records of the page that hit it. */
+  readonly count: number;
+  /** Ids to append to the run's examples (the page task keeps the run's total at FINDING_SAMPLE_IDS). */
+  readonly sampleIds: readonly string[];
+  /** The first record's detail; kept only when the run has none for the rule yet. */
+  readonly detail: string;
 }
 
 /**
@@ -43,10 +61,36 @@ export interface PageRun {
   /** Stages of a /pipelines page (counted on the stages row). */
   readonly stages: number;
   readonly unresolvedWonLost: number;
+  /** An audit's page: what it healed, counted with the page (so exactly once). Absent for a sync's page. */
+  readonly audit?: PageAudit;
+  /** The silent rules the page's records hit, counted with the page (so exactly once). Absent: none. */
+  readonly findings?: readonly PageFinding[];
   /** The lock's new lease (ISO-8601). */
   readonly leaseUntil: string;
   /** When the page commits (ISO-8601, the page task's clock): its records' lineage and its entity's data_as_of. */
   readonly committedAt: string;
+}
+
+/** What one page of an audit adds to its entity's row. */
+export interface PageAudit {
+  readonly healed: { readonly missed: number; readonly stale: number; readonly changed_without_advancing: number };
+  /** Ids of healed records to append to the row's examples (the summary shows the first AUDIT_SAMPLE_IDS). */
+  readonly sampleIds: readonly string[];
+}
+
+/**
+ * Why an audit wrote a record, kept on the record's item: the explain
+ * endpoint reads it (the cause, and the record's updated_at against the
+ * entity's watermark when the audit found it).
+ */
+export interface HealMark {
+  readonly auditId: string;
+  readonly cause: "missed" | "stale" | "changed_without_advancing";
+  /** The record's compared timestamp as the source sent it (null: none that parses). */
+  readonly updatedAt: string | null;
+  /** The entity's committed watermark when the audit read the page. */
+  readonly watermark: string | null;
+  readonly at: string;
 }
 
 /** Everything one validated page writes. */
@@ -100,6 +144,8 @@ export interface RecordStore {
   getStageKinds(connectionId: string): Promise<StageKinds>;
   /** Each synced entity's data_as_of (its last committed page) and watermark; null where none is stored. */
   getFreshness(connectionId: string): Promise<Freshness>;
+  /** Ids of every user stored for the connection (what /users returned over its runs). */
+  getUserIds(connectionId: string): Promise<ReadonlySet<string>>;
   /**
    * Upserts the page's records and then its watermark, with the run's progress
    * and lease. Safe to replay: every write is an idempotent put, the progress

@@ -1,5 +1,6 @@
 import type { SummaryEntity } from "../entities";
 import type { RunLock } from "../run-lock";
+import type { AuditSummary } from "../audit-summary";
 import type { RunSummary, RunWait } from "../run-summary";
 
 export interface NewRun {
@@ -47,8 +48,19 @@ export interface RunStore {
    * that does not parse is counted in `damaged`, not thrown.
    */
   heldLocks(connectionIds: readonly string[]): Promise<{ readonly locks: readonly RunLock[]; readonly damaged: number }>;
-  /** Newest first. */
+  /** Sync runs, newest first (audits are listed by listAudits). */
   list(connectionId: string, options?: { readonly limit?: number }): Promise<RunSummary[]>;
+  /** An audit's summary with its heal counts (core/run-mode.ts: an audit is a run whose id says so); null when none. */
+  getAudit(connectionId: string, auditId: string): Promise<AuditSummary | null>;
+  /** Audits, newest first. */
+  listAudits(connectionId: string, options?: { readonly limit?: number }): Promise<AuditSummary[]>;
+  /** An audit read the whole of an entity: what the store holds of it, and what the source no longer returns. No-op once finished. */
+  auditEntityClosed(
+    connectionId: string,
+    auditId: string,
+    entity: SummaryEntity,
+    closed: { readonly storedRecords: number; readonly absentIds: readonly string[] },
+  ): Promise<void>;
   /** Like entityFinished and finish: a no-op once the run has finished (a superseded run cannot rewrite it). */
   entityStarted(connectionId: string, runId: string, entity: SummaryEntity): Promise<void>;
   /** Appends a wait to the entity's list; a no-op once the run has finished or the list holds MAX_RECORDED_WAITS. */

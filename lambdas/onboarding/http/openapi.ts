@@ -10,6 +10,9 @@ import { ResetResultSchema, ResetSyncSchema } from "../reset-sync";
 import { RunListSchema, RunStartedSchema } from "../run-operations";
 import { ConnectionTestResultSchema } from "../test-connection";
 import { FunnelSchema } from "../funnel-analytics";
+import { QualitySchema } from "../quality-operations";
+import { AuditListSchema, AuditStartedSchema } from "../audit-operations";
+import { AuditSummarySchema } from "../../core/audit-summary";
 import { errorStatusesByName, RETRY_AFTER_SECONDS } from "./error-status";
 import { PreflightRunSchema } from "../../preflight/preflight-run";
 import { API_PREFIX, ROUTES, type Route } from "./routes";
@@ -53,6 +56,10 @@ export const RESPONSE_SCHEMAS = {
   // The kit's report plus the run's own state: the schema the preflight store parses with.
   PreflightRun: PreflightRunSchema,
   Funnel: FunnelSchema,
+  Quality: QualitySchema,
+  AuditStarted: AuditStartedSchema,
+  AuditSummary: AuditSummarySchema,
+  AuditList: AuditListSchema,
 };
 
 function responseComponents(): Record<string, object> {
@@ -68,7 +75,7 @@ const ERROR_RESPONSES: Record<string, { description: string; headers?: Record<st
   "401": { description: "No valid owner session token", schema: { anyOf: [ref("Error"), ref("GatewayError")] } },
   "403": { description: "The caller is not the workspace owner (ROP, MOP)" },
   "404": { description: "Unknown id, another workspace's, or one too long to be an id (over 1024 UTF-8 bytes)" },
-  "409": { description: "Not possible in the resource's state (cancelling a run that has finished)" },
+  "409": { description: "Not possible in the resource's state (cancelling a run that has finished; an audit or a sync while an audit or a sync of the connection runs: the body names it)" },
   "422": { description: "A field breaks a rule: the body names the field and the rule" },
   "503": {
     description: "Briefly unavailable (the store throttled or busy, or the sync queue); try again after Retry-After",
@@ -96,6 +103,10 @@ function responsesOf(route: Route): Record<string, unknown> {
     resumeConnection: { description: "The connection, resumed", content: content(ref("Connection")) },
     cancelSyncRun: { description: "The cancelled run's summary (or the run's own outcome if it finished first)", content: content(ref("RunSummary")) },
     resetSync: { description: "What was reset, and the run started if asked", content: content(ref("ResetResult")) },
+    getQuality: { description: "Per entity and rule: the count in the last successful run, the counts over the last 10 finished runs, sample ids and the rule's fix", content: content(ref("Quality")) },
+    startAudit: { description: "The audit started; read it back with getAudit", content: content(ref("AuditStarted")) },
+    listAudits: { description: "Audit summaries, newest first", content: content(ref("AuditList")) },
+    getAudit: { description: "The audit: per entity the records the source returned, the store holds, healed by cause, absent at the source", content: content(ref("AuditSummary")) },
     getFunnel: { description: "Per pipeline: leads per stage in stage order, won, lost, revenue won, top loss reasons, unresolved won/lost, overdue tasks, connected calls", content: content(ref("Funnel")) },
   };
   const errors = Object.fromEntries(

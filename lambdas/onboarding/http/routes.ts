@@ -3,6 +3,7 @@ import { parseJsonBody } from "../connection-input";
 import type { OnboardingDeps } from "../onboarding-deps";
 import { getRecord, listRecords } from "../record-operations";
 import { getRun, listRuns, triggerSync } from "../run-operations";
+import { getAudit, listAudits, startAudit } from "../audit-operations";
 import { getPreflight, startPreflight } from "../preflight-operations";
 import { testConnection } from "../test-connection";
 import { cancelRun } from "../cancel-run";
@@ -10,6 +11,7 @@ import { setPaused } from "../connection-schedule";
 import { resetSync } from "../reset-sync";
 import { getFunnel } from "../funnel-analytics";
 import { listNotifications } from "../notification-operations";
+import { getQuality } from "../quality-operations";
 
 export const API_PREFIX = "/api/v1";
 const CONNECTIONS = `${API_PREFIX}/crm/custom/connections`;
@@ -102,6 +104,27 @@ export const ROUTES: readonly Route[] = [
     handle: (deps, request) => getRun(deps, request.account, param(request, "id"), param(request, "runId")),
   },
   {
+    routeKey: `POST ${CONNECTIONS}/{id}/audits`,
+    operationId: "startAudit",
+    summary: "Start an audit: read every incremental entity from sync_since, heal what incremental syncs missed (409 while a sync or audit runs)",
+    successStatus: 202,
+    handle: (deps, request) => startAudit(deps, request.account, param(request, "id")),
+  },
+  {
+    routeKey: `GET ${CONNECTIONS}/{id}/audits`,
+    operationId: "listAudits",
+    summary: "Audit summaries, newest first",
+    successStatus: 200,
+    handle: async (deps, request) => ({ data: await listAudits(deps, request.account, param(request, "id")) }),
+  },
+  {
+    routeKey: `GET ${CONNECTIONS}/{id}/audits/{auditId}`,
+    operationId: "getAudit",
+    summary: "One audit: per entity what the source returned, what the store holds, what was healed and why",
+    successStatus: 200,
+    handle: (deps, request) => getAudit(deps, request.account, param(request, "id"), param(request, "auditId")),
+  },
+  {
     routeKey: `GET ${CONNECTIONS}/{id}/records/{entity}`,
     operationId: "listRecords",
     summary: "What was ingested, in the canonical shape",
@@ -165,6 +188,13 @@ export const ROUTES: readonly Route[] = [
     summary: "The funnel per pipeline, computed from the canonical records",
     successStatus: 200,
     handle: (deps, request) => getFunnel(deps, request.account, param(request, "id")),
+  },
+  {
+    routeKey: `GET ${CONNECTIONS}/{id}/quality`,
+    operationId: "getQuality",
+    summary: "Data quality: per entity, the silent rules of the spec its records hit over the last runs, with each rule's fix",
+    successStatus: 200,
+    handle: (deps, request) => getQuality(deps, request.account, param(request, "id")),
   },
   {
     routeKey: `GET ${API_PREFIX}/crm/custom/notifications`,

@@ -8,6 +8,7 @@ export const missingToken401 = rule<{ readonly response: SourceResponse }>({
   id: "auth.missing-token-401",
   severity: "error",
   spec: SPEC,
+  fix: "Reject every request without the exact Bearer token with 401, on every endpoint.",
   check: ({ response }) =>
     response.status === 401
       ? null
@@ -19,6 +20,7 @@ export const wrongToken401 = rule<{ readonly responses: readonly { readonly posi
   id: "auth.wrong-token-401",
   severity: "error",
   spec: SPEC,
+  fix: "Compare the whole token exactly (not a prefix or a pattern) and answer 401 to any other.",
   check: ({ responses }) => {
     const accepted = responses.filter(({ response }) => response.status !== 401);
     if (accepted.length === 0) return null;

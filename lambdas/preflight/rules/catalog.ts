@@ -5,17 +5,19 @@ import { envelopeDataArray, envelopeHasMoreBoolean, envelopeJson } from "./envel
 import { errorBody } from "./error-rules";
 import { ascending, filtered, inclusive, offsetHonoured } from "./incremental-rules";
 import { hasMoreSuccessor, limitHonoured, noDuplicateRecord, noRepeatPage, pageCap } from "./paging-rules";
+import { QUERY_RULES } from "./query-rules";
 import { rateDeclared, rateRetriesExhausted, rateRetryAfter } from "./rate-rules";
-import { RECORD_RULES } from "./record-rules";
+import { RECORD_RULES, SYNC_ONLY_RECORD_RULES } from "./record-rules";
 import { referenceStage, referenceUser } from "./reference-rules";
 
-/** Every rule of the kit, in report order. */
-export const ALL_RULES: readonly RuleInfo[] = [
+/** Every rule the conformance kit checks, in report order. */
+export const KIT_RULES: readonly RuleInfo[] = [
   missingToken401,
   wrongToken401,
   requiredPresent,
   optional200Or404,
   emptyIs200,
+  ...QUERY_RULES,
   envelopeJson,
   envelopeDataArray,
   envelopeHasMoreBoolean,
@@ -36,5 +38,11 @@ export const ALL_RULES: readonly RuleInfo[] = [
   rateRetriesExhausted,
   errorBody,
 ];
+
+/**
+ * The one list of rule ids: the kit's, then those only a sync can see. Run
+ * findings, record lineage and the quality route name rules by these ids.
+ */
+export const ALL_RULES: readonly RuleInfo[] = [...KIT_RULES, ...SYNC_ONLY_RECORD_RULES];
 
 export const RULES_BY_ID: ReadonlyMap<string, RuleInfo> = new Map(ALL_RULES.map((r) => [r.id, r]));

@@ -11,6 +11,7 @@ export const requiredPresent = rule<EndpointAnswer>({
   id: "endpoint.required-present",
   severity: "error",
   spec: "Endpoints > Source API",
+  fix: "Implement /pipelines, /users, /contacts and /leads and answer 200 with the envelope.",
   check: ({ required, response }) =>
     !required || response.status === 200
       ? null
@@ -22,6 +23,7 @@ export const optional200Or404 = rule<EndpointAnswer>({
   id: "endpoint.optional-200-or-404",
   severity: "error",
   spec: "Endpoints > Source API; Sync outcome",
+  fix: "Answer 200 from /tasks, /calls and /events when they are implemented, 404 when not.",
   check: ({ required, response }) =>
     required || response.status === 200 || response.status === 404
       ? null
@@ -33,6 +35,7 @@ export const emptyIs200 = rule<{ readonly response: SourceResponse }>({
   id: "endpoint.empty-is-200",
   severity: "error",
   spec: "Endpoints > Source API",
+  fix: "Answer a query that selects nothing with 200 and {\"data\": [], \"has_more\": false}, never 404.",
   check: ({ response }) => {
     if (response.status !== 200) {
       return `a query that selects no record (updated_since in the future) got ${response.status}: answer 200 with {"data": [], "has_more": false}, never 404`;

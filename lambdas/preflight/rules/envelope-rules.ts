@@ -11,6 +11,7 @@ export const envelopeJson = rule<{ readonly response: SourceResponse }>({
   id: "envelope.json",
   severity: "error",
   spec: SPEC,
+  fix: "Send the envelope as a JSON object: {\"data\": [...], \"has_more\": true or false}.",
   check: ({ response }) => {
     if (!response.jsonOk) return `the 200 body is not JSON (starts ${JSON.stringify(response.text.slice(0, 40))}): send the envelope as application/json`;
     return isPlainObject(response.json) ? null : "the 200 body is JSON but not an object: send {\"data\": [...], \"has_more\": ...}";
@@ -22,6 +23,7 @@ export const envelopeDataArray = rule<{ readonly body: Record<string, unknown> }
   id: "envelope.data-array",
   severity: "error",
   spec: SPEC,
+  fix: "Send the page's records as a JSON array in data ([] when none).",
   check: ({ body }) => {
     const result = v.safeParse(EnvelopeSchema, body);
     const broken = result.issues?.some((issue) => issue.path?.[0]?.key === "data");
@@ -37,6 +39,7 @@ export const envelopeHasMoreBoolean = rule<{ readonly body: Record<string, unkno
   id: "envelope.has-more-boolean",
   severity: "error",
   spec: SPEC,
+  fix: "Send has_more as the JSON boolean true or false on every page.",
   check: ({ body }) => {
     const hasMore = body["has_more"];
     if (typeof hasMore === "boolean") return null;

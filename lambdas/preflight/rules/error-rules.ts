@@ -7,6 +7,7 @@ export const errorBody = rule<{ readonly response: SourceResponse }>({
   id: "error.body",
   severity: "warning",
   spec: "Errors > Error body (source API)",
+  fix: "Answer errors with a JSON body holding a string error: {\"error\": \"what went wrong\"}.",
   check: ({ response }) =>
     response.status < 400 || (response.jsonOk && isPlainObject(response.json) && typeof response.json["error"] === "string")
       ? null

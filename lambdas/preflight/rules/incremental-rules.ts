@@ -14,6 +14,7 @@ export const ascending = rule<{ readonly records: readonly TimedRecord[] }>({
   id: "incremental.ascending",
   severity: "error",
   spec: "Source API > Incremental rules 2",
+  fix: "Order records by updated_at ascending (ties by id), within and across pages.",
   check: ({ records }) => {
     let last: TimedRecord | undefined;
     for (const record of records) {
@@ -42,6 +43,7 @@ export const inclusive = rule<SinceObservation>({
   id: "incremental.inclusive",
   severity: "error",
   spec: "Source API > Incremental rules 1",
+  fix: "Select records with updated_at >= updated_since (inclusive), not >.",
   // A page that starts before updated_since is incremental.filtered's finding, and says nothing of this one.
   check: ({ status, since, pivotId, returned }) => {
     if (status !== 200) return `updated_since=${iso(since)} got ${status}: accept ISO-8601 with Z as well as with an offset`;
@@ -56,6 +58,7 @@ export const filtered = rule<SinceObservation>({
   id: "incremental.filtered",
   severity: "error",
   spec: "Source API > Incremental rules 1",
+  fix: "Return only records with updated_at >= updated_since.",
   check: ({ since, returned }) => {
     const older = returned.find((record) => record.at !== null && record.at < since);
     return older === undefined
@@ -75,6 +78,7 @@ export const offsetHonoured = rule<{
   id: "incremental.offset-honoured",
   severity: "error",
   spec: "Source API > Incremental rules; Endpoints (updated_since with offset)",
+  fix: "Parse the offset of updated_since (+HH:MM or -HH:MM; + arrives as %2B) instead of dropping it.",
   check: ({ zStatus, zForm, zIds, others }) => {
     if (zStatus !== 200) return null;
     const refused = others.find(({ status }) => status !== 200);

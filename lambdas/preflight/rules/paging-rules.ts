@@ -16,6 +16,7 @@ export const limitHonoured = rule<PageObservation>({
   id: "paging.limit-honoured",
   severity: "error",
   spec: "Source API > Paging rules 1",
+  fix: "Serve at most limit records per page and page by (page - 1) * limit.",
   check: ({ ids }) =>
     ids.length <= PAGE_SIZE
       ? null
@@ -27,6 +28,7 @@ export const noRepeatPage = rule<PageObservation>({
   id: "paging.no-repeat-page",
   severity: "error",
   spec: "Source API > Paging rules 3",
+  fix: "Honour the 1-based page parameter: page N+1 starts where page N ended.",
   check: ({ page, ids, previousIds }) =>
     previousIds !== null && ids.length > 0 && ids.length === previousIds.length && ids.every((id, i) => id === previousIds[i])
       ? `page ${page} repeated page ${page - 1} exactly: honour the \`page\` parameter (1-based); the service fails the entity`
@@ -38,6 +40,7 @@ export const noDuplicateRecord = rule<PageObservation>({
   id: "paging.no-duplicate-record",
   severity: "error",
   spec: "Source API > Paging rules 3",
+  fix: "Page over a stable order (timestamp, then id) so that no record moves between pages.",
   check: ({ page, ids, seen }) => {
     const earlier = ids.find((id) => seen.has(id));
     if (earlier !== undefined) {
@@ -53,6 +56,7 @@ export const hasMoreSuccessor = rule<{ readonly page: number; readonly nextStatu
   id: "paging.has-more-successor",
   severity: "error",
   spec: "Source API > Paging rules 5",
+  fix: "Set has_more true only when a later page holds a record.",
   check: ({ page, nextStatus, nextCount, nextHasMore }) => {
     if (nextStatus !== 200) return `page ${page} said has_more true but page ${page + 1} answered ${nextStatus}: has_more must be false on the last page`;
     return nextCount === 0 && !nextHasMore
@@ -66,6 +70,7 @@ export const pageCap = rule<{ readonly pages: number; readonly hasMore: boolean 
   id: "paging.page-cap",
   severity: "error",
   spec: "Source API > Paging rules 4; Limits",
+  fix: "Keep each entity within 5000 pages a run, or serve fewer records a run through updated_since.",
   check: ({ pages, hasMore }) =>
     pages >= MAX_PAGES_PER_ENTITY && hasMore
       ? `page ${MAX_PAGES_PER_ENTITY} still said has_more true: the service fails an entity past ${MAX_PAGES_PER_ENTITY} pages; end paging (or serve fewer records per run through updated_since)`

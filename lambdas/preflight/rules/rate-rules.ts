@@ -7,6 +7,7 @@ export const rateDeclared = rule<{ readonly response: SourceResponse; readonly r
   id: "rate.declared",
   severity: "warning",
   spec: "Limits (request rate); Errors > Status codes (429)",
+  fix: "Declare a rate_limit the source sustains, or raise the source's own limit to it.",
   check: ({ response, rate }) =>
     response.status === 429
       ? `answered 429 while the kit stayed within ${rate} requests per second: declare a rate_limit the source really sustains, or raise the source's own limit`
@@ -18,6 +19,7 @@ export const rateRetryAfter = rule<{ readonly response: SourceResponse }>({
   id: "rate.retry-after",
   severity: "warning",
   spec: "Errors > Status codes (429)",
+  fix: "Send Retry-After in whole seconds with every 429.",
   check: ({ response }) =>
     response.status === 429 && (response.retryAfter === null || response.retryAfter.trim() === "")
       ? "a 429 came without Retry-After: send Retry-After in whole seconds so the service waits as long as needed"
@@ -29,6 +31,7 @@ export const rateRetriesExhausted = rule<{ readonly response: SourceResponse }>(
   id: "rate.retries-exhausted",
   severity: "error",
   spec: "Errors > Status codes (429)",
+  fix: "Let a client that keeps within its declared rate through within 5 retries.",
   check: ({ response }) =>
     response.status === 429
       ? `still 429 after ${MAX_RETRIES} retries honouring Retry-After: the service fails the entity; let a client within its declared rate through`

@@ -26,6 +26,7 @@ function schemaRule(id: string, spec: string, field: RegExp, fix: string, entiti
     id,
     severity: "error",
     spec,
+    fix: `${fix[0]!.toUpperCase()}${fix.slice(1)}.`,
     check: ({ entity, invalid }) =>
       invalid !== null && field.test(invalid.field) && (entities === undefined || entities.includes(entity))
         ? `record ${invalid.recordId}: field ${invalid.field} ${invalid.rule}: ${fix}${fails}`
@@ -46,6 +47,7 @@ export const callAssociation = rule<RecordObservation>({
   id: "call.association",
   severity: "error",
   spec: "Resources > Call (Association)",
+  fix: "Send the lead_id or contact_id of every call.",
   check: ({ entity, raw, invalid }) =>
     entity === "calls" && invalid?.field === "lead_id" && !raw["lead_id"] && !raw["contact_id"]
       ? `record ${invalid.recordId}: a call has neither lead_id nor contact_id: send at least one${fails}`
@@ -59,6 +61,7 @@ export const recordFields = rule<RecordObservation>({
   id: "record.fields",
   severity: "error",
   spec: "Resources and their fields",
+  fix: "Send each field with the type the spec gives it.",
   check: (observation) => {
     const { invalid } = observation;
     if (invalid === null || SPECIFIC.some((specific) => specific.check(observation) !== null)) return null;
@@ -79,6 +82,7 @@ export const recordUpdatedAt = rule<RecordObservation>({
   id: "record.updated-at",
   severity: "error",
   spec: "Resources > Conventions (timestamps); Incremental rules 3",
+  fix: "Send updated_at on every record as an ISO-8601 timestamp (e.g. 2026-01-31T09:30:00+00:00) and advance it on every change.",
   check: ({ entity, raw, recordId: id }) => {
     if (!INCREMENTAL.includes(entity) || comparedRaw(entity, raw) !== null) return null;
     const field = entity === "events" ? "updated_at/created_at" : "updated_at";
@@ -99,6 +103,7 @@ export const recordTimestampFormat = rule<RecordObservation>({
   id: "record.timestamp-format",
   severity: "warning",
   spec: "Resources > Conventions (timestamps)",
+  fix: "Send timestamps as <YYYY-MM-DD>T<HH:MM:SS>+<HH:MM>, with Z, or as a bare date.",
   check: ({ entity, raw, recordId: id }) => {
     const field = TIMESTAMP_FIELDS[entity]?.find((name) => raw[name] !== undefined && raw[name] !== null && parseTimestamp(raw[name]) === null);
     return field === undefined
@@ -135,6 +140,7 @@ export const recordTextTruncated = rule<RecordObservation>({
   id: "record.text-truncated",
   severity: "warning",
   spec: "Resources > Conventions (text fields); Limits (field lengths)",
+  fix: "Keep text within the spec's field length limits, or accept that the rest is cut.",
   check: ({ raw, output, recordId: id }) => {
     const field = output === null ? null : truncatedField(raw, output);
     return field === null
@@ -143,4 +149,56 @@ export const recordTextTruncated = rule<RecordObservation>({
   },
 });
 
+/*
+ * Silent rules only the sync reports: it accepts the record but stores less
+ * than the source meant, and every run counts them (run findings).
+ */
+
+/** A task with neither lead_id nor contact_id is accepted and linked to nothing. */
+export const taskUnlinked = rule<RecordObservation>({
+  id: "task.unlinked",
+  severity: "warning",
+  spec: "Resources > Task (Association)",
+  fix: "Send the lead_id or contact_id each task belongs to.",
+  check: ({ entity, raw, invalid, recordId: id }) =>
+    entity === "tasks" && invalid === null && !raw["lead_id"] && !raw["contact_id"]
+      ? `record ${id}: a task with neither lead_id nor contact_id is stored linked to nothing and appears in no report; send the lead_id or contact_id it belongs to`
+      : null,
+});
+
+/** A call direction other than exactly `in` or `out` (null and omitted too) is stored as `out`. */
+export const callDirectionDefaulted = rule<RecordObservation>({
+  id: "call.direction-defaulted",
+  severity: "warning",
+  spec: "Resources > Call (direction)",
+  fix: "Send direction as exactly in or out.",
+  check: ({ entity, raw, invalid, recordId: id }) =>
+    entity === "calls" && invalid === null && raw["direction"] !== "in" && raw["direction"] !== "out"
+      ? `record ${id}: direction is ${JSON.stringify(raw["direction"] ?? null)}, stored as out; send exactly in or out`
+      : null,
+});
+
+/** custom_fields that is not an object (an array, a string, a number, a boolean) is stored as null. */
+export const recordCustomFieldsObject = rule<RecordObservation>({
+  id: "record.custom-fields-object",
+  severity: "warning",
+  spec: "Resources > Contact, Lead (custom_fields)",
+  fix: "Send custom_fields as a flat JSON object of name to value, or null.",
+  check: ({ entity, raw, invalid, recordId: id }) => {
+    const fields = raw["custom_fields"];
+    if ((entity !== "contacts" && entity !== "leads") || invalid !== null || fields === undefined || fields === null || isPlainObject(fields)) return null;
+    return `record ${id}: custom_fields is ${Array.isArray(fields) ? "an array" : `a ${typeof fields}`}, not an object, and is stored as null; send a flat JSON object of name to value`;
+  },
+});
+
+/** The record rules the kit runs on every record it crawls. */
 export const RECORD_RULES = [...SPECIFIC, recordFields, recordUpdatedAt, recordTimestampFormat, recordTextTruncated];
+
+/**
+ * What the sync alone reports: the spec accepts these records, so the kit
+ * does not fail or warn a source for them, but each run counts them.
+ */
+export const SYNC_ONLY_RECORD_RULES = [recordCustomFieldsObject, taskUnlinked, callDirectionDefaulted];
+
+/** The record rules a record the sync accepts can still break: what every sync counts. */
+export const SILENT_RECORD_RULES = [recordUpdatedAt, recordTimestampFormat, recordTextTruncated, ...SYNC_ONLY_RECORD_RULES];

@@ -7,6 +7,7 @@ export const referenceStage = rule<{ readonly leadId: string; readonly pipelineI
   id: "reference.stage",
   severity: "warning",
   spec: "States and transitions > Lead won/lost derivation",
+  fix: "Send the pipeline_id and stage_id of a stage that /pipelines lists.",
   check: ({ leadId, pipelineId, stageId, stageKinds }) =>
     stageId === null || classifyLead({ pipeline_id: pipelineId, stage_id: stageId }, stageKinds).resolved
       ? null
@@ -18,6 +19,7 @@ export const referenceUser = rule<{ readonly recordId: string; readonly userId: 
   id: "reference.user",
   severity: "warning",
   spec: "Resources > Contact, Lead, Task, Call (responsible_user_id)",
+  fix: "List every responsible user in /users.",
   check: ({ recordId, userId, userIds }) =>
     typeof userId !== "string" || userId === "" || userIds.has(userId)
       ? null

@@ -4,7 +4,7 @@ import { beginRun, BeginRunEventSchema } from "../begin-run";
 import { entityFailed } from "../entity-failed";
 import { finishRun, type FinishRunResult } from "../finish-run";
 import { stopRun } from "../stop-run";
-import { memoStageKinds } from "../stage-kinds-memo";
+import { memoStageKinds, memoUserIds } from "../stage-kinds-memo";
 import { syncPage } from "../sync-page";
 import type { SyncDeps } from "../sync-deps";
 import { CaughtStateSchema, SyncStateSchema, type SyncState } from "../sync-state";
@@ -31,6 +31,7 @@ export function makeSyncHandlers(syncDeps: SyncDeps): SyncHandlers {
   const deps: SyncDeps = {
     ...syncDeps,
     stageKinds: syncDeps.stageKinds ?? memoStageKinds(syncDeps.records),
+    userIds: syncDeps.userIds ?? memoUserIds(syncDeps.records),
   };
   return {
     BeginRun: async (event) => beginRun(deps, parseTaskEvent("BeginRun", BeginRunEventSchema, event)),

@@ -17,34 +17,17 @@ const DATA = {
 
 const env = useHoldableSourceApi(() => DATA, SOURCE_TOKEN, "acct-cancel");
 
-async function newConnection(): Promise<string> {
-  const created = await env.api.request("POST", CONNECTIONS_PATH, {
-    token: env.owner,
-    body: { base_url: env.source.baseUrl, token: SOURCE_TOKEN, rate_limit: 1000, sync_since: "2026-01-01T00:00:00Z" },
-  });
-  expect(created.status).toBe(201);
-  return created.body.id;
-}
-
 const executionsOf = (runId: string) =>
   env.api.sync.engine.list().filter((execution) => (execution.input as { run_id?: string }).run_id === runId);
 
 describe("POST /connections/{id}/syncs/{runId}/cancel", () => {
   test("cancelling a running sync: unfinished entities fail 'cancelled by the owner', finished ones keep their outcome, the execution is aborted", async () => {
-    const id = await newConnection();
-    const hold = env.holdLeads();
-    const reachedLeads = hold.reached;
-    let runId: string;
-    let cancelled: Record<string, any>;
-    try {
-      runId = (await env.api.request("POST", `${CONNECTIONS_PATH}/${id}/syncs`, { token: env.owner })).body.id;
-      await reachedLeads; // the leads page is in flight, held by the source
+    const id = await env.newConnection();
+    const { runId, acted: cancelled } = await env.whileLeadsInFlight(id, async (runId) => {
       const response = await env.api.request("POST", `${CONNECTIONS_PATH}/${id}/syncs/${runId}/cancel`, { token: env.owner });
       expect(response.status, response.text).toBe(200);
-      cancelled = response.body;
-    } finally {
-      hold.release();
-    }
+      return response.body as Record<string, any>;
+    });
     expect(cancelled).toMatchObject({ id: runId, status: "failed", finished_at: expect.any(String) });
     const byEntity = Object.fromEntries(cancelled.entities.map((row: { entity: string }) => [row.entity, row]));
     for (const entity of ["pipelines", "stages", "users", "contacts"]) expect(byEntity[entity]).toMatchObject({ status: "succeeded", error: null });
@@ -54,18 +37,11 @@ describe("POST /connections/{id}/syncs/{runId}/cancel", () => {
   });
 
   test("the fence: the cancelled run's in-flight page writes no record and no watermark, and its summary stays as the cancel left it", async () => {
-    const id = await newConnection();
-    const hold = env.holdLeads();
-    const reachedLeads = hold.reached;
-    let runId: string;
-    let cancelled: unknown;
-    try {
-      runId = (await env.api.request("POST", `${CONNECTIONS_PATH}/${id}/syncs`, { token: env.owner })).body.id;
-      await reachedLeads;
-      cancelled = (await env.api.request("POST", `${CONNECTIONS_PATH}/${id}/syncs/${runId}/cancel`, { token: env.owner })).body;
-    } finally {
-      hold.release();
-    }
+    const id = await env.newConnection();
+    const { runId, acted: cancelled } = await env.whileLeadsInFlight(
+      id,
+      async (runId): Promise<unknown> => (await env.api.request("POST", `${CONNECTIONS_PATH}/${id}/syncs/${runId}/cancel`, { token: env.owner })).body,
+    );
     // The handler that was fetching the leads page runs to its end (the engine drops its result): wait for it.
     await Promise.all(executionsOf(runId).map((execution) => env.api.sync.engine.settled(execution.executionId)));
     expect((await env.api.request("GET", `${CONNECTIONS_PATH}/${id}/records/leads`, { token: env.owner })).body.data).toEqual([]);
@@ -74,17 +50,10 @@ describe("POST /connections/{id}/syncs/{runId}/cancel", () => {
   });
 
   test("after a cancel the next sync starts a new run at once, which reads the leads the cancelled run did not store", async () => {
-    const id = await newConnection();
-    const hold = env.holdLeads();
-    const reachedLeads = hold.reached;
-    let runId: string;
-    try {
-      runId = (await env.api.request("POST", `${CONNECTIONS_PATH}/${id}/syncs`, { token: env.owner })).body.id;
-      await reachedLeads;
+    const id = await env.newConnection();
+    const { runId } = await env.whileLeadsInFlight(id, async (runId) => {
       expect((await env.api.request("POST", `${CONNECTIONS_PATH}/${id}/syncs/${runId}/cancel`, { token: env.owner })).status).toBe(200);
-    } finally {
-      hold.release();
-    }
+    });
     const next = await env.api.request("POST", `${CONNECTIONS_PATH}/${id}/syncs`, { token: env.owner });
     expect(next.status).toBe(202);
     expect(next.body.id).not.toBe(runId);
@@ -93,7 +62,7 @@ describe("POST /connections/{id}/syncs/{runId}/cancel", () => {
   });
 
   test("the first finish wins: cancelling a run that has finished is a 409 and changes nothing", async () => {
-    const id = await newConnection();
+    const id = await env.newConnection();
     const runId = (await env.api.request("POST", `${CONNECTIONS_PATH}/${id}/syncs`, { token: env.owner })).body.id;
     const finished = await env.api.waitForRun(id, runId);
     expect(finished.status).toBe("succeeded");
@@ -104,8 +73,8 @@ describe("POST /connections/{id}/syncs/{runId}/cancel", () => {
   });
 
   test("an unknown run, or another connection's, is a 404", async () => {
-    const id = await newConnection();
-    const other = await newConnection();
+    const id = await env.newConnection();
+    const other = await env.newConnection();
     const runId = (await env.api.request("POST", `${CONNECTIONS_PATH}/${id}/syncs`, { token: env.owner })).body.id;
     expect((await env.api.request("POST", `${CONNECTIONS_PATH}/${id}/syncs/20260101T000000000Z-nothing/cancel`, { token: env.owner })).status).toBe(404);
     expect((await env.api.request("POST", `${CONNECTIONS_PATH}/${other}/syncs/${runId}/cancel`, { token: env.owner })).status).toBe(404);

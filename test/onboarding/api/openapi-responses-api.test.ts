@@ -132,7 +132,8 @@ describe("the onboarding API's OpenAPI document", () => {
     const run = await call("POST", `${connection}/syncs`);
     expect(run.status).toBe(202);
     await api.waitForRun(id, run.body.id);
-    expect((await call("GET", `${connection}/syncs/${run.body.id}`)).body.status).toBe("succeeded");
+    const summary = (await call("GET", `${connection}/syncs/${run.body.id}`)).body;
+    expect(summary.status, JSON.stringify(summary)).toBe("succeeded");
     expect((await call("GET", `${connection}/syncs`)).body.data).toHaveLength(1);
 
     // Records, a page at a time: a cursor on the first page, none on the last.
@@ -146,6 +147,7 @@ describe("the onboarding API's OpenAPI document", () => {
     expect((await call("GET", `${connection}/records/leads/${first.body.data[0].id}`)).body.lineage.writes).toBe(1);
     expect((await call("GET", `${connection}/records/leads/never-stored`)).body).toEqual({ record: null, lineage: null });
     expect((await call("GET", "/api/v1/crm/custom/notifications")).body.data[0]).toMatchObject({ detail_type: "Sync Run Finished" });
+    expect((await call("GET", `${connection}/quality`)).status).toBe(200);
 
     // A run caught in flight and cancelled: unfinished rows carry an error; a second cancel is a 409.
     const hold = holdLeads();
@@ -161,6 +163,12 @@ describe("the onboarding API's OpenAPI document", () => {
     const resetAndRun = await call("POST", `${connection}/reset`, { token: owner, body: { start_sync: true } });
     expect(resetAndRun.body.run).toMatchObject({ status: "running" });
     await api.waitForRun(id, resetAndRun.body.run.id);
+
+    const audit = await call("POST", `${connection}/audits`);
+    expect(audit.status, audit.text).toBe(202);
+    await api.waitForRun(id, audit.body.id);
+    expect((await call("GET", `${connection}/audits/${audit.body.id}`)).body.status).toBe("succeeded");
+    expect((await call("GET", `${connection}/audits`)).body.data).toHaveLength(1);
 
     const check = await call("POST", `${connection}/preflight`);
     expect(check.status).toBe(202);
@@ -189,7 +197,7 @@ describe("the document's response schemas are generated from the valibot schemas
     const components = openApiDocument()["components"] as { schemas: Record<string, any> };
     expect(Object.keys(components.schemas.Connection.properties)).toEqual(Object.keys(ConnectionResourceSchema.entries));
     expect(Object.keys(components.schemas.RunSummary.properties)).toEqual(Object.keys(RunSummarySchema.entries));
-    expect(Object.keys(components.schemas.RunSummary.properties.entities.items.properties)).toEqual(["entity", "status", "pages", "records", "error", "waits"]);
+    expect(Object.keys(components.schemas.RunSummary.properties.entities.items.properties)).toEqual(["entity", "status", "pages", "records", "error", "waits", "findings"]);
     expect(Object.keys(components.schemas.RecordsPage.properties)).toEqual(Object.keys(RecordsPageSchema.entries));
     for (const name of Object.keys(RESPONSE_SCHEMAS)) expect(components.schemas, name).toHaveProperty(name);
   });

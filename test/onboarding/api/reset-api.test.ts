@@ -18,14 +18,7 @@ const DATA = {
 
 const env = useHoldableSourceApi(() => DATA, SOURCE_TOKEN, "acct-reset");
 
-async function newConnection(): Promise<string> {
-  const created = await env.api.request("POST", CONNECTIONS_PATH, {
-    token: env.owner,
-    body: { base_url: env.source.baseUrl, token: SOURCE_TOKEN, rate_limit: 1000, sync_since: SYNC_SINCE },
-  });
-  expect(created.status).toBe(201);
-  return created.body.id;
-}
+const newConnection = () => env.newConnection(SYNC_SINCE);
 
 /** A connection after one full sync: every incremental entity has a watermark. */
 async function syncedConnection(): Promise<string> {
@@ -75,16 +68,9 @@ describe("POST /connections/{id}/reset", () => {
 
   test("a running run cannot write the reset watermark back: its leads page writes nothing and the watermark stays reset", async () => {
     const id = await newConnection();
-    const hold = env.holdLeads();
-    const reachedLeads = hold.reached;
-    let runId: string;
-    try {
-      runId = (await env.api.request("POST", `${CONNECTIONS_PATH}/${id}/syncs`, { token: env.owner })).body.id;
-      await reachedLeads; // the leads page is in flight
+    const { runId } = await env.whileLeadsInFlight(id, async () => {
       expect((await env.api.request("POST", `${CONNECTIONS_PATH}/${id}/reset`, { token: env.owner, body: { entity: "leads" } })).status).toBe(200);
-    } finally {
-      hold.release();
-    }
+    });
     const summary = await env.api.waitForRun(id, runId);
     expect(summary.entities.find((row) => row.entity === "leads")?.status).toBe("failed");
     expect(await env.api.sync.records.getWatermark(id, "leads")).toBeNull();

@@ -13,6 +13,7 @@ import { crmSource } from "../support/crm-source";
 import { gate } from "../support/gate";
 import { startSourceServer, type SourceServer } from "../support/source-server";
 import { runSettled } from "../support/run-settled";
+import { childProcessEnv } from "../support/child-process-env";
 
 const CONNECTIONS = "/api/v1/crm/custom/connections";
 const SOURCE_TOKEN = "runtime-src-token-31d0";
@@ -101,7 +102,7 @@ describe("npm start", () => {
 function runStart(env: Record<string, string>): Promise<{ code: number | null; stderr: string; stdout: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ["--import", "tsx", "bin/start.ts"], {
-      env: { PATH: process.env["PATH"] ?? "", HOME: process.env["HOME"] ?? "", SCHEDULE: "off", ...env },
+      env: childProcessEnv(env),
       stdio: ["ignore", "pipe", "pipe"],
     });
     let stdout = "";
@@ -124,7 +125,7 @@ const REPO = resolve(import.meta.dirname, "../..");
 function spawnNpmStart(env: Record<string, string>) {
   const child = spawn("npm", ["start"], {
     cwd: REPO,
-    env: { PATH: process.env["PATH"] ?? "", HOME: process.env["HOME"] ?? "", SCHEDULE: "off", ...env },
+    env: childProcessEnv(env),
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,
   });

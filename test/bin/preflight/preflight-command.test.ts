@@ -1,38 +1,28 @@
-import { spawn } from "node:child_process";
-import { fileURLToPath } from "node:url";
 import * as v from "valibot";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { ReportSchema } from "../../lambdas/preflight/report";
-import { PREFLIGHT_TOKEN, startPreflightSource, type PreflightSource, type SourceKnobs } from "../support/preflight-source";
-import { startSourceServer } from "../support/source-server";
+import { runPreflightCommand } from "../../../bin/preflight/preflight-command";
+import { ReportSchema } from "../../../lambdas/preflight/report";
+import { PREFLIGHT_TOKEN, startPreflightSource, type PreflightSource, type SourceKnobs } from "../../support/preflight-source";
 
 /**
- * The command itself, spawned as a customer runs it: every output format,
- * exit statuses 0/1/2, --help, and the token never on stdout or stderr.
+ * crm-preflight's formats, exit statuses and argument rules, run in-process
+ * with its streams captured (test/preflight/cli.e2e.test.ts spawns it as a
+ * customer runs it). The token never reaches stdout or stderr.
  */
 
-const ROOT = fileURLToPath(new URL("../../", import.meta.url));
-
 interface Outcome {
-  readonly code: number | null;
+  readonly code: number;
   readonly stdout: string;
   readonly stderr: string;
 }
 
-function run(command: string, args: readonly string[], env: Record<string, string> = {}): Promise<Outcome> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk) => (stdout += chunk));
-    child.stderr.on("data", (chunk) => (stderr += chunk));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
+/** The command with these arguments and only this environment (none of the test process's own). */
+async function preflight(args: readonly string[], env: Record<string, string> = {}): Promise<Outcome> {
+  let stdout = "";
+  let stderr = "";
+  const code = await runPreflightCommand(args, env, { stdout: { write: (text) => (stdout += text) }, stderr: { write: (text) => (stderr += text) } });
+  return { code, stdout, stderr };
 }
-
-const preflight = (args: readonly string[], env: Record<string, string> = {}) =>
-  run(process.execPath, ["--import", "tsx", "bin/preflight.ts", ...args], env);
 
 function expectNoToken(outcome: Outcome): void {
   expect(outcome.stdout).not.toContain(PREFLIGHT_TOKEN);
@@ -55,36 +45,12 @@ const BROKEN: SourceKnobs = {
   patches: [{ entity: "leads", index: 3, overrides: { closed_at: PREFLIGHT_TOKEN } }],
 };
 
-describe("crm-preflight", () => {
+describe("crm-preflight, in-process", () => {
   let conforming: PreflightSource;
   let broken: PreflightSource;
   beforeAll(async () => {
     conforming = await source({});
     broken = await source(BROKEN);
-  });
-
-  test("--help: usage, exit 0, says SOURCE_TOKEN keeps the token out of shell history", async () => {
-    const outcome = await preflight(["--help"]);
-    expect(outcome.code).toBe(0);
-    expect(outcome.stdout).toMatch(/Usage: crm-preflight <base_url>/);
-    expect(outcome.stdout).toMatch(/SOURCE_TOKEN[\s\S]*shell history/);
-    expect(outcome.stdout).toMatch(/--rate N[\s\S]*--format[\s\S]*--max-pages N/);
-  });
-
-  test("npx crm-preflight --help works from the checkout (package.json bin)", async () => {
-    const outcome = await run("npx", ["--no-install", "crm-preflight", "--help"]);
-    expect(outcome.code).toBe(0);
-    expect(outcome.stdout).toMatch(/Usage: crm-preflight/);
-  });
-
-  test("--format json, conforming source, token from SOURCE_TOKEN: exit 0, stdout is exactly one report object", async () => {
-    const outcome = await preflight([conforming.baseUrl, "--format", "json", "--rate", "1000"], { SOURCE_TOKEN: PREFLIGHT_TOKEN });
-    expect(outcome.code).toBe(0);
-    const report = v.parse(ReportSchema, JSON.parse(outcome.stdout));
-    expect(Object.keys(JSON.parse(outcome.stdout))).toEqual(["base_url", "conforms", "findings", "checked"]);
-    expect(report).toMatchObject({ base_url: conforming.baseUrl, conforms: true, findings: [] });
-    expect(outcome.stderr).toBe("");
-    expectNoToken(outcome);
   });
 
   test("--format json, broken source, --token: exit 1, the error and the warning, the token redacted", async () => {
@@ -137,16 +103,6 @@ describe("crm-preflight", () => {
     expect(outcome.code).toBe(0);
     expect(outcome.stderr).toBe("  ... /contacts: page 25\n");
     expect(outcome.stdout).toMatch(/^CONFORMS: 0 error\(s\), 0 warning\(s\), \d+ rules checked$/m);
-  });
-
-  test("exit 2, one line on stderr, nothing on stdout: connection refused", async () => {
-    const closed = await startSourceServer(() => ({ json: {} }));
-    await closed.close();
-    const outcome = await preflight([closed.baseUrl, "--format", "json"], { SOURCE_TOKEN: PREFLIGHT_TOKEN });
-    expect(outcome.code).toBe(2);
-    expect(outcome.stdout).toBe("");
-    expect(outcome.stderr).toMatch(/^crm-preflight: connection refused by http:\/\/127\.0\.0\.1:\d+: start the source or fix the base URL\n$/);
-    expectNoToken(outcome);
   });
 
   test("exit 2: a token the source refuses says to pass the right one", async () => {

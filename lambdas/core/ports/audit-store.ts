@@ -1,0 +1,28 @@
+import type { AuditEntity } from "../run-mode";
+import type { Collection } from "../entities";
+
+/** A record as the store holds it, for an audit to compare with what the source returns now. */
+export interface StoredVersion {
+  /** The canonical document exactly as stored (JSON text). */
+  readonly doc: string;
+  /** The audit that last wrote it and why; null when a sync did. */
+  readonly healedBy: { readonly auditId: string; readonly cause: "missed" | "stale" | "changed_without_advancing" } | null;
+}
+
+/** What an audit needs of the store besides a page's commit (which is the record store's, as for a sync). */
+export interface AuditStore {
+  /** The stored versions of these ids of one collection (strongly consistent); an id the store lacks is not in the map. */
+  storedVersions(connectionId: string, collection: Collection, ids: readonly string[]): Promise<ReadonlyMap<string, StoredVersion>>;
+  /**
+   * Remembers the ids one page of the audit returned (idempotent per page
+   * number), so that once the entity is read whole the store's records the
+   * source no longer returns can be told.
+   */
+  rememberReturned(connectionId: string, auditId: string, entity: AuditEntity, page: number, ids: readonly string[], at: string): Promise<void>;
+  /**
+   * After the audit read the entity whole: how many records the store holds,
+   * and which of them the source did not return. Those are marked on their
+   * item (never deleted: omission never deletes) with the audit's id.
+   */
+  closeEntity(connectionId: string, auditId: string, entity: AuditEntity, at: string): Promise<{ readonly storedRecords: number; readonly absentIds: readonly string[] }>;
+}

@@ -1,0 +1,123 @@
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { drift, type DriftSummary } from "../../bin/reference-source/drift";
+import { startReferenceSource, type ReferenceSource } from "../../bin/reference-source/start-reference-source";
+import type { AuditSummary } from "../../lambdas/core/audit-summary";
+import { AUDIT_ENTITIES, type AuditEntity } from "../../lambdas/core/run-mode";
+import type { StoredConnection } from "../../lambdas/core/connection";
+import { preparePage } from "../../lambdas/ingestion/prepare-page";
+import { startSync } from "../../lambdas/sync/start-sync";
+import { createSyncHarness, type SyncHarness } from "../support/sync-harness";
+
+/*
+ * Issue 22's scenario on real engines: the reference source, a sync, the
+ * source drifts (drift.ts: late commits, a change that does not advance
+ * updated_at, an updated_at that does not parse, a task linked to nothing, a
+ * lead that vanishes), a second sync, then an audit through the same state
+ * machines. No clock: every wait is on the engine's own result promises.
+ */
+
+const NOW = new Date("2026-06-01T00:00:00Z");
+const SIZES = { pipelines: 2, users: 5, contacts: 150, leads: 260, tasks: 120, calls: 80, events: 150 };
+
+let harness: SyncHarness;
+let source: ReferenceSource;
+let connection: StoredConnection;
+let drifted: DriftSummary;
+let watermarksBefore: Record<string, string | null>;
+let audit: AuditSummary;
+let auditId: string;
+
+const row = (entity: AuditEntity) => audit.entities.find((entry) => entry.entity === entity)!;
+
+async function watermarks(): Promise<Record<string, string | null>> {
+  return Object.fromEntries(await Promise.all(AUDIT_ENTITIES.map(async (entity) => [entity, await harness.records.getWatermark(connection.id, entity)])));
+}
+
+/** What the service would store for everything the source serves now: its canonical documents, by collection and id. */
+function sourceDocs(entity: AuditEntity): Map<string, unknown> {
+  const records = JSON.parse(JSON.stringify(source.dataset[entity])) as unknown[];
+  const writes = records.flatMap((record) => preparePage({ entity, page: 1, data: [record], previous: null, stageKinds: new Map() }).writes);
+  return new Map(writes.filter((write) => write.collection === entity).map((write) => [write.key[0], write.doc]));
+}
+
+beforeAll(async () => {
+  harness = await createSyncHarness();
+  source = await startReferenceSource({ seed: 22, sizes: SIZES, now: NOW });
+  connection = await harness.addConnection({ baseUrl: source.url, token: source.token, syncSince: "2025-01-01T00:00:00.000Z" });
+  expect((await harness.sync(connection)).status).toBe("succeeded");
+  drifted = drift(source.dataset, new Date(NOW.getTime() + 86_400_000));
+  expect((await harness.sync(connection)).status).toBe("succeeded");
+  watermarksBefore = await watermarks();
+  const started = await startSync(harness.startDeps, connection, { mode: "audit" });
+  expect(started.started).toBe(true);
+  auditId = started.runId;
+  await harness.waitForRun(connection.id, auditId);
+  audit = (await harness.runs.getAudit(connection.id, auditId))!;
+}, 120_000);
+
+afterAll(async () => {
+  await source.close();
+  await harness.close();
+});
+
+describe("an audit after the source drifted", () => {
+  test("audits run through the sync's own state machines: one Standard execution of the same ARN, named by the audit id", () => {
+    const parents = harness.engine.parent.list().filter((execution) => (execution.input as { run_id?: string }).run_id === auditId);
+    expect(parents.length).toBeGreaterThan(0);
+    expect(audit.status).toBe("succeeded");
+    expect(audit.entities.map((entry) => entry.entity)).toEqual([...AUDIT_ENTITIES]);
+  });
+
+  test("audit heals missed, stale and changed_without_advancing records and counts each by cause", () => {
+    expect(row("leads").healed).toEqual({ missed: 2, stale: 1, changed_without_advancing: 0 });
+    expect(row("contacts").healed).toEqual({ missed: 0, stale: 0, changed_without_advancing: 1 });
+    expect(row("tasks").healed).toEqual({ missed: 0, stale: 0, changed_without_advancing: 0 });
+    expect(row("leads").sample_ids).toEqual(expect.arrayContaining([...drifted.lateLeads, drifted.lateChangedLead]));
+    expect(row("contacts").sample_ids).toContain(drifted.unadvancedContact);
+  });
+
+  test("after an audit the stored set equals the source's, the vanished lead aside", async () => {
+    for (const entity of AUDIT_ENTITIES) {
+      const stored = new Map((await harness.listAll(connection.id, entity)).map((doc) => [doc["id"] as string, doc]));
+      const expected = sourceDocs(entity);
+      if (entity === "leads") {
+        expect(stored.has(drifted.vanishedLead)).toBe(true);
+        stored.delete(drifted.vanishedLead);
+      }
+      expect([...stored.keys()].sort(), entity).toEqual([...expected.keys()].sort());
+      // Leads carry the won/lost derived from stored stage kinds: compare what the source sent.
+      for (const [id, doc] of expected) {
+        const { is_won: _w, is_lost: _l, ...held } = stored.get(id) as Record<string, unknown>;
+        const { is_won: _sw, is_lost: _sl, ...sent } = doc as Record<string, unknown>;
+        expect(held, `${entity} ${id}`).toEqual(sent);
+      }
+    }
+  });
+
+  test("absent_in_source counts leads the source no longer returns and never deletes them", async () => {
+    expect(row("leads").absent_in_source).toBe(1);
+    expect(row("leads").sample_ids).toContain(drifted.vanishedLead);
+    const leads = await harness.listAll(connection.id, "leads");
+    expect(leads.some((lead) => lead["id"] === drifted.vanishedLead)).toBe(true);
+    expect(row("leads").stored_records).toBe(source.dataset.leads.length + 1);
+    expect(row("leads").source_records).toBe(source.dataset.leads.length);
+  });
+
+  test("an audit never moves a watermark back", async () => {
+    const after = await watermarks();
+    for (const entity of AUDIT_ENTITIES) {
+      const before = watermarksBefore[entity] ?? null;
+      if (before !== null) expect(after[entity]! >= before, entity).toBe(true);
+    }
+  });
+
+  test("GET audits lists newest first and a second audit heals nothing", async () => {
+    const second = await startSync(harness.startDeps, connection, { mode: "audit" });
+    await harness.waitForRun(connection.id, second.runId);
+    const audits = await harness.runs.listAudits(connection.id);
+    expect(audits.map((entry) => entry.id)).toEqual([second.runId, auditId]);
+    for (const entry of audits[0]!.entities) expect(entry.healed, entry.entity).toEqual({ missed: 0, stale: 0, changed_without_advancing: 0 });
+    // Audits are not sync runs: the runs list holds only the two syncs.
+    expect((await harness.runs.list(connection.id)).every((run) => !run.id.startsWith("audit-"))).toBe(true);
+  });
+});
