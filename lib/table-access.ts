@@ -67,7 +67,7 @@ export const TABLE_ACCESS = {
    * Every authenticated route but the test: connections.put / get /
    * listByAccount / delete (PutItem, GetItem, Query, DeleteItem),
    * records.resetWatermarks on a sync_since change (UpdateItem of the lock,
-   * BatchWriteItem of the watermark deletes), records.listRecords (Query,
+   * UpdateItem of each watermark, keeping data_as_of), records.listRecords (Query,
    * TransactGetItems = GetItem), runs.get / list, and startSync.
    */
   Api: ["dynamodb:Query", ...START_SYNC],
