@@ -78,13 +78,19 @@ export const FULL_PAGE_RRU = PAGE_RRU;
  */
 export const STAGE_KINDS_RRU = 2;
 /**
+ * The user ids, read once per run for the findings (a responsible_user_id /users did not return): one strong
+ * Query of the one record shard of /users, 1 RRU per 4 KB of heads (the reference source's 30 users, about 410
+ * bytes each with their lineage: 4).
+ */
+export const USER_IDS_RRU = 4;
+/**
  * RRU of a run besides its pages' connection reads (strongly consistent, items under 4 KB, 1 RRU each):
  * BeginRun's connection read 1, each entity's stored listing hash on its page 1 (7), each incremental
  * entity's watermark at its start (5), the stage kinds (STAGE_KINDS_RRU), the run store's two reads of
  * the run summary as the run ends, and the run end's freshness check: the connection (strong, 1) and its
  * watermark items (one strong Query, 1). The same in a busy run. Before: not counted (3.5 RRU per idle run in all).
  */
-export const IDLE_RUN_OTHER_RRU = 1 + 7 + 5 + STAGE_KINDS_RRU + 2 + 2;
+export const IDLE_RUN_OTHER_RRU = 1 + 7 + 5 + STAGE_KINDS_RRU + USER_IDS_RRU + 2 + 2;
 /** All an idle run reads: 7 pages and the rest. */
 export const IDLE_RUN_RRU = 7 * PAGE_RRU + IDLE_RUN_OTHER_RRU;
 /**

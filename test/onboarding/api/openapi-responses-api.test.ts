@@ -229,6 +229,7 @@ describe("the document's response schemas are generated from the valibot schemas
       updated_at: "2026-01-01T00:00:00.000Z",
       paused: false,
       schedule: null,
+      audit_schedule: "7d",
       freshness_hours: null,
       freshness: Object.fromEntries(SYNC_ENTITIES.map((entity) => [entity, { data_as_of: null, watermark: null }])),
       stale: false,
