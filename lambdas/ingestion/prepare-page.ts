@@ -28,6 +28,8 @@ export interface PreparedPage {
   readonly fingerprint: PageFingerprint;
   /** The silent rules the page's distinct records hit, by rule. */
   readonly findings: readonly PageTally[];
+  /** The rule ids each distinct record hit (none: an empty list), by record id: what its lineage keeps. */
+  readonly ruleIdsById: ReadonlyMap<string, readonly string[]>;
 }
 
 /**
@@ -76,12 +78,13 @@ export function preparePage(input: {
     rawOf.set(record.id, input.data[index]);
   });
   const findingContext = { stageKinds: input.stageKinds, userIds: input.userIds ?? null };
-  const findings = tallyPage(
-    [...distinct.values()].map((record) => {
-      const raw = rawOf.get(record.id);
-      return { id: record.id, hits: recordHits(input.entity, isPlainObject(raw) ? raw : {}, record, findingContext) };
-    }),
-  );
+  // Each distinct record's hits, once: the page's findings tally them, and a record's lineage keeps their rule ids.
+  const hits = [...distinct.values()].map((record) => {
+    const raw = rawOf.get(record.id);
+    return { id: record.id, hits: recordHits(input.entity, isPlainObject(raw) ? raw : {}, record, findingContext) };
+  });
+  const findings = tallyPage(hits);
+  const ruleIdsById = new Map(hits.map(({ id, hits: recordHit }) => [id, recordHit.map((hit) => hit.rule)]));
 
   const unresolvedLeadIds: string[] = [];
   const context = { stageKinds: input.stageKinds, onUnresolvedLead: (id: string) => unresolvedLeadIds.push(id) };
@@ -95,6 +98,7 @@ export function preparePage(input: {
     maxCompared,
     fingerprint: { idsDigest, lastCompared },
     findings,
+    ruleIdsById,
   };
 }
 

@@ -1,5 +1,5 @@
 import { DynamoDbAuditStore } from "../../lambdas/audits/dynamodb-audit-store";
-import { randomBytes, randomUUID } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { DynamoDbConnectionStore } from "../../lambdas/connections/dynamodb-connection-store";
@@ -25,6 +25,7 @@ import { DynamoDbPurgeQueue } from "../../lambdas/purges/dynamodb-purge-queue";
 import { DELETED_CONNECTION_PURGE_DELAY_SECONDS } from "../../lambdas/purges/purge-keys";
 import { makePurgeHandler } from "../../lambdas/retention/purge-handler";
 import { contactRecord, leadRecord, pipelineRecord, stageRecord, userRecord } from "../builders/source-records";
+import { encryptedConnection } from "../builders/stored-connections";
 import { crmSource } from "../support/crm-source";
 import { createTestTable, testDynamoDbClient } from "../support/dynamodb";
 import { startSourceServer, type SourceServer } from "../support/source-server";
@@ -186,20 +187,7 @@ afterAll(async () => {
 });
 
 async function addConnection(): Promise<StoredConnection> {
-  const id = `conn-${randomUUID()}`;
-  const businessAccountId = "acct-table-access";
-  const now = new Date().toISOString();
-  const connection: StoredConnection = {
-    id,
-    business_account_id: businessAccountId,
-    crm_type: "custom",
-    base_url: server.baseUrl,
-    rate_limit: 1000,
-    sync_since: "2026-01-01T00:00:00.000Z",
-    created_at: now,
-    updated_at: now,
-    token_ciphertext: await cipher.encrypt(TOKEN, { businessAccountId, connectionId: id }),
-  };
+  const connection = await encryptedConnection(cipher, TOKEN, { business_account_id: "acct-table-access", base_url: server.baseUrl });
   await new DynamoDbConnectionStore({ client: setup, tableName }).put(connection);
   return connection;
 }

@@ -105,6 +105,7 @@ describe("a page's findings", () => {
     });
     expect(page.findings).toEqual([expect.objectContaining({ rule: "task.unlinked", ids: ["t2", "t3"] })]);
     expect(page.findings[0]!.detail).toMatch(/^record t2: a task with neither lead_id nor contact_id/);
+    expect(page.ruleIdsById).toEqual(new Map([["t1", []], ["t2", ["task.unlinked"]], ["t3", ["task.unlinked"]]]));
   });
 
   test("sample ids stop at 5 per rule across the run's pages: the page appends only what the run has room for", () => {

@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import type { RunSummary } from "../../lambdas/core/run-summary";
 import type { SourceClient } from "../../lambdas/core/ports/source-client";
 import type { StoredConnection } from "../../lambdas/core/connection";
@@ -9,6 +9,7 @@ import { CountingMetrics } from "../../lambdas/observability/counting-metrics";
 import { createMemoryLogger } from "../../lambdas/observability/json-logger";
 import { createHttpSourceClient } from "../../lambdas/source/http-source-client";
 import { startSync } from "../../lambdas/sync/start-sync";
+import { encryptedConnection } from "../builders/stored-connections";
 import { createTestTable, testDynamoDbClient } from "./dynamodb";
 import { runSettled, runWaitSeconds } from "./run-settled";
 
@@ -67,20 +68,12 @@ export async function createSyncHarness(
     syncSince?: string;
     accountId?: string;
   }): Promise<StoredConnection> {
-    const id = `conn-${randomUUID()}`;
-    const businessAccountId = input.accountId ?? "acct-1";
-    const now = new Date().toISOString();
-    const connection: StoredConnection = {
-      id,
-      business_account_id: businessAccountId,
-      crm_type: "custom",
+    const connection = await encryptedConnection(cipher, input.token, {
+      business_account_id: input.accountId ?? "acct-1",
       base_url: input.baseUrl,
       rate_limit: input.rateLimit ?? 1000,
       sync_since: input.syncSince ?? "2026-01-01T00:00:00.000Z",
-      created_at: now,
-      updated_at: now,
-      token_ciphertext: await cipher.encrypt(input.token, { businessAccountId, connectionId: id }),
-    };
+    });
     await local.connections.put(connection);
     return connection;
   }
