@@ -71,12 +71,18 @@ export const FULL_PAGE_RRU = PAGE_RRU;
  */
 export const STAGE_KINDS_RRU = 1;
 /**
+ * The user ids a run's findings check `responsible_user_id` against (reference.user): one strong Query of the
+ * users record shard per run (memoized like the stage kinds), 1 RRU per 4 KB of user items read: 2 for the
+ * measured run's users.
+ */
+export const USER_IDS_RRU = 2;
+/**
  * RRU of a run besides its pages' connection reads (strongly consistent, items under 4 KB, 1 RRU each):
  * BeginRun's connection read 1, each entity's stored listing hash on its page 1 (7), each incremental
- * entity's watermark at its start (5), the stage kinds (STAGE_KINDS_RRU) and the run store's two reads of
- * the run summary as the run ends. The same in a busy run. Before: not counted (3.5 RRU per idle run in all).
+ * entity's watermark at its start (5), the stage kinds (STAGE_KINDS_RRU), the user ids (USER_IDS_RRU) and the
+ * run store's two reads of the run summary as the run ends. The same in a busy run.
  */
-export const IDLE_RUN_OTHER_RRU = 1 + 7 + 5 + STAGE_KINDS_RRU + 2;
+export const IDLE_RUN_OTHER_RRU = 1 + 7 + 5 + STAGE_KINDS_RRU + USER_IDS_RRU + 2;
 /** All an idle run reads: 7 pages and the rest. */
 export const IDLE_RUN_RRU = 7 * PAGE_RRU + IDLE_RUN_OTHER_RRU;
 /**
@@ -374,7 +380,7 @@ export function idleConnectionMonth(): IdleCostReport {
     { item: "DynamoDB writes", arithmetic: `${wru} WRU per run × ${runs} × $0.625/million`, usd: wru * runs * price.DYNAMODB_WRU_USD },
     {
       item: "DynamoDB reads",
-      arithmetic: `(${run.pages} pages × ${PAGE_RRU} + ${IDLE_RUN_OTHER_RRU} for the run, ${STAGE_KINDS_RRU} of them the stage kinds, + ${lockReadRru} for the tick's count of live runs) = ${rru} RRU per run × ${runs} × $0.125/million`,
+      arithmetic: `(${run.pages} pages × ${PAGE_RRU} + ${IDLE_RUN_OTHER_RRU} for the run, ${STAGE_KINDS_RRU} of them the stage kinds and ${USER_IDS_RRU} the user ids, + ${lockReadRru} for the tick's count of live runs) = ${rru} RRU per run × ${runs} × $0.125/million`,
       usd: rru * runs * price.DYNAMODB_RRU_USD,
     },
     { item: "KMS", arithmetic: `${decrypts} Decrypts per run × ${runs} × $0.03/10,000`, usd: decrypts * runs * price.KMS_REQUEST_USD },
