@@ -78,17 +78,17 @@ export const FULL_PAGE_RRU = PAGE_RRU;
  */
 export const STAGE_KINDS_RRU = 2;
 /**
- * The user ids, read once per run for the findings (a responsible_user_id /users did not return): one strong
- * Query of the one record shard of /users, 1 RRU per 4 KB of heads (the reference source's 30 users, about 410
- * bytes each with their lineage: 4).
+ * The user ids a run's findings check `responsible_user_id` against (reference.user): one strong Query of the
+ * users record shard per run (memoized like the stage kinds), 1 RRU per 4 KB of user heads read: the reference
+ * source's 30 users, about 410 bytes each with their lineage, 4 (2 before lineage).
  */
 export const USER_IDS_RRU = 4;
 /**
  * RRU of a run besides its pages' connection reads (strongly consistent, items under 4 KB, 1 RRU each):
  * BeginRun's connection read 1, each entity's stored listing hash on its page 1 (7), each incremental
- * entity's watermark at its start (5), the stage kinds (STAGE_KINDS_RRU), the run store's two reads of
- * the run summary as the run ends, and the run end's freshness check: the connection (strong, 1) and its
- * watermark items (one strong Query, 1). The same in a busy run. Before: not counted (3.5 RRU per idle run in all).
+ * entity's watermark at its start (5), the stage kinds (STAGE_KINDS_RRU), the user ids (USER_IDS_RRU), the
+ * run store's two reads of the run summary as the run ends, and the run end's freshness check: the connection
+ * (strong, 1) and its watermark items (one strong Query, 1). The same in a busy run.
  */
 export const IDLE_RUN_OTHER_RRU = 1 + 7 + 5 + STAGE_KINDS_RRU + USER_IDS_RRU + 2 + 2;
 /** All an idle run reads: 7 pages and the rest. */
@@ -388,7 +388,7 @@ export function idleConnectionMonth(): IdleCostReport {
     { item: "DynamoDB writes", arithmetic: `${wru} WRU per run × ${runs} × $0.625/million`, usd: wru * runs * price.DYNAMODB_WRU_USD },
     {
       item: "DynamoDB reads",
-      arithmetic: `(${run.pages} pages × ${PAGE_RRU} + ${IDLE_RUN_OTHER_RRU} for the run, ${STAGE_KINDS_RRU} of them the stage kinds, + ${lockReadRru} for the tick's count of live runs) = ${rru} RRU per run × ${runs} × $0.125/million`,
+      arithmetic: `(${run.pages} pages × ${PAGE_RRU} + ${IDLE_RUN_OTHER_RRU} for the run, ${STAGE_KINDS_RRU} of them the stage kinds and ${USER_IDS_RRU} the user ids, + ${lockReadRru} for the tick's count of live runs) = ${rru} RRU per run × ${runs} × $0.125/million`,
       usd: rru * runs * price.DYNAMODB_RRU_USD,
     },
     { item: "KMS", arithmetic: `${decrypts} Decrypts per run × ${runs} × $0.03/10,000`, usd: decrypts * runs * price.KMS_REQUEST_USD },
@@ -403,4 +403,46 @@ export function standardTransitionsPerPage(): number {
   const small = walkRun(base);
   const large = walkRun({ ...base, leads: 1 + pagesAdded });
   return (large.standardTransitions - small.standardTransitions) / pagesAdded;
+}
+
+/** The reference source's default data set (bin/reference-source/dataset.ts DEFAULT_SIZES), what an audit reads: its incremental entities. */
+export const AUDITED_RECORDS = { contacts: 5000, leads: 5000, tasks: 3000, calls: 3000, events: 8000 } as const;
+/** Audits per month on the default weekly audit_schedule. */
+export const WEEKLY_AUDITS_PER_MONTH = 52 / 12;
+/** An audit page's BatchGetItem of its 100 stored heads, strongly consistent: 1 RRU per head under 4 KB. */
+export const AUDIT_PAGE_READ_RRU = 100;
+/** The ids a page returned, kept for the entity's close (one Put of about 1.5 KB). */
+export const AUDIT_RETURNED_WRU = 2;
+/** The entity's close reads every stored head's key (eventually consistent, whole items counted: about 0.8 KB each). */
+export const AUDIT_HEAD_BYTES = 800;
+
+/**
+ * One connection-month of weekly audits of the default data set, nothing to
+ * heal: each page is read, compared and committed empty (no records). Walked
+ * as a run whose pipelines and users are one page each, which an audit does
+ * not read: an upper bound by 2 page tasks.
+ */
+export function weeklyAuditConnectionMonth(): CostReport {
+  const pagesPerEntity = { pipelines: 1, users: 1, ...Object.fromEntries(Object.entries(AUDITED_RECORDS).map(([entity, records]) => [entity, Math.ceil(records / RECORDS_PER_PAGE)])) } as Record<SyncEntity, number>;
+  const run = walkRun(pagesPerEntity);
+  const runs = WEEKLY_AUDITS_PER_MONTH;
+  const records = Object.values(AUDITED_RECORDS).reduce((sum, n) => sum + n, 0);
+  const wru = run.pages * (EMPTY_PAGE_WRU + AUDIT_RETURNED_WRU) + IDLE_RUN_OTHER_WRU;
+  const closeRru = Math.ceil((records * AUDIT_HEAD_BYTES) / 4096) * 0.5 + run.pages * 0.5;
+  const rru = run.pages * (PAGE_RRU + AUDIT_PAGE_READ_RRU) + closeRru + IDLE_RUN_OTHER_RRU;
+  return report(run, [
+    ...stepFunctionsLines(run, runs),
+    ...lambdaLines(run, runs),
+    {
+      item: "DynamoDB writes",
+      arithmetic: `(${run.pages} pages × (${EMPTY_PAGE_WRU} + ${AUDIT_RETURNED_WRU} returned ids) + ${IDLE_RUN_OTHER_WRU}) WRU × ${runs.toFixed(2)} audits × $0.625/million`,
+      usd: wru * runs * price.DYNAMODB_WRU_USD,
+    },
+    {
+      item: "DynamoDB reads",
+      arithmetic: `(${run.pages} pages × (${PAGE_RRU} + ${AUDIT_PAGE_READ_RRU} stored heads) + ${closeRru} to close the entities + ${IDLE_RUN_OTHER_RRU}) RRU × ${runs.toFixed(2)} audits × $0.125/million`,
+      usd: rru * runs * price.DYNAMODB_RRU_USD,
+    },
+    { item: "KMS", arithmetic: `${DECRYPTS_PER_BUSY_RUN} Decrypt per audit × ${runs.toFixed(2)} × $0.03/10,000`, usd: DECRYPTS_PER_BUSY_RUN * runs * price.KMS_REQUEST_USD },
+  ]);
 }

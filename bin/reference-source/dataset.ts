@@ -114,8 +114,8 @@ export function generateDataset(options: DatasetOptions): Dataset {
     users,
     contacts,
     leads,
-    tasks: generateTasks(sizes.tasks, rng, timeline, owners, leads, contacts),
-    calls: generateCalls(sizes.calls, rng, timeline, owners, leads, contacts),
+    tasks: generateTasks(sizes.tasks, { rng, timeline, owners, leads, contacts }),
+    calls: generateCalls(sizes.calls, { rng, timeline, owners, leads, contacts }),
     events: generateEvents(sizes.events, rng, timeline, pipelines, users, leads),
   };
 }
@@ -349,14 +349,16 @@ function generateLeads(
 /** Epoch ms of a timestamp this module wrote (always with an offset, so Date.parse reads it exactly). */
 const at = (stamp: string): number => Date.parse(stamp);
 
-function generateTasks(
-  count: number,
-  rng: Random,
-  timeline: Timeline,
-  owners: Owners,
-  leads: readonly SourceLead[],
-  contacts: readonly SourceContact[],
-): SourceTask[] {
+/** What tasks and calls are generated around: the history, the owners, and the leads and contacts they hang off. */
+interface Activity {
+  readonly rng: Random;
+  readonly timeline: Timeline;
+  readonly owners: Owners;
+  readonly leads: readonly SourceLead[];
+  readonly contacts: readonly SourceContact[];
+}
+
+function generateTasks(count: number, { rng, timeline, owners, leads, contacts }: Activity): SourceTask[] {
   const tasks: SourceTask[] = [];
   for (let i = 1; i <= count; i += 1) {
     const link = rng.next();
@@ -382,14 +384,7 @@ function generateTasks(
   return tasks;
 }
 
-function generateCalls(
-  count: number,
-  rng: Random,
-  timeline: Timeline,
-  owners: Owners,
-  leads: readonly SourceLead[],
-  contacts: readonly SourceContact[],
-): SourceCall[] {
+function generateCalls(count: number, { rng, timeline, owners, leads, contacts }: Activity): SourceCall[] {
   const calls: SourceCall[] = [];
   for (let i = 1; i <= count; i += 1) {
     // A few calls are logged against a contact only (no lead_id key at all).

@@ -3,6 +3,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { afterAll, beforeAll } from "vitest";
 import type { RunSummary } from "../../lambdas/core/run-summary";
 import type { Clock } from "../../lambdas/core/ports/clock";
 import type { TokenCipher } from "../../lambdas/core/ports/token-cipher";
@@ -132,3 +133,38 @@ export async function createApiHarness(
 export type ApiHarness = Awaited<ReturnType<typeof createApiHarness>>;
 
 export const CONNECTIONS_PATH = "/api/v1/crm/custom/connections";
+
+/** The API and one workspace owner's session token. */
+export interface OwnerApi {
+  readonly api: ApiHarness;
+  /** The owner's session token. */
+  readonly owner: string;
+}
+
+/**
+ * Starts the API harness for a test file (or a describe: beforeAll) with a
+ * session of `account`'s owner, and closes it after; read the fields inside a
+ * test or a later hook.
+ */
+export function useOwnerApi(account: string, options?: Parameters<typeof createApiHarness>[0]): OwnerApi {
+  let ready: OwnerApi | undefined;
+  const get = (): OwnerApi => {
+    if (ready === undefined) throw new Error("useOwnerApi starts in beforeAll: use it in a test or a later hook");
+    return ready;
+  };
+  beforeAll(async () => {
+    const api = await createApiHarness(options);
+    ready = { api, owner: await api.token(account) };
+  });
+  afterAll(async () => {
+    await ready?.api.close();
+  });
+  return {
+    get api() {
+      return get().api;
+    },
+    get owner() {
+      return get().owner;
+    },
+  };
+}

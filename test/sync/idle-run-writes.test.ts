@@ -14,6 +14,7 @@ import {
   PAGE_RRU,
   RATE_SLOT_WRU,
   STAGE_KINDS_RRU,
+  USER_IDS_RRU,
 } from "../../bin/cost/cost-model";
 import { cachingDecrypts } from "../../lambdas/aws/cached-token-cipher";
 import type { RecordWrite } from "../../lambdas/core/ports/record-store";
@@ -209,9 +210,16 @@ describe("an idle run's reads, measured", () => {
     expect(readCounter.total()).toBe(IDLE_RUN_RRU);
   });
 
+  test(`the user ids for reference.user are read once per run, one strong Query of the users record shard: USER_IDS_RRU`, async () => {
+    await idleRun();
+    const userQueries = readCounter.reads.filter((read) => read.command === "QueryCommand" && read.pk.includes("#users#"));
+    expect(userQueries.map((read) => read.pk)).toEqual([`REC#${connection.id}#users#00`]);
+    expect(userQueries.reduce((sum, read) => sum + read.rru, 0)).toBe(USER_IDS_RRU);
+  });
+
   test(`small collections are one shard: stage kinds are read once per run, one strong Query of the ${recordShards("stages")} record shard of /stages: STAGE_KINDS_RRU`, async () => {
     await idleRun();
-    const stageQueries = readCounter.reads.filter((read) => read.command === "QueryCommand" && read.pk.startsWith("REC#") && read.pk.includes("#stages#"));
+    const stageQueries = readCounter.reads.filter((read) => read.command === "QueryCommand" && read.pk.includes("#stages#"));
     expect(recordShards("stages")).toBe(1);
     expect(stageQueries.map((read) => read.pk)).toEqual([`REC#${connection.id}#stages#00`]);
     expect(stageQueries.reduce((sum, read) => sum + read.rru, 0)).toBe(STAGE_KINDS_RRU);

@@ -1,8 +1,8 @@
 import { ProvisionedThroughputExceededException } from "@aws-sdk/client-dynamodb";
 import type { Context } from "aws-lambda";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import type { ApiEvent } from "../../../lambdas/onboarding/http/api-handler";
-import { createApiHarness, CONNECTIONS_PATH, type ApiHarness, type ApiResponse } from "../../support/api-harness";
+import { CONNECTIONS_PATH, useOwnerApi, type ApiResponse } from "../../support/api-harness";
 
 /**
  * The API's access log line (message "api request") records the status the
@@ -13,18 +13,9 @@ import { createApiHarness, CONNECTIONS_PATH, type ApiHarness, type ApiResponse }
 const BASE_URL = "http://127.0.0.1:9/api";
 const SOURCE_TOKEN = "src-access-log-1f9d";
 
-let api: ApiHarness;
-let owner: string;
+const env = useOwnerApi("acct-access-log");
 
-beforeAll(async () => {
-  api = await createApiHarness();
-  owner = await api.token("acct-access-log");
-});
-afterAll(async () => {
-  await api.close();
-});
-
-const accessLines = () => api.logger.lines.filter((line) => line["message"] === "api request");
+const accessLines = () => env.api.logger.lines.filter((line) => line["message"] === "api request");
 
 /** Sends one request and returns its response with the one access log line it produced. */
 async function withAccessLine(send: () => Promise<ApiResponse>) {
@@ -40,7 +31,7 @@ describe("the access log line's status is the response's status", () => {
 
   test("201: a connection created", async () => {
     const { response, line } = await withAccessLine(() =>
-      api.request("POST", CONNECTIONS_PATH, { token: owner, body: { base_url: BASE_URL, token: SOURCE_TOKEN } }),
+      env.api.request("POST", CONNECTIONS_PATH, { token: env.owner, body: { base_url: BASE_URL, token: SOURCE_TOKEN } }),
     );
     expect(response.status).toBe(201);
     expect(line).toMatchObject({ status: 201, route: `POST ${CONNECTIONS_PATH}`, business_account_id: "acct-access-log" });
@@ -48,47 +39,47 @@ describe("the access log line's status is the response's status", () => {
   });
 
   test("200: the list", async () => {
-    const { response, line } = await withAccessLine(() => api.request("GET", CONNECTIONS_PATH, { token: owner }));
+    const { response, line } = await withAccessLine(() => env.api.request("GET", CONNECTIONS_PATH, { token: env.owner }));
     expect(response.status).toBe(200);
     expect(line["status"]).toBe(200);
   });
 
   test("400: a body that is not JSON", async () => {
-    const { response, line } = await withAccessLine(() => api.request("POST", CONNECTIONS_PATH, { token: owner, rawBody: "{not json" }));
+    const { response, line } = await withAccessLine(() => env.api.request("POST", CONNECTIONS_PATH, { token: env.owner, rawBody: "{not json" }));
     expect(response.status).toBe(400);
     expect(line["status"]).toBe(400);
   });
 
   test("403: a ROP session", async () => {
-    const rop = await api.token("acct-access-log", "ROP");
-    const { response, line } = await withAccessLine(() => api.request("GET", CONNECTIONS_PATH, { token: rop }));
+    const rop = await env.api.token("acct-access-log", "ROP");
+    const { response, line } = await withAccessLine(() => env.api.request("GET", CONNECTIONS_PATH, { token: rop }));
     expect(response.status).toBe(403);
     expect(line["status"]).toBe(403);
   });
 
   test("404: an unknown connection id", async () => {
-    const { response, line } = await withAccessLine(() => api.request("GET", `${CONNECTIONS_PATH}/no-such-id`, { token: owner }));
+    const { response, line } = await withAccessLine(() => env.api.request("GET", `${CONNECTIONS_PATH}/no-such-id`, { token: env.owner }));
     expect(response.status).toBe(404);
     expect(line["status"]).toBe(404);
   });
 
   test("422: a field that breaks a rule", async () => {
     const { response, line } = await withAccessLine(() =>
-      api.request("PATCH", `${CONNECTIONS_PATH}/${connectionId}`, { token: owner, body: { rate_limit: 0 } }),
+      env.api.request("PATCH", `${CONNECTIONS_PATH}/${connectionId}`, { token: env.owner, body: { rate_limit: 0 } }),
     );
     expect(response.status).toBe(422);
     expect(line["status"]).toBe(422);
   });
 
   test("503: DynamoDB throttled", async () => {
-    api.failNextDynamoDbCommand(new ProvisionedThroughputExceededException({ message: "throughput exceeded", $metadata: {} }));
-    const { response, line } = await withAccessLine(() => api.request("GET", `${CONNECTIONS_PATH}/${connectionId}`, { token: owner }));
+    env.api.failNextDynamoDbCommand(new ProvisionedThroughputExceededException({ message: "throughput exceeded", $metadata: {} }));
+    const { response, line } = await withAccessLine(() => env.api.request("GET", `${CONNECTIONS_PATH}/${connectionId}`, { token: env.owner }));
     expect(response.status).toBe(503);
     expect(line["status"]).toBe(503);
   });
 
   test("204: a connection deleted", async () => {
-    const { response, line } = await withAccessLine(() => api.request("DELETE", `${CONNECTIONS_PATH}/${connectionId}`, { token: owner }));
+    const { response, line } = await withAccessLine(() => env.api.request("DELETE", `${CONNECTIONS_PATH}/${connectionId}`, { token: env.owner }));
     expect(response.status).toBe(204);
     expect(line["status"]).toBe(204);
   });
@@ -104,12 +95,12 @@ describe("the access log line's status is the response's status", () => {
       isBase64Encoded: false,
     } as unknown as ApiEvent;
     const before = accessLines().length;
-    const result = await api.apiHandler(event, { awsRequestId: "r-401" } as Context);
+    const result = await env.api.apiHandler(event, { awsRequestId: "r-401" } as Context);
     expect(result.statusCode).toBe(401);
     expect(accessLines().slice(before).map((line) => line["status"])).toEqual([401]);
   });
 
   test("no 4xx or 503 above was logged as an unexpected error", () => {
-    expect(api.logger.lines.filter((line) => line["level"] === "error")).toEqual([]);
+    expect(env.api.logger.lines.filter((line) => line["level"] === "error")).toEqual([]);
   });
 });

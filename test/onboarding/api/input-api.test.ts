@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { createApiHarness, CONNECTIONS_PATH, type ApiHarness, type ApiResponse } from "../../support/api-harness";
+import { beforeAll, describe, expect, test } from "vitest";
+import { CONNECTIONS_PATH, useOwnerApi, type ApiResponse } from "../../support/api-harness";
 
 /**
  * Every bad request gets a 4xx with a JSON body that names the field and the
@@ -11,16 +11,7 @@ const BASE_URL = "http://127.0.0.1:9/api";
 const SOURCE_TOKEN = "src-input-api-0b7d";
 const VALID = { base_url: BASE_URL, token: SOURCE_TOKEN } as const;
 
-let api: ApiHarness;
-let owner: string;
-
-beforeAll(async () => {
-  api = await createApiHarness();
-  owner = await api.token("acct-input");
-});
-afterAll(async () => {
-  await api.close();
-});
+const env = useOwnerApi("acct-input");
 
 /** The onboarding API's error body for a field that breaks a rule. */
 function expectInvalidField(response: ApiResponse, field: string, rule: RegExp): void {
@@ -91,42 +82,42 @@ describe("POST /connections: every bad body gets a 4xx naming the field and the 
   const creator = "acct-input-create";
   let token: string;
   beforeAll(async () => {
-    token = await api.token(creator);
+    token = await env.api.token(creator);
   });
 
   test.each(BAD_FIELDS)("%s: 422 invalid_field", async (_what, change, field, rule) => {
-    const response = await api.request("POST", CONNECTIONS_PATH, { token, body: withChange(VALID, change) });
+    const response = await env.api.request("POST", CONNECTIONS_PATH, { token, body: withChange(VALID, change) });
     expectInvalidField(response, field, rule);
   });
 
   test.each(MALFORMED_BODIES)("body %s: 400 malformed_body", async (_what, rawBody) => {
-    const response = await api.request("POST", CONNECTIONS_PATH, { token, ...(rawBody === undefined ? {} : { rawBody }) });
+    const response = await env.api.request("POST", CONNECTIONS_PATH, { token, ...(rawBody === undefined ? {} : { rawBody }) });
     expectMalformedBody(response);
   });
 
   test("after all of them the workspace has no connection, and no sync was started", async () => {
-    const list = await api.request("GET", CONNECTIONS_PATH, { token });
+    const list = await env.api.request("GET", CONNECTIONS_PATH, { token });
     expect(list.status).toBe(200);
     expect(list.body).toEqual({ data: [] });
-    expect(await api.sync.connections.listByAccount(creator)).toEqual([]);
-    expect(api.logger.lines.filter((line) => line["message"] === "connection created")).toEqual([]);
+    expect(await env.api.sync.connections.listByAccount(creator)).toEqual([]);
+    expect(env.api.logger.lines.filter((line) => line["message"] === "connection created")).toEqual([]);
     // The refused tokens were never logged or echoed either.
-    expect(JSON.stringify(api.logger.lines)).not.toContain(SOURCE_TOKEN);
+    expect(JSON.stringify(env.api.logger.lines)).not.toContain(SOURCE_TOKEN);
   });
 
   test("the same bodies made valid are accepted: the refusals above were for the named field only", async () => {
-    const response = await api.request("POST", CONNECTIONS_PATH, { token, body: { ...VALID, rate_limit: 1000, sync_since: "2026-02-28", trigger_sync: false } });
+    const response = await env.api.request("POST", CONNECTIONS_PATH, { token, body: { ...VALID, rate_limit: 1000, sync_since: "2026-02-28", trigger_sync: false } });
     expect(response.status).toBe(201);
-    await api.request("DELETE", `${CONNECTIONS_PATH}/${response.body.id}`, { token });
+    await env.api.request("DELETE", `${CONNECTIONS_PATH}/${response.body.id}`, { token });
   });
 
   test("an unknown field is ignored: 201, and it is not echoed or stored", async () => {
-    const response = await api.request("POST", CONNECTIONS_PATH, { token: owner, body: { ...VALID, colour: "chartreuse-7c", is_admin: true } });
+    const response = await env.api.request("POST", CONNECTIONS_PATH, { token: env.owner, body: { ...VALID, colour: "chartreuse-7c", is_admin: true } });
     expect(response.status).toBe(201);
     expect(response.body).not.toHaveProperty("colour");
     expect(response.body).not.toHaveProperty("is_admin");
     expect(response.text).not.toContain("chartreuse-7c");
-    const stored = await api.sync.connections.get("acct-input", response.body.id);
+    const stored = await env.api.sync.connections.get("acct-input", response.body.id);
     expect(stored).not.toHaveProperty("colour");
   });
 });
@@ -137,71 +128,71 @@ describe("PATCH /connections/{id}: the same field rules, and a bad PATCH changes
   let storedBefore: unknown;
 
   beforeAll(async () => {
-    const created = await api.request("POST", CONNECTIONS_PATH, {
-      token: owner,
+    const created = await env.api.request("POST", CONNECTIONS_PATH, {
+      token: env.owner,
       body: { ...VALID, rate_limit: 7, sync_since: "2025-06-01T00:00:00Z" },
     });
     expect(created.status).toBe(201);
     id = created.body.id;
     before = created.body;
-    storedBefore = await api.sync.connections.get("acct-input", id);
+    storedBefore = await env.api.sync.connections.get("acct-input", id);
   });
 
   // PATCH has no required field and no trigger_sync: the rest of the POST rules apply as they are.
   const patchCases = BAD_FIELDS.filter(([what]) => !what.startsWith("missing") && !what.startsWith("trigger_sync"));
 
   test.each(patchCases)("%s: 422 invalid_field", async (_what, change, field, rule) => {
-    const response = await api.request("PATCH", `${CONNECTIONS_PATH}/${id}`, { token: owner, body: change });
+    const response = await env.api.request("PATCH", `${CONNECTIONS_PATH}/${id}`, { token: env.owner, body: change });
     expectInvalidField(response, field, rule);
   });
 
   test.each(MALFORMED_BODIES)("body %s: 400 malformed_body", async (_what, rawBody) => {
-    const response = await api.request("PATCH", `${CONNECTIONS_PATH}/${id}`, {
-      token: owner,
+    const response = await env.api.request("PATCH", `${CONNECTIONS_PATH}/${id}`, {
+      token: env.owner,
       ...(rawBody === undefined ? {} : { rawBody }),
     });
     expectMalformedBody(response);
   });
 
   test("an empty body {} is a 422: there is nothing to change", async () => {
-    const response = await api.request("PATCH", `${CONNECTIONS_PATH}/${id}`, { token: owner, body: {} });
+    const response = await env.api.request("PATCH", `${CONNECTIONS_PATH}/${id}`, { token: env.owner, body: {} });
     expectInvalidField(response, "(body)", /at least one of base_url, token, rate_limit, sync_since/);
   });
 
   test('unknown fields are ignored, so { "colour": "red" } alone is a 422: there is nothing to change', async () => {
-    const response = await api.request("PATCH", `${CONNECTIONS_PATH}/${id}`, { token: owner, body: { colour: "red" } });
+    const response = await env.api.request("PATCH", `${CONNECTIONS_PATH}/${id}`, { token: env.owner, body: { colour: "red" } });
     expectInvalidField(response, "(body)", /at least one of/);
   });
 
   test("trigger_sync is not a PATCH field: alone it is a 422 and starts no sync", async () => {
-    const response = await api.request("PATCH", `${CONNECTIONS_PATH}/${id}`, { token: owner, body: { trigger_sync: true } });
+    const response = await env.api.request("PATCH", `${CONNECTIONS_PATH}/${id}`, { token: env.owner, body: { trigger_sync: true } });
     expectInvalidField(response, "(body)", /at least one of/);
-    expect(await api.sync.runs.list(id)).toEqual([]);
+    expect(await env.api.sync.runs.list(id)).toEqual([]);
   });
 
   test("a good field next to a bad one changes nothing: the whole PATCH is refused", async () => {
-    const badUrl = await api.request("PATCH", `${CONNECTIONS_PATH}/${id}`, {
-      token: owner,
+    const badUrl = await env.api.request("PATCH", `${CONNECTIONS_PATH}/${id}`, {
+      token: env.owner,
       body: { rate_limit: 3, token: "src-input-new-token", base_url: "ftp://api.example.com" },
     });
     expectInvalidField(badUrl, "base_url", /absolute http or https URL/);
-    const badRate = await api.request("PATCH", `${CONNECTIONS_PATH}/${id}`, {
-      token: owner,
+    const badRate = await env.api.request("PATCH", `${CONNECTIONS_PATH}/${id}`, {
+      token: env.owner,
       body: { sync_since: "2024-01-01", token: "src-input-new-token", rate_limit: 0 },
     });
     expectInvalidField(badRate, "rate_limit", RATE_RULE);
   });
 
   test("after every bad PATCH, GET shows the old values and the stored token is the old one", async () => {
-    const fetched = await api.request("GET", `${CONNECTIONS_PATH}/${id}`, { token: owner });
+    const fetched = await env.api.request("GET", `${CONNECTIONS_PATH}/${id}`, { token: env.owner });
     expect(fetched.status).toBe(200);
     expect(fetched.body).toEqual(before);
-    expect(await api.sync.connections.get("acct-input", id)).toEqual(storedBefore);
-    expect(api.logger.lines.filter((line) => line["message"] === "connection updated")).toEqual([]);
+    expect(await env.api.sync.connections.get("acct-input", id)).toEqual(storedBefore);
+    expect(env.api.logger.lines.filter((line) => line["message"] === "connection updated")).toEqual([]);
   });
 
   test("a valid field with an unknown one: 200, the unknown one ignored and not echoed", async () => {
-    const response = await api.request("PATCH", `${CONNECTIONS_PATH}/${id}`, { token: owner, body: { rate_limit: 9, colour: "red" } });
+    const response = await env.api.request("PATCH", `${CONNECTIONS_PATH}/${id}`, { token: env.owner, body: { rate_limit: 9, colour: "red" } });
     expect(response.status).toBe(200);
     expect(response.body.rate_limit).toBe(9);
     expect(response.body).not.toHaveProperty("colour");
@@ -213,17 +204,17 @@ describe("GET /connections/{id}/records/{entity}: query rules", () => {
   const records = (entity: string, query = "") => `${CONNECTIONS_PATH}/${id}/records/${entity}${query}`;
 
   beforeAll(async () => {
-    id = (await api.request("POST", CONNECTIONS_PATH, { token: owner, body: VALID })).body.id;
+    id = (await env.api.request("POST", CONNECTIONS_PATH, { token: env.owner, body: VALID })).body.id;
   });
 
   test.each(["0", "1001", "abc", "-1", "1.5", "", "1e2"])("limit=%s: 422 naming the field limit", async (limit) => {
-    const response = await api.request("GET", records("leads", `?limit=${encodeURIComponent(limit)}`), { token: owner });
+    const response = await env.api.request("GET", records("leads", `?limit=${encodeURIComponent(limit)}`), { token: env.owner });
     expectInvalidField(response, "limit", /integer from 1 to 1000/);
   });
 
   test("limit 1 and 1000 are accepted", async () => {
     for (const limit of ["1", "1000"]) {
-      const response = await api.request("GET", records("leads", `?limit=${limit}`), { token: owner });
+      const response = await env.api.request("GET", records("leads", `?limit=${limit}`), { token: env.owner });
       expect(response.status).toBe(200);
       expect(response.body).toEqual({ data: [], next_cursor: null });
     }
@@ -235,25 +226,25 @@ describe("GET /connections/{id}/records/{entity}: query rules", () => {
     ["base64url JSON without a sort key", Buffer.from(JSON.stringify({ page: 2 })).toString("base64url")],
     ["a sort key longer than DynamoDB's 1024 bytes", Buffer.from(JSON.stringify({ sk: "x".repeat(1025) })).toString("base64url")],
   ])("a bad cursor (%s): 422 naming the field cursor", async (_what, cursor) => {
-    const response = await api.request("GET", records("leads", `?cursor=${encodeURIComponent(cursor)}`), { token: owner });
+    const response = await env.api.request("GET", records("leads", `?cursor=${encodeURIComponent(cursor)}`), { token: env.owner });
     expectInvalidField(response, "cursor", /./);
   });
 
   test("a newest-first cursor whose newest value is not a date: 422 naming the field cursor, never a 5xx", async () => {
     for (const n of ["not a date", "9".repeat(2000), ""]) {
       const cursor = Buffer.from(JSON.stringify({ sk: "lead-1", n })).toString("base64url");
-      const response = await api.request("GET", records("leads", `?order=newest&cursor=${cursor}`), { token: owner });
+      const response = await env.api.request("GET", records("leads", `?order=newest&cursor=${cursor}`), { token: env.owner });
       expectInvalidField(response, "cursor", /./);
     }
   });
 
   test("an empty cursor: 422 naming the field cursor", async () => {
-    const response = await api.request("GET", records("leads", "?cursor="), { token: owner });
+    const response = await env.api.request("GET", records("leads", "?cursor="), { token: env.owner });
     expectInvalidField(response, "cursor", /must not be empty/);
   });
 
   test.each(["opportunities", "Leads", "watermarks", "connections"])("an unknown entity %s: 404 not_found", async (entity) => {
-    const response = await api.request("GET", records(entity), { token: owner });
+    const response = await env.api.request("GET", records(entity), { token: env.owner });
     expect(response.status).toBe(404);
     expect(response.body).toEqual({ error: { code: "not_found", message: expect.stringContaining(entity) } });
   });
