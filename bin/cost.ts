@@ -11,6 +11,7 @@ import {
   TARGET_USD_PER_IDLE_CONNECTION_MONTH,
   TARGET_USD_PER_MILLION_RECORDS,
   TICK_CONNECTIONS,
+  weeklyAuditConnectionMonth,
   type CostReport,
 } from "./cost/cost-model";
 
@@ -42,6 +43,7 @@ console.log(
 );
 print("A million records (10,000 pages of 100 leads; the other entities empty; one run, dispatch not counted)", million);
 print(`An idle connection for a month (hourly: 730 runs, every entity one empty page, dispatched on a tick of ${TICK_CONNECTIONS} connections)`, idle);
+print("Weekly audits for a month (audit_schedule 7d: 4.33 audits of the reference default data set, 24,000 incremental records, nothing to heal)", weeklyAuditConnectionMonth());
 
 const checks = [
   { what: "per million records, total", value: million.total, target: TARGET_USD_PER_MILLION_RECORDS },

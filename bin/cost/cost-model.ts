@@ -396,3 +396,45 @@ export function standardTransitionsPerPage(): number {
   const large = walkRun({ ...base, leads: 1 + pagesAdded });
   return (large.standardTransitions - small.standardTransitions) / pagesAdded;
 }
+
+/** The reference source's default data set (bin/reference-source/dataset.ts DEFAULT_SIZES), what an audit reads: its incremental entities. */
+export const AUDITED_RECORDS = { contacts: 5000, leads: 5000, tasks: 3000, calls: 3000, events: 8000 } as const;
+/** Audits per month on the default weekly audit_schedule. */
+export const WEEKLY_AUDITS_PER_MONTH = 52 / 12;
+/** An audit page's BatchGetItem of its 100 stored heads, strongly consistent: 1 RRU per head under 4 KB. */
+export const AUDIT_PAGE_READ_RRU = 100;
+/** The ids a page returned, kept for the entity's close (one Put of about 1.5 KB). */
+export const AUDIT_RETURNED_WRU = 2;
+/** The entity's close reads every stored head's key (eventually consistent, whole items counted: about 0.8 KB each). */
+export const AUDIT_HEAD_BYTES = 800;
+
+/**
+ * One connection-month of weekly audits of the default data set, nothing to
+ * heal: each page is read, compared and committed empty (no records). Walked
+ * as a run whose pipelines and users are one page each, which an audit does
+ * not read: an upper bound by 2 page tasks.
+ */
+export function weeklyAuditConnectionMonth(): CostReport {
+  const pagesPerEntity = { pipelines: 1, users: 1, ...Object.fromEntries(Object.entries(AUDITED_RECORDS).map(([entity, records]) => [entity, Math.ceil(records / RECORDS_PER_PAGE)])) } as Record<SyncEntity, number>;
+  const run = walkRun(pagesPerEntity);
+  const runs = WEEKLY_AUDITS_PER_MONTH;
+  const records = Object.values(AUDITED_RECORDS).reduce((sum, n) => sum + n, 0);
+  const wru = run.pages * (EMPTY_PAGE_WRU + AUDIT_RETURNED_WRU) + IDLE_RUN_OTHER_WRU;
+  const closeRru = Math.ceil((records * AUDIT_HEAD_BYTES) / 4096) * 0.5 + run.pages * 0.5;
+  const rru = run.pages * (PAGE_RRU + AUDIT_PAGE_READ_RRU) + closeRru + IDLE_RUN_OTHER_RRU;
+  return report(run, [
+    ...stepFunctionsLines(run, runs),
+    ...lambdaLines(run, runs),
+    {
+      item: "DynamoDB writes",
+      arithmetic: `(${run.pages} pages × (${EMPTY_PAGE_WRU} + ${AUDIT_RETURNED_WRU} returned ids) + ${IDLE_RUN_OTHER_WRU}) WRU × ${runs.toFixed(2)} audits × $0.625/million`,
+      usd: wru * runs * price.DYNAMODB_WRU_USD,
+    },
+    {
+      item: "DynamoDB reads",
+      arithmetic: `(${run.pages} pages × (${PAGE_RRU} + ${AUDIT_PAGE_READ_RRU} stored heads) + ${closeRru} to close the entities + ${IDLE_RUN_OTHER_RRU}) RRU × ${runs.toFixed(2)} audits × $0.125/million`,
+      usd: rru * runs * price.DYNAMODB_RRU_USD,
+    },
+    { item: "KMS", arithmetic: `${DECRYPTS_PER_BUSY_RUN} Decrypt per audit × ${runs.toFixed(2)} × $0.03/10,000`, usd: DECRYPTS_PER_BUSY_RUN * runs * price.KMS_REQUEST_USD },
+  ]);
+}

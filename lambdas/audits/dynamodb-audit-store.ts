@@ -10,12 +10,15 @@ import {
 import { DynamoDbTableAdapter } from "../aws/dynamodb-table-adapter";
 import type { Collection } from "../core/entities";
 import { StoreUnavailableError } from "../core/errors";
-import type { AuditStore, StoredVersion } from "../core/ports/audit-store";
+import type { AuditStore, RecordTrace, StoredVersion } from "../core/ports/audit-store";
 import type { AuditEntity } from "../core/run-mode";
 import { ATTR, partPartitionKey, partSortKey, recordPartitionKey, recordShardPartitionKeys, recordSortKey } from "../store/keys";
 import { AUDIT_ATTR, AUDIT_RETURNED_RETENTION_DAYS, returnedEntityPrefix, returnedPartitionKey, returnedSortKey } from "./audit-keys";
 
 type Item = Record<string, AttributeValue>;
+
+/** The head attribute where a record's lineage keeps the rule ids its last write hit. */
+const LINEAGE_FINDINGS = "findings";
 
 /** Keys in one BatchGetItem (DynamoDB's limit): a page holds at most 100 records. */
 const BATCH_GET_MAX_KEYS = 100;
@@ -58,6 +61,26 @@ export class DynamoDbAuditStore extends DynamoDbTableAdapter implements AuditSto
     const absentIds = stored.filter((id) => !returned.has(id)).sort();
     for (const id of absentIds) await this.markAbsent(connectionId, entity, id, auditId, at);
     return { storedRecords: stored.length, absentIds };
+  }
+
+  async recordTrace(connectionId: string, collection: Collection, key: readonly [string] | readonly [string, string]): Promise<RecordTrace> {
+    const sk = recordSortKey({ collection, key });
+    const out = await this.client.send(
+      new GetItemCommand({ TableName: this.tableName, Key: { [ATTR.pk]: { S: recordPartitionKey(connectionId, collection, sk) }, [ATTR.sk]: { S: sk } }, ConsistentRead: true }),
+    );
+    const head = out.Item;
+    if (head === undefined) return { doc: null, healed: null, absent: null, findings: [] };
+    const doc = JSON.parse(await this.fullDoc(connectionId, collection, head)) as Record<string, unknown>;
+    const mark = head[ATTR.healed]?.M;
+    const by = healedBy(head);
+    const absent = head[ATTR.absent]?.M;
+    return {
+      doc,
+      healed: by === null ? null : { ...by, updatedAt: mark?.["updated_at"]?.S ?? null, watermark: mark?.["watermark"]?.S ?? null, at: mark?.["at"]?.S ?? "" },
+      absent: absent?.["audit_id"]?.S === undefined ? null : { auditId: absent["audit_id"].S, at: absent["at"]?.S ?? "" },
+      // The lineage's list of rule ids, when the record's lineage keeps one (core/record-lineage.ts).
+      findings: (head[LINEAGE_FINDINGS]?.L ?? []).flatMap((item) => (item.S === undefined ? [] : [item.S])),
+    };
   }
 
   private async batchGetHeads(connectionId: string, collection: Collection, ids: readonly string[]): Promise<Item[]> {

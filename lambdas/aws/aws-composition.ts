@@ -94,6 +94,7 @@ export function awsOnboardingDeps(env: Record<string, string | undefined> = proc
   const { records, runs, connections, limiter } = stores(dynamodb, config.TABLE_NAME);
   return {
     records,
+    audits: new DynamoDbAuditStore({ client: dynamodb, tableName: config.TABLE_NAME }),
     runs,
     connections,
     limiter,

@@ -169,6 +169,7 @@ export async function createLocalService(options: LocalServiceOptions): Promise<
     cipher: options.cipher,
     runs: sync.runs,
     records: sync.records,
+    audits: sync.deps.audits,
     source,
     limiter: sync.limiter,
     starter: sync.engine,

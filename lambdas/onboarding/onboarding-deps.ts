@@ -3,6 +3,7 @@ import type { ConnectionStore } from "../core/ports/connection-store";
 import type { Logger } from "../core/ports/logger";
 import type { RateLimiter } from "../core/ports/rate-limiter";
 import type { RecordStore } from "../core/ports/record-store";
+import type { AuditStore } from "../core/ports/audit-store";
 import type { RunStarter } from "../core/ports/run-starter";
 import type { RunStore } from "../core/ports/run-store";
 import type { SourceClient } from "../core/ports/source-client";
@@ -15,6 +16,8 @@ export interface OnboardingDeps {
   readonly cipher: TokenCipher;
   readonly runs: RunStore;
   readonly records: RecordStore;
+  /** What explain reads of one record: its document and the marks audits left on it. */
+  readonly audits: AuditStore;
   /** The SSRF-guarded source client: the test call goes through it, under the connection's rate limit. */
   readonly source: SourceClient;
   readonly limiter: RateLimiter;

@@ -1,9 +1,9 @@
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import * as v from "valibot";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { beforeAll, describe, expect, test } from "vitest";
 import { ReportSchema } from "../../lambdas/preflight/report";
-import { PREFLIGHT_TOKEN, startPreflightSource, type PreflightSource, type SourceKnobs } from "../support/preflight-source";
+import { PREFLIGHT_TOKEN, preflightSourcesOfFile, type PreflightSource, type SourceKnobs } from "../support/preflight-source";
 import { startSourceServer } from "../support/source-server";
 
 /**
@@ -41,15 +41,7 @@ function expectNoToken(outcome: Outcome): void {
   expect(outcome.stderr).not.toContain(PREFLIGHT_TOKEN);
 }
 
-const sources: PreflightSource[] = [];
-async function source(knobs: SourceKnobs): Promise<PreflightSource> {
-  const started = await startPreflightSource({ sizes: { contacts: 120, leads: 20 }, ...knobs });
-  sources.push(started);
-  return started;
-}
-afterAll(async () => {
-  await Promise.all(sources.map((s) => s.close()));
-});
+const source = preflightSourcesOfFile({ sizes: { contacts: 120, leads: 20 } });
 
 
 describe("crm-preflight", () => {

@@ -6,6 +6,7 @@
  *   const source = await startPreflightSource({ sinceExclusive: true });
  *   // source.baseUrl, source.token, source.requests
  */
+import { afterAll } from "vitest";
 import type { SyncEntity } from "../../lambdas/core/entities";
 import { parseTimestamp } from "../../lambdas/records/fields/timestamp";
 import { numberedRecords, pipelineRecord, stageRecord, userRecord, type RawRecord } from "../builders/source-records";
@@ -201,4 +202,20 @@ export async function startPreflightSource(knobs: SourceKnobs = {}): Promise<Pre
     return { json: body };
   });
   return { ...server, token, data, close: () => server.close() };
+}
+
+/**
+ * Starts sources for one test file with these knobs as defaults, and closes every one it started after the
+ * file's tests (the hook is registered by this call, so call it at the top level of a test file).
+ */
+export function preflightSourcesOfFile(defaults: SourceKnobs): (knobs: SourceKnobs) => Promise<PreflightSource> {
+  const started: PreflightSource[] = [];
+  afterAll(async () => {
+    await Promise.all(started.splice(0).map((source) => source.close()));
+  });
+  return async (knobs) => {
+    const source = await startPreflightSource({ ...defaults, ...knobs });
+    started.push(source);
+    return source;
+  };
 }

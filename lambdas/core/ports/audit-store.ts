@@ -9,6 +9,18 @@ export interface StoredVersion {
   readonly healedBy: { readonly auditId: string; readonly cause: "missed" | "stale" | "changed_without_advancing" } | null;
 }
 
+/** What the store keeps of one record that explains it: its document and the marks audits left on it. */
+export interface RecordTrace {
+  /** The canonical document; null when the store does not hold the record. */
+  readonly doc: Readonly<Record<string, unknown>> | null;
+  /** Why the audit that healed it wrote it. */
+  readonly healed: { readonly auditId: string; readonly cause: "missed" | "stale" | "changed_without_advancing"; readonly updatedAt: string | null; readonly watermark: string | null; readonly at: string } | null;
+  /** The last audit that did not find it at the source (cleared when the record is written again). */
+  readonly absent: { readonly auditId: string; readonly at: string } | null;
+  /** Rule ids its last write hit, where its lineage keeps them. */
+  readonly findings: readonly string[];
+}
+
 /** What an audit needs of the store besides a page's commit (which is the record store's, as for a sync). */
 export interface AuditStore {
   /** The stored versions of these ids of one collection (strongly consistent); an id the store lacks is not in the map. */
@@ -25,4 +37,6 @@ export interface AuditStore {
    * item (never deleted: omission never deletes) with the audit's id.
    */
   closeEntity(connectionId: string, auditId: string, entity: AuditEntity, at: string): Promise<{ readonly storedRecords: number; readonly absentIds: readonly string[] }>;
+  /** One record's trace (explain), by id; stages by [pipelineId, stageId]. One strong read (its parts too when split). */
+  recordTrace(connectionId: string, collection: Collection, key: readonly [string] | readonly [string, string]): Promise<RecordTrace>;
 }

@@ -10,6 +10,7 @@ import { ConnectionTestResultSchema } from "../test-connection";
 import { FunnelSchema } from "../funnel-analytics";
 import { QualitySchema } from "../quality-operations";
 import { AuditListSchema, AuditStartedSchema } from "../audit-operations";
+import { ExplanationSchema } from "../explain-record";
 import { AuditSummarySchema } from "../../core/audit-summary";
 import { errorStatusesByName, RETRY_AFTER_SECONDS } from "./error-status";
 import { PreflightRunSchema } from "../../preflight/preflight-run";
@@ -56,6 +57,7 @@ export const RESPONSE_SCHEMAS = {
   AuditStarted: AuditStartedSchema,
   AuditSummary: AuditSummarySchema,
   AuditList: AuditListSchema,
+  Explanation: ExplanationSchema,
 };
 
 function responseComponents(): Record<string, object> {
@@ -100,6 +102,7 @@ function responsesOf(route: Route): Record<string, unknown> {
     getQuality: { description: "Per entity and rule: the count in the last successful run, the counts over the last 10 finished runs, sample ids and the rule's fix", content: content(ref("Quality")) },
     startAudit: { description: "The audit started; read it back with getAudit", content: content(ref("AuditStarted")) },
     listAudits: { description: "Audit summaries, newest first", content: content(ref("AuditList")) },
+    explainRecord: { description: "The verdict: current, updated-at-unparseable, healed-by-audit, soft-deleted or never-returned (present false, never a bare 404)", content: content(ref("Explanation")) },
     getAudit: { description: "The audit: per entity the records the source returned, the store holds, healed by cause, absent at the source", content: content(ref("AuditSummary")) },
     getFunnel: { description: "Per pipeline: leads per stage in stage order, won, lost, revenue won, top loss reasons, unresolved won/lost, overdue tasks, connected calls", content: content(ref("Funnel")) },
   };

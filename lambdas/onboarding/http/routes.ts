@@ -4,6 +4,7 @@ import type { OnboardingDeps } from "../onboarding-deps";
 import { listRecords } from "../record-operations";
 import { getRun, listRuns, triggerSync } from "../run-operations";
 import { getAudit, listAudits, startAudit } from "../audit-operations";
+import { explainRecord } from "../explain-record";
 import { getPreflight, startPreflight } from "../preflight-operations";
 import { testConnection } from "../test-connection";
 import { cancelRun } from "../cancel-run";
@@ -130,6 +131,14 @@ export const ROUTES: readonly Route[] = [
     successStatus: 200,
     handle: (deps, request) =>
       listRecords(deps, request.account, param(request, "id"), param(request, "entity"), request.query),
+  },
+  {
+    routeKey: `GET ${CONNECTIONS}/{id}/records/{entity}/{recordId}/explain`,
+    operationId: "explainRecord",
+    summary: "Why a record is what the store holds, or why it is missing: a verdict and a sentence for a person",
+    successStatus: 200,
+    handle: (deps, request) =>
+      explainRecord(deps, request.account, param(request, "id"), param(request, "entity"), param(request, "recordId"), request.query),
   },
   {
     routeKey: `POST ${CONNECTIONS}/{id}/preflight`,

@@ -1,8 +1,8 @@
 import * as v from "valibot";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { beforeAll, describe, expect, test } from "vitest";
 import { runPreflightCommand } from "../../../bin/preflight/preflight-command";
 import { ReportSchema } from "../../../lambdas/preflight/report";
-import { PREFLIGHT_TOKEN, startPreflightSource, type PreflightSource, type SourceKnobs } from "../../support/preflight-source";
+import { PREFLIGHT_TOKEN, preflightSourcesOfFile, type PreflightSource, type SourceKnobs } from "../../support/preflight-source";
 
 /**
  * crm-preflight's formats, exit statuses and argument rules, run in-process
@@ -29,15 +29,7 @@ function expectNoToken(outcome: Outcome): void {
   expect(outcome.stderr).not.toContain(PREFLIGHT_TOKEN);
 }
 
-const sources: PreflightSource[] = [];
-async function source(knobs: SourceKnobs): Promise<PreflightSource> {
-  const started = await startPreflightSource({ sizes: { contacts: 120, leads: 20 }, ...knobs });
-  sources.push(started);
-  return started;
-}
-afterAll(async () => {
-  await Promise.all(sources.map((s) => s.close()));
-});
+const source = preflightSourcesOfFile({ sizes: { contacts: 120, leads: 20 } });
 
 /** One error (a record on two pages of /contacts) and one warning whose value is the token, so it must be redacted. */
 const BROKEN: SourceKnobs = {

@@ -133,7 +133,7 @@ describe("every documented operation is actually served", () => {
     for (const route of ROUTES) {
       if (route.operationId === "deleteConnection" || route.operationId === "createConnection") continue;
       const [method = "", template = ""] = route.routeKey.split(" ");
-      const path = template.replace("{id}", id).replace("{runId}", "20260101T000000000Z-unknown").replace("{preflightId}", "20260101T000000000Z-unknown").replace("{auditId}", "audit-20260101T000000000Z-unknown").replace("{entity}", "leads");
+      const path = template.replace("{id}", id).replace("{runId}", "20260101T000000000Z-unknown").replace("{preflightId}", "20260101T000000000Z-unknown").replace("{auditId}", "audit-20260101T000000000Z-unknown").replace("{recordId}", "lead-unknown").replace("{entity}", "leads");
       const response = await env.api.request(method, path, { token: env.owner, ...(method === "PATCH" ? { body: { rate_limit: 3 } } : {}) });
       expectFromHandler(response, route.routeKey);
       const expected = ["getSyncRun", "getPreflight", "cancelSyncRun", "getAudit"].includes(route.operationId) ? 404 : route.successStatus;

@@ -164,6 +164,8 @@ describe("the onboarding API's OpenAPI document", () => {
     await api.waitForRun(id, audit.body.id);
     expect((await call("GET", `${connection}/audits/${audit.body.id}`)).body.status).toBe("succeeded");
     expect((await call("GET", `${connection}/audits`)).body.data).toHaveLength(1);
+    expect((await call("GET", `${connection}/records/leads/lead-1/explain`)).body).toMatchObject({ present: true });
+    expect((await call("GET", `${connection}/records/leads/no-such-lead/explain`)).body).toMatchObject({ present: false, verdict: "never-returned" });
 
     const check = await call("POST", `${connection}/preflight`);
     expect(check.status).toBe(202);
@@ -184,7 +186,7 @@ describe("the onboarding API's OpenAPI document", () => {
     // Every route's success response was among them.
     const missing = ROUTES.map((route) => `${route.operationId} ${route.successStatus}`).filter((pair) => !validated.has(pair));
     expect(missing).toEqual([]);
-  });
+  }, 90_000);
 });
 
 describe("the document's response schemas are generated from the valibot schemas", () => {
@@ -224,6 +226,7 @@ describe("the document's response schemas are generated from the valibot schemas
       updated_at: "2026-01-01T00:00:00.000Z",
       paused: false,
       schedule: null,
+      audit_schedule: "7d",
     };
     expect(validate(good), JSON.stringify(validate.errors)).toBe(true);
     expect(validate({ ...good, token: "x" })).toBe(false);
