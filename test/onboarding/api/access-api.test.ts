@@ -1,24 +1,18 @@
 import { SignJWT, generateKeyPair } from "jose";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { beforeAll, describe, expect, test } from "vitest";
 import { issueSessionToken, LOCAL_AUDIENCE, LOCAL_ISSUER } from "../../../lambdas/local/local-token-issuer";
 import { ROUTES } from "../../../lambdas/onboarding/http/routes";
-import { createApiHarness, CONNECTIONS_PATH, type ApiHarness } from "../../support/api-harness";
+import { CONNECTIONS_PATH, useOwnerApi } from "../../support/api-harness";
 
-let api: ApiHarness;
-let owner: string;
+const env = useOwnerApi("acct-access");
 let connectionId: string;
 let runId: string;
 
 beforeAll(async () => {
-  api = await createApiHarness();
-  owner = await api.token("acct-access");
   // A source is not needed: the test call's outcome does not matter here, only who may make it.
-  const created = await api.request("POST", CONNECTIONS_PATH, { token: owner, body: { base_url: "http://127.0.0.1:9", token: "access-src" } });
+  const created = await env.api.request("POST", CONNECTIONS_PATH, { token: env.owner, body: { base_url: "http://127.0.0.1:9", token: "access-src" } });
   connectionId = created.body.id;
-  runId = (await api.request("POST", `${CONNECTIONS_PATH}/${connectionId}/syncs`, { token: owner })).body.id;
-});
-afterAll(async () => {
-  await api.close();
+  runId = (await env.api.request("POST", `${CONNECTIONS_PATH}/${connectionId}/syncs`, { token: env.owner })).body.id;
 });
 
 /** Each route with concrete values for its parameters; a body where one is needed. */
@@ -51,34 +45,34 @@ describe("authentication", () => {
 
   test.each(ROUTES.map((route) => route.routeKey))("a missing session token is a 401 on %s", async (routeKey) => {
     const { method, path, body } = concrete(routeKey, connectionId);
-    expect((await api.request(method, path, { body })).status).toBe(401);
+    expect((await env.api.request(method, path, { body })).status).toBe(401);
   });
 
   test("an expired session token is a 401", async () => {
     const expired = await issueSessionToken({
-      key: api.signingKey,
+      key: env.api.signingKey,
       account: "acct-access",
       role: "owner",
       now: new Date(Date.now() - 2 * 86_400_000),
       ttlSeconds: 60,
     });
-    expect((await api.request("GET", CONNECTIONS_PATH, { token: expired })).status).toBe(401);
-    expect((await api.request("GET", CONNECTIONS_PATH, { token: owner })).status).toBe(200);
+    expect((await env.api.request("GET", CONNECTIONS_PATH, { token: expired })).status).toBe(401);
+    expect((await env.api.request("GET", CONNECTIONS_PATH, { token: env.owner })).status).toBe(200);
   });
 
   test("a forged session token (signed by another key) is a 401", async () => {
     const { privateKey } = await generateKeyPair("ES256");
-    const forged = await new SignJWT(claims()).setProtectedHeader({ alg: "ES256", kid: api.signingKey.kid }).sign(privateKey);
-    expect((await api.request("GET", CONNECTIONS_PATH, { token: forged })).status).toBe(401);
+    const forged = await new SignJWT(claims()).setProtectedHeader({ alg: "ES256", kid: env.api.signingKey.kid }).sign(privateKey);
+    expect((await env.api.request("GET", CONNECTIONS_PATH, { token: forged })).status).toBe(401);
   });
 
   test("an alg-none session token is a 401", async () => {
-    expect((await api.request("GET", CONNECTIONS_PATH, { token: await unsigned(claims(), "none") })).status).toBe(401);
+    expect((await env.api.request("GET", CONNECTIONS_PATH, { token: await unsigned(claims(), "none") })).status).toBe(401);
   });
 
   test("a session token for another audience is a 401", async () => {
-    const other = await issueSessionToken({ key: api.signingKey, account: "acct-access", role: "owner", audience: "another-api" });
-    expect((await api.request("GET", CONNECTIONS_PATH, { token: other })).status).toBe(401);
+    const other = await issueSessionToken({ key: env.api.signingKey, account: "acct-access", role: "owner", audience: "another-api" });
+    expect((await env.api.request("GET", CONNECTIONS_PATH, { token: other })).status).toBe(401);
   });
 });
 
@@ -86,19 +80,19 @@ describe("roles: only the owner", () => {
   test.each(
     ROUTES.flatMap((route) => (["ROP", "MOP"] as const).map((role) => [role, route.routeKey] as const)),
   )("%s gets 403 on %s", async (role, routeKey) => {
-    const token = await api.token("acct-access", role);
+    const token = await env.api.token("acct-access", role);
     const { method, path, body } = concrete(routeKey, connectionId);
-    const response = await api.request(method, path, { token, body });
+    const response = await env.api.request(method, path, { token, body });
     expect(response.status).toBe(403);
     expect(response.body.error.code).toBe("forbidden");
   });
 
   test("ROP and MOP change nothing: the connection is untouched after their PATCH and DELETE", async () => {
-    const rop = await api.token("acct-access", "ROP");
-    await api.request("PATCH", `${CONNECTIONS_PATH}/${connectionId}`, { token: rop, body: { rate_limit: 99 } });
-    await api.request("DELETE", `${CONNECTIONS_PATH}/${connectionId}`, { token: rop });
-    await api.request("POST", `${CONNECTIONS_PATH}/${connectionId}/pause`, { token: rop });
-    const still = await api.request("GET", `${CONNECTIONS_PATH}/${connectionId}`, { token: owner });
+    const rop = await env.api.token("acct-access", "ROP");
+    await env.api.request("PATCH", `${CONNECTIONS_PATH}/${connectionId}`, { token: rop, body: { rate_limit: 99 } });
+    await env.api.request("DELETE", `${CONNECTIONS_PATH}/${connectionId}`, { token: rop });
+    await env.api.request("POST", `${CONNECTIONS_PATH}/${connectionId}/pause`, { token: rop });
+    const still = await env.api.request("GET", `${CONNECTIONS_PATH}/${connectionId}`, { token: env.owner });
     expect(still.status).toBe(200);
     expect(still.body.rate_limit).not.toBe(99);
     expect(still.body.paused).toBe(false);
@@ -109,11 +103,11 @@ describe("tenant scope", () => {
   test.each(routesWithId.map((route) => route.routeKey))(
     "another workspace's connection id is a 404 on %s, exactly as an id that does not exist",
     async (routeKey) => {
-      const intruder = await api.token("acct-intruder");
+      const intruder = await env.api.token("acct-intruder");
       const theirs = concrete(routeKey, connectionId);
       const nobody = concrete(routeKey, "00000000-0000-0000-0000-000000000000");
-      const asIntruder = await api.request(theirs.method, theirs.path, { token: intruder, body: theirs.body });
-      const unknown = await api.request(nobody.method, nobody.path, { token: owner, body: nobody.body });
+      const asIntruder = await env.api.request(theirs.method, theirs.path, { token: intruder, body: theirs.body });
+      const unknown = await env.api.request(nobody.method, nobody.path, { token: env.owner, body: nobody.body });
       expect(asIntruder.status).toBe(404);
       expect(unknown.status).toBe(404);
       expect(asIntruder.body.error.code).toBe(unknown.body.error.code);
@@ -121,7 +115,7 @@ describe("tenant scope", () => {
   );
 
   test("the intruder changed nothing", async () => {
-    const still = await api.request("GET", `${CONNECTIONS_PATH}/${connectionId}`, { token: owner });
+    const still = await env.api.request("GET", `${CONNECTIONS_PATH}/${connectionId}`, { token: env.owner });
     expect(still.status).toBe(200);
     expect(still.body.rate_limit).not.toBe(2);
     expect(still.body.paused).toBe(false);

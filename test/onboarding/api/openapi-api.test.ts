@@ -1,10 +1,10 @@
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { beforeAll, describe, expect, test } from "vitest";
 import { SYNC_ENTITIES } from "../../../lambdas/core/entities";
 import { entityDefinition } from "../../../lambdas/ingestion/entity-catalog";
 import { handler as publicHandler } from "../../../lambdas/entrypoints/openapi-document";
 import { PUBLIC_ROUTE_KEYS, ROUTES } from "../../../lambdas/onboarding/http/routes";
 import { buildSourceApiOpenApi } from "../../../lambdas/preflight/source-api-openapi";
-import { createApiHarness, CONNECTIONS_PATH, type ApiHarness, type ApiResponse } from "../../support/api-harness";
+import { CONNECTIONS_PATH, useOwnerApi, type ApiResponse } from "../../support/api-harness";
 
 /**
  * The OpenAPI document describes exactly what is served: every route of the
@@ -17,17 +17,11 @@ const METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "tr
 const UNKNOWN_ID = "00000000-0000-0000-0000-000000000000";
 const GATEWAY_NOT_FOUND = { message: "Not Found" };
 
-let api: ApiHarness;
-let owner: string;
+const env = useOwnerApi("acct-openapi");
 let doc: any;
 
 beforeAll(async () => {
-  api = await createApiHarness();
-  owner = await api.token("acct-openapi");
-  doc = (await api.request("GET", OPENAPI_PATH)).body;
-});
-afterAll(async () => {
-  await api.close();
+  doc = (await env.api.request("GET", OPENAPI_PATH)).body;
 });
 
 /** `METHOD /path` of every operation in the document. */
@@ -48,7 +42,7 @@ function expectFromHandler(response: ApiResponse, operation: string): void {
 
 describe("GET /api/v1/source-api/openapi.json", () => {
   test("the source API's contract is served without a session token: the document the conformance kit is built on", async () => {
-    const response = await api.request("GET", "/api/v1/source-api/openapi.json");
+    const response = await env.api.request("GET", "/api/v1/source-api/openapi.json");
     expect(response.status).toBe(200);
     expect(response.body).toEqual(JSON.parse(JSON.stringify(buildSourceApiOpenApi())));
     expect(response.body.openapi).toBe("3.1.0");
@@ -62,7 +56,7 @@ describe("the public routes' own Lambda (lambdas/entrypoints/openapi-document.ts
       const path = routeKey.split(" ")[1]!;
       const fromLambda = await publicHandler({ routeKey });
       expect(fromLambda.statusCode, routeKey).toBe(200);
-      expect(JSON.parse(fromLambda.body!), routeKey).toEqual((await api.request("GET", path)).body);
+      expect(JSON.parse(fromLambda.body!), routeKey).toEqual((await env.api.request("GET", path)).body);
     }
     expect((await publicHandler({ routeKey: "GET /api/v1/crm/custom/connections" })).statusCode).toBe(404);
   });
@@ -70,7 +64,7 @@ describe("the public routes' own Lambda (lambdas/entrypoints/openapi-document.ts
 
 describe("GET /api/v1/openapi.json", () => {
   test("200 without a session token: OpenAPI 3.1.0", async () => {
-    const response = await api.request("GET", OPENAPI_PATH);
+    const response = await env.api.request("GET", OPENAPI_PATH);
     expect(response.status).toBe(200);
     expect(response.body.openapi).toBe("3.1.0");
     expect(response.body.info).toMatchObject({ title: expect.any(String), version: expect.any(String) });
@@ -82,7 +76,7 @@ describe("GET /api/v1/openapi.json", () => {
     expect(new Set(documented).size).toBe(documented.length);
   });
 
-  test("each operation has its route's operationId, its success status and the owner session security", () => {
+  test("each operation has its route's operationId, its success status and the env.owner session security", () => {
     for (const route of ROUTES) {
       const [method = "", path = ""] = route.routeKey.split(" ");
       const operation = doc.paths[path][method.toLowerCase()];
@@ -126,7 +120,7 @@ describe("every documented operation is actually served", () => {
     // Where a body is documented: {} for the create (the handler's 422), a valid change for the PATCH (the handler's 404).
     const operation = doc.paths[template][method.toLowerCase()];
     const body = operation.requestBody ? (method === "PATCH" ? { rate_limit: 2 } : {}) : undefined;
-    const response = await api.request(method, path, { token: owner, ...(body === undefined ? {} : { body }) });
+    const response = await env.api.request(method, path, { token: env.owner, ...(body === undefined ? {} : { body }) });
     expectFromHandler(response, routeKey);
     // The list needs nothing; the create needs a valid body; everything else needs an existing connection.
     // The notifications are the workspace's: a list, like the connections'.
@@ -135,21 +129,21 @@ describe("every documented operation is actually served", () => {
   });
 
   test("the operations are served as documented with a real connection too", async () => {
-    const created = await api.request("POST", CONNECTIONS_PATH, { token: owner, body: { base_url: "http://127.0.0.1:9", token: "src-openapi" } });
+    const created = await env.api.request("POST", CONNECTIONS_PATH, { token: env.owner, body: { base_url: "http://127.0.0.1:9", token: "src-openapi" } });
     expect(created.status).toBe(201);
     const id = created.body.id as string;
     for (const route of ROUTES) {
       if (route.operationId === "deleteConnection" || route.operationId === "createConnection") continue;
       const [method = "", template = ""] = route.routeKey.split(" ");
       const path = template.replace("{id}", id).replace("{runId}", "20260101T000000000Z-unknown").replace("{preflightId}", "20260101T000000000Z-unknown").replace("{auditId}", "audit-20260101T000000000Z-unknown").replace("{recordId}", "lead-unknown").replace("{entity}", "leads");
-      const response = await api.request(method, path, { token: owner, ...(method === "PATCH" ? { body: { rate_limit: 3 } } : {}) });
+      const response = await env.api.request(method, path, { token: env.owner, ...(method === "PATCH" ? { body: { rate_limit: 3 } } : {}) });
       expectFromHandler(response, route.routeKey);
       const expected = ["getSyncRun", "getPreflight", "cancelSyncRun", "getAudit"].includes(route.operationId) ? 404 : route.successStatus;
       // The sync triggerSync started may still hold the connection's lock: an audit is then refused, as documented.
       if (route.operationId === "startAudit") expect([expected, 409], `${route.routeKey}: ${response.text}`).toContain(response.status);
       else expect(response.status, `${route.routeKey}: ${response.text}`).toBe(expected);
     }
-    expect((await api.request("DELETE", `${CONNECTIONS_PATH}/${id}`, { token: owner })).status).toBe(204);
+    expect((await env.api.request("DELETE", `${CONNECTIONS_PATH}/${id}`, { token: env.owner })).status).toBe(204);
   });
 });
 
@@ -163,9 +157,9 @@ describe("what is not documented is not served", () => {
     ["DELETE", CONNECTIONS_PATH],
     ["POST", "/api/v1/openapi.json"],
   ])("%s %s: the gateway's own 404, the handler never runs", async (method, path) => {
-    const accessLines = () => api.logger.lines.filter((line) => line["message"] === "api request").length;
+    const accessLines = () => env.api.logger.lines.filter((line) => line["message"] === "api request").length;
     const before = accessLines();
-    const response = await api.request(method, path, { token: owner });
+    const response = await env.api.request(method, path, { token: env.owner });
     expect(response.status).toBe(404);
     expect(response.body).toEqual(GATEWAY_NOT_FOUND);
     // The handler logs one access line per request it gets: none here.

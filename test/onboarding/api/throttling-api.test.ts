@@ -7,9 +7,9 @@ import {
   TransactionCanceledException,
   TransactionConflictException,
 } from "@aws-sdk/client-dynamodb";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { beforeAll, describe, expect, test } from "vitest";
 import { RETRY_AFTER_SECONDS } from "../../../lambdas/onboarding/http/error-status";
-import { createApiHarness, CONNECTIONS_PATH, type ApiHarness } from "../../support/api-harness";
+import { CONNECTIONS_PATH, useOwnerApi } from "../../support/api-harness";
 
 /**
  * DynamoDB busy inside the onboarding API (throttled, a conflicting
@@ -23,19 +23,13 @@ const BASE_URL = "http://127.0.0.1:9/api";
 const SOURCE_TOKEN = "src-throttling-7a42";
 const $metadata = { httpStatusCode: 400 };
 
-let api: ApiHarness;
-let owner: string;
+const env = useOwnerApi("acct-throttling");
 let connectionId: string;
 
 beforeAll(async () => {
-  api = await createApiHarness();
-  owner = await api.token("acct-throttling");
-  const created = await api.request("POST", CONNECTIONS_PATH, { token: owner, body: { base_url: BASE_URL, token: SOURCE_TOKEN } });
+  const created = await env.api.request("POST", CONNECTIONS_PATH, { token: env.owner, body: { base_url: BASE_URL, token: SOURCE_TOKEN } });
   expect(created.status).toBe(201);
   connectionId = created.body.id;
-});
-afterAll(async () => {
-  await api.close();
 });
 
 /** The SDK's exceptions for "DynamoDB is busy", as its deserializer builds them. */
@@ -63,9 +57,9 @@ function expectBusy(response: { status: number; headers: Headers; text: string }
 }
 
 async function send(method: string, path: string, body?: unknown) {
-  const response = await fetch(`${api.url}${path}`, {
+  const response = await fetch(`${env.api.url}${path}`, {
     method,
-    headers: { authorization: `Bearer ${owner}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+    headers: { authorization: `Bearer ${env.owner}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   return { status: response.status, headers: response.headers, text: await response.text() };
@@ -78,7 +72,7 @@ describe("DynamoDB throttling inside the onboarding API is a 503 with Retry-Afte
 
   for (const [what, error] of BUSY) {
     test(`${what}: 503, Retry-After, a JSON error body; the same request then succeeds`, async () => {
-      const injected = api.failNextDynamoDbCommand(error());
+      const injected = env.api.failNextDynamoDbCommand(error());
       expectBusy(await send("GET", `${CONNECTIONS_PATH}/${connectionId}`));
       await injected.thrown;
       expect((await send("GET", `${CONNECTIONS_PATH}/${connectionId}`)).status).toBe(200);
@@ -99,7 +93,7 @@ describe("DynamoDB throttling inside the onboarding API is a 503 with Retry-Afte
   ];
   for (const [what, method, path, body] of ROUTES) {
     test(`${what}: throttled by DynamoDB is a 503 with Retry-After`, async () => {
-      api.failNextDynamoDbCommand(new ProvisionedThroughputExceededException({ message: "throughput exceeded", $metadata }));
+      env.api.failNextDynamoDbCommand(new ProvisionedThroughputExceededException({ message: "throughput exceeded", $metadata }));
       expectBusy(await send(method, path(), body));
     });
   }
@@ -111,16 +105,16 @@ describe("DynamoDB throttling inside the onboarding API is a 503 with Retry-Afte
   });
 
   test("each 503 is logged as a warning naming the exception, with no message text; none as an unexpected error", () => {
-    const busy = api.logger.lines.filter((line) => line["message"] === "dependency busy");
+    const busy = env.api.logger.lines.filter((line) => line["message"] === "dependency busy");
     expect(busy.length).toBe(BUSY.length + ROUTES.length);
     expect(busy.every((line) => line["level"] === "warn" && typeof line["error"] === "string")).toBe(true);
-    expect(api.logger.lines.filter((line) => line["level"] === "error")).toEqual([]);
+    expect(env.api.logger.lines.filter((line) => line["level"] === "error")).toEqual([]);
   });
 });
 
 describe("a busy store of ours during the test call is the API's 503, not a result about the source", () => {
   test("the rate limiter's table throttled (its PutItem) is a 503 with Retry-After, never reachable/authenticated answers", async () => {
-    const injected = api.failNextDynamoDbCommand(new ProvisionedThroughputExceededException({ message: "throughput exceeded", $metadata }), "PutItemCommand");
+    const injected = env.api.failNextDynamoDbCommand(new ProvisionedThroughputExceededException({ message: "throughput exceeded", $metadata }), "PutItemCommand");
     expectBusy(await send("POST", `${CONNECTIONS_PATH}/${connectionId}/test`));
     await injected.thrown;
   });
