@@ -27,7 +27,7 @@ describe("Lambda configuration", () => {
     });
     expect(deps.allowLoopbackSources).toBe(false);
     expect(Object.keys(deps).sort()).toEqual(
-      ["allowLoopbackSources", "cipher", "clock", "connections", "limiter", "logger", "preflightLauncher", "preflights", "records", "runs", "source", "starter"].sort(),
+      ["allowLoopbackSources", "audits", "cipher", "clock", "connections", "limiter", "logger", "notifications", "preflightLauncher", "preflights", "records", "runs", "source", "starter"].sort(),
     );
     // The deploy's syncSchedule reaches each connection's `schedule` in AWS too (null when the variable is absent).
     const scheduled = awsOnboardingDeps({
