@@ -140,12 +140,14 @@ export function gateDynamoDbClient(client: DynamoDBClient, gates: CrashGates): v
       }
       const page = pageInProgress.getStore();
       if (page !== undefined && context.commandName === "TransactWriteItemsCommand") {
-        const items = (args.input as { TransactItems?: Array<{ Put?: { TableName?: string; Item?: Record<string, { S?: string }> } }> }).TransactItems ?? [];
-        const keys = items.map((item) => item.Put?.Item?.["pk"]?.S ?? "");
+        // Record heads are Updates (their lineage is kept in place), parts and the watermark Puts.
+        type Action = { TableName?: string; Item?: Record<string, { S?: string }>; Key?: Record<string, { S?: string }> };
+        const items = ((args.input as { TransactItems?: Array<{ Put?: Action; Update?: Action }> }).TransactItems ?? []).map((item) => item.Put ?? item.Update);
+        const keys = items.map((item) => (item?.Item ?? item?.Key)?.["pk"]?.S ?? "");
         // The page's own transactions: record heads, parts and the watermark (not the run summary's).
         if (keys.some((pk) => pk.startsWith("REC#") || pk.startsWith("PART#") || pk.startsWith("WM#"))) {
           page.transactions += 1;
-          const tableName = items.map((item) => item.Put?.TableName).find((name) => name !== undefined);
+          const tableName = items.map((item) => item?.TableName).find((name) => name !== undefined);
           await client.send(new PutItemCommand({ TableName: tableName, Item: { pk: { S: BARRIER_PK }, sk: { S: "barrier" } } }));
           await gates.pass({
             point: "after-transaction",

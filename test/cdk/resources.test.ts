@@ -86,7 +86,10 @@ describe("CDK stack: resources", () => {
         .filter((key) => !key.startsWith("POWERTOOLS_"))
         .sort();
     const syncTask = ["ALLOW_LOOPBACK_SOURCES", "KMS_KEY_ID", "NODE_OPTIONS", "TABLE_NAME"];
-    for (const name of ["BeginRun", "SyncPage", "EntityFailed", "StopRun", "FinishRun"]) expect(env(name), name).toEqual(syncTask);
+    // The sync tasks also read the schedule: FinishRun judges freshness against twice its interval.
+    for (const name of ["BeginRun", "SyncPage", "EntityFailed", "StopRun", "FinishRun"]) {
+      expect(env(name), name).toEqual(["ALLOW_LOOPBACK_SOURCES", "KMS_KEY_ID", "NODE_OPTIONS", "SYNC_SCHEDULE", "TABLE_NAME"]);
+    }
     expect(env("Dispatcher")).toEqual(["NODE_OPTIONS", "STATE_MACHINE_ARN", "TABLE_NAME"]);
     for (const name of ["Api", "TestConnectionApi"]) expect(env(name), name).toEqual(["ALLOW_LOOPBACK_SOURCES", "KMS_KEY_ID", "NODE_OPTIONS", "PREFLIGHT_FUNCTION_NAME", "STATE_MACHINE_ARN", "SYNC_SCHEDULE", "TABLE_NAME"]);
     expect(env("PreflightWorker")).toEqual(syncTask);

@@ -86,8 +86,9 @@ describe("the page task's connection read, at the page's start", () => {
       const reads = recording.reads.filter((read) => read.sk?.endsWith(`#${connection.id}`));
       const pages = source.server.requests.length;
       expect(pages).toBeGreaterThan(5);
-      // BeginRun's read, strongly consistent (it starts the run from what the owner last wrote) ...
-      expect(reads.filter((read) => read.consistentRead === true)).toHaveLength(1);
+      // BeginRun's read, strongly consistent (it starts the run from what the owner last wrote), and FinishRun's
+      // (it judges the connection's freshness from what it holds now) ...
+      expect(reads.filter((read) => read.consistentRead === true)).toHaveLength(2);
       // ... and one read per page task attempt, none of them strongly consistent.
       expect(reads.filter((read) => read.consistentRead !== true)).toHaveLength(pages + retried);
     } finally {
@@ -152,7 +153,8 @@ describe("the page task's connection read, at the page's start", () => {
       }
       expect(sourceRequests().at(-1)).toMatchObject({ path: "/leads", page: "2" });
       const after = recording.reads.slice(deletedAt).filter((read) => read.sk?.endsWith(`#${connection.id}`));
-      expect(after.map((read) => read.consistentRead === true)).toEqual([false, true]);
+      // The page's eventual read, its strong confirmation, then FinishRun's strong read for freshness.
+      expect(after.map((read) => read.consistentRead === true)).toEqual([false, true, true]);
     } finally {
       release.open();
       recording.close();
