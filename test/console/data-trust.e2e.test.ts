@@ -6,6 +6,8 @@ import { crmSource, type CrmData } from "../support/crm-source";
 import { gate } from "../support/gate";
 import { startSourceServer, type SourceServer } from "../support/source-server";
 import { SCREENSHOTS_DIR, startConsoleHarness, type ConsoleHarness } from "./console-harness";
+import { expectAccessible } from "./expect-accessible";
+import { watchPageProblems } from "./page-problems";
 
 /*
  * The console's data-trust screens (issue 23 items 3-6) in Debian's Chromium
@@ -106,7 +108,7 @@ describe("the console's data-trust screens, end to end (Chromium, the local serv
   let connectionUrl = "";
   // An explicit gate: while armed, the source holds every /leads request until the test releases it.
   let leadsHold: LeadsHold | null = null;
-  const problems: string[] = [];
+  let problems: { take(): string[] };
 
   function holdLeads(): LeadsHold {
     const reached = gate();
@@ -142,11 +144,8 @@ describe("the console's data-trust screens, end to end (Chromium, the local serv
     });
     owner = await harness.signedInPage("trust", "owner");
     owner.setDefaultTimeout(20_000);
-    // Every console error and every CSP violation on any screen, for the last test.
-    owner.on("console", (message) => {
-      if (message.type() === "error" && !message.location().url.endsWith("/favicon.ico")) problems.push(`console: ${message.text()}`);
-    });
-    owner.on("pageerror", (error) => problems.push(`page: ${error.message}`));
+    // Every console error, failed request and CSP violation on any screen, for the last test.
+    problems = watchPageProblems(owner);
     await owner.evaluate(`
       window.cspViolations = [];
       document.addEventListener("securitypolicyviolation", (event) => window.cspViolations.push(event.effectiveDirective + " " + event.blockedURI));
@@ -182,6 +181,7 @@ describe("the console's data-trust screens, end to end (Chromium, the local serv
     expect(await defaulted.getByRole("link").allTextContents()).toEqual(["call-1"]);
     const unparseable = findings.locator('li[data-rule="record.updated-at"][data-entity="leads"]');
     expect(await unparseable.getByRole("link").allTextContents()).toEqual([UNPARSEABLE_LEAD]);
+    await expectAccessible(owner, "a finished run with its findings");
     await shot(owner, "run-findings");
   });
 
@@ -201,6 +201,7 @@ describe("the console's data-trust screens, end to end (Chromium, the local serv
     await contacts.locator(".progress-text", { hasText: "succeeded" }).waitFor();
     expect(await contacts.getByRole("progressbar").evaluate((bar) => bar.value === bar.max)).toBe(true);
     expect(await owner.locator('[data-test="records-per-second"]').textContent()).toMatch(/^\d+\.\d records\/s · \d+ records so far$/);
+    await expectAccessible(owner, "a live run's progress");
     await shot(owner, "sync-progress");
     hold.release();
     await owner.locator('.run-status[data-status="succeeded"]').waitFor();
@@ -221,6 +222,7 @@ describe("the console's data-trust screens, end to end (Chromium, the local serv
     // Oldest first: the full first sync (every record), then the incremental one.
     expect(rows[0]![2]).toBe(String(1 + 3 + 1 + 2 + LEADS + 2 + 1));
     expect(Number(rows[1]![2])).toBeLessThan(Number(rows[0]![2]));
+    await expectAccessible(owner, "the connection with its runs chart and table");
     await shot(owner, "runs-chart");
   });
 
@@ -240,6 +242,7 @@ describe("the console's data-trust screens, end to end (Chromium, the local serv
     const table = await openTableByKeyboard(trend);
     const unparseableRow = table.locator("tbody tr", { hasText: "leads: record.updated-at" });
     expect(await unparseableRow.locator("td").allTextContents()).toEqual(["1", "0"]);
+    await expectAccessible(owner, "data quality");
     await shot(owner, "quality");
   });
 
@@ -258,6 +261,7 @@ describe("the console's data-trust screens, end to end (Chromium, the local serv
     expect(await lineage.locator('[data-fact="First seen"]').textContent()).toMatch(/ · page \d+ · /);
     expect(await lineage.locator('[data-fact="Last written"]').textContent()).toContain("source updated_at missing or unparseable");
     expect(await lineage.locator('[data-fact="Findings when last written"]').textContent()).toContain("record.updated-at");
+    await expectAccessible(owner, "a record's explanation");
     await shot(owner, "explain-record");
   });
 
@@ -274,6 +278,7 @@ describe("the console's data-trust screens, end to end (Chromium, the local serv
     expect(await owner.locator('[data-fact="Stored"]').textContent()).toBe("no");
     await owner.getByRole("region", { name: "Lineage" }).getByText("None: the store holds no such record.").waitFor();
     expect(await owner.getByLabel("Stored record, JSON").count()).toBe(0);
+    await expectAccessible(owner, "an absent record's explanation");
     await shot(owner, "explain-absent");
   });
 
@@ -297,11 +302,13 @@ describe("the console's data-trust screens, end to end (Chromium, the local serv
     const samples = owner.getByRole("region", { name: "Healed records: samples" });
     expect(await samples.locator('[data-entity="leads"]').getByRole("link").allTextContents()).toEqual([LATE_LEAD]);
     expect(await samples.locator('[data-entity="contacts"]').getByRole("link").allTextContents()).toEqual(["contact-1"]);
+    await expectAccessible(owner, "a finished audit");
     await shot(owner, "audit");
 
     // The list shows it with what it healed.
     await owner.getByRole("link", { name: "← Audits" }).click();
     await owner.getByRole("list", { name: "Audits" }).locator("li", { hasText: /succeeded · .* · healed 2$/ }).waitFor();
+    await expectAccessible(owner, "the audits list");
   });
 
   it("a healed record's explanation says healed-by-audit, links the audit, and its lineage names it", async () => {
@@ -325,6 +332,7 @@ describe("the console's data-trust screens, end to end (Chromium, the local serv
     await expectDrawn(figure);
     const table = await openTableByKeyboard(figure);
     expect(await table.locator("tbody tr").evaluateAll((rows) => rows.map((row) => row.getAttribute("data-stage")))).toEqual(["stage-new", "stage-won", "stage-lost"]);
+    await expectAccessible(owner, "the funnel with its table");
     await shot(owner, "funnel-chart");
   });
 
@@ -349,7 +357,7 @@ describe("the console's data-trust screens, end to end (Chromium, the local serv
   });
 
   it("no screen logged a console error or a CSP violation under the page's own CSP (and the check sees one when there is one)", async () => {
-    expect(problems).toEqual([]);
+    expect(problems.take()).toEqual([]);
     expect(await owner.evaluate<string[]>("window.cspViolations")).toEqual([]);
     // The check works: an inline style attribute, which the CSP blocks, is reported.
     await owner.evaluate(`document.body.insertAdjacentHTML("beforeend", '<span style="color: red">probe</span>')`);
