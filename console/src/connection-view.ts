@@ -1,5 +1,5 @@
 import { api, COLLECTIONS, connectionPath, type Connection, type RunSummary, type TestResult } from "./api";
-import { duration, h, when } from "./dom";
+import { h } from "./dom";
 import { editConnectionForm, rotateTokenForm } from "./connection-form";
 import { healthOf, nextRunOf, recordsOf } from "./health";
 import { preflightCard } from "./preflight-card";
@@ -8,6 +8,7 @@ import { scheduleCard } from "./schedule-controls";
 import { readOnlyNote } from "./read-only-note";
 import { runsChart } from "./runs-chart";
 import { isOwner } from "./session";
+import { duration, timeOf, utcDay } from "./time";
 
 const yesNo = (value: boolean) => (value ? "yes" : "no");
 
@@ -32,9 +33,9 @@ export async function connectionView(outlet: HTMLElement, id: string, navigate: 
       h("dt", null, "Rate"),
       h("dd", null, `${current.rate_limit} requests/s`),
       h("dt", null, "Start date"),
-      h("dd", null, when(current.sync_since)),
+      h("dd", null, utcDay(current.sync_since)),
       h("dt", null, "Updated"),
-      h("dd", null, when(current.updated_at)),
+      h("dd", null, timeOf(current.updated_at)),
       h("dt", null, "Next run"),
       h("dd", { "data-test": "next-run" }, nextRunOf(current)),
     );
@@ -145,7 +146,7 @@ export async function connectionView(outlet: HTMLElement, id: string, navigate: 
             h(
               "li",
               null,
-              h("a", { href: `#/connections/${encodeURIComponent(id)}/runs/${encodeURIComponent(run.id)}` }, when(run.started_at)),
+              h("a", { href: `#/connections/${encodeURIComponent(id)}/runs/${encodeURIComponent(run.id)}` }, timeOf(run.started_at)),
               " ",
               h("span", { class: `badge health-${healthOf(run).replace(" ", "-")}` }, run.status),
               ` · ${duration(run.started_at, run.finished_at)} · ${recordsOf(run)} records`,

@@ -1,9 +1,10 @@
 import { api, connectionPath, MAX_RETRIES, type RunSummary, type RunWait } from "./api";
-import { duration, h, when } from "./dom";
+import { h } from "./dom";
 import { recordsOf } from "./health";
 import { liveProgress } from "./live-progress";
 import { runFindings } from "./run-findings";
 import { isOwner } from "./session";
+import { duration, timeOf } from "./time";
 
 /** How often a running run's summary is read again. */
 const POLL_MS = 500;
@@ -78,10 +79,15 @@ export function runView(outlet: HTMLElement, id: string, runId: string): () => v
   );
 
   const show = (run: RunSummary) => {
-    status.textContent =
-      run.status === "running"
-        ? `Running since ${when(run.started_at)} · ${recordsOf(run)} records so far`
-        : `${run.status === "succeeded" ? "Succeeded" : "Failed"} · started ${when(run.started_at)} · took ${duration(run.started_at, run.finished_at)} · ${recordsOf(run)} records · ${run.unresolved_won_lost} unresolved won/lost leads`;
+    status.replaceChildren(
+      ...(run.status === "running"
+        ? ["Running since ", timeOf(run.started_at), ` · ${recordsOf(run)} records so far`]
+        : [
+            `${run.status === "succeeded" ? "Succeeded" : "Failed"} · started `,
+            timeOf(run.started_at),
+            ` · took ${duration(run.started_at, run.finished_at)} · ${recordsOf(run)} records · ${run.unresolved_won_lost} unresolved won/lost leads`,
+          ]),
+    );
     status.dataset["status"] = run.status;
     cancelButton.hidden = run.status !== "running";
     body.replaceChildren(
@@ -111,7 +117,7 @@ export function runView(outlet: HTMLElement, id: string, runId: string): () => v
           "li",
           { "data-entity": entity, "data-kind": wait.kind },
           h("span", null, waitLine(entity, wait)),
-          h("span", { class: "when" }, ` · ${when(wait.at)}`),
+          h("span", { class: "when" }, " · ", timeOf(wait.at)),
           wait.detail ? h("span", { class: "detail" }, ` · ${wait.detail}`) : null,
         ),
       );
