@@ -1,6 +1,7 @@
 import { api, ApiError, connectionPath } from "./api";
 import { HEAL_CAUSE_WORDS, HEAL_CAUSES, healedOf, type AuditSummary } from "./data-trust-api";
-import { duration, h, when } from "./dom";
+import { h } from "./dom";
+import { duration, timeOf, when } from "./time";
 import { sampleIds } from "./findings-list";
 import { isOwner } from "./session";
 
@@ -52,7 +53,7 @@ export async function auditsView(outlet: HTMLElement, id: string, navigate: (has
         h(
           "li",
           { "data-audit": audit.id },
-          h("a", { href: auditHref(id, audit.id) }, when(audit.started_at)),
+          h("a", { href: auditHref(id, audit.id) }, timeOf(audit.started_at)),
           " ",
           h("span", { class: `badge entity-${audit.status}` }, audit.status),
           ` · ${duration(audit.started_at, audit.finished_at)} · healed ${audit.entities.reduce((sum, entity) => sum + healedOf(entity), 0)}`,

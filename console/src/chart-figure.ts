@@ -69,7 +69,7 @@ export function chartFigure<T extends ChartType>(options: {
 }
 
 /** A table with a caption, a header row and one row per entry: what every chart's text alternative is built from. */
-export function dataTable(caption: string, headers: readonly string[], rows: readonly (readonly (Node | string | number)[])[]): HTMLTableElement {
+export function dataTable(caption: string, headers: readonly (Node | string)[], rows: readonly (readonly (Node | string | number)[])[]): HTMLTableElement {
   return h(
     "table",
     { class: "entities" },

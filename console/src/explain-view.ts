@@ -1,6 +1,7 @@
 import { api, COLLECTIONS, connectionPath } from "./api";
 import type { Explanation, RecordWithLineage } from "./data-trust-api";
-import { h, uid, when } from "./dom";
+import { h, uid } from "./dom";
+import { timeOf } from "./time";
 import { explainHref } from "./findings-list";
 
 const runHref = (id: string, runId: string) => `#/connections/${encodeURIComponent(id)}/runs/${encodeURIComponent(runId)}`;
@@ -94,7 +95,7 @@ export async function explainView(
           "Last audit",
           explanation.last_audit === null
             ? "none has run"
-            : [h("a", { href: auditHref(id, explanation.last_audit.id) }, explanation.last_audit.id), ` · ${explanation.last_audit.status} · ${when(explanation.last_audit.started_at)}`],
+            : [h("a", { href: auditHref(id, explanation.last_audit.id) }, explanation.last_audit.id), ` · ${explanation.last_audit.status} · `, timeOf(explanation.last_audit.started_at)],
         ),
       ),
     ),
@@ -111,7 +112,7 @@ export async function explainView(
               "First seen",
               stored.lineage.first_seen === null
                 ? "before lineage was kept"
-                : [h("a", { href: runHref(id, stored.lineage.first_seen.run_id) }, stored.lineage.first_seen.run_id), ` · page ${stored.lineage.first_seen.page} · ${when(stored.lineage.first_seen.at)}`],
+                : [h("a", { href: runHref(id, stored.lineage.first_seen.run_id) }, stored.lineage.first_seen.run_id), ` · page ${stored.lineage.first_seen.page} · `, timeOf(stored.lineage.first_seen.at)],
             ),
             fact(
               "Last written",
@@ -120,11 +121,13 @@ export async function explainView(
                 : [
                     // An audit's write names the audit, a sync's the run.
                     h("a", { href: stored.lineage.last_written.run_id.startsWith("audit-") ? auditHref(id, stored.lineage.last_written.run_id) : runHref(id, stored.lineage.last_written.run_id) }, stored.lineage.last_written.run_id),
-                    ` · page ${stored.lineage.last_written.page} · ${when(stored.lineage.last_written.at)} · source updated_at ${stored.lineage.last_written.source_updated_at ?? "missing or unparseable"}`,
+                    ` · page ${stored.lineage.last_written.page} · `,
+                    timeOf(stored.lineage.last_written.at),
+                    ` · source updated_at ${stored.lineage.last_written.source_updated_at ?? "missing or unparseable"}`,
                   ],
             ),
             fact("Writes", stored.lineage.writes),
-            fact("Deleted", when(stored.lineage.deleted_at)),
+            fact("Deleted", timeOf(stored.lineage.deleted_at)),
             fact("Healed by audit", stored.lineage.healed_by_audit === null ? "no" : h("a", { href: auditHref(id, stored.lineage.healed_by_audit) }, stored.lineage.healed_by_audit)),
             fact("Findings when last written", stored.lineage.findings.length === 0 ? "none" : stored.lineage.findings.join(", ")),
           ),

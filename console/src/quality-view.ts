@@ -1,7 +1,8 @@
 import { api, connectionPath } from "./api";
 import { chartFigure, dataTable, SERIES_COLOURS } from "./chart-figure";
 import type { Quality, QualityRule } from "./data-trust-api";
-import { h, when } from "./dom";
+import { h } from "./dom";
+import { timeOf, when } from "./time";
 import { findingItem } from "./findings-list";
 
 /** A connection's data quality (GET .../quality): per entity the silent rules its records hit, their trend, samples and fixes. */
@@ -57,7 +58,7 @@ function trendChart(quality: Quality): HTMLElement {
   );
   const table = dataTable(
     "Records that hit each rule, per run, oldest first",
-    ["Rule", ...runs.map((run) => when(run.started_at))],
+    ["Rule", ...runs.map((run) => timeOf(run.started_at))],
     series.map((line) => [line.label, ...line.counts]),
   );
   return chartFigure({

@@ -1,6 +1,7 @@
 import type { RunSummary } from "./api";
 import { chartFigure, dataTable, SERIES_COLOURS } from "./chart-figure";
-import { duration, h, when } from "./dom";
+import { duration, h } from "./dom";
+import { timeOf, when } from "./time";
 import { recordsOf } from "./health";
 
 /** Runs the history chart draws: the newest ones, at most this many. */
@@ -17,7 +18,7 @@ export function runsChart(connectionId: string, runs: readonly RunSummary[]): HT
     "Records and duration per run, oldest first",
     ["Run started", "Status", "Records", "Duration"],
     shown.map((run) => [
-      h("a", { href: `#/connections/${encodeURIComponent(connectionId)}/runs/${encodeURIComponent(run.id)}` }, when(run.started_at)),
+      h("a", { href: `#/connections/${encodeURIComponent(connectionId)}/runs/${encodeURIComponent(run.id)}` }, timeOf(run.started_at)),
       run.status,
       recordsOf(run),
       duration(run.started_at, run.finished_at),
