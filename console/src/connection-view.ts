@@ -1,12 +1,14 @@
 import { api, COLLECTIONS, connectionPath, type Connection, type RunSummary, type TestResult } from "./api";
-import { duration, h, when } from "./dom";
+import { h } from "./dom";
 import { editConnectionForm, rotateTokenForm } from "./connection-form";
 import { healthOf, nextRunOf, recordsOf } from "./health";
 import { preflightCard } from "./preflight-card";
 import { resetForm } from "./reset-form";
 import { scheduleCard } from "./schedule-controls";
 import { readOnlyNote } from "./read-only-note";
+import { runsChart } from "./runs-chart";
 import { isOwner } from "./session";
+import { duration, timeOf, utcDay } from "./time";
 
 const yesNo = (value: boolean) => (value ? "yes" : "no");
 
@@ -31,9 +33,9 @@ export async function connectionView(outlet: HTMLElement, id: string, navigate: 
       h("dt", null, "Rate"),
       h("dd", null, `${current.rate_limit} requests/s`),
       h("dt", null, "Start date"),
-      h("dd", null, when(current.sync_since)),
+      h("dd", null, utcDay(current.sync_since)),
       h("dt", null, "Updated"),
-      h("dd", null, when(current.updated_at)),
+      h("dd", null, timeOf(current.updated_at)),
       h("dt", null, "Next run"),
       h("dd", { "data-test": "next-run" }, nextRunOf(current)),
     );
@@ -121,6 +123,13 @@ export async function connectionView(outlet: HTMLElement, id: string, navigate: 
       h("h2", { id: "records-title" }, "Records"),
       h("ul", { class: "chips" }, COLLECTIONS.map((entity) => h("li", null, h("a", { href: `#/connections/${encodeURIComponent(id)}/records/${entity}` }, entity)))),
       h("p", null, h("a", { href: `#/connections/${encodeURIComponent(id)}/funnel` }, "Funnel: leads per stage, won, lost, revenue")),
+      h(
+        "ul",
+        { class: "chips", "aria-label": "Data trust" },
+        h("li", null, h("a", { href: `#/connections/${encodeURIComponent(id)}/quality` }, "Data quality")),
+        h("li", null, h("a", { href: `#/connections/${encodeURIComponent(id)}/explain` }, "Explain a record")),
+        h("li", null, h("a", { href: `#/connections/${encodeURIComponent(id)}/audits` }, "Audits")),
+      ),
     ),
   );
   // Every write control is the owner's; the API would answer anyone else 403.
@@ -137,7 +146,7 @@ export async function connectionView(outlet: HTMLElement, id: string, navigate: 
             h(
               "li",
               null,
-              h("a", { href: `#/connections/${encodeURIComponent(id)}/runs/${encodeURIComponent(run.id)}` }, when(run.started_at)),
+              h("a", { href: `#/connections/${encodeURIComponent(id)}/runs/${encodeURIComponent(run.id)}` }, timeOf(run.started_at)),
               " ",
               h("span", { class: `badge health-${healthOf(run).replace(" ", "-")}` }, run.status),
               ` · ${duration(run.started_at, run.finished_at)} · ${recordsOf(run)} records`,
@@ -147,6 +156,7 @@ export async function connectionView(outlet: HTMLElement, id: string, navigate: 
             ),
           )),
     );
+    if (runs.length > 0) history.after(runsChart(id, runs));
   } catch (error) {
     history.replaceChildren(h("li", null, (error as Error).message));
   }

@@ -45,17 +45,5 @@ export function uid(prefix: string): string {
   return `${prefix}-${ids}`;
 }
 
-export function when(iso: string | null | undefined): string {
-  if (!iso) return "—";
-  const date = new Date(iso);
-  return Number.isNaN(date.getTime()) ? iso : date.toISOString().replace("T", " ").replace(/\.\d+Z$/, " UTC");
-}
-
-export function duration(startIso: string, endIso: string | null): string {
-  if (!endIso) return "—";
-  const ms = Date.parse(endIso) - Date.parse(startIso);
-  if (!Number.isFinite(ms) || ms < 0) return "—";
-  if (ms < 1000) return `${ms} ms`;
-  const seconds = Math.round(ms / 1000);
-  return seconds < 60 ? `${seconds} s` : `${Math.floor(seconds / 60)} min ${seconds % 60} s`;
-}
+// Times and durations are formatted in one module (time.ts); re-exported for the views that import them from here.
+export { duration, when } from "./time";

@@ -1,7 +1,10 @@
 import { api, connectionPath, MAX_RETRIES, type RunSummary, type RunWait } from "./api";
-import { duration, h, when } from "./dom";
+import { h } from "./dom";
 import { recordsOf } from "./health";
+import { liveProgress } from "./live-progress";
+import { runFindings } from "./run-findings";
 import { isOwner } from "./session";
+import { duration, timeOf } from "./time";
 
 /** How often a running run's summary is read again. */
 const POLL_MS = 500;
@@ -39,12 +42,19 @@ export function runView(outlet: HTMLElement, id: string, runId: string): () => v
       cancelButton.disabled = false;
     }
   });
+  const progress = liveProgress();
+  const findings = runFindings(id);
+  // The last finished run before this one: what each entity's progress bar is measured against.
+  const previous = api<{ data: RunSummary[] }>("GET", `${connectionPath(id)}/syncs`)
+    .then((runs) => runs.data.find((run) => run.id !== runId && run.status !== "running" && run.id < runId) ?? null)
+    .catch(() => null);
   outlet.replaceChildren(
     heading,
     h("p", null, h("a", { href: `#/connections/${encodeURIComponent(id)}` }, "← Connection")),
     status,
     ...(isOwner() ? [cancelButton] : []),
     cancelStatus,
+    progress.element,
     h(
       "div",
       { class: "table-scroll", tabindex: "0", role: "region", "aria-label": "Entities of this run" },
@@ -65,13 +75,19 @@ export function runView(outlet: HTMLElement, id: string, runId: string): () => v
       // Polite: a screen reader hears each new wait without losing its place.
       h("div", { "aria-live": "polite" }, waits),
     ),
+    findings.element,
   );
 
   const show = (run: RunSummary) => {
-    status.textContent =
-      run.status === "running"
-        ? `Running since ${when(run.started_at)} · ${recordsOf(run)} records so far`
-        : `${run.status === "succeeded" ? "Succeeded" : "Failed"} · started ${when(run.started_at)} · took ${duration(run.started_at, run.finished_at)} · ${recordsOf(run)} records · ${run.unresolved_won_lost} unresolved won/lost leads`;
+    status.replaceChildren(
+      ...(run.status === "running"
+        ? ["Running since ", timeOf(run.started_at), ` · ${recordsOf(run)} records so far`]
+        : [
+            `${run.status === "succeeded" ? "Succeeded" : "Failed"} · started `,
+            timeOf(run.started_at),
+            ` · took ${duration(run.started_at, run.finished_at)} · ${recordsOf(run)} records · ${run.unresolved_won_lost} unresolved won/lost leads`,
+          ]),
+    );
     status.dataset["status"] = run.status;
     cancelButton.hidden = run.status !== "running";
     body.replaceChildren(
@@ -101,7 +117,7 @@ export function runView(outlet: HTMLElement, id: string, runId: string): () => v
           "li",
           { "data-entity": entity, "data-kind": wait.kind },
           h("span", null, waitLine(entity, wait)),
-          h("span", { class: "when" }, ` · ${when(wait.at)}`),
+          h("span", { class: "when" }, " · ", timeOf(wait.at)),
           wait.detail ? h("span", { class: "detail" }, ` · ${wait.detail}`) : null,
         ),
       );
@@ -114,6 +130,8 @@ export function runView(outlet: HTMLElement, id: string, runId: string): () => v
       if (stopped) return;
       show(run);
       showWaits(run);
+      progress.update(run, await previous);
+      findings.update(run);
       if (run.status === "running") timer = setTimeout(() => void poll(), POLL_MS);
     } catch (error) {
       if (!stopped) status.textContent = (error as Error).message;

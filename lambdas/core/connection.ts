@@ -10,6 +10,11 @@ import { FreshnessHoursSchema } from "./freshness";
  */
 
 
+/** Longest connection name, in characters (JavaScript string length, after trimming). */
+export const MAX_CONNECTION_NAME_LENGTH = 100;
+/** What the owner calls a connection, shown in place of its URL; trimmed, never empty. */
+export const ConnectionNameSchema = v.pipe(v.string(), v.minLength(1), v.maxLength(MAX_CONNECTION_NAME_LENGTH));
+
 /** A connection as the onboarding API returns it: never the token. */
 export const ConnectionSchema = v.object({
   id: v.string(),
@@ -28,6 +33,8 @@ export type Connection = v.InferOutput<typeof ConnectionSchema>;
 /** What is stored: the connection plus its encrypted source token. */
 export const StoredConnectionSchema = v.object({
   ...ConnectionSchema.entries,
+  /** The owner's name for it; absent: none (the API returns null). */
+  name: v.optional(ConnectionNameSchema),
   /** Base64 ciphertext from the TokenCipher, bound to (business_account_id, id). */
   token_ciphertext: v.string(),
   /** True while the owner has paused the schedule: the dispatcher skips it; a manual sync still runs. Absent = false. */

@@ -4,6 +4,7 @@ import { MAX_RATE_LIMIT } from "../core/limits";
 import { MAX_FRESHNESS_HOURS } from "../core/freshness";
 import { InvalidFieldError, MalformedBodyError } from "./onboarding-errors";
 import { AuditScheduleSchema } from "../core/audit-schedule";
+import { MAX_CONNECTION_NAME_LENGTH } from "../core/connection";
 
 export { MAX_RATE_LIMIT };
 /** Longest accepted source token; anything longer is not a Bearer token anyone issues. */
@@ -51,8 +52,18 @@ const freshnessHours = v.pipe(
   v.maxValue(MAX_FRESHNESS_HOURS, FRESHNESS_RULE),
 );
 
+/** The owner's name for the connection: trimmed; a line of text, so no control character (a newline, a tab). */
+const name = v.pipe(
+  v.string("must be a string"),
+  v.trim(),
+  v.nonEmpty("must not be empty"),
+  v.maxLength(MAX_CONNECTION_NAME_LENGTH, `must be at most ${MAX_CONNECTION_NAME_LENGTH} characters`),
+  v.regex(/^\P{Cc}+$/u, "must not contain control characters"),
+);
+
 /** POST body. Unknown fields are ignored (v.object drops them). */
 export const CreateConnectionSchema = v.object({
+  name: v.optional(name),
   base_url: baseUrl,
   token,
   rate_limit: v.optional(rateLimit),
@@ -64,9 +75,10 @@ export const CreateConnectionSchema = v.object({
 export type CreateConnectionInput = v.InferInput<typeof CreateConnectionSchema>;
 export type CreateConnectionOutput = v.InferOutput<typeof CreateConnectionSchema>;
 
-/** PATCH body: any of the fields, at least one (freshness_hours: null goes back to the default). */
+/** PATCH body: any of the fields, at least one (freshness_hours: null goes back to the default; name: null removes it). */
 export const UpdateConnectionSchema = v.pipe(
   v.object({
+    name: v.optional(v.nullable(name)),
     base_url: v.optional(baseUrl),
     token: v.optional(token),
     rate_limit: v.optional(rateLimit),
@@ -76,7 +88,7 @@ export const UpdateConnectionSchema = v.pipe(
   }),
   v.check(
     (body) => Object.values(body).some((value) => value !== undefined),
-    "must contain at least one of base_url, token, rate_limit, sync_since, freshness_hours, audit_schedule",
+    "must contain at least one of base_url, token, rate_limit, sync_since, freshness_hours, audit_schedule, name",
   ),
 );
 export type UpdateConnectionOutput = v.InferOutput<typeof UpdateConnectionSchema>;

@@ -8,6 +8,7 @@ import {
   parseFields,
   UpdateConnectionSchema,
 } from "./connection-input";
+import { OVERVIEW_RUNS, overviewOf, type ConnectionOverview } from "./connection-overview";
 import { connectionResource, type ConnectionResource } from "./connection-resource";
 import type { OnboardingDeps } from "./onboarding-deps";
 import { InvalidFieldError, NotFoundError } from "./onboarding-errors";
@@ -50,6 +51,7 @@ export async function createConnection(
     business_account_id: account,
     crm_type: "custom",
     base_url: baseUrl,
+    ...(input.name === undefined ? {} : { name: input.name }),
     rate_limit: input.rate_limit ?? DEFAULT_RATE_LIMIT,
     sync_since: input.sync_since ?? defaultSyncSince(now),
     ...(input.freshness_hours === undefined ? {} : { freshness_hours: input.freshness_hours }),
@@ -75,8 +77,14 @@ export async function createConnection(
   return connectionResource(deps, stored);
 }
 
-export async function listConnections(deps: OnboardingDeps, account: string): Promise<ConnectionResource[]> {
-  return Promise.all((await deps.connections.listByAccount(account)).map((stored) => connectionResource(deps, stored)));
+/** The workspace's connections, each with its overview: two Queries per connection (watermarks, newest runs), all at once. */
+export async function listConnections(deps: OnboardingDeps, account: string): Promise<ConnectionOverview[]> {
+  return Promise.all(
+    (await deps.connections.listByAccount(account)).map(async (stored) => {
+      const [resource, runs] = await Promise.all([connectionResource(deps, stored), deps.runs.list(stored.id, { limit: OVERVIEW_RUNS })]);
+      return { ...resource, ...overviewOf(runs) };
+    }),
+  );
 }
 
 export async function getConnection(deps: OnboardingDeps, account: string, id: string): Promise<ConnectionResource> {
@@ -84,7 +92,7 @@ export async function getConnection(deps: OnboardingDeps, account: string, id: s
 }
 
 /**
- * Changes any of base_url, token, rate_limit, sync_since. A changed sync_since
+ * Changes any of name, base_url, token, rate_limit, sync_since. A changed sync_since
  * clears the incremental watermarks, so the next run re-reads every entity from
  * the new date (upserts make the overlap harmless).
  */
@@ -96,11 +104,14 @@ export async function updateConnection(
 ): Promise<ConnectionResource> {
   const input = parseFields(UpdateConnectionSchema, body);
   const current = await findConnection(deps, account, id);
-  const { freshness_hours: _previous, ...kept } = current;
+  const { freshness_hours: _previous, name: _previousName, ...kept } = current;
   const freshness = input.freshness_hours === undefined ? current.freshness_hours : (input.freshness_hours ?? undefined);
+  // null removes the name; absent keeps it.
+  const name = input.name === undefined ? current.name : (input.name ?? undefined);
   const next: StoredConnection = {
     ...kept,
     ...(freshness === undefined ? {} : { freshness_hours: freshness }),
+    ...(name === undefined ? {} : { name }),
     ...(input.base_url === undefined ? {} : { base_url: sourceBaseUrl(deps, input.base_url) }),
     ...(input.rate_limit === undefined ? {} : { rate_limit: input.rate_limit }),
     ...(input.sync_since === undefined ? {} : { sync_since: input.sync_since }),

@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { ConnectionSchema, type StoredConnection } from "../core/connection";
+import { ConnectionNameSchema, ConnectionSchema, type StoredConnection } from "../core/connection";
 import { FreshnessHoursSchema, FreshnessSchema, freshnessHours, staleEntities, type Freshness } from "../core/freshness";
 import { REQUIRED_ENTITIES } from "../ingestion/entity-catalog";
 import { scheduleIntervalMs } from "../sync/schedule-interval";
@@ -9,6 +9,7 @@ import { AuditScheduleSchema, DEFAULT_AUDIT_SCHEDULE } from "../core/audit-sched
 /** The Connection as the API returns it: every field but the token, plus the schedule as the owner sees it. Nothing else. */
 export const ConnectionResourceSchema = v.strictObject({
   ...ConnectionSchema.entries,
+  name: v.pipe(v.nullable(ConnectionNameSchema), v.description("The owner's name for the connection (1 to 100 characters), shown in place of base_url; null when none was given")),
   paused: v.pipe(v.boolean(), v.description("The schedule is paused: the dispatcher skips it; a manual sync still runs")),
   /*
    * Neither EventBridge nor the local timer exposes the exact time of the
@@ -31,9 +32,6 @@ export const ConnectionResourceSchema = v.strictObject({
 });
 export type ConnectionResource = v.InferOutput<typeof ConnectionResourceSchema>;
 
-/** GET /connections: this workspace's connections. */
-export const ConnectionListSchema = v.object({ data: v.array(ConnectionResourceSchema) });
-
 /** What the resource shows beside the stored connection: the schedule, the freshness read for it, and now. */
 export interface ConnectionView {
   readonly schedule?: string | undefined;
@@ -48,6 +46,7 @@ export function toConnectionResource(stored: StoredConnection, view: ConnectionV
     business_account_id: stored.business_account_id,
     crm_type: stored.crm_type,
     base_url: stored.base_url,
+    name: stored.name ?? null,
     rate_limit: stored.rate_limit,
     sync_since: stored.sync_since,
     created_at: stored.created_at,

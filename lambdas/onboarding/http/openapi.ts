@@ -4,7 +4,8 @@ import { RunSummarySchema } from "../../core/run-summary";
 import { RecordWithLineageSchema } from "../../core/record-lineage";
 import { NotificationListSchema } from "../../core/service-events";
 import { CreateConnectionSchema, UpdateConnectionSchema } from "../connection-input";
-import { ConnectionListSchema, ConnectionResourceSchema } from "../connection-resource";
+import { ConnectionListSchema, ConnectionOverviewSchema } from "../connection-overview";
+import { ConnectionResourceSchema } from "../connection-resource";
 import { RECORD_ORDERS, RECORDS_DEFAULT_LIMIT, RECORDS_MAX_LIMIT, RecordsPageSchema } from "../record-operations";
 import { ResetResultSchema, ResetSyncSchema } from "../reset-sync";
 import { RunListSchema, RunStartedSchema } from "../run-operations";
@@ -45,6 +46,7 @@ const bodySchema = (schema: Parameters<typeof toJsonSchema>[0], options: { atLea
  */
 export const RESPONSE_SCHEMAS = {
   Connection: ConnectionResourceSchema,
+  ConnectionOverview: ConnectionOverviewSchema,
   ConnectionList: ConnectionListSchema,
   ConnectionTest: ConnectionTestResultSchema,
   RunStarted: RunStartedSchema,
@@ -88,7 +90,7 @@ const ERROR_RESPONSES: Record<string, { description: string; headers?: Record<st
 function responsesOf(route: Route): Record<string, unknown> {
   const success: Record<string, unknown> = {
     createConnection: { description: "Created", content: content(ref("Connection")) },
-    listConnections: { description: "This workspace's connections", content: content(ref("ConnectionList")) },
+    listConnections: { description: "This workspace's connections, each with its last run and open findings", content: content(ref("ConnectionList")) },
     getConnection: { description: "The connection", content: content(ref("Connection")) },
     updateConnection: { description: "The updated connection", content: content(ref("Connection")) },
     deleteConnection: { description: "Deleted; the connection stops syncing" },

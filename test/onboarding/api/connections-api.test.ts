@@ -25,7 +25,7 @@ afterAll(async () => {
   await api.close();
 });
 
-const CONNECTION_FIELDS = ["audit_schedule", "base_url", "business_account_id", "created_at", "crm_type", "freshness", "freshness_hours", "id", "paused", "rate_limit", "schedule", "stale", "sync_since", "updated_at"];
+const CONNECTION_FIELDS = ["audit_schedule", "base_url", "business_account_id", "created_at", "crm_type", "freshness", "freshness_hours", "id", "name", "paused", "rate_limit", "schedule", "stale", "sync_since", "updated_at"];
 
 describe("POST /connections", () => {
   test("creates the connection: 201 with exactly the Connection fields, never the token", async () => {
@@ -98,6 +98,68 @@ describe("GET /connections and /connections/{id}", () => {
     } finally {
       await scheduled.close();
     }
+  });
+});
+
+describe("GET /connections: an overview, each connection with its last run and open findings (one request for a dashboard)", () => {
+  test("null before a run; then the newest run in brief, and the findings of the newest successful one, kept when a later run fails", async () => {
+    const created = await api.request("POST", CONNECTIONS_PATH, { token: owner, body: { base_url: source.baseUrl, token: SOURCE_TOKEN, rate_limit: 1000 } });
+    const id = created.body.id as string;
+    const overview = async () => ((await api.request("GET", CONNECTIONS_PATH, { token: owner })).body.data as Record<string, unknown>[]).find((item) => item["id"] === id)!;
+    const before = await overview();
+    expect(Object.keys(before).sort()).toEqual([...CONNECTION_FIELDS, "last_run", "open_findings"].sort());
+    expect(before).toMatchObject({ last_run: null, open_findings: null });
+
+    const first = (await api.request("POST", `${CONNECTIONS_PATH}/${id}/syncs`, { token: owner })).body.id as string;
+    const run = await api.waitForRun(id, first);
+    expect((await overview())["last_run"]).toEqual({
+      id: first,
+      status: "succeeded",
+      started_at: run.started_at,
+      finished_at: run.finished_at,
+      records: run.entities.reduce((sum, row) => sum + row.records, 0),
+      failed_entities: [],
+    });
+    expect((await overview())["open_findings"]).toEqual({ run_id: first, findings: 0, errors: 0, records: 0, new: 0 });
+
+    acceptedToken = "a-token-the-service-does-not-have";
+    try {
+      const second = (await api.request("POST", `${CONNECTIONS_PATH}/${id}/syncs`, { token: owner })).body.id as string;
+      expect((await api.waitForRun(id, second)).status).toBe("failed");
+      const after = await overview();
+      expect(after["last_run"]).toMatchObject({ id: second, status: "failed", failed_entities: expect.arrayContaining(["pipelines"]) });
+      expect(after["open_findings"]).toMatchObject({ run_id: first });
+    } finally {
+      acceptedToken = SOURCE_TOKEN;
+    }
+  });
+});
+
+describe("name: optional, 1 to 100 characters, set on POST and PATCH, returned everywhere", () => {
+  test("POST with a name (trimmed) returns it; GET one and the list return it; without one it is null", async () => {
+    const named = await api.request("POST", CONNECTIONS_PATH, { token: owner, body: { name: "  Acme CRM (EU)  ", base_url: source.baseUrl, token: SOURCE_TOKEN } });
+    expect(named.status).toBe(201);
+    expect(named.body.name).toBe("Acme CRM (EU)");
+    const unnamed = await api.request("POST", CONNECTIONS_PATH, { token: owner, body: { base_url: source.baseUrl, token: SOURCE_TOKEN } });
+    expect(unnamed.body.name).toBeNull();
+    expect((await api.request("GET", `${CONNECTIONS_PATH}/${named.body.id}`, { token: owner })).body.name).toBe("Acme CRM (EU)");
+    const listed = (await api.request("GET", CONNECTIONS_PATH, { token: owner })).body.data as { id: string; name: string | null }[];
+    expect(listed.find((connection) => connection.id === named.body.id)?.name).toBe("Acme CRM (EU)");
+    expect(listed.find((connection) => connection.id === unnamed.body.id)?.name).toBeNull();
+  });
+
+  test("100 characters is accepted; PATCH sets a name, a PATCH without one keeps it, and name: null removes it", async () => {
+    const created = await api.request("POST", CONNECTIONS_PATH, { token: owner, body: { name: "é".repeat(100), base_url: source.baseUrl, token: SOURCE_TOKEN } });
+    expect(created.status).toBe(201);
+    const path = `${CONNECTIONS_PATH}/${created.body.id}`;
+    expect((await api.request("PATCH", path, { token: owner, body: { name: "Renamed" } })).body.name).toBe("Renamed");
+    const kept = await api.request("PATCH", path, { token: owner, body: { rate_limit: 3 } });
+    expect(kept.body).toMatchObject({ name: "Renamed", rate_limit: 3 });
+    const cleared = await api.request("PATCH", path, { token: owner, body: { name: null } });
+    expect(cleared.status).toBe(200);
+    expect(cleared.body.name).toBeNull();
+    expect(await api.sync.connections.get("acct-connections", created.body.id)).not.toHaveProperty("name");
+    expect((await api.request("GET", path, { token: owner })).body.name).toBeNull();
   });
 });
 

@@ -60,6 +60,11 @@ const BAD_FIELDS: ReadonlyArray<readonly [string, Record<string, unknown>, strin
   ['sync_since "2026-02-30"', { sync_since: "2026-02-30" }, "sync_since", TIMESTAMP_RULE],
   ["sync_since 123", { sync_since: 123 }, "sync_since", TIMESTAMP_RULE],
   ['trigger_sync "yes"', { trigger_sync: "yes" }, "trigger_sync", /must be a boolean/],
+  ["name of 0 characters", { name: "" }, "name", /must not be empty/],
+  ["name of spaces only", { name: "   " }, "name", /must not be empty/],
+  ["name of 101 characters", { name: "n".repeat(101) }, "name", /at most 100 characters/],
+  ["name a number", { name: 7 }, "name", /must be a string/],
+  ["name with a newline", { name: "Acme\nCRM" }, "name", /control characters/],
 ];
 
 function withChange(base: Record<string, unknown>, change: Record<string, unknown>): Record<string, unknown> {

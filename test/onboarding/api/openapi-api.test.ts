@@ -90,14 +90,15 @@ describe("GET /api/v1/openapi.json", () => {
 
   test("request bodies are described from the schemas the handler validates with", () => {
     const create = doc.paths[CONNECTIONS_PATH].post.requestBody.content["application/json"].schema;
-    expect(Object.keys(create.properties).sort()).toEqual(["audit_schedule", "base_url", "freshness_hours", "rate_limit", "sync_since", "token", "trigger_sync"]);
+    expect(Object.keys(create.properties).sort()).toEqual(["audit_schedule", "base_url", "freshness_hours", "name", "rate_limit", "sync_since", "token", "trigger_sync"]);
     expect([...create.required].sort()).toEqual(["base_url", "token"]);
     expect(create.properties.rate_limit).toMatchObject({ type: "integer", minimum: 1, maximum: 1000 });
     expect(create.properties.trigger_sync).toMatchObject({ type: "boolean" });
     expect(create.properties.token).toMatchObject({ type: "string", minLength: 1 });
+    expect(create.properties.name).toMatchObject({ type: "string", minLength: 1, maxLength: 100 });
 
     const update = doc.paths[`${CONNECTIONS_PATH}/{id}`].patch.requestBody.content["application/json"].schema;
-    expect(Object.keys(update.properties).sort()).toEqual(["audit_schedule", "base_url", "freshness_hours", "rate_limit", "sync_since", "token"]);
+    expect(Object.keys(update.properties).sort()).toEqual(["audit_schedule", "base_url", "freshness_hours", "name", "rate_limit", "sync_since", "token"]);
     expect(update.required ?? []).toEqual([]);
     const reset = doc.paths[`${CONNECTIONS_PATH}/{id}/reset`].post.requestBody;
     expect(reset.required).toBe(false);

@@ -225,6 +225,7 @@ describe("the document's response schemas are generated from the valibot schemas
       business_account_id: "a",
       crm_type: "custom",
       base_url: "https://crm.example.com",
+      name: null,
       rate_limit: 5,
       sync_since: "2026-01-01T00:00:00.000Z",
       created_at: "2026-01-01T00:00:00.000Z",
@@ -240,6 +241,9 @@ describe("the document's response schemas are generated from the valibot schemas
     expect(validate({ ...good, token: "x" })).toBe(false);
     expect(validate({ ...good, rate_limit: 1.5 })).toBe(false);
     expect(validate({ ...good, created_at: "yesterday" })).toBe(false);
+    expect(validate({ ...good, name: "Acme" })).toBe(true);
+    expect(validate({ ...good, name: "" })).toBe(false);
+    expect(validate({ ...good, name: "n".repeat(101) })).toBe(false);
     const { paused: _paused, ...withoutPaused } = good;
     expect(validate(withoutPaused)).toBe(false);
   });
