@@ -1,26 +1,6 @@
-import {
-  BarController,
-  BarElement,
-  CategoryScale,
-  Chart,
-  Legend,
-  LinearScale,
-  LineController,
-  LineElement,
-  PointElement,
-  Tooltip,
-  type ChartConfiguration,
-  type ChartType,
-} from "chart.js";
+import type { ChartConfiguration, ChartType } from "chart.js";
 import { h, uid } from "./dom";
 import "./data-trust.css";
-
-// Only the pieces the console draws with, so the bundle carries no other chart type.
-Chart.register(BarController, BarElement, CategoryScale, LinearScale, LineController, LineElement, PointElement, Tooltip, Legend);
-Chart.defaults.font.family = 'system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
-Chart.defaults.color = "#1b1f24";
-// No animation: a chart is drawn once, at once, and screenshots and tests see its final state.
-Chart.defaults.animation = false;
 
 /** Colours with at least 3:1 contrast on white, one per dataset in turn. */
 export const SERIES_COLOURS = ["#0b5cad", "#b42318", "#1a7f37", "#8a5a00", "#6639ba", "#0e7490", "#9a3412", "#374151"] as const;
@@ -28,9 +8,9 @@ export const SERIES_COLOURS = ["#0b5cad", "#b42318", "#1a7f37", "#8a5a00", "#663
 /**
  * A chart and its text alternative: a canvas (an image with a one-line summary
  * for screen readers) and, on demand, the table it was drawn from, behind a
- * button that any keyboard reaches. Chart.js sizes the canvas through the CSSOM
- * (`canvas.style.*`), which a CSP without 'unsafe-inline' allows; it writes no
- * style attribute or <style> element.
+ * button that any keyboard reaches. Chart.js (chart-canvas.ts) sizes the canvas
+ * through the CSSOM (`canvas.style.*`), which a CSP without 'unsafe-inline'
+ * allows; it writes no style attribute or <style> element.
  */
 export function chartFigure<T extends ChartType>(options: {
   /** Names the chart: its caption, and the data-chart attribute tests find it by. */
@@ -43,7 +23,6 @@ export function chartFigure<T extends ChartType>(options: {
   /** `tall` for a chart with many rows (a funnel of many stages). */
   readonly size?: "short" | "tall";
 }): HTMLElement {
-  forgetDetachedCharts();
   const tableId = uid("chart-table");
   const canvas = h("canvas", { role: "img", "aria-label": options.summary });
   const tableBox = h("div", { class: "table-scroll", id: tableId, hidden: true, tabindex: "0", role: "region", "aria-label": `${options.caption}: table` }, options.table);
@@ -62,9 +41,8 @@ export function chartFigure<T extends ChartType>(options: {
     toggle,
     tableBox,
   );
-  // Chart.js waits for a detached canvas to be attached (it observes the page) before it measures and draws it.
-  const config: ChartConfiguration<T> = { ...options.config, options: { responsive: true, maintainAspectRatio: false, ...options.config.options } as ChartConfiguration<T>["options"] };
-  new Chart(canvas, config as unknown as ChartConfiguration);
+  // Chart.js is fetched with the first chart (its own chunk); the figure and its table are usable before it arrives.
+  void import("./chart-canvas").then(({ drawChart }) => drawChart(canvas, options.config as unknown as ChartConfiguration));
   return figure;
 }
 
@@ -79,7 +57,3 @@ export function dataTable(caption: string, headers: readonly (Node | string)[], 
   );
 }
 
-/** The views replace the page's content without telling the charts: a chart whose canvas has left the page lets go of its observers. */
-function forgetDetachedCharts(): void {
-  for (const chart of Object.values(Chart.instances)) if (!chart.canvas.isConnected) chart.destroy();
-}

@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import type { Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { callRecord, contactRecord, leadRecord, pipelineRecord, taskRecord, userRecord } from "../builders/source-records";
+import { callRecord, contactRecord, leadRecord, pipelineRecord, stageRecord, taskRecord, userRecord } from "../builders/source-records";
 import { crmSource, type CrmData } from "../support/crm-source";
 import { gate } from "../support/gate";
 import { startSourceServer, type SourceServer } from "../support/source-server";
@@ -25,7 +25,8 @@ const UNPARSEABLE_LEAD = "lead-unparseable";
 const LATE_LEAD = "lead-late";
 
 const data: CrmData = {
-  pipelines: [pipelineRecord()],
+  // Two pipelines: each card draws its own funnel.
+  pipelines: [pipelineRecord(), pipelineRecord({ id: "pipeline-2", name: "Partners", sort: 2, stages: [stageRecord({ id: "stage-intro", name: "Intro" })] })],
   users: [userRecord()],
   // contact-2 carries the newest updated_at, so the next sync's inclusive re-read never reaches contact-1.
   contacts: [contactRecord(), contactRecord({ id: "contact-2", name: "Jane Roe", updated_at: "2026-02-05T08:00:00Z" })],
@@ -160,7 +161,9 @@ describe("the console's data-trust screens, end to end (Chromium, the local serv
     connectionUrl = owner.url();
     // The first sync: nothing held.
     await owner.getByRole("button", { name: "Sync now" }).click();
-    await owner.locator('.run-status[data-status="succeeded"]').waitFor();
+    const ended = owner.locator('.run-status[data-status="succeeded"], .run-status[data-status="failed"]');
+    await ended.waitFor({ timeout: 60_000 });
+    expect(await ended.getAttribute("data-status"), (await owner.locator("table.entities").textContent()) ?? "").toBe("succeeded");
   }, 120_000);
 
   afterAll(async () => {
@@ -220,7 +223,7 @@ describe("the console's data-trust screens, end to end (Chromium, the local serv
     const rows = await table.locator("tbody tr").evaluateAll((trs) => trs.map((tr) => [...tr.children].map((cell) => cell.textContent)));
     expect(rows.map((row) => row[1])).toEqual(["succeeded", "succeeded"]);
     // Oldest first: the full first sync (every record), then the incremental one.
-    expect(rows[0]![2]).toBe(String(1 + 3 + 1 + 2 + LEADS + 2 + 1));
+    expect(rows[0]![2]).toBe(String(2 + 4 + 1 + 2 + LEADS + 2 + 1));
     expect(Number(rows[1]![2])).toBeLessThan(Number(rows[0]![2]));
     await expectAccessible(owner, "the connection with its runs chart and table");
     await shot(owner, "runs-chart");
@@ -282,11 +285,51 @@ describe("the console's data-trust screens, end to end (Chromium, the local serv
     await shot(owner, "explain-absent");
   });
 
+  it("a record opened in the records explorer links to its explanation, which says current for an ordinary record", async () => {
+    await owner.goto(`${connectionUrl}/records/contacts`);
+    await owner.getByRole("list", { name: "contacts records" }).getByRole("button").first().click();
+    await owner.getByRole("link", { name: "Explain this record: its lineage and verdict" }).click();
+    await owner.getByRole("heading", { name: "Explain contacts contact-2", level: 1 }).waitFor();
+    await owner.locator('section[data-verdict="current"][data-present="true"]').waitFor();
+    expect(await owner.locator('section.lineage [data-fact="Writes"]').textContent()).toBe("2");
+    // A stage is found by its pipeline's id and its own.
+    await owner.getByLabel("Collection").selectOption("stages");
+    await owner.getByLabel("Record id").fill("stage-won");
+    await owner.getByLabel("Pipeline id").fill("pipeline-1");
+    await owner.getByRole("button", { name: "Explain" }).click();
+    await owner.getByRole("heading", { name: "Explain stages stage-won", level: 1 }).waitFor();
+    await owner.locator('section[data-verdict="current"][data-present="true"]').waitFor();
+    expect(JSON.parse((await owner.getByLabel("Stored record, JSON").textContent()) ?? "null")).toMatchObject({ id: "stage-won", kind: "won" });
+  });
+
+  it("an audit cannot start while a sync of the connection runs: the page says which run is going on", async () => {
+    const hold = holdLeads();
+    await owner.goto(connectionUrl);
+    await owner.getByRole("button", { name: "Sync now" }).click();
+    await owner.getByRole("heading", { name: "Sync run", level: 1 }).waitFor();
+    const runUrl = owner.url();
+    await hold.reached;
+    await owner.goto(`${connectionUrl}/audits`);
+    await owner.getByRole("button", { name: "Start an audit" }).click();
+    const runId = decodeURIComponent(runUrl.slice(runUrl.lastIndexOf("/") + 1));
+    await owner.locator('[data-test="audit-start-status"]', { hasText: `Not now: an audit cannot start now: sync run ${runId} is going on` }).waitFor();
+    expect(await owner.getByRole("button", { name: "Start an audit" }).isEnabled()).toBe(true);
+    // The API's 409 is the answer this step provokes on purpose.
+    const taken = problems.take();
+    expect(taken.filter((problem) => problem.startsWith("409: POST ")).length).toBe(1);
+    expect(taken.filter((problem) => !problem.startsWith("409: POST ") && !problem.includes("409 (Conflict)"))).toEqual([]);
+    hold.release();
+    await owner.goto(runUrl);
+    await owner.locator('.run-status[data-status="succeeded"]').waitFor();
+  });
+
   it("an audit is started, watched while it runs, and shows what it healed by cause with sample ids", async () => {
     const hold = holdLeads();
     await owner.goto(`${connectionUrl}/audits`);
     await owner.getByText("No audit has run yet.").waitFor();
-    await owner.getByRole("button", { name: "Start an audit" }).click();
+    // By keyboard.
+    await owner.getByRole("button", { name: "Start an audit" }).focus();
+    await owner.keyboard.press("Enter");
     await owner.getByRole("heading", { name: "Audit", level: 1 }).waitFor();
     await hold.reached;
     await owner.locator('.audit-status[data-status="running"]').waitFor();
@@ -332,6 +375,10 @@ describe("the console's data-trust screens, end to end (Chromium, the local serv
     await expectDrawn(figure);
     const table = await openTableByKeyboard(figure);
     expect(await table.locator("tbody tr").evaluateAll((rows) => rows.map((row) => row.getAttribute("data-stage")))).toEqual(["stage-new", "stage-won", "stage-lost"]);
+    // The other pipeline's funnel is drawn too (a card built before the page held it keeps its chart).
+    const partners = owner.getByRole("region", { name: "Pipeline Partners" }).locator('figure[data-chart="funnel"]');
+    expect(await partners.locator("figcaption").textContent()).toBe("Funnel of Partners: 0 won, 0 lost, revenue won 0");
+    await expectDrawn(partners);
     await expectAccessible(owner, "the funnel with its table");
     await shot(owner, "funnel-chart");
   });
