@@ -1,12 +1,14 @@
+import { alertsControl } from "./alerts";
 import { setApiBase, whenSignedOut } from "./api";
 import { connectionView } from "./connection-view";
 import { createConnectionView } from "./connection-form";
 import { connectionsView } from "./connections-view";
 import { h, replace } from "./dom";
 import { funnelView } from "./funnel-view";
+import { forgetOverview } from "./overview";
 import { recordsView } from "./records-view";
 import { runView } from "./run-view";
-import { session, signOut } from "./session";
+import { isOwner, session, signOut } from "./session";
 import { completeOidcSignIn, configureOidc, forgetOidcUser, isOidcCallback, OidcSignInError } from "./oidc-sign-in";
 import { loadRuntimeConfig, type RuntimeConfig } from "./runtime-config";
 import { notConfiguredView, oidcSignInView, signInView } from "./sign-in-view";
@@ -29,6 +31,8 @@ function renderHeader(): void {
   const current = session();
   replace(header,
     h("a", { class: "brand", href: "#/connections" }, "CRM connections"),
+    // The overview and the notifications are the owner's (the API answers anyone else 403).
+    current && isOwner() ? alertsControl() : null,
     current
       ? h(
           "div",
@@ -56,6 +60,7 @@ function renderHeader(): void {
 async function render(): Promise<void> {
   if (typeof stopView === "function") stopView();
   stopView = undefined;
+  forgetOverview();
   renderHeader();
   const route = location.hash.replace(/^#/, "") || "/connections";
   if (session() === null) {
