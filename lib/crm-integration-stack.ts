@@ -56,6 +56,7 @@ export class CrmIntegrationStack extends Stack {
       enabled: config.syncScheduleEnabled,
       maxConcurrentRuns: config.maxConcurrentRuns,
       logRetention,
+      scheduleLabel: config.syncScheduleLabel,
     });
     this.purge = new ConnectionPurge(this, "Purge", { table: this.table, logRetention });
     this.api = new OnboardingApi(this, "Onboarding", {

@@ -72,13 +72,21 @@ export class SyncFunctions extends Construct {
       FinishRun: make("FinishRun"),
     };
     props.tokenKey.grantDecryptToken(this.tasks.SyncPage.role);
-    // FinishRun sends the run's end and a connection going stale to EventBridge's default bus
-    // (https://docs.aws.amazon.com/eventbridge/latest/userguide/eb-use-identity-based.html: PutEvents on the bus ARN).
-    this.tasks.FinishRun.role.addToPrincipalPolicy(
-      new PolicyStatement({
-        actions: ["events:PutEvents"],
-        resources: [Stack.of(this).formatArn({ service: "events", resource: "event-bus", resourceName: "default" })],
-      }),
-    );
+    // FinishRun sends a run's or an audit's end and a connection going stale.
+    grantServiceEvents(this.tasks.FinishRun);
   }
+}
+
+/**
+ * PutEvents on EventBridge's default bus alone, where the service's events go
+ * (lambdas/core/service-events.ts): FinishRun's and the schedule tick's
+ * Dispatcher's (a paused connection turning stale). https://docs.aws.amazon.com/eventbridge/latest/userguide/eb-use-identity-based.html
+ */
+export function grantServiceEvents(fn: ServiceFunction): void {
+  fn.role.addToPrincipalPolicy(
+    new PolicyStatement({
+      actions: ["events:PutEvents"],
+      resources: [Stack.of(fn).formatArn({ service: "events", resource: "event-bus", resourceName: "default" })],
+    }),
+  );
 }

@@ -8,6 +8,7 @@ import { Construct } from "constructs";
 import { loadDispatchDefinition } from "../statemachine/dispatch-definition";
 import type { RecordTable } from "./record-table";
 import { FUNCTION_SIZES, ServiceFunction } from "./service-function";
+import { grantServiceEvents } from "./sync-functions";
 import { vendedLogGroupName, type SyncStateMachine } from "./sync-state-machine";
 import { TABLE_ACCESS } from "./table-access";
 
@@ -19,6 +20,8 @@ export interface SyncScheduleProps {
   /** Context maxConcurrentRuns: the cap on the dispatch Map's runs at once (less the runs already live). */
   readonly maxConcurrentRuns: number;
   readonly logRetention: RetentionDays;
+  /** syncSchedule as given (`1h`, `rate(2 hours)`, `off`): the tick's interval, and the default freshness_hours (twice it). */
+  readonly scheduleLabel: string;
 }
 
 /**
@@ -50,10 +53,16 @@ export class SyncSchedule extends Construct {
       entry: "dispatcher",
       description: "Schedule tick: lists connections (ListConnections), takes run locks (ClaimRuns), releases a run that cannot start (ReleaseRun)",
       ...FUNCTION_SIZES.dispatcher,
-      environment: { TABLE_NAME: props.table.table.tableName, STATE_MACHINE_ARN: props.syncStateMachine.stateMachine.stateMachineArn },
+      environment: {
+        TABLE_NAME: props.table.table.tableName,
+        STATE_MACHINE_ARN: props.syncStateMachine.stateMachine.stateMachineArn,
+        SYNC_SCHEDULE: props.scheduleLabel,
+      },
       logRetention: props.logRetention,
     });
     props.table.grantItemActions(this.dispatcher.role, TABLE_ACCESS.Dispatcher);
+    // A paused connection gets no run, so the tick tells when it turns stale (lambdas/sync/stale-notice.ts).
+    grantServiceEvents(this.dispatcher);
     // A lock held by an execution is taken over only once Step Functions says that execution has ended: it never starts one.
     props.syncStateMachine.grantDescribeRuns(this.dispatcher.role);
 

@@ -60,7 +60,8 @@ export const TABLE_ACCESS = {
   /**
    * The schedule tick's Task states: planDispatchPage (connections.listAllPage, Query; runs.heldLocks, BatchGetItem
    * of the run locks, to count the live runs) and claimDispatchedRun (claimRun: startSync without the start, so
-   * runs.begin and a dead holder's entityFinished and finish).
+   * runs.begin and a dead holder's entityFinished and finish). ListConnections also checks the paused
+   * connections' freshness: records.getFreshness (Query) and, when one turned stale, notifications.add (a transaction of two Puts).
    */
   Dispatcher: ["dynamodb:Query", "dynamodb:BatchGetItem", ...START_SYNC],
   /**

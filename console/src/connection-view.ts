@@ -6,6 +6,7 @@ import { preflightCard } from "./preflight-card";
 import { resetForm } from "./reset-form";
 import { scheduleCard } from "./schedule-controls";
 import { readOnlyNote } from "./read-only-note";
+import { runsChart } from "./runs-chart";
 import { isOwner } from "./session";
 import { duration, timeOf, utcDay } from "./time";
 
@@ -132,6 +133,13 @@ export async function connectionView(outlet: HTMLElement, id: string, navigate: 
       h("h2", { id: "records-title" }, "Records"),
       h("ul", { class: "chips" }, COLLECTIONS.map((entity) => h("li", null, h("a", { href: `#/connections/${encodeURIComponent(id)}/records/${entity}` }, entity)))),
       h("p", null, h("a", { href: `#/connections/${encodeURIComponent(id)}/funnel` }, "Funnel: leads per stage, won, lost, revenue")),
+      h(
+        "ul",
+        { class: "chips", "aria-label": "Data trust" },
+        h("li", null, h("a", { href: `#/connections/${encodeURIComponent(id)}/quality` }, "Data quality")),
+        h("li", null, h("a", { href: `#/connections/${encodeURIComponent(id)}/explain` }, "Explain a record")),
+        h("li", null, h("a", { href: `#/connections/${encodeURIComponent(id)}/audits` }, "Audits")),
+      ),
     ),
   );
   // Every write control is the owner's; the API would answer anyone else 403.
@@ -158,6 +166,7 @@ export async function connectionView(outlet: HTMLElement, id: string, navigate: 
             ),
           )),
     );
+    if (runs.length > 0) history.after(runsChart(id, runs));
   } catch (error) {
     history.replaceChildren(h("li", null, (error as Error).message));
   }

@@ -1,5 +1,6 @@
 import { api, connectionPath } from "./api";
 import { h, when } from "./dom";
+import { funnelChart } from "./funnel-chart";
 
 interface PipelineFunnel {
   readonly id: string;
@@ -47,13 +48,12 @@ export async function funnelView(outlet: HTMLElement, id: string): Promise<void>
         "section",
         { class: "card", "aria-label": `Pipeline ${pipeline.name ?? pipeline.id}`, "data-pipeline": pipeline.id },
         h("h2", null, pipeline.name ?? pipeline.id),
-        h(
-          "div",
-          { class: "table-scroll", tabindex: "0", role: "region", "aria-label": `Stages of ${pipeline.name ?? pipeline.id}` },
+        funnelChart(
+          { name: pipeline.name ?? pipeline.id, stages: pipeline.stages, won: pipeline.won, lost: pipeline.lost, revenue: pipeline.revenue_won.toLocaleString("en-US") },
           h(
             "table",
             { class: "entities" },
-            h("caption", null, "Leads per stage, in stage order"),
+            h("caption", null, `Leads per stage of ${pipeline.name ?? pipeline.id}, in stage order`),
             h("thead", null, h("tr", null, ["Stage", "Kind", "Leads"].map((name) => h("th", { scope: "col" }, name)))),
             h(
               "tbody",

@@ -3,6 +3,7 @@ import { setApiBase, whenSignedOut } from "./api";
 import { connectionView } from "./connection-view";
 import { createConnectionView } from "./connection-form";
 import { connectionsView } from "./connections-view";
+import { dataTrustRoute } from "./data-trust-routes";
 import { h, replace } from "./dom";
 import { funnelView } from "./funnel-view";
 import { forgetOverview } from "./overview";
@@ -73,7 +74,10 @@ async function render(): Promise<void> {
       });
   } else {
     const parts = route.split("/").filter(Boolean).map(decodeURIComponent);
-    if (parts[0] === "connections" && parts[1] === "new") {
+    const trust = await dataTrustRoute(main, parts, navigate);
+    if (trust !== null) {
+      stopView = trust.stop;
+    } else if (parts[0] === "connections" && parts[1] === "new") {
       createConnectionView(main, (connection) => navigate(`#/connections/${encodeURIComponent(connection.id)}`));
     } else if (parts[0] === "connections" && parts[1] && parts[2] === "runs" && parts[3]) {
       stopView = runView(main, parts[1], parts[3]);

@@ -1,6 +1,8 @@
 import { api, connectionPath, MAX_RETRIES, type RunSummary, type RunWait } from "./api";
 import { h } from "./dom";
 import { recordsOf } from "./health";
+import { liveProgress } from "./live-progress";
+import { runFindings } from "./run-findings";
 import { isOwner } from "./session";
 import { duration, timeOf } from "./time";
 
@@ -40,12 +42,19 @@ export function runView(outlet: HTMLElement, id: string, runId: string): () => v
       cancelButton.disabled = false;
     }
   });
+  const progress = liveProgress();
+  const findings = runFindings(id);
+  // The last finished run before this one: what each entity's progress bar is measured against.
+  const previous = api<{ data: RunSummary[] }>("GET", `${connectionPath(id)}/syncs`)
+    .then((runs) => runs.data.find((run) => run.id !== runId && run.status !== "running" && run.id < runId) ?? null)
+    .catch(() => null);
   outlet.replaceChildren(
     heading,
     h("p", null, h("a", { href: `#/connections/${encodeURIComponent(id)}` }, "← Connection")),
     status,
     ...(isOwner() ? [cancelButton] : []),
     cancelStatus,
+    progress.element,
     h(
       "div",
       { class: "table-scroll", tabindex: "0", role: "region", "aria-label": "Entities of this run" },
@@ -66,6 +75,7 @@ export function runView(outlet: HTMLElement, id: string, runId: string): () => v
       // Polite: a screen reader hears each new wait without losing its place.
       h("div", { "aria-live": "polite" }, waits),
     ),
+    findings.element,
   );
 
   const show = (run: RunSummary) => {
@@ -120,6 +130,8 @@ export function runView(outlet: HTMLElement, id: string, runId: string): () => v
       if (stopped) return;
       show(run);
       showWaits(run);
+      progress.update(run, await previous);
+      findings.update(run);
       if (run.status === "running") timer = setTimeout(() => void poll(), POLL_MS);
     } catch (error) {
       if (!stopped) status.textContent = (error as Error).message;

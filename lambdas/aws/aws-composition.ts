@@ -63,6 +63,16 @@ function stores(client: DynamoDBClient, tableName: string) {
   };
 }
 
+/** Notifications first (once per event id), then EventBridge's default bus: FinishRun's and the Dispatcher's. */
+function eventPublisher(client: DynamoDBClient, tableName: string) {
+  return notifyingPublisher({
+    notifications: new DynamoDbNotificationStore({ client, tableName }),
+    out: new EventBridgeEventPublisher({ client: eventBridgeClient() }),
+    clock,
+    logger,
+  });
+}
+
 function sourceClient(allowLoopback: boolean) {
   return createHttpSourceClient({ fetch: createGuardedFetch({ allowLoopback }) });
 }
@@ -72,13 +82,7 @@ export function awsSyncDeps(env: Record<string, string | undefined> = process.en
   const dynamodb = dynamoDbClient();
   return {
     ...stores(dynamodb, config.TABLE_NAME),
-    // Notifications first (once per event id), then EventBridge's default bus.
-    events: notifyingPublisher({
-      notifications: new DynamoDbNotificationStore({ client: dynamodb, tableName: config.TABLE_NAME }),
-      out: new EventBridgeEventPublisher({ client: eventBridgeClient() }),
-      clock,
-      logger,
-    }),
+    events: eventPublisher(dynamodb, config.TABLE_NAME),
     scheduleIntervalMs: scheduleIntervalMs(config.SYNC_SCHEDULE),
     audits: new DynamoDbAuditStore({ client: dynamodb, tableName: config.TABLE_NAME }),
     // The page task decrypts once per warm container, not once per page.
@@ -90,15 +94,18 @@ export function awsSyncDeps(env: Record<string, string | undefined> = process.en
   };
 }
 
+/** The schedule tick's (the Dispatcher's): starting runs, and telling when a paused connection turns stale. */
 export function awsStartSyncDeps(env: Record<string, string | undefined> = process.env): StartSyncDeps {
   const config = readConfig(StarterConfigSchema, env);
-  const { runs, connections } = stores(dynamoDbClient(), config.TABLE_NAME);
+  const dynamodb = dynamoDbClient();
+  const { runs, connections, records } = stores(dynamodb, config.TABLE_NAME);
   return {
     runs,
     connections,
     starter: new SfnRunStarter({ client: sfnClient(), stateMachineArn: config.STATE_MACHINE_ARN }),
     clock,
     logger,
+    staleCheck: { records, events: eventPublisher(dynamodb, config.TABLE_NAME), scheduleIntervalMs: scheduleIntervalMs(config.SYNC_SCHEDULE) },
   };
 }
 

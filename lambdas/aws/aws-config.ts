@@ -24,6 +24,8 @@ export const SyncTaskConfigSchema = v.object({
 export const StarterConfigSchema = v.object({
   TABLE_NAME: required("TABLE_NAME"),
   STATE_MACHINE_ARN: required("STATE_MACHINE_ARN"),
+  /** As the sync tasks': the tick checks paused connections' freshness against twice its interval by default. */
+  SYNC_SCHEDULE: SyncTaskConfigSchema.entries.SYNC_SCHEDULE,
 });
 
 export const ApiConfigSchema = v.object({

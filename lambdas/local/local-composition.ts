@@ -127,7 +127,14 @@ export function createLocalSync(options: LocalSyncOptions): LocalSync {
     timeScale: options.timeScale,
     ...(options.gates === undefined ? {} : { continueAsNew: (proceed: TaskHandler) => gateContinueAsNew(proceed, options.gates!) }),
   });
-  const startDeps: StartSyncDeps = { connections, runs, starter: engine, clock, logger: options.logger };
+  const startDeps: StartSyncDeps = {
+    connections,
+    runs,
+    starter: engine,
+    clock,
+    logger: options.logger,
+    staleCheck: { records, events: deps.events, scheduleIntervalMs: deps.scheduleIntervalMs ?? null },
+  };
   return { deps, startDeps, engine, records, runs, connections, limiter, stop: () => engine.stop() };
 }
 

@@ -1,6 +1,8 @@
 import { BatchWriteItemCommand, DeleteItemCommand, QueryCommand, type AttributeValue } from "@aws-sdk/client-dynamodb";
 import { DynamoDbTableAdapter } from "../aws/dynamodb-table-adapter";
+import { returnedPartitionKey } from "../audits/audit-keys";
 import { COLLECTIONS } from "../core/entities";
+import { AUDIT_ID_PREFIX } from "../core/run-mode";
 import { preflightPartitionKey } from "../preflight-runs/preflight-keys";
 import { rateLimitPartitionKey } from "../rate-limit/rate-limit-keys";
 import type { PendingPurge, PurgeQueue, PurgeStep } from "../retention/purge-queue";
@@ -40,7 +42,7 @@ export class DynamoDbPurgeQueue extends DynamoDbTableAdapter implements PurgeQue
 
   async purgeSome(purge: PendingPurge, maxItems: number): Promise<PurgeStep> {
     let deleted = 0;
-    for (const partition of this.partitionsOf(purge.connectionId)) {
+    for await (const partition of this.partitionsOf(purge.connectionId)) {
       for (;;) {
         if (deleted >= maxItems) return { deleted, done: false };
         const items = await this.queryKeys(partition.pk, Math.min(QUERY_PAGE, maxItems - deleted));
@@ -97,17 +99,41 @@ export class DynamoDbPurgeQueue extends DynamoDbTableAdapter implements PurgeQue
   /**
    * Every partition that holds the connection's data: its records (with their parts) in every shard and in the
    * unsharded layout of earlier releases, then the small ones. An empty partition costs one Query per invocation.
+   * Each audit's returned ids (AUDITSEEN#<connection>#<audit>) go before the run partition, which names the audits.
    */
-  private *partitionsOf(connectionId: string): Generator<{ pk: string; collection?: (typeof COLLECTIONS)[number] }> {
+  private async *partitionsOf(connectionId: string): AsyncGenerator<{ pk: string; collection?: (typeof COLLECTIONS)[number] }> {
     for (const collection of COLLECTIONS) {
       for (const pk of recordShardPartitionKeys(connectionId, collection)) yield { pk, collection };
       yield { pk: legacyRecordPartitionKey(connectionId, collection), collection };
     }
     yield { pk: watermarkPartitionKey(connectionId) };
+    for (const auditId of await this.auditIds(connectionId)) yield { pk: returnedPartitionKey(connectionId, auditId) };
     yield { pk: runPartitionKey(connectionId) };
     yield { pk: runLockPartitionKey(connectionId) };
     yield { pk: rateLimitPartitionKey(connectionId) };
     yield { pk: preflightPartitionKey(connectionId) };
+  }
+
+  /** The ids of the connection's audits still in its run partition (keys only; an audit's summary outlives its returned ids). */
+  private async auditIds(connectionId: string): Promise<string[]> {
+    const ids: string[] = [];
+    let startKey: Item | undefined;
+    do {
+      const out = await this.client.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          KeyConditionExpression: "#pk = :pk AND begins_with(#sk, :audit)",
+          ProjectionExpression: "#sk",
+          ExpressionAttributeNames: { "#pk": ATTR.pk, "#sk": ATTR.sk },
+          ExpressionAttributeValues: { ":pk": { S: runPartitionKey(connectionId) }, ":audit": { S: AUDIT_ID_PREFIX } },
+          ConsistentRead: true,
+          ...(startKey === undefined ? {} : { ExclusiveStartKey: startKey }),
+        }),
+      );
+      ids.push(...(out.Items ?? []).map((item) => item[ATTR.sk]?.S ?? "").filter((id) => id !== ""));
+      startKey = out.LastEvaluatedKey;
+    } while (startKey !== undefined);
+    return ids;
   }
 
   /** The keys (and a head's part count) of up to `limit` items from the start of a partition: what is deleted is gone, so the start is where to go on. */

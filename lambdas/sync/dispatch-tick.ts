@@ -6,6 +6,7 @@ import { runLiveness } from "../core/run-lock";
 import { RunReferenceSchema, type RunReference } from "../core/run-reference";
 import type { StartSyncDeps } from "./sync-deps";
 import { auditDue, auditEveryDays } from "../core/audit-schedule";
+import { pausedStaleNotices } from "./stale-notice";
 
 /** Connections per ListConnections page, at most; fewer when their ids are long (DISPATCH_PAGE_MAX_BYTES). */
 export const DISPATCH_PAGE_SIZE = 1000;
@@ -134,7 +135,7 @@ export async function countLiveRuns(deps: Pick<StartSyncDeps, "runs" | "clock" |
  * them all again.
  */
 export async function planDispatchPage(
-  deps: Pick<StartSyncDeps, "connections" | "runs" | "clock" | "logger">,
+  deps: Pick<StartSyncDeps, "connections" | "runs" | "clock" | "logger" | "staleCheck">,
   cursor: string | null,
   cap: DispatchCap,
   random: () => number = Math.random,
@@ -142,6 +143,8 @@ export async function planDispatchPage(
   batchSize = 1,
 ): Promise<PlannedDispatchPage> {
   const { listed, page } = await listWithinBytes(deps, cursor, random, limit, batchSize);
+  // The paused ones get no run from this tick, so no run's end checks their freshness: the tick does.
+  if (deps.staleCheck !== undefined) await pausedStaleNotices({ ...deps.staleCheck, clock: deps.clock, logger: deps.logger }, listed.connections);
   const everyId = cursor === null && listed.cursor === null ? listed.connections.map((connection) => connection.id) : await allConnectionIds(deps, limit);
   const liveRuns = await countLiveRuns(deps, everyId);
   const children = childrenUnderCap(cap, batchSize, liveRuns);

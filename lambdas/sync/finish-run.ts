@@ -6,6 +6,8 @@ import { summaryRowsOf } from "./entity-steps";
 import { failUnfinishedEntities } from "./fail-unfinished-entities";
 import type { SyncState } from "./sync-state";
 import { runEndNotices } from "./run-end-notices";
+import { runModeOf } from "../core/run-mode";
+import type { AuditSummary } from "../core/audit-summary";
 
 /** Summary rows whose failure fails the run: the required entities, and stages with their pipelines. */
 export const REQUIRED_SUMMARY_ENTITIES: ReadonlySet<SummaryEntity> = new Set(
@@ -32,8 +34,12 @@ export async function finishRun(deps: SyncDeps, state: SyncState): Promise<Finis
   const status = failed ? "failed" : "succeeded";
   const finishedAt = deps.clock.now().toISOString();
   await deps.runs.finish(run.connection_id, run.run_id, { status, finishedAt });
-  // No read more: the summary as read, finished. A retried FinishRun sends the same event id, recorded once.
-  if (summary !== null) await runEndNotices(deps, run, { ...summary, status, finished_at: finishedAt });
+  // A sync's notice needs no read more: the summary as read, finished. An audit's reads its heal counts (one GetItem a week).
+  // A retried FinishRun sends the same event id, recorded once.
+  if (summary !== null) {
+    const audit = runModeOf(run.run_id) === "audit" ? await auditOf(deps, run.connection_id, run.run_id) : null;
+    await runEndNotices(deps, run, { ...summary, status, finished_at: finishedAt }, audit);
+  }
   deps.metrics.count(status === "succeeded" ? METRIC.runsSucceeded : METRIC.runsFailed, 1);
   deps.logger.info("run finished", {
     connection_id: run.connection_id,
@@ -43,4 +49,18 @@ export async function finishRun(deps: SyncDeps, state: SyncState): Promise<Finis
     unresolved_won_lost: summary?.unresolved_won_lost ?? 0,
   });
   return { run_id: run.run_id, status };
+}
+
+/** The audit's summary with its heal counts, for "Audit Finished"; null (and logged) when it cannot be read: the run still ends. */
+async function auditOf(deps: SyncDeps, connectionId: string, auditId: string): Promise<AuditSummary | null> {
+  try {
+    return await deps.runs.getAudit(connectionId, auditId);
+  } catch (error) {
+    deps.logger.error("audit summary not read at its end; Audit Finished not sent", {
+      connection_id: connectionId,
+      run_id: auditId,
+      error: error instanceof Error ? error.name : String(error),
+    });
+    return null;
+  }
 }

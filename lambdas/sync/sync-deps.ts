@@ -11,6 +11,7 @@ import type { SourceClient } from "../core/ports/source-client";
 import type { TokenCipher } from "../core/ports/token-cipher";
 import type { AuditStore } from "../core/ports/audit-store";
 import type { StageKindsOfRun, UserIdsOfRun } from "./stage-kinds-memo";
+import type { StaleCheckDeps } from "./stale-notice";
 
 /** Every port the sync's Task states use; the composition roots (AWS, local, tests) fill it. */
 export interface SyncDeps {
@@ -47,4 +48,6 @@ export interface StartSyncDeps {
   readonly starter: RunStarter;
   readonly clock: Clock;
   readonly logger: Logger;
+  /** The tick's freshness check of the paused connections it lists (stale-notice.ts); absent: the tick checks none. */
+  readonly staleCheck?: Pick<StaleCheckDeps, "records" | "events" | "scheduleIntervalMs">;
 }

@@ -43,12 +43,14 @@ describe("CDK stack: IAM", () => {
     expect(rolesWithAction("kms:Decrypt")).toEqual([roleId(functions.SyncPage!), roleId(functions.TestConnectionApi!), roleId(functions.PreflightWorker!)].sort());
   });
 
-  test("events:PutEvents only for FinishRun, on the default event bus alone (the run's end and a connection going stale)", () => {
-    expect(rolesWithAction("events:PutEvents")).toEqual([roleId(functions.FinishRun!)]);
+  test("events:PutEvents only for FinishRun (a run's or audit's end, stale at a run's end) and the Dispatcher (a paused connection turning stale), on the default event bus alone", () => {
+    expect(rolesWithAction("events:PutEvents")).toEqual([roleId(functions.FinishRun!), roleId(functions.Dispatcher!)].sort());
     const statements = allStatements.filter(({ statement }) => actionsOf(statement).includes("events:PutEvents")).map(({ statement }) => statement);
-    expect(statements).toHaveLength(1);
-    expect(actionsOf(statements[0]!)).toEqual(["events:PutEvents"]);
-    expect(JSON.stringify(statements[0]!.Resource)).toContain(":event-bus/default");
+    expect(statements).toHaveLength(2);
+    for (const statement of statements) {
+      expect(actionsOf(statement)).toEqual(["events:PutEvents"]);
+      expect(JSON.stringify(statement.Resource)).toContain(":event-bus/default");
+    }
   });
 
   test("kms:Encrypt only for the onboarding API function (it stores tokens; it never decrypts)", () => {

@@ -90,7 +90,8 @@ describe("CDK stack: resources", () => {
     for (const name of ["BeginRun", "SyncPage", "EntityFailed", "StopRun", "FinishRun"]) {
       expect(env(name), name).toEqual(["ALLOW_LOOPBACK_SOURCES", "KMS_KEY_ID", "NODE_OPTIONS", "SYNC_SCHEDULE", "TABLE_NAME"]);
     }
-    expect(env("Dispatcher")).toEqual(["NODE_OPTIONS", "STATE_MACHINE_ARN", "TABLE_NAME"]);
+    // The tick reads it too: it checks paused connections' freshness against twice its interval.
+    expect(env("Dispatcher")).toEqual(["NODE_OPTIONS", "STATE_MACHINE_ARN", "SYNC_SCHEDULE", "TABLE_NAME"]);
     for (const name of ["Api", "TestConnectionApi"]) expect(env(name), name).toEqual(["ALLOW_LOOPBACK_SOURCES", "KMS_KEY_ID", "NODE_OPTIONS", "PREFLIGHT_FUNCTION_NAME", "STATE_MACHINE_ARN", "SYNC_SCHEDULE", "TABLE_NAME"]);
     expect(env("PreflightWorker")).toEqual(syncTask);
     expect(env("OpenApi")).toEqual(["NODE_OPTIONS"]);

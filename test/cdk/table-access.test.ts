@@ -136,7 +136,11 @@ function apiEvent(routeKey: string, path: Record<string, string> = {}, body?: un
  */
 async function tick(started: SyncExecutionInput[], running: boolean): Promise<void> {
   const starter = { start: async () => "never", isRunning: async () => running, abort: async () => undefined };
-  const dispatcher = makeDispatchHandler({ ...storesOf("Dispatcher"), starter, clock, logger });
+  const stores = storesOf("Dispatcher");
+  // The tick's freshness check of paused connections: its reads, and the notifications of a connection turning stale.
+  const events = notifyingPublisher({ notifications: stores.notifications, out: { publish: async () => {} }, clock, logger });
+  const staleCheck = { records: stores.records, events, scheduleIntervalMs: 3_600_000 };
+  const dispatcher = makeDispatchHandler({ ...stores, starter, clock, logger, staleCheck });
   let cursor: string | null = null;
   do {
     const page = (await dispatcher({ task: "ListConnections", cursor, batch_size: 10, max_runs: 200, max_children: 20 })) as PlannedDispatchPage;
@@ -205,6 +209,15 @@ describe("least privilege: the table actions the functions send", () => {
   test("each sync function and the dispatcher send only the table actions TABLE_ACCESS grants them, through a run that succeeds, one with a failed entity, one stopped by a 401, and a dead run taken over", async () => {
     const connection = await addConnection();
     const started: SyncExecutionInput[] = [];
+    // Paused, never synced, created 90 minutes ago with freshness_hours 1: the first tick finds it turned stale and tells.
+    const paused = await encryptedConnection(cipher, TOKEN, {
+      business_account_id: "acct-table-access",
+      base_url: server.baseUrl,
+      paused: true,
+      freshness_hours: 1,
+      created_at: new Date(clock.now().getTime() - 90 * 60_000).toISOString(),
+    });
+    await new DynamoDbConnectionStore({ client: setup, tableName }).put(paused);
 
     // A run that succeeds.
     await tick(started, false);
@@ -241,6 +254,8 @@ describe("least privilege: the table actions the functions send", () => {
       ...started[4]!,
     });
     void connection;
+    const notices = await new DynamoDbNotificationStore({ client: setup, tableName }).listLatest("acct-table-access", 100);
+    expect(notices.filter((notice) => notice.detail_type === "Connection Stale").map((notice) => notice.connection_id)).toEqual([paused.id]);
 
     for (const [name, actions] of recorded) {
       const granted = new Set<string>(TABLE_ACCESS[name]);
@@ -302,6 +317,15 @@ describe("least privilege: the table actions the functions send", () => {
   test("the purge of deleted connections sends only the table actions TABLE_ACCESS grants it, over a synced connection's data", async () => {
     const connection = await addConnection();
     const started: SyncExecutionInput[] = [];
+    // Paused, never synced, created 90 minutes ago with freshness_hours 1: the first tick finds it turned stale and tells.
+    const paused = await encryptedConnection(cipher, TOKEN, {
+      business_account_id: "acct-table-access",
+      base_url: server.baseUrl,
+      paused: true,
+      freshness_hours: 1,
+      created_at: new Date(clock.now().getTime() - 90 * 60_000).toISOString(),
+    });
+    await new DynamoDbConnectionStore({ client: setup, tableName }).put(paused);
     await tick(started, false);
     await driveRun(started.find((input) => input.connection_id === connection.id)!);
     // Both ends on fixed clocks: the delete at DELETED_AT, the purge once the delay has passed.

@@ -13,7 +13,8 @@ import { DynamoDbRunStore } from "../../lambdas/runs/dynamodb-run-store";
 import { DynamoDbRecordStore } from "../../lambdas/store/dynamodb-record-store";
 import { RECORD_SHARDS, legacyRecordPartitionKey, partPartitionKey, recordPartitionKey, recordShardPartitionKey, recordSortKey } from "../../lambdas/store/keys";
 import { DOC_PART_MAX_BYTES } from "../../lambdas/store/page-transactions";
-import { runHoldingLock } from "../builders/page-runs";
+import { FAR_LEASE, runHoldingLock } from "../builders/page-runs";
+import { DynamoDbAuditStore } from "../../lambdas/audits/dynamodb-audit-store";
 import { createTestTable, testDynamoDbClient } from "../support/dynamodb";
 import { storedConnection } from "../builders/stored-connections";
 
@@ -210,6 +211,34 @@ describe("purge of a deleted connection's data (DynamoDB Local)", () => {
     for (let invocation = 0; invocation < 100; invocation++) {
       const result = await purgeDeletedConnections(depsAt(DUE), { maxItems: 25 });
       expect(result.itemsDeleted).toBeLessThanOrEqual(25);
+      deleted += result.itemsDeleted;
+      if (result.purged.includes(gone)) break;
+    }
+    expect(await itemsOf(gone)).toEqual([]);
+    expect(deleted).toBe(before.length);
+  });
+
+  test("the purge deletes each audit's returned ids (AUDITSEEN# rows) with the connection's other rows, also when cut short before its run partition", async () => {
+    const gone = `conn-${randomUUID()}`;
+    await syncedConnection(gone, { largeRecord: false });
+    const runs = new DynamoDbRunStore({ client, tableName });
+    const audits = new DynamoDbAuditStore({ client, tableName });
+    await runs.finish(gone, `run-${gone}`, { status: "succeeded", finishedAt: "2026-11-20T00:10:00.000Z" });
+    // Two audits, each with the ids two of its pages returned: what an audit keeps until its TTL (7 days) ends it.
+    for (const auditId of ["audit-20261120T010000000Z-aaaaaa", "audit-20261121T010000000Z-bbbbbb"]) {
+      await runs.begin({ connectionId: gone, runId: auditId, startedAt: "2026-11-21T01:00:00.000Z", leaseUntil: FAR_LEASE });
+      await audits.rememberReturned(gone, auditId, "leads", 1, ["l1", "l2"], "2026-11-21T01:00:01.000Z");
+      await audits.rememberReturned(gone, auditId, "contacts", 1, ["c1"], "2026-11-21T01:00:02.000Z");
+      await runs.finish(gone, auditId, { status: "succeeded", finishedAt: "2026-11-21T01:10:00.000Z" });
+    }
+    const before = await itemsOf(gone);
+    expect(before.filter((item) => item["pk"]?.S?.startsWith("AUDITSEEN#"))).toHaveLength(4);
+    await deleteConnection(gone);
+
+    // Small budgets, so that invocations stop between the returned ids and the run partition that names the audits.
+    let deleted = 0;
+    for (let invocation = 0; invocation < 100; invocation++) {
+      const result = await purgeDeletedConnections(depsAt(DUE), { maxItems: 8 });
       deleted += result.itemsDeleted;
       if (result.purged.includes(gone)) break;
     }

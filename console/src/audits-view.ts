@@ -1,0 +1,145 @@
+import { api, ApiError, connectionPath } from "./api";
+import { HEAL_CAUSE_WORDS, HEAL_CAUSES, healedOf, type AuditSummary } from "./data-trust-api";
+import { h } from "./dom";
+import { duration, timeOf, when } from "./time";
+import { sampleIds } from "./findings-list";
+import { isOwner } from "./session";
+
+/** How often a running audit is read again (as a run is). */
+const POLL_MS = 500;
+
+const auditsHref = (id: string) => `#/connections/${encodeURIComponent(id)}/audits`;
+const auditHref = (id: string, auditId: string) => `${auditsHref(id)}/${encodeURIComponent(auditId)}`;
+
+/** A connection's audits, newest first, and (for the owner) a button that starts one and opens it. */
+export async function auditsView(outlet: HTMLElement, id: string, navigate: (hash: string) => void): Promise<void> {
+  const status = h("p", { role: "status", "aria-live": "polite" }, "Loading…");
+  const startStatus = h("p", { role: "status", "aria-live": "polite", "data-test": "audit-start-status" });
+  const start = h("button", { type: "button", class: "primary" }, "Start an audit");
+  start.addEventListener("click", async () => {
+    start.disabled = true;
+    startStatus.textContent = "Starting…";
+    try {
+      const started = await api<{ id: string }>("POST", `${connectionPath(id)}/audits`);
+      navigate(auditHref(id, started.id));
+    } catch (error) {
+      // A 409 names the sync or audit going on.
+      startStatus.textContent = error instanceof ApiError && error.status === 409 ? `Not now: ${error.message}` : (error as Error).message;
+      start.disabled = false;
+    }
+  });
+  const list = h("ul", { class: "runs", "aria-label": "Audits" });
+  outlet.replaceChildren(
+    h("h1", { tabindex: "-1" }, "Audits"),
+    h("p", null, h("a", { href: `#/connections/${encodeURIComponent(id)}` }, "← Connection")),
+    h(
+      "section",
+      { class: "card", "aria-labelledby": "audit-start-title" },
+      h("h2", { id: "audit-start-title" }, "Audit"),
+      h(
+        "p",
+        null,
+        "An audit reads every incremental entity in full from the start date and heals what incremental syncs missed: records committed late, changed without their updated_at advancing, or stale. It never deletes and never moves a watermark back.",
+      ),
+      ...(isOwner() ? [start, startStatus] : []),
+    ),
+    h("section", { class: "card", "aria-labelledby": "audit-list-title" }, h("h2", { id: "audit-list-title" }, "Audits, newest first"), status, list),
+  );
+  try {
+    const audits = (await api<{ data: AuditSummary[] }>("GET", `${connectionPath(id)}/audits`)).data;
+    status.textContent = audits.length === 0 ? "No audit has run yet." : "";
+    list.replaceChildren(
+      ...audits.map((audit) =>
+        h(
+          "li",
+          { "data-audit": audit.id },
+          h("a", { href: auditHref(id, audit.id) }, timeOf(audit.started_at)),
+          " ",
+          h("span", { class: `badge entity-${audit.status}` }, audit.status),
+          ` · ${duration(audit.started_at, audit.finished_at)} · healed ${audit.entities.reduce((sum, entity) => sum + healedOf(entity), 0)}`,
+        ),
+      ),
+    );
+  } catch (error) {
+    status.textContent = (error as Error).message;
+  }
+}
+
+/** One audit, watched while it runs: per entity what the source returned, what the store holds, and what was healed, by cause. */
+export function auditView(outlet: HTMLElement, id: string, auditId: string): () => void {
+  let stopped = false;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const status = h("p", { class: "audit-status", role: "status", "aria-live": "polite" }, "Loading…");
+  const total = h("p", { class: "healed-total" });
+  const body = h("tbody");
+  const samples = h("div", { class: "audit-samples" });
+  outlet.replaceChildren(
+    h("h1", { tabindex: "-1" }, "Audit"),
+    h("p", null, h("a", { href: auditsHref(id) }, "← Audits")),
+    status,
+    total,
+    h(
+      "div",
+      { class: "table-scroll", tabindex: "0", role: "region", "aria-label": "Entities of this audit" },
+      h(
+        "table",
+        { class: "entities" },
+        h("caption", null, "What each entity's audit read, and what it healed"),
+        h(
+          "thead",
+          null,
+          h("tr", null, ["Entity", "Status", "At the source", "Stored", ...HEAL_CAUSES.map((cause) => HEAL_CAUSE_WORDS[cause]), "Not at the source (kept)"].map((name) => h("th", { scope: "col" }, name))),
+        ),
+        body,
+      ),
+    ),
+    h("section", { class: "card", "aria-labelledby": "samples-title" }, h("h2", { id: "samples-title" }, "Healed records: samples"), samples),
+  );
+
+  const show = (audit: AuditSummary) => {
+    status.dataset["status"] = audit.status;
+    status.textContent =
+      audit.status === "running"
+        ? `Running since ${when(audit.started_at)}`
+        : `${audit.status === "succeeded" ? "Succeeded" : "Failed"} · started ${when(audit.started_at)} · took ${duration(audit.started_at, audit.finished_at)}`;
+    const byCause = HEAL_CAUSES.map((cause) => [cause, audit.entities.reduce((sum, entity) => sum + entity.healed[cause], 0)] as const);
+    const healed = byCause.reduce((sum, [, count]) => sum + count, 0);
+    total.textContent = `Healed ${healed} record${healed === 1 ? "" : "s"}${healed === 0 ? "" : `: ${byCause.filter(([, count]) => count > 0).map(([cause, count]) => `${count} ${HEAL_CAUSE_WORDS[cause]}`).join(", ")}`}.`;
+    body.replaceChildren(
+      ...audit.entities.map((entity) =>
+        h(
+          "tr",
+          { "data-entity": entity.entity },
+          h("th", { scope: "row" }, entity.entity),
+          h("td", null, h("span", { class: `badge entity-${entity.status}` }, entity.status), entity.error ? h("span", { class: "error-cell" }, ` ${entity.error}`) : null),
+          h("td", null, entity.source_records),
+          h("td", null, entity.stored_records),
+          ...HEAL_CAUSES.map((cause) => h("td", { "data-cause": cause }, entity.healed[cause])),
+          h("td", { "data-cause": "absent_in_source" }, entity.absent_in_source),
+        ),
+      ),
+    );
+    const withSamples = audit.entities.filter((entity) => entity.sample_ids.length > 0);
+    samples.replaceChildren(
+      ...(withSamples.length === 0
+        ? [h("p", null, audit.status === "running" ? "None so far." : "None.")]
+        : withSamples.map((entity) => h("div", { "data-entity": entity.entity }, h("h3", null, entity.entity), sampleIds(id, entity.entity, entity.sample_ids)))),
+    );
+  };
+
+  const poll = async () => {
+    try {
+      const audit = await api<AuditSummary>("GET", `${connectionPath(id)}/audits/${encodeURIComponent(auditId)}`);
+      if (stopped) return;
+      show(audit);
+      if (audit.status === "running") timer = setTimeout(() => void poll(), POLL_MS);
+    } catch (error) {
+      if (!stopped) status.textContent = (error as Error).message;
+    }
+  };
+  void poll();
+  return () => {
+    stopped = true;
+    if (timer !== undefined) clearTimeout(timer);
+  };
+}

@@ -1,0 +1,148 @@
+import { api, COLLECTIONS, connectionPath } from "./api";
+import type { Explanation, RecordWithLineage } from "./data-trust-api";
+import { h, uid } from "./dom";
+import { timeOf } from "./time";
+import { explainHref } from "./findings-list";
+
+const runHref = (id: string, runId: string) => `#/connections/${encodeURIComponent(id)}/runs/${encodeURIComponent(runId)}`;
+const auditHref = (id: string, auditId: string) => `#/connections/${encodeURIComponent(id)}/audits/${encodeURIComponent(auditId)}`;
+
+/**
+ * Explain a record: find it by collection and id, then show why the store
+ * holds what it holds (or why it holds nothing), the stored record and its
+ * lineage. `target` is the record the route names, if any.
+ */
+export async function explainView(
+  outlet: HTMLElement,
+  id: string,
+  target: { readonly collection: string; readonly recordId: string; readonly pipelineId?: string } | null,
+): Promise<void> {
+  const collectionId = uid("collection");
+  const recordId = uid("record-id");
+  const pipelineId = uid("pipeline-id");
+  const collection = h("select", { id: collectionId, name: "collection" }, COLLECTIONS.map((name) => h("option", { value: name }, name)));
+  collection.value = target?.collection ?? "leads";
+  const recordInput = h("input", { id: recordId, name: "record_id", required: true, autocomplete: "off", value: target?.recordId ?? "" });
+  const pipelineInput = h("input", { id: pipelineId, name: "pipeline_id", autocomplete: "off", "aria-describedby": `${pipelineId}-hint`, value: target?.pipelineId ?? "" });
+  const form = h(
+    "form",
+    { class: "card explain-form", "aria-label": "Find a record" },
+    h("div", { class: "field" }, h("label", { for: collectionId }, "Collection"), collection),
+    h("div", { class: "field" }, h("label", { for: recordId }, "Record id"), recordInput),
+    h(
+      "div",
+      { class: "field" },
+      h("label", { for: pipelineId }, "Pipeline id"),
+      pipelineInput,
+      h("p", { class: "hint", id: `${pipelineId}-hint` }, "Stages only: a stage is found by its pipeline and its id."),
+    ),
+    h("div", { class: "field" }, h("button", { type: "submit", class: "primary" }, "Explain")),
+  );
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    const record = recordInput.value.trim();
+    if (record === "") return;
+    const pipeline = pipelineInput.value.trim();
+    location.hash = `${explainHref(id, collection.value, record)}${collection.value === "stages" && pipeline !== "" ? `/${encodeURIComponent(pipeline)}` : ""}`;
+  });
+  const status = h("p", { role: "status", "aria-live": "polite" });
+  const result = h("div", { class: "explain-result" });
+  outlet.replaceChildren(
+    h("h1", { tabindex: "-1" }, target === null ? "Explain a record" : `Explain ${target.collection} ${target.recordId}`),
+    h("p", null, h("a", { href: `#/connections/${encodeURIComponent(id)}` }, "← Connection")),
+    form,
+    status,
+    result,
+  );
+  if (target === null) return;
+
+  status.textContent = "Loading…";
+  const path = `${connectionPath(id)}/records/${encodeURIComponent(target.collection)}/${encodeURIComponent(target.recordId)}`;
+  const query = target.pipelineId ? `?pipeline_id=${encodeURIComponent(target.pipelineId)}` : "";
+  let explanation: Explanation;
+  let stored: RecordWithLineage;
+  try {
+    [explanation, stored] = await Promise.all([api<Explanation>("GET", `${path}/explain${query}`), api<RecordWithLineage>("GET", `${path}${query}`)]);
+  } catch (error) {
+    status.textContent = (error as Error).message;
+    return;
+  }
+  status.textContent = explanation.present ? "The store holds this record." : "The store does not hold this record.";
+  result.replaceChildren(
+    h(
+      "section",
+      { class: "card", "aria-labelledby": "verdict-title", "data-verdict": explanation.verdict, "data-present": String(explanation.present) },
+      h("h2", { id: "verdict-title" }, "Explanation"),
+      h("p", { class: `verdict verdict-${explanation.verdict}` }, h("span", { class: "badge" }, explanation.verdict)),
+      h("p", { class: "explain-detail" }, explanation.detail),
+      h(
+        "dl",
+        { class: "facts" },
+        fact("Stored", explanation.present ? "yes" : "no"),
+        fact("updated_at", explanation.updated_at ?? "—"),
+        explanation.healed_by_audit === null
+          ? []
+          : fact(
+              "Healed by audit",
+              h("a", { href: auditHref(id, explanation.healed_by_audit.audit_id) }, explanation.healed_by_audit.audit_id),
+              ` · ${explanation.healed_by_audit.cause} · updated_at ${explanation.healed_by_audit.updated_at ?? "—"} against the watermark ${explanation.healed_by_audit.watermark ?? "—"}`,
+            ),
+        explanation.absent_in_source === null
+          ? []
+          : fact("Not at the source", "in audit ", h("a", { href: auditHref(id, explanation.absent_in_source.audit_id) }, explanation.absent_in_source.audit_id)),
+        fact("Findings", explanation.findings.length === 0 ? "none" : explanation.findings.join(", ")),
+        fact(
+          "Last audit",
+          explanation.last_audit === null
+            ? "none has run"
+            : [h("a", { href: auditHref(id, explanation.last_audit.id) }, explanation.last_audit.id), ` · ${explanation.last_audit.status} · `, timeOf(explanation.last_audit.started_at)],
+        ),
+      ),
+    ),
+    stored.lineage === null
+      ? h("section", { class: "card", "aria-labelledby": "lineage-title" }, h("h2", { id: "lineage-title" }, "Lineage"), h("p", null, "None: the store holds no such record."))
+      : h(
+          "section",
+          { class: "card lineage", "aria-labelledby": "lineage-title" },
+          h("h2", { id: "lineage-title" }, "Lineage"),
+          h(
+            "dl",
+            { class: "facts" },
+            fact(
+              "First seen",
+              stored.lineage.first_seen === null
+                ? "before lineage was kept"
+                : [h("a", { href: runHref(id, stored.lineage.first_seen.run_id) }, stored.lineage.first_seen.run_id), ` · page ${stored.lineage.first_seen.page} · `, timeOf(stored.lineage.first_seen.at)],
+            ),
+            fact(
+              "Last written",
+              stored.lineage.last_written === null
+                ? "—"
+                : [
+                    // An audit's write names the audit, a sync's the run.
+                    h("a", { href: stored.lineage.last_written.run_id.startsWith("audit-") ? auditHref(id, stored.lineage.last_written.run_id) : runHref(id, stored.lineage.last_written.run_id) }, stored.lineage.last_written.run_id),
+                    ` · page ${stored.lineage.last_written.page} · `,
+                    timeOf(stored.lineage.last_written.at),
+                    ` · source updated_at ${stored.lineage.last_written.source_updated_at ?? "missing or unparseable"}`,
+                  ],
+            ),
+            fact("Writes", stored.lineage.writes),
+            fact("Deleted", timeOf(stored.lineage.deleted_at)),
+            fact("Healed by audit", stored.lineage.healed_by_audit === null ? "no" : h("a", { href: auditHref(id, stored.lineage.healed_by_audit) }, stored.lineage.healed_by_audit)),
+            fact("Findings when last written", stored.lineage.findings.length === 0 ? "none" : stored.lineage.findings.join(", ")),
+          ),
+        ),
+    stored.record === null
+      ? ""
+      : h(
+          "section",
+          { class: "card record-json", "aria-labelledby": "stored-title" },
+          h("h2", { id: "stored-title" }, "Stored record"),
+          h("pre", { tabindex: "0", "aria-label": "Stored record, JSON" }, JSON.stringify(stored.record, null, 2)),
+        ),
+  );
+}
+
+function fact(label: string, ...value: (Node | string | number | readonly (Node | string)[])[]): Node[] {
+  return [h("dt", null, label), h("dd", { "data-fact": label }, ...value)];
+}

@@ -1,0 +1,58 @@
+import type { RunSummary } from "./api";
+import { chartFigure, dataTable, SERIES_COLOURS } from "./chart-figure";
+import { duration, h } from "./dom";
+import { timeOf, when } from "./time";
+import { recordsOf } from "./health";
+
+/** Runs the history chart draws: the newest ones, at most this many. */
+export const CHARTED_RUNS = 30;
+
+const secondsOf = (run: RunSummary): number | null =>
+  run.finished_at === null ? null : Math.max(0, (Date.parse(run.finished_at) - Date.parse(run.started_at)) / 1000);
+
+/** Records (bars) and duration (line) per run over the last CHARTED_RUNS runs, oldest on the left; `runs` come newest first. */
+export function runsChart(connectionId: string, runs: readonly RunSummary[]): HTMLElement {
+  const shown = runs.slice(0, CHARTED_RUNS).reverse();
+  const labels = shown.map((run) => when(run.started_at));
+  const table = dataTable(
+    "Records and duration per run, oldest first",
+    ["Run started", "Status", "Records", "Duration"],
+    shown.map((run) => [
+      h("a", { href: `#/connections/${encodeURIComponent(connectionId)}/runs/${encodeURIComponent(run.id)}` }, timeOf(run.started_at)),
+      run.status,
+      recordsOf(run),
+      duration(run.started_at, run.finished_at),
+    ]),
+  );
+  return chartFigure({
+    name: "runs",
+    caption: `Records and duration of the last ${shown.length} run${shown.length === 1 ? "" : "s"}`,
+    summary: `Bar chart of records per run and line chart of each run's duration in seconds, ${shown.length} runs, oldest first.`,
+    table,
+    config: {
+      type: "bar",
+      data: {
+        labels,
+        datasets: [
+          { type: "bar", label: "Records", data: shown.map(recordsOf), backgroundColor: SERIES_COLOURS[0], yAxisID: "records", order: 2 },
+          {
+            type: "line",
+            label: "Duration (s)",
+            data: shown.map(secondsOf),
+            borderColor: SERIES_COLOURS[3],
+            backgroundColor: SERIES_COLOURS[3],
+            yAxisID: "seconds",
+            order: 1,
+          },
+        ],
+      },
+      options: {
+        scales: {
+          x: { ticks: { maxRotation: 0, autoSkip: true, maxTicksLimit: 4 } },
+          records: { type: "linear", position: "left", beginAtZero: true, title: { display: true, text: "records" } },
+          seconds: { type: "linear", position: "right", beginAtZero: true, grid: { drawOnChartArea: false }, title: { display: true, text: "seconds" } },
+        },
+      },
+    },
+  });
+}
