@@ -261,7 +261,7 @@ describe("owner's console: the overview, names, alerts and craft (Chromium again
     await owner.getByRole("list", { name: "Notifications" }).locator("li").first().waitFor();
     expect(await owner.evaluate<number>("document.documentElement.scrollWidth")).toBeLessThanOrEqual(360);
     await shot(owner, "connections-360px");
-    await owner.getByRole("link", { name: "Zeta CRM" }).first().click();
+    await owner.locator(`li.card[data-connection="${ids.zeta}"] h2 a`).click();
     await owner.getByRole("heading", { name: "Zeta CRM", level: 1 }).waitFor();
     await owner.getByRole("list", { name: "Run history" }).getByRole("link").first().waitFor();
     expect(await owner.evaluate<number>("document.documentElement.scrollWidth")).toBeLessThanOrEqual(360);
