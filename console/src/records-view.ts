@@ -1,5 +1,6 @@
 import { api, COLLECTIONS, connectionPath, type RecordsPage } from "./api";
 import { h } from "./dom";
+import { explainHref } from "./findings-list";
 
 const PAGE_SIZE = 25;
 const LABEL_FIELDS = ["name", "title", "subject", "type", "email", "label"];
@@ -46,7 +47,13 @@ export function recordsView(outlet: HTMLElement, id: string, entity: string): vo
                 onclick: () => {
                   detail.hidden = false;
                   const title = h("h2", { id: "json-title", tabindex: "-1" }, labelOf(record));
-                  detail.replaceChildren(title, h("pre", { tabindex: "0" }, JSON.stringify(record, null, 2)));
+                  const recordId = typeof record["id"] === "string" ? record["id"] : null;
+                  detail.replaceChildren(
+                    title,
+                    // Why the store holds it as it does: its lineage and verdict (a stage is found with its pipeline's id).
+                    recordId === null || entity === "stages" ? "" : h("p", null, h("a", { href: explainHref(id, entity, recordId) }, "Explain this record: its lineage and verdict")),
+                    h("pre", { tabindex: "0" }, JSON.stringify(record, null, 2)),
+                  );
                   title.focus();
                 },
               },

@@ -10,7 +10,7 @@ import { startDynamoDbLocal } from "./dynamodb-local";
 import type { LocalDispatch } from "./local-dispatch";
 import { createLocalJobs, createLocalService, type LocalService } from "./local-composition";
 import { StartupError, type LocalRuntimeConfig } from "./local-runtime-config";
-import { startLocalSchedule } from "./local-schedule";
+import { scheduleLabel, startLocalSchedule } from "./local-schedule";
 import { checkDataDir, checkJava, checkPortFree } from "./startup-checks";
 
 /** The local table; DynamoDB Local keeps it in DATA_DIR/dynamodb. */
@@ -112,13 +112,6 @@ export async function startLocalRuntime(config: LocalRuntimeConfig, logger: Logg
     await dynamodb.stop();
     throw error;
   }
-}
-
-/** SCHEDULE as parsed (ms, or null for off) back to the interval the owner reads on each connection: `1h`, `15m`, `off`. */
-export function scheduleLabel(intervalMs: number | null): string {
-  if (intervalMs === null) return "off";
-  const [unit, ms] = ([["h", 3_600_000], ["m", 60_000]] as const).find(([, size]) => intervalMs % size === 0) ?? ["s", 1_000];
-  return `${intervalMs / ms}${unit}`;
 }
 
 /** Runs that were running when the runtime last stopped: their executions died with it, so start them again. */

@@ -41,3 +41,10 @@ export function startLocalSchedule(
     timer.clear(handle);
   };
 }
+
+/** SCHEDULE as parsed (ms, or null for off) back to the interval the owner reads on each connection: `1h`, `15m`, `off`. */
+export function scheduleLabel(intervalMs: number | null): string {
+  if (intervalMs === null) return "off";
+  const [unit, ms] = ([["h", 3_600_000], ["m", 60_000]] as const).find(([, size]) => intervalMs % size === 0) ?? ["s", 1_000];
+  return `${intervalMs / ms}${unit}`;
+}

@@ -34,7 +34,7 @@ export const CONSOLE_BUILD_FIXTURE = fileURLToPath(new URL("./console-build-fixt
 /**
  * Builds the stack as bin/app.ts does, under cdk.json's feature flags and the given context. Bundling is skipped (the
  * `aws:cdk:bundling-stacks` context set to no stack) unless asked for:
- * test/cdk/bundling.test.ts bundles for real, once.
+ * test/cdk/bundling.e2e.test.ts bundles for real, once.
  */
 export function synthesize(context?: Record<string, unknown>, options: { bundle?: boolean; outdir?: string } = {}): Synthesized {
   if (context === undefined && options.bundle === undefined && options.outdir === undefined) return (defaultSynthesis ??= synthesize(TEST_CONTEXT));

@@ -1,5 +1,7 @@
+import * as v from "valibot";
 import { describe, expect, test } from "vitest";
-import { startLocalSchedule, type ScheduleTimer } from "../../lambdas/local/local-schedule";
+import { scheduleLabel, startLocalSchedule, type ScheduleTimer } from "../../lambdas/local/local-schedule";
+import { ScheduleSchema } from "../../lambdas/sync/schedule-interval";
 
 describe("SCHEDULE", () => {
   test("the local schedule runs the dispatcher on a timer, one tick at a time, until stopped", async () => {
@@ -103,3 +105,16 @@ function gatedTicks() {
     fail: (error: unknown) => settle?.reject(error),
   };
 }
+
+describe("the local runtime tells the API its SCHEDULE", () => {
+  test.each([
+    ["1h", "1h"],
+    ["15m", "15m"],
+    ["90m", "90m"],
+    ["120m", "2h"],
+    ["30s", "30s"],
+    ["off", "off"],
+  ])("schedule: SCHEDULE=%s is shown on each connection as %s", (setting, shown) => {
+    expect(scheduleLabel(v.parse(ScheduleSchema, setting))).toBe(shown);
+  });
+});

@@ -5,8 +5,9 @@ import type { GateAnnouncement } from "../../lambdas/local/crash-gates";
 /**
  * The control server behind CRASH_GATES (lambdas/local/crash-gates.ts): a real
  * HTTP server on 127.0.0.1. Every announcement is logged and answered "go" at
- * once, except the one the test is waiting for, which is held (the runtime
- * stays blocked at that point) until the test lets it pass or kills the runtime.
+ * once, except those the test is waiting for, which are held (the runtime's
+ * task stays blocked at that point) until the test lets it pass or kills the
+ * runtime. Several holds can wait at once: one per run of a runtime's life.
  */
 
 export interface HeldGate {
@@ -20,14 +21,14 @@ export interface GateControl {
   readonly url: string;
   /** Every announcement received, in order. */
   readonly log: GateAnnouncement[];
-  /** Holds the next announcement that matches (earlier ones pass) and resolves with it. One waiter at a time. */
+  /** Holds the next announcement that matches (earlier ones pass) and resolves with it; the oldest waiting hold matches first. */
   hold(matches: (announcement: GateAnnouncement) => boolean): Promise<HeldGate>;
   close(): Promise<void>;
 }
 
 export async function startGateControl(): Promise<GateControl> {
   const log: GateAnnouncement[] = [];
-  let waiter: { matches: (a: GateAnnouncement) => boolean; resolve: (gate: HeldGate) => void } | undefined;
+  const waiters: { matches: (a: GateAnnouncement) => boolean; resolve: (gate: HeldGate) => void }[] = [];
   const go = (res: ServerResponse) => {
     // The runtime may have been killed while held: answering a dead socket is harmless.
     if (!res.destroyed) res.end("go");
@@ -40,10 +41,10 @@ export async function startGateControl(): Promise<GateControl> {
     req.on("end", () => {
       const announcement = JSON.parse(body) as GateAnnouncement;
       log.push(announcement);
-      const current = waiter;
-      if (current !== undefined && current.matches(announcement)) {
-        waiter = undefined;
-        current.resolve({ announcement, go: () => go(res) });
+      const index = waiters.findIndex((waiter) => waiter.matches(announcement));
+      if (index >= 0) {
+        const [waiter] = waiters.splice(index, 1);
+        waiter!.resolve({ announcement, go: () => go(res) });
         return;
       }
       go(res);
@@ -59,8 +60,7 @@ export async function startGateControl(): Promise<GateControl> {
     url: `http://127.0.0.1:${port}/gate`,
     log,
     hold(matches) {
-      if (waiter !== undefined) throw new Error("hold: a previous hold is still waiting");
-      return new Promise<HeldGate>((resolve) => (waiter = { matches, resolve }));
+      return new Promise<HeldGate>((resolve) => waiters.push({ matches, resolve }));
     },
     close: () =>
       new Promise<void>((resolve, reject) => {

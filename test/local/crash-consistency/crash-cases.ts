@@ -2,7 +2,7 @@ import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { COLLECTIONS, SYNC_ENTITIES, type Collection, type SyncEntity } from "../../../lambdas/core/entities";
 import type { RunSummary } from "../../../lambdas/core/run-summary";
 import { entityDefinition } from "../../../lambdas/ingestion/entity-catalog";
@@ -11,20 +11,22 @@ import { LOCAL_TABLE_NAME } from "../../../lambdas/local/local-runtime";
 import { issueSessionToken, loadOrCreateSigningKey } from "../../../lambdas/local/local-token-issuer";
 import { DynamoDbRunStore } from "../../../lambdas/runs/dynamodb-run-store";
 import { DynamoDbRecordStore } from "../../../lambdas/store/dynamodb-record-store";
-import { startGateControl } from "../../support/crash-gate-control";
+import { startGateControl, type GateControl, type HeldGate } from "../../support/crash-gate-control";
 import { CRASH_SYNC_SINCE, crashDataset, expectedCounts, expectedRecords, pagesOf, watermarkAfterPages } from "../../support/crash-dataset";
 import { crmSource } from "../../support/crm-source";
 import { freePort, startRuntimeProcess, type RuntimeProcess } from "../../support/runtime-process";
 import { startSourceServer, type SourceReply, type SourceRequest, type SourceServer } from "../../support/source-server";
 
 /**
- * Crash consistency, proven (issue 10; docs/crash-consistency.md). Each case
+ * Crash consistency, proven (issue 10; docs/crash-consistency.md). Each life
  * runs `npm start` as a child process with CRASH_GATES pointing at a control
- * server, starts a sync, SIGKILLs the runtime's whole process group (DynamoDB
- * Local included) at one named point of a page, starts it again on the same
- * DATA_DIR, and checks that the run the restart resumes ends with exactly the
- * source's records, the watermarks at their maximum, exact counts, the dead run
- * failed and never two runs at once. Every wait is on a gate, none on the clock.
+ * server, starts one sync per case (each connection on its own loopback
+ * source), holds each run at its case's point of a page, SIGKILLs the
+ * runtime's whole process group (DynamoDB Local included) once all are held,
+ * starts it again on the same DATA_DIR, and checks per case that the run the
+ * restart resumes ends with exactly the source's records, the watermarks at
+ * their maximum, exact counts, the dead run failed and never two runs at once.
+ * Every wait is on a gate, none on the clock.
  */
 
 const CONNECTIONS = "/api/v1/crm/custom/connections";
@@ -37,20 +39,27 @@ const data = crashDataset();
 
 export type CrashPart = 1 | 2 | 3;
 
-/** Where the dead run was killed, as a page of the sync order: what it had committed follows from it. */
+/** Where a dead run was killed, as a page of the sync order: what it had committed follows from it. */
 interface CrashCase {
   readonly name: string;
-  /** Which of the three test files runs it: the cases take about 35 s each, so they are spread over the workers. */
-  readonly part: CrashPart;
   readonly killAt: (announcement: GateAnnouncement) => boolean;
   /** The entity the kill lands in and how many of its pages were committed by then (earlier entities: all). */
   readonly entity: SyncEntity;
   readonly committedPages: number;
+  /** Called before the first start: a fault of this case's source, switched off at the kill. */
+  readonly fault?: () => (request: SourceRequest) => SourceReply | undefined;
+}
+
+/**
+ * One life of the runtime: the cases whose runs are cut short by the same kill. Cases that need another setting
+ * or another way of dying get a life of their own; each life is one test file (part), so the lives run in parallel.
+ */
+interface CrashLife {
+  readonly part: CrashPart;
+  readonly env?: Readonly<Record<string, string>>;
   /** Kill DynamoDB Local first, let the runtime run on into the dead store, then kill the rest. */
   readonly killJavaFirst?: boolean;
-  readonly env?: Readonly<Record<string, string>>;
-  /** Called before the first start: a fault of the source for this case. */
-  readonly fault?: () => (request: SourceRequest) => SourceReply | undefined;
+  readonly cases: readonly CrashCase[];
 }
 
 const at =
@@ -58,49 +67,64 @@ const at =
   (a: GateAnnouncement) =>
     a.point === point && a.entity === entity && a.page === page && extra(a);
 
-const CASES: readonly CrashCase[] = [
-  { name: "before the fetch", part: 1, killAt: at("before-fetch", "leads", 2), entity: "leads", committedPages: 1 },
-  { name: "after the fetch, before any write", part: 1, killAt: at("after-fetch", "leads", 2), entity: "leads", committedPages: 1 },
+const LIVES: readonly CrashLife[] = [
   {
-    name: "between the page's transactions", part: 2,
-    killAt: at("after-transaction", "leads", 1, (a) => a.transaction === 1 && a.watermark === false),
-    entity: "leads",
-    committedPages: 0,
+    part: 1,
+    cases: [
+      { name: "before the fetch", killAt: at("before-fetch", "leads", 2), entity: "leads", committedPages: 1 },
+      { name: "after the fetch, before any write", killAt: at("after-fetch", "leads", 2), entity: "leads", committedPages: 1 },
+      {
+        name: "between the page's transactions",
+        killAt: at("after-transaction", "leads", 1, (a) => a.transaction === 1 && a.watermark === false),
+        entity: "leads",
+        committedPages: 0,
+      },
+      {
+        name: "after the last transaction, before the state machine records the task's result",
+        killAt: at("page-task-returned", "leads", 1),
+        entity: "leads",
+        committedPages: 1,
+      },
+      {
+        name: "during a Wait after a 429 with Retry-After",
+        killAt: at("waiting", "leads", 2),
+        entity: "leads",
+        committedPages: 1,
+        fault: () => {
+          let throttled = false;
+          return (request) => {
+            if (throttled || request.path !== "/leads" || request.query.get("page") !== "2") return undefined;
+            throttled = true;
+            return { status: 429, headers: { "retry-after": String(RETRY_AFTER_SECONDS) }, json: { error: "slow down" } };
+          };
+        },
+      },
+    ],
   },
   {
-    name: "after the last transaction, before the state machine records the task's result", part: 3,
-    killAt: at("page-task-returned", "leads", 1),
-    entity: "leads",
-    committedPages: 1,
-  },
-  {
-    name: "during a Wait after a 429 with Retry-After", part: 3,
-    killAt: at("waiting", "leads", 2),
-    entity: "leads",
-    committedPages: 1,
-    fault: () => {
-      let throttled = false;
-      return (request) => {
-        if (throttled || request.path !== "/leads" || request.query.get("page") !== "2") return undefined;
-        throttled = true;
-        return { status: 429, headers: { "retry-after": String(RETRY_AFTER_SECONDS) }, json: { error: "slow down" } };
-      };
-    },
-  },
-  {
-    name: "during ContinueAsNew", part: 1,
+    part: 2,
     // Three page tasks per execution: pipelines, users and contacts page 1, then the run continues at contacts page 2.
     env: { PAGE_TASKS_PER_EXECUTION: "3" },
-    killAt: (a) => a.point === "continue-as-new" && a.entity === "contacts" && a.page === 2,
-    entity: "contacts",
-    committedPages: 1,
+    cases: [
+      {
+        name: "during ContinueAsNew",
+        killAt: (a) => a.point === "continue-as-new" && a.entity === "contacts" && a.page === 2,
+        entity: "contacts",
+        committedPages: 1,
+      },
+    ],
   },
   {
-    name: "DynamoDB Local killed mid-run (between the page's transactions)", part: 2,
-    killAt: at("after-transaction", "leads", 1, (a) => a.transaction === 1),
-    entity: "leads",
-    committedPages: 0,
+    part: 3,
     killJavaFirst: true,
+    cases: [
+      {
+        name: "DynamoDB Local killed mid-run (between the page's transactions)",
+        killAt: at("after-transaction", "leads", 1, (a) => a.transaction === 1),
+        entity: "leads",
+        committedPages: 0,
+      },
+    ],
   },
 ];
 
@@ -177,80 +201,110 @@ function expectOneRunAtATime(runs: readonly RunSummary[]): void {
   expect(runs.filter((run) => run.status === "running").length).toBeLessThanOrEqual(1);
 }
 
+/** What the first life left of one case, for its test: its connection, its dead run and its resumed run, held. */
+interface CutShortRun {
+  readonly connectionId: string;
+  readonly deadRunId: string;
+  /** The resumed run's first announcement (pipelines page 1, before the fetch), held until the case's test lets it go. */
+  readonly begun: HeldGate;
+}
+
 /**
- * Registers the cases of one part: a loopback source (with a per-case fault), and each case
- * as its own test, with every runtime it started killed afterwards.
+ * Registers the cases of one part: one life of the runtime in which every case's run is cut short by the same
+ * kill, then one test per case that finishes its resumed run and checks it.
  */
 export function describeCrashCases(part: CrashPart): void {
-  let source: SourceServer;
-  let fault: ((request: SourceRequest) => SourceReply | undefined) | undefined;
-  beforeAll(async () => {
-    source = await startSourceServer(crmSource(() => data, { token: SOURCE_TOKEN, fault: (request) => fault?.(request) }));
-  });
-  afterAll(async () => {
-    await source.close();
-  });
-  /** Every runtime a case started: killed here too, since a case that times out never reaches its own finally. */
+  const life = LIVES.find((candidate) => candidate.part === part)!;
+  const cutShort = new Map<string, CutShortRun>();
+  const sources: SourceServer[] = [];
+  /** Every runtime the life started: killed at the end, whatever failed. */
   const started: RuntimeProcess[] = [];
-  afterEach(async () => {
-    await Promise.all(started.splice(0).map((runtime) => runtime.killGroup().catch(() => {})));
+  let dataDir = "";
+  let control: GateControl;
+  let table: ReturnType<typeof tableOf>;
+  let runtime: RuntimeProcess;
+
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), "crm-crash-"));
+    control = await startGateControl();
+    const dynamoDbPort = await freePort();
+    const env = { DATA_DIR: dataDir, PORT: "0", TIME_SCALE: "1", DYNAMODB_PORT: String(dynamoDbPort), CRASH_GATES: control.url, ...life.env };
+    // A source per case, so that one case's fault reaches only its own run.
+    let faultsOn = true;
+    const sourceOf = new Map<string, SourceServer>();
+    for (const crash of life.cases) {
+      const fault = crash.fault?.();
+      const source = await startSourceServer(
+        crmSource(() => data, { token: SOURCE_TOKEN, fault: (request) => (faultsOn ? fault?.(request) : undefined) }),
+      );
+      sources.push(source);
+      sourceOf.set(crash.name, source);
+    }
+    const startRuntime = () => {
+      const next = startRuntimeProcess(env);
+      started.push(next);
+      return next;
+    };
+    runtime = startRuntime();
+    table = tableOf(dynamoDbPort);
+    try {
+      // --- First life: start a sync per case and hold each run at its case's point, one case after the other: the
+      // Wait case's point does not block its run, so it comes last and the kill follows it within its Retry-After.
+      const api = await apiOf(await runtime.url, dataDir);
+      const held: { crash: CrashCase; connectionId: string; deadRunId: string; gate: HeldGate }[] = [];
+      for (const crash of life.cases) {
+        const created = await api.call("POST", CONNECTIONS, {
+          base_url: sourceOf.get(crash.name)!.baseUrl,
+          token: SOURCE_TOKEN,
+          rate_limit: 100,
+          sync_since: CRASH_SYNC_SINCE,
+          trigger_sync: false,
+        });
+        expect(created.status, JSON.stringify(created.body)).toBe(201);
+        const connectionId = created.body.id as string;
+        const gate = control.hold((a) => a.connection_id === connectionId && crash.killAt(a));
+        const syncing = await api.call("POST", `${CONNECTIONS}/${connectionId}/syncs`);
+        expect(syncing.status).toBe(202);
+        held.push({ crash, connectionId, deadRunId: syncing.body.id as string, gate: await gate });
+      }
+      for (const run of held) expect(run.gate.announcement.run_id, run.crash.name).toBe(run.deadRunId);
+
+      if (life.killJavaFirst === true) {
+        await runtime.killJava();
+        // The point names no run (it is the client's, below any page): the first call that finds the store gone.
+        const unreachable = control.hold((a) => a.point === "store-unreachable");
+        for (const run of held) run.gate.go();
+        await unreachable;
+      }
+      await runtime.killGroup();
+      faultsOn = false;
+
+      // --- Second life: the restart resumes every cut-short run; hold each before its first request.
+      const firstFetches = held.map((run) => control.hold((a) => a.point === "before-fetch" && a.connection_id === run.connectionId));
+      runtime = startRuntime();
+      const begun = await Promise.all(firstFetches);
+      held.forEach((run, index) => cutShort.set(run.crash.name, { connectionId: run.connectionId, deadRunId: run.deadRunId, begun: begun[index]! }));
+    } catch (error) {
+      console.error(`--- runtime output (tail), crash life ${part} ---\n${runtime.output().slice(-6000)}`);
+      throw error;
+    }
+  }, 300_000);
+
+  afterAll(async () => {
+    await Promise.all(started.map((each) => each.killGroup().catch(() => {})));
+    table?.destroy();
+    await control?.close();
+    await Promise.all(sources.map((source) => source.close()));
+    if (dataDir !== "") await rm(dataDir, { recursive: true, force: true });
   });
-  const startRuntime = (env: Record<string, string>) => {
-    const runtime = startRuntimeProcess(env);
-    started.push(runtime);
-    return runtime;
-  };
 
   describe("crash consistency: SIGKILL of the whole local runtime at each point of a page", () => {
-    for (const crash of CASES.filter((c) => c.part === part)) {
+    for (const crash of life.cases) {
       test(`killed ${crash.name}: after a restart the resumed run ends with exactly the source's records, watermarks at the committed maximum, exact counts, the dead run failed, one run at a time`, async () => {
-        const dataDir = await mkdtemp(join(tmpdir(), "crm-crash-"));
-        const control = await startGateControl();
-        const dynamoDbPort = await freePort();
-        const env = {
-          DATA_DIR: dataDir,
-          PORT: "0",
-          TIME_SCALE: "1",
-          DYNAMODB_PORT: String(dynamoDbPort),
-          CRASH_GATES: control.url,
-          ...crash.env,
-        };
-        fault = crash.fault?.();
-        let runtime: RuntimeProcess = startRuntime(env);
-        const table = tableOf(dynamoDbPort);
+        const cut = cutShort.get(crash.name);
+        expect(cut, "the life cut this case's run short").toBeDefined();
+        const { connectionId, deadRunId, begun } = cut!;
         try {
-          // --- First life: start a sync and kill everything at the chosen point.
-          let api = await apiOf(await runtime.url, dataDir);
-          const created = await api.call("POST", CONNECTIONS, {
-            base_url: source.baseUrl,
-            token: SOURCE_TOKEN,
-            rate_limit: 100,
-            sync_since: CRASH_SYNC_SINCE,
-            trigger_sync: false,
-          });
-          expect(created.status, JSON.stringify(created.body)).toBe(201);
-          const connectionId = created.body.id as string;
-
-          const killPoint = control.hold(crash.killAt);
-          const started = await api.call("POST", `${CONNECTIONS}/${connectionId}/syncs`);
-          expect(started.status).toBe(202);
-          const deadRunId = started.body.id as string;
-          const held = await killPoint;
-          expect(held.announcement.run_id).toBe(deadRunId);
-
-          if (crash.killJavaFirst === true) {
-            await runtime.killJava();
-            const unreachable = control.hold((a) => a.point === "store-unreachable");
-            held.go();
-            await unreachable;
-          }
-          await runtime.killGroup();
-          fault = undefined;
-
-          // --- Second life: the restart resumes the cut-short run; hold it before its first request.
-          const firstFetch = control.hold((a) => a.point === "before-fetch");
-          runtime = startRuntime(env);
-          const begun = await firstFetch;
           const resumedRunId = begun.announcement.run_id!;
           expect(resumedRunId).not.toBe(deadRunId);
           expect(begun.announcement).toMatchObject({ connection_id: connectionId, entity: "pipelines", page: 1 });
@@ -279,7 +333,7 @@ export function describeCrashCases(part: CrashPart): void {
           }
 
           // One run at a time: a manual sync while the resumed run is in progress gets that run, not a second one.
-          api = await apiOf(await runtime.url, dataDir);
+          const api = await apiOf(await runtime.url, dataDir);
           const manual = await api.call("POST", `${CONNECTIONS}/${connectionId}/syncs`);
           expect(manual.status).toBe(202);
           expect(manual.body.id).toBe(resumedRunId);
@@ -290,7 +344,6 @@ export function describeCrashCases(part: CrashPart): void {
           const end = await finished;
           end.go();
           expect(end.announcement.status).toBe("succeeded");
-
           // Exactly the source's records per collection: none lost, none duplicated, tombstones as the source says.
           const expected = expectedRecords(data);
           for (const collection of COLLECTIONS) {
@@ -333,12 +386,6 @@ export function describeCrashCases(part: CrashPart): void {
         } catch (error) {
           console.error(`--- runtime output (tail), ${crash.name} ---\n${runtime.output().slice(-6000)}`);
           throw error;
-        } finally {
-          fault = undefined;
-          await runtime.killGroup().catch(() => {});
-          table.destroy();
-          await control.close();
-          await rm(dataDir, { recursive: true, force: true });
         }
       }, 180_000);
     }

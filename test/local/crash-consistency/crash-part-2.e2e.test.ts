@@ -1,4 +1,4 @@
 import { describeCrashCases } from "./crash-cases";
 
-// Kills between the page's transactions, with the runtime or DynamoDB Local killed (docs/crash-consistency.md).
+// A runtime killed during ContinueAsNew, three page tasks per execution (docs/crash-consistency.md).
 describeCrashCases(2);

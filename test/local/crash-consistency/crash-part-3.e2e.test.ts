@@ -1,4 +1,4 @@
 import { describeCrashCases } from "./crash-cases";
 
-// Kills after the page task returned, and during a Wait (docs/crash-consistency.md).
+// DynamoDB Local killed first between the page's transactions, the runtime on into the dead store (docs/crash-consistency.md).
 describeCrashCases(3);

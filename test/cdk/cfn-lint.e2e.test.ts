@@ -20,7 +20,7 @@ if (!installed) {
   console.warn(
     required
       ? "cfn-lint is not on the PATH, and CI=true requires it: install it (pip install cfn-lint)."
-      : "cfn-lint is not on the PATH: the template's lint (test/cdk/cfn-lint.test.ts) is skipped. Install it with pip install cfn-lint.",
+      : "cfn-lint is not on the PATH: the template's lint (test/cdk/cfn-lint.e2e.test.ts) is skipped. Install it with pip install cfn-lint.",
   );
 }
 
