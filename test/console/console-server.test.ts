@@ -33,7 +33,8 @@ describe("local API server: console assets and development sign-in", () => {
     for (const path of assets) {
       const asset = await fetch(`${api.url}${path}`);
       expect(asset.status).toBe(200);
-      expect(asset.headers.get("content-type")).toBe(path.endsWith(".js") ? "text/javascript; charset=utf-8" : "text/css; charset=utf-8");
+      const type = path.endsWith(".js") ? "text/javascript; charset=utf-8" : path.endsWith(".svg") ? "image/svg+xml" : "text/css; charset=utf-8";
+      expect(asset.headers.get("content-type"), path).toBe(type);
       expect(asset.headers.get("content-security-policy")).not.toContain("unsafe-inline");
       expect(asset.headers.get("cache-control")).toContain("immutable");
     }

@@ -292,6 +292,14 @@ describe("the console's data-trust screens, end to end (Chromium, the local serv
     await owner.getByRole("heading", { name: "Explain contacts contact-2", level: 1 }).waitFor();
     await owner.locator('section[data-verdict="current"][data-present="true"]').waitFor();
     expect(await owner.locator('section.lineage [data-fact="Writes"]').textContent()).toBe("2");
+    // A stage is found by its pipeline's id and its own.
+    await owner.getByLabel("Collection").selectOption("stages");
+    await owner.getByLabel("Record id").fill("stage-won");
+    await owner.getByLabel("Pipeline id").fill("pipeline-1");
+    await owner.getByRole("button", { name: "Explain" }).click();
+    await owner.getByRole("heading", { name: "Explain stages stage-won", level: 1 }).waitFor();
+    await owner.locator('section[data-verdict="current"][data-present="true"]').waitFor();
+    expect(JSON.parse((await owner.getByLabel("Stored record, JSON").textContent()) ?? "null")).toMatchObject({ id: "stage-won", kind: "won" });
   });
 
   it("an audit cannot start while a sync of the connection runs: the page says which run is going on", async () => {
