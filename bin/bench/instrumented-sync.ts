@@ -20,6 +20,7 @@ import { leaseUntil } from "../../lambdas/sync/entity-steps";
 import { makeSyncHandlers, type SyncHandlers } from "../../lambdas/sync/handlers/sync-handlers";
 import { newRunId } from "../../lambdas/sync/run-id";
 import { startSync } from "../../lambdas/sync/start-sync";
+import type { RunMode } from "../../lambdas/core/run-mode";
 import type { StartSyncDeps, SyncDeps } from "../../lambdas/sync/sync-deps";
 import type { SyncState } from "../../lambdas/sync/sync-state";
 import { benchClient, discardingLogger, sleep } from "./bench-env";
@@ -308,11 +309,11 @@ export function createInstrumentedSync(options: InstrumentedSyncOptions) {
     return connection;
   }
 
-  /** (a) A normal sync: startSync, the state machine drives the page tasks; waits for the run summary to settle. */
-  async function syncWithStateMachine(connection: StoredConnection, pollMs = 100): Promise<SyncMeasurement> {
+  /** (a) A normal sync (or, mode `audit`, an audit): startSync, the state machine drives the page tasks; waits for the run summary to settle. */
+  async function syncWithStateMachine(connection: StoredConnection, pollMs = 100, mode: RunMode = "sync"): Promise<SyncMeasurement> {
     reset();
     const requestedAt = performance.now();
-    const { runId, started } = await startSync(startDeps, connection);
+    const { runId, started } = await startSync(startDeps, connection, { mode });
     if (!started) throw new Error(`a run was already in progress for ${connection.id}`);
     for (;;) {
       const summary = await pollRuns.get(connection.id, runId);

@@ -1,5 +1,6 @@
 import type { BenchContext, MeasurementResult } from "./bench-env";
 import { measureAnalytics } from "./analytics";
+import { measureAudit } from "./audit";
 import { measureLimiter } from "./limiter";
 import type { MeasurementName } from "./options";
 import { measureOrchestration } from "./orchestration";
@@ -19,4 +20,5 @@ export const MEASURE: Readonly<Record<MeasurementName, (context: BenchContext) =
   validation: measureValidation,
   limiter: measureLimiter,
   analytics: measureAnalytics,
+  audit: measureAudit,
 };

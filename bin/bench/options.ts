@@ -1,6 +1,6 @@
 /** `npm run bench -- [--quick | --smoke] [--only <name>[,<name>...]]`; also BENCH_QUICK=1 and BENCH_ONLY=<names>. */
 
-export const MEASUREMENTS = ["rate", "overhead", "scale", "orchestration", "product", "validation", "limiter", "analytics"] as const;
+export const MEASUREMENTS = ["rate", "overhead", "scale", "orchestration", "product", "validation", "limiter", "analytics", "audit"] as const;
 export type MeasurementName = (typeof MEASUREMENTS)[number];
 
 /**
@@ -18,7 +18,7 @@ export interface BenchOptions {
 }
 
 export const USAGE = `usage: npm run bench -- [--quick | --smoke] [--only <name>[,<name>...]]
-  --quick   smaller sizes for a fast check (2,000 leads at rates 5 and 20; scale 1k and 10k; analytics 10k leads)
+  --quick   smaller sizes for a fast check (2,000 leads at rates 5 and 20; scale 1k and 10k; analytics 10k leads; audit 4,800 records)
   --smoke   the smallest sizes that run every step of each measurement (what the bench's test runs; the figures mean nothing)
   --only    run only these measurements: ${MEASUREMENTS.join(", ")} (repeatable)
   --rates   the rate-bound measurement's rate_limits, e.g. --rates 50,100 (A/B runs of one rate)

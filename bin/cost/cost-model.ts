@@ -1,4 +1,6 @@
 import { SYNC_ENTITIES, type SyncEntity } from "../../lambdas/core/entities";
+import { AUDIT_ENTITIES, type AuditEntity } from "../../lambdas/core/run-mode";
+import { DEFAULT_SIZES } from "../reference-source/dataset";
 import { loadSyncDefinition, loadSyncPagesDefinition } from "../../statemachine/sync-definition";
 import { nextPageStep } from "../../lambdas/sync/entity-steps";
 import type { SyncCursor, SyncState } from "../../lambdas/sync/sync-state";
@@ -405,9 +407,9 @@ export function standardTransitionsPerPage(): number {
   return (large.standardTransitions - small.standardTransitions) / pagesAdded;
 }
 
-/** The reference source's default data set (bin/reference-source/dataset.ts DEFAULT_SIZES), what an audit reads: its incremental entities. */
-export const AUDITED_RECORDS = { contacts: 5000, leads: 5000, tasks: 3000, calls: 3000, events: 8000 } as const;
-/** Audits per month on the default weekly audit_schedule. */
+/** The reference source's default data set, what an audit reads: its incremental entities, read off DEFAULT_SIZES so the two cannot drift. */
+export const AUDITED_RECORDS: Readonly<Record<AuditEntity, number>> = Object.fromEntries(AUDIT_ENTITIES.map((entity) => [entity, DEFAULT_SIZES[entity]])) as Record<AuditEntity, number>;
+/** Audits per month on the default weekly audit_schedule (52 weeks a year). */
 export const WEEKLY_AUDITS_PER_MONTH = 52 / 12;
 /** An audit page's BatchGetItem of its 100 stored heads, strongly consistent: 1 RRU per head under 4 KB. */
 export const AUDIT_PAGE_READ_RRU = 100;

@@ -6,7 +6,9 @@ import { AUDIT_ENTITIES, type AuditEntity } from "../../lambdas/core/run-mode";
 import type { StoredConnection } from "../../lambdas/core/connection";
 import { preparePage } from "../../lambdas/ingestion/prepare-page";
 import { startSync } from "../../lambdas/sync/start-sync";
-import { createSyncHarness, type SyncHarness } from "../support/sync-harness";
+import { createSyncHarness, entityRow, type SyncHarness } from "../support/sync-harness";
+import type { RunSummary } from "../../lambdas/core/run-summary";
+import { DynamoDbNotificationStore } from "../../lambdas/notifications/dynamodb-notification-store";
 import { explainRecord } from "../../lambdas/onboarding/explain-record";
 import { NotFoundError } from "../../lambdas/onboarding/onboarding-errors";
 import { rejectedWith } from "../support/rejected-with";
@@ -29,6 +31,9 @@ let drifted: DriftSummary;
 let watermarksBefore: Record<string, string | null>;
 let audit: AuditSummary;
 let auditId: string;
+/** The source's data set before the drift, and the two syncs' summaries (before and after it). */
+let before: ReferenceSource["dataset"];
+const syncs: RunSummary[] = [];
 
 const row = (entity: AuditEntity) => audit.entities.find((entry) => entry.entity === entity)!;
 
@@ -47,9 +52,11 @@ beforeAll(async () => {
   harness = await createSyncHarness();
   source = await startReferenceSource({ seed: 22, sizes: SIZES, now: NOW });
   connection = await harness.addConnection({ baseUrl: source.url, token: source.token, syncSince: "2025-01-01T00:00:00.000Z" });
-  expect((await harness.sync(connection)).status).toBe("succeeded");
+  before = JSON.parse(JSON.stringify(source.dataset)) as typeof source.dataset;
+  syncs.push(await harness.sync(connection));
   drifted = drift(source.dataset, new Date(NOW.getTime() + 86_400_000));
-  expect((await harness.sync(connection)).status).toBe("succeeded");
+  syncs.push(await harness.sync(connection));
+  expect(syncs.map((run) => run.status)).toEqual(["succeeded", "succeeded"]);
   watermarksBefore = await watermarks();
   const started = await startSync(harness.startDeps, connection, { mode: "audit" });
   expect(started.started).toBe(true);
@@ -111,6 +118,45 @@ describe("an audit after the source drifted", () => {
     for (const entity of AUDIT_ENTITIES) {
       const before = watermarksBefore[entity] ?? null;
       if (before !== null) expect(after[entity]! >= before, entity).toBe(true);
+    }
+  });
+
+  test("the run summaries count each rule exactly: the first sync the source's own unlinked tasks, the second the drifted task with an unparseable updated_at and the new unlinked one", () => {
+    const finding = (run: RunSummary, entity: string, rule: string) => entityRow(run, entity)?.findings.find((each) => each.rule === rule);
+    const unlinkedBefore = before.tasks.filter((task) => !task.lead_id && !task.contact_id).map((task) => task.id);
+    const first = finding(syncs[0]!, "tasks", "task.unlinked");
+    if (unlinkedBefore.length === 0) expect(first).toBeUndefined();
+    else expect(first).toMatchObject({ count: unlinkedBefore.length, sample_ids: unlinkedBefore.slice(0, 5) });
+    for (const row of syncs[0]!.entities) expect(row.findings.map((each) => each.rule), row.entity).not.toContain("record.updated-at");
+    // The second sync pulls what moved past the watermark (and the margin's re-read): each drifted task once, under its rule.
+    expect(finding(syncs[1]!, "tasks", "record.updated-at")).toMatchObject({ count: 1, sample_ids: [drifted.unparseableTask] });
+    expect(finding(syncs[1]!, "tasks", "task.unlinked")).toMatchObject({ count: 1, sample_ids: [drifted.unlinkedTask] });
+  });
+
+  test("events: each sync's end sent Sync Run Finished and the audit's end Audit Finished with its heal counts by cause; none carries the token and no connection went stale", async () => {
+    const notes = await new DynamoDbNotificationStore({ client: harness.client, tableName: harness.tableName }).listLatest(connection.business_account_id, 100);
+    const ours = notes.filter((note) => note.connection_id === connection.id);
+    const finished = ours.find((note) => note.id === `audit-finished:${connection.id}:${auditId}`);
+    expect(finished).toMatchObject({
+      detail_type: "Audit Finished",
+      detail: { audit_id: auditId, status: "succeeded", healed: { missed: 2, stale: 1, changed_without_advancing: 1 }, absent_in_source: 1 },
+    });
+    for (const run of syncs) expect(ours.some((note) => note.id === `run-finished:${connection.id}:${run.id}` && note.detail_type === "Sync Run Finished"), run.id).toBe(true);
+    expect(ours.filter((note) => note.detail["run_id"] === auditId)).toEqual([]);
+    expect(ours.filter((note) => note.detail_type === "Connection Stale")).toEqual([]);
+    expect(JSON.stringify(notes)).not.toContain(source.token);
+    expect(JSON.stringify(harness.logger.lines)).not.toContain(source.token);
+  });
+
+  test("freshness: each audited entity's data_as_of is the audit's own last page of it, and the listed-whole entities keep the second sync's", async () => {
+    const freshness = await harness.records.getFreshness(connection.id);
+    for (const entity of AUDIT_ENTITIES) {
+      const asOf = freshness[entity].data_as_of!;
+      expect(asOf >= audit.started_at && asOf <= audit.finished_at!, `${entity} ${asOf}`).toBe(true);
+    }
+    for (const entity of ["pipelines", "users"] as const) {
+      const asOf = freshness[entity].data_as_of!;
+      expect(asOf >= syncs[1]!.started_at && asOf <= syncs[1]!.finished_at!, `${entity} ${asOf}`).toBe(true);
     }
   });
 

@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { describe, expect, test } from "vitest";
 import { walk, type AslDefinition } from "../../../bin/cost/asl-walk";
 import {
@@ -9,7 +10,13 @@ import {
   standardTransitionsPerPage,
   TARGET_USD_PER_IDLE_CONNECTION_MONTH,
   TARGET_USD_PER_MILLION_RECORDS,
+  AUDITED_RECORDS,
+  RECORDS_PER_PAGE,
+  WEEKLY_AUDITS_PER_MONTH,
+  weeklyAuditConnectionMonth,
 } from "../../../bin/cost/cost-model";
+import { DEFAULT_SIZES } from "../../../bin/reference-source/dataset";
+import { AUDIT_ENTITIES } from "../../../lambdas/core/run-mode";
 import { DYNAMODB_WRU_USD } from "../../../bin/cost/prices";
 import { PAGE_TASKS_PER_EXECUTION, PAGE_TASKS_PER_SEGMENT } from "../../../lambdas/core/limits";
 import { CONTEXT_DEFAULTS } from "../../../lib/deploy-config";
@@ -59,6 +66,19 @@ describe("npm run cost, from the definitions", () => {
     expect(perPage).toBeGreaterThanOrEqual(2 / PAGE_TASKS_PER_SEGMENT);
     // ContinueAsNew adds its own state and the next execution's first RunPages and Route, once per execution.
     expect(perPage).toBeLessThanOrEqual(2 / PAGE_TASKS_PER_SEGMENT + 4 / PAGE_TASKS_PER_EXECUTION);
+  });
+
+  test("a weekly audit's cost per connection-month: 4.33 audits of the reference source's default data set (its incremental entities, one page per 100 records), reads the largest part, printed by npm run cost", () => {
+    const audits = weeklyAuditConnectionMonth();
+    expect(AUDITED_RECORDS).toEqual({ contacts: DEFAULT_SIZES.contacts, leads: DEFAULT_SIZES.leads, tasks: DEFAULT_SIZES.tasks, calls: DEFAULT_SIZES.calls, events: DEFAULT_SIZES.events });
+    expect(WEEKLY_AUDITS_PER_MONTH).toBeCloseTo(4.33, 2);
+    // Walked as a run whose pipelines and users are one page each (an upper bound by those two pages).
+    const pages = AUDIT_ENTITIES.reduce((sum, entity) => sum + Math.ceil(AUDITED_RECORDS[entity] / RECORDS_PER_PAGE), 0);
+    expect(audits.run.pages).toBe(pages + 2);
+    const usd = (item: string) => audits.lines.find((line) => line.item === item)?.usd ?? 0;
+    expect(usd("DynamoDB reads")).toBeGreaterThan(usd("DynamoDB writes"));
+    expect(audits.total).toBeGreaterThan(0);
+    expect(readFileSync(new URL("../../../bin/cost.ts", import.meta.url), "utf8")).toContain("weeklyAuditConnectionMonth()");
   });
 
   test(`targets: at most $${TARGET_USD_PER_MILLION_RECORDS} per million records, over the $1.25 floor of the record writes; at most $${TARGET_USD_PER_IDLE_CONNECTION_MONTH} per idle connection-month, dispatch included, Step Functions alone and everything (the idle run's writes as test/sync/idle-run-writes.test.ts measures them)`, () => {

@@ -16,18 +16,9 @@ const DATA = {
 
 const env = useHoldableSourceApi(() => DATA, SOURCE_TOKEN, "acct-audits");
 
-async function newConnection(): Promise<string> {
-  const created = await env.api.request("POST", CONNECTIONS_PATH, {
-    token: env.owner,
-    body: { base_url: env.source.baseUrl, token: SOURCE_TOKEN, rate_limit: 1000, sync_since: "2026-01-01T00:00:00Z" },
-  });
-  expect(created.status).toBe(201);
-  return created.body.id;
-}
-
 describe("POST and GET /connections/{id}/audits", () => {
   test("POST audits answers 202 { id }; GET audits/{id} gives the audit's rows; GET audits lists them newest first", async () => {
-    const id = await newConnection();
+    const id = await env.newConnection();
     const first = await env.api.request("POST", `${CONNECTIONS_PATH}/${id}/audits`, { token: env.owner });
     expect(first.status, first.text).toBe(202);
     expect(Object.keys(first.body)).toEqual(["id"]);
@@ -54,18 +45,13 @@ describe("POST and GET /connections/{id}/audits", () => {
   });
 
   test("one audit per connection, never while a sync of it runs: 409 naming the run or audit going on", async () => {
-    const id = await newConnection();
-    const hold = env.holdLeads();
-    try {
-      const sync = await env.api.request("POST", `${CONNECTIONS_PATH}/${id}/syncs`, { token: env.owner });
-      await hold.reached;
+    const id = await env.newConnection();
+    const { runId } = await env.whileLeadsInFlight(id, async (syncId) => {
       const refused = await env.api.request("POST", `${CONNECTIONS_PATH}/${id}/audits`, { token: env.owner });
       expect(refused.status).toBe(409);
-      expect(refused.body.error.message).toContain(`sync run ${sync.body.id} is going on`);
-    } finally {
-      hold.release();
-    }
-    await env.api.waitForRun(id, (await env.api.request("GET", `${CONNECTIONS_PATH}/${id}/syncs`, { token: env.owner })).body.data[0].id);
+      expect(refused.body.error.message).toContain(`sync run ${syncId} is going on`);
+    });
+    await env.api.waitForRun(id, runId);
 
     const again = env.holdLeads();
     try {
@@ -84,7 +70,7 @@ describe("POST and GET /connections/{id}/audits", () => {
   });
 
   test("unknown audits, sync run ids and ids over the key limit are 404, as is another workspace's connection", async () => {
-    const id = await newConnection();
+    const id = await env.newConnection();
     for (const auditId of ["audit-20260101T000000000Z-000000", "20260101T000000000Z-000000", "a".repeat(1025)]) {
       expect((await env.api.request("GET", `${CONNECTIONS_PATH}/${id}/audits/${auditId}`, { token: env.owner })).status).toBe(404);
     }
@@ -96,7 +82,7 @@ describe("POST and GET /connections/{id}/audits", () => {
 
 describe("audit_schedule on the connection", () => {
   test("audit_schedule is off or every N days, weekly by default; PATCH changes it; anything else is a 422 naming the field", async () => {
-    const id = await newConnection();
+    const id = await env.newConnection();
     const url = `${CONNECTIONS_PATH}/${id}`;
     expect((await env.api.request("GET", url, { token: env.owner })).body.audit_schedule).toBe("7d");
     expect((await env.api.request("PATCH", url, { token: env.owner, body: { audit_schedule: "3d" } })).body.audit_schedule).toBe("3d");
