@@ -24,6 +24,8 @@ export class SessionExpiredError extends Error {
 
 export interface Connection {
   readonly id: string;
+  /** The owner's name for it (1 to 100 characters), shown in place of the URL; null when none. */
+  readonly name: string | null;
   readonly base_url: string;
   readonly rate_limit: number;
   readonly sync_since: string;
@@ -33,7 +35,38 @@ export interface Connection {
   readonly paused: boolean;
   /** The dispatcher's interval (`1h`, `off`), or null when the API was not told it. */
   readonly schedule: string | null;
+  /** Per synced entity: when its last page committed (null: never), and its watermark. */
+  readonly freshness: Readonly<Record<string, { readonly data_as_of: string | null; readonly watermark: string | null }>>;
+  /** A required entity's data is older than freshness_hours. */
+  readonly stale: boolean;
+  readonly freshness_hours: number | null;
 }
+
+/** An item of GET /connections: the connection, its newest sync run in brief, and its open data-quality findings. */
+export interface ConnectionOverview extends Connection {
+  readonly last_run: {
+    readonly id: string;
+    readonly status: "running" | "succeeded" | "failed";
+    readonly started_at: string;
+    readonly finished_at: string | null;
+    readonly records: number;
+    readonly failed_entities: readonly string[];
+  } | null;
+  /** The newest successful run's findings: (entity, rule) pairs, errors among them, records, and pairs new since the one before. */
+  readonly open_findings: { readonly run_id: string; readonly findings: number; readonly errors: number; readonly records: number; readonly new: number } | null;
+}
+
+/** One event the service sent about a connection (GET /notifications), newest first. */
+export interface Notification {
+  readonly id: string;
+  readonly detail_type: "Sync Run Finished" | "Audit Finished" | "Connection Stale";
+  readonly connection_id: string;
+  readonly at: string;
+  readonly detail: Readonly<Record<string, unknown>>;
+}
+
+/** The workspace's notifications. */
+export const NOTIFICATIONS = "/api/v1/crm/custom/notifications";
 
 export interface TestResult {
   readonly reachable: boolean;

@@ -2,6 +2,7 @@ import { api, ApiError, CONNECTIONS, connectionPath, type Connection } from "./a
 import { h } from "./dom";
 import { formField, statusLine, type FormField } from "./form-field";
 
+const NAME_HINT = "What you call this connection, shown in place of its URL (up to 100 characters). Optional.";
 const RATE_HINT = "Requests per second the service may send to your CRM (1 to 1000).";
 const START_HINT = "The first sync reads records changed since this day (UTC).";
 
@@ -30,6 +31,7 @@ function showError(error: unknown, fields: Record<string, FormField>, status: HT
 /** New connection: base URL, token (write-only), rate, start date. */
 export function createConnectionView(outlet: HTMLElement, created: (connection: Connection) => void): void {
   const fields = {
+    name: formField({ name: "name", label: "Name", hint: NAME_HINT, attributes: { autocomplete: "off", maxlength: "100" } }),
     base_url: formField({ name: "base_url", label: "Base URL", type: "url", required: true, hint: "The root of your CRM's source API, e.g. https://crm.example.com/api", attributes: { autocomplete: "url", inputmode: "url" } }),
     token: formField({ name: "token", label: "API token", type: "password", required: true, hint: "Stored encrypted and never shown again.", attributes: { autocomplete: "off", spellcheck: "false" } }),
     rate_limit: formField({ name: "rate_limit", label: "Rate limit", type: "number", value: "5", hint: RATE_HINT, attributes: { inputmode: "numeric", step: "1" } }),
@@ -46,6 +48,7 @@ export function createConnectionView(outlet: HTMLElement, created: (connection: 
         event.preventDefault();
         Object.values(fields).forEach((field) => field.setError(null));
         const body: Record<string, unknown> = { base_url: fields.base_url.input.value, token: fields.token.input.value };
+        if (fields.name.input.value.trim() !== "") body["name"] = fields.name.input.value;
         if (fields.rate_limit.input.value.trim() !== "") body["rate_limit"] = rateValue(fields.rate_limit.input);
         if (fields.sync_since.input.value !== "") body["sync_since"] = startValue(fields.sync_since.input);
         status.textContent = "Saving…";
@@ -69,7 +72,9 @@ export function createConnectionView(outlet: HTMLElement, created: (connection: 
 /** Edit: base URL, rate and start date; only the changed fields are sent (a new start date re-reads from it). */
 export function editConnectionForm(connection: Connection, saved: (connection: Connection) => void): HTMLElement {
   const startDay = connection.sync_since.slice(0, 10);
+  let current = connection;
   const fields = {
+    name: formField({ name: "name", label: "Name", value: connection.name ?? "", hint: `${NAME_HINT} Empty it to show the URL again.`, attributes: { autocomplete: "off", maxlength: "100" } }),
     base_url: formField({ name: "base_url", label: "Base URL", type: "url", value: connection.base_url, attributes: { autocomplete: "url" } }),
     rate_limit: formField({ name: "rate_limit", label: "Rate limit", type: "number", value: String(connection.rate_limit), hint: RATE_HINT, attributes: { inputmode: "numeric", step: "1" } }),
     sync_since: formField({ name: "sync_since", label: "Start date", type: "date", value: startDay, hint: `${START_HINT} Changing it makes the next sync read everything again from the new day.` }),
@@ -85,6 +90,9 @@ export function editConnectionForm(connection: Connection, saved: (connection: C
         event.preventDefault();
         Object.values(fields).forEach((field) => field.setError(null));
         const body: Record<string, unknown> = {};
+        // An emptied name removes it (the API's null); "" itself would be refused.
+        const name = fields.name.input.value.trim() === "" ? null : fields.name.input.value;
+        if (name !== current.name) body["name"] = name;
         if (fields.base_url.input.value !== connection.base_url) body["base_url"] = fields.base_url.input.value;
         if (fields.rate_limit.input.value !== String(connection.rate_limit)) body["rate_limit"] = rateValue(fields.rate_limit.input);
         if (fields.sync_since.input.value !== startDay) body["sync_since"] = startValue(fields.sync_since.input);
@@ -96,6 +104,7 @@ export function editConnectionForm(connection: Connection, saved: (connection: C
         try {
           const updated = await api<Connection>("PATCH", connectionPath(connection.id), body);
           status.textContent = "Saved.";
+          current = updated;
           saved(updated);
         } catch (error) {
           showError(error, fields, status);

@@ -26,8 +26,16 @@ export async function connectionView(outlet: HTMLElement, id: string, navigate: 
   status.textContent = "";
 
   const facts = h("dl", { class: "facts" });
-  const showFacts = (current: Connection) =>
+  // The heading is the name (the URL under it), else the URL: a rename in the settings shows at once.
+  const heading = h("h1", { tabindex: "-1" });
+  const urlLine = h("p", { class: "secondary" });
+  const showFacts = (current: Connection) => {
+    heading.textContent = current.name ?? current.base_url;
+    urlLine.textContent = current.base_url;
+    urlLine.hidden = current.name === null;
     facts.replaceChildren(
+      h("dt", null, "Name"),
+      h("dd", { "data-test": "name" }, current.name ?? "—"),
       h("dt", null, "Base URL"),
       h("dd", null, current.base_url),
       h("dt", null, "Rate"),
@@ -39,6 +47,7 @@ export async function connectionView(outlet: HTMLElement, id: string, navigate: 
       h("dt", null, "Next run"),
       h("dd", { "data-test": "next-run" }, nextRunOf(current)),
     );
+  };
   showFacts(connection);
 
   const testResult = h("div", { class: "test-result", role: "status", "aria-live": "polite" });
@@ -99,7 +108,8 @@ export async function connectionView(outlet: HTMLElement, id: string, navigate: 
 
   const history = h("ul", { class: "runs", "aria-label": "Run history" }, h("li", null, "Loading runs…"));
   outlet.replaceChildren(
-    h("h1", { tabindex: "-1" }, connection.base_url),
+    heading,
+    urlLine,
     h("p", null, h("a", { href: "#/connections" }, "← All connections")),
     h("section", { class: "card", "aria-labelledby": "facts-title" }, h("h2", { id: "facts-title" }, "Connection"), facts),
     h(

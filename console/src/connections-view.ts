@@ -1,10 +1,14 @@
-import { api, ApiError, CONNECTIONS, connectionPath, type Connection, type RunSummary } from "./api";
-import { duration, h, when } from "./dom";
-import { healthOf, nextRunOf, recordsOf } from "./health";
+import { ApiError, type ConnectionOverview } from "./api";
+import { h } from "./dom";
+import { nextRunOf } from "./health";
+import { dashboardOrder, displayName, healthOfOverview, loadOverview, needsAttention, oldestDataAsOf } from "./overview";
 import { readOnlyNote } from "./read-only-note";
 import { isOwner } from "./session";
+import { duration, timeOf } from "./time";
 
-/** The list: base URL, rate, health and last run of every connection of the workspace. */
+const plural = (count: number, one: string, many = `${one}s`) => `${count} ${count === 1 ? one : many}`;
+
+/** The dashboard: per connection its health, freshness, last run, open findings and next run; stale and failing first. */
 export async function connectionsView(outlet: HTMLElement): Promise<void> {
   const list = h("ul", { class: "cards", "aria-label": "Connections" });
   const status = h("p", { role: "status", "aria-live": "polite" }, "Loading connections…");
@@ -20,49 +24,79 @@ export async function connectionsView(outlet: HTMLElement): Promise<void> {
     list,
   );
 
-  let connections: readonly Connection[];
+  let connections: readonly ConnectionOverview[];
   try {
-    connections = (await api<{ data: Connection[] }>("GET", CONNECTIONS)).data;
+    connections = await loadOverview();
   } catch (error) {
     status.textContent = error instanceof ApiError && error.status === 403 ? `The API answered 403: ${error.message}` : String((error as Error).message);
     return;
   }
-  status.textContent = connections.length === 0 ? "No connections yet." : `${connections.length} connection${connections.length === 1 ? "" : "s"}.`;
-  for (const connection of connections) {
-    const health = h("span", { class: "badge" }, "…");
-    const lastRun = h("dd", null, "…");
-    list.append(
+  const attention = connections.filter(needsAttention).length;
+  status.textContent =
+    connections.length === 0
+      ? "No connections yet."
+      : `${plural(connections.length, "connection")}.${attention > 0 ? ` ${attention} need${attention === 1 ? "s" : ""} attention: listed first.` : ""}`;
+  list.replaceChildren(...dashboardOrder(connections).map(connectionCard));
+}
+
+function connectionCard(connection: ConnectionOverview): HTMLElement {
+  const path = `#/connections/${encodeURIComponent(connection.id)}`;
+  const health = healthOfOverview(connection);
+  const asOf = oldestDataAsOf(connection);
+  const run = connection.last_run;
+  const findings = connection.open_findings;
+  return h(
+    "li",
+    { class: `card${needsAttention(connection) ? " attention" : ""}`, "data-connection": connection.id },
+    h("h2", null, h("a", { href: path }, displayName(connection))),
+    connection.name === null ? null : h("p", { class: "secondary" }, connection.base_url),
+    h(
+      "dl",
+      { class: "facts" },
+      h("dt", null, "Health"),
       h(
-        "li",
-        { class: "card" },
-        h("h2", null, h("a", { href: `#/connections/${encodeURIComponent(connection.id)}` }, connection.base_url)),
-        h(
-          "dl",
-          { class: "facts" },
-          h("dt", null, "Health"),
-          h("dd", null, health),
-          h("dt", null, "Rate"),
-          h("dd", null, `${connection.rate_limit} requests/s`),
-          h("dt", null, "Last run"),
-          lastRun,
-          h("dt", null, "Next run"),
-          h("dd", null, nextRunOf(connection)),
-        ),
+        "dd",
+        { "data-test": "health" },
+        h("span", { class: `badge health-${health.replace(" ", "-")}` }, health),
+        connection.stale ? [" ", h("span", { class: "badge health-stale" }, "stale")] : null,
       ),
-    );
-    void api<{ data: RunSummary[] }>("GET", `${connectionPath(connection.id)}/syncs`).then(
-      ({ data }) => {
-        const latest = data[0];
-        const state = healthOf(latest, connection.paused);
-        health.textContent = state;
-        health.className = `badge health-${state.replace(" ", "-")}`;
-        lastRun.textContent = latest
-          ? `${when(latest.started_at)} · ${duration(latest.started_at, latest.finished_at)} · ${recordsOf(latest)} records`
-          : "never";
-      },
-      () => {
-        health.textContent = "unknown";
-      },
-    );
-  }
+      h("dt", null, "Data as of"),
+      h(
+        "dd",
+        { "data-test": "freshness" },
+        asOf === null ? "no data yet" : timeOf(asOf),
+        connection.stale && connection.freshness_hours !== null ? ` · older than ${plural(connection.freshness_hours, "hour")}` : "",
+      ),
+      h("dt", null, "Last run"),
+      h(
+        "dd",
+        { "data-test": "last-run" },
+        run === null
+          ? "never"
+          : [
+              h("a", { href: `${path}/runs/${encodeURIComponent(run.id)}` }, timeOf(run.started_at)),
+              ` · ${run.status} · ${duration(run.started_at, run.finished_at)} · ${plural(run.records, "record")}`,
+              run.failed_entities.length > 0 ? ` · failed: ${run.failed_entities.join(", ")}` : "",
+            ],
+      ),
+      h("dt", null, "Findings"),
+      h(
+        "dd",
+        { "data-test": "findings" },
+        findings === null
+          ? "no successful run yet"
+          : findings.findings === 0
+            ? "none open"
+            : h(
+                "a",
+                { href: `${path}/quality` },
+                `${plural(findings.findings, "open finding")} (${plural(findings.errors, "error")}${findings.new > 0 ? `, ${findings.new} new` : ""}) · ${plural(findings.records, "record")}`,
+              ),
+      ),
+      h("dt", null, "Next run"),
+      h("dd", { "data-test": "next-run" }, nextRunOf(connection)),
+      h("dt", null, "Rate"),
+      h("dd", null, `${connection.rate_limit} requests/s`),
+    ),
+  );
 }

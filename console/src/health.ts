@@ -3,7 +3,7 @@ import type { RunSummary } from "./api";
 export type Health = "healthy" | "failing" | "running" | "paused" | "never synced";
 
 /** A connection's health is its latest run's outcome: a run under way shows first, then a paused schedule, then no run yet. */
-export function healthOf(latest: RunSummary | undefined, paused = false): Health {
+export function healthOf(latest: Pick<RunSummary, "status"> | undefined, paused = false): Health {
   if (latest?.status === "running") return "running";
   if (paused) return "paused";
   if (latest === undefined) return "never synced";

@@ -1,3 +1,4 @@
+import { alertsControl } from "./alerts";
 import { setApiBase, whenSignedOut } from "./api";
 import { connectionView } from "./connection-view";
 import { createConnectionView } from "./connection-form";
@@ -5,9 +6,10 @@ import { connectionsView } from "./connections-view";
 import { dataTrustRoute } from "./data-trust-routes";
 import { h, replace } from "./dom";
 import { funnelView } from "./funnel-view";
+import { forgetOverview } from "./overview";
 import { recordsView } from "./records-view";
 import { runView } from "./run-view";
-import { session, signOut } from "./session";
+import { isOwner, session, signOut } from "./session";
 import { completeOidcSignIn, configureOidc, forgetOidcUser, isOidcCallback, OidcSignInError } from "./oidc-sign-in";
 import { loadRuntimeConfig, type RuntimeConfig } from "./runtime-config";
 import { notConfiguredView, oidcSignInView, signInView } from "./sign-in-view";
@@ -30,6 +32,8 @@ function renderHeader(): void {
   const current = session();
   replace(header,
     h("a", { class: "brand", href: "#/connections" }, "CRM connections"),
+    // The overview and the notifications are the owner's (the API answers anyone else 403).
+    current && isOwner() ? alertsControl() : null,
     current
       ? h(
           "div",
@@ -57,6 +61,7 @@ function renderHeader(): void {
 async function render(): Promise<void> {
   if (typeof stopView === "function") stopView();
   stopView = undefined;
+  forgetOverview();
   renderHeader();
   const route = location.hash.replace(/^#/, "") || "/connections";
   if (session() === null) {

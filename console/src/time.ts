@@ -16,7 +16,8 @@ export const LOCAL_TIME_FORMAT: Intl.DateTimeFormatOptions = {
   timeZoneName: "short",
 };
 
-const localFormat = new Intl.DateTimeFormat(undefined, LOCAL_TIME_FORMAT);
+/** Made per call: the zone is read then, not frozen at load (it can change under a running page). */
+const localFormat = () => new Intl.DateTimeFormat(undefined, LOCAL_TIME_FORMAT);
 
 function parsed(iso: string | null | undefined): Date | null {
   if (!iso) return null;
@@ -33,14 +34,14 @@ export function utcText(iso: string | null | undefined): string {
 /** The owner's local time as text (for a sentence or an accessible name); "—" when there is none. */
 export function when(iso: string | null | undefined): string {
   const date = parsed(iso);
-  return date === null ? (iso ?? "—") : localFormat.format(date);
+  return date === null ? (iso ?? "—") : localFormat().format(date);
 }
 
 /** A `<time>`: local time shown, UTC on hover, the ISO instant in datetime. Use it wherever a time is on screen. */
 export function timeOf(iso: string | null | undefined): HTMLTimeElement | string {
   const date = parsed(iso);
   if (date === null) return iso ?? "—";
-  return h("time", { datetime: date.toISOString(), title: utcText(iso) }, localFormat.format(date));
+  return h("time", { datetime: date.toISOString(), title: utcText(iso) }, localFormat().format(date));
 }
 
 /** A day the API keeps as a UTC midnight (the start date): shown as that UTC day, which is what the owner chose. */

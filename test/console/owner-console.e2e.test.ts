@@ -308,7 +308,7 @@ describe("owner's console, end to end (Chromium against the local service and a 
     await owner.getByRole("link", { name: "CRM connections" }).click();
     const card = owner.getByRole("list", { name: "Connections" }).locator("li").first();
     await card.locator(".badge", { hasText: "paused" }).waitFor();
-    await card.getByRole("link").click();
+    await card.getByRole("heading").getByRole("link").click();
     await owner.getByRole("button", { name: "Resume schedule" }).click();
     await owner.getByText("Schedule resumed.").waitFor();
     expect((await harness.service.sync.connections.listAll()).map((connection) => connection.paused === true)).toEqual([false]);
