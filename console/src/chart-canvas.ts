@@ -17,8 +17,16 @@ import {
  * this module dynamically): the sign-in and list screens never fetch it.
  */
 
+/** Marks a canvas `data-drawn` once Chart.js has painted it: the page's state says the picture is there (tests wait on it). */
+const markDrawn = {
+  id: "markDrawn",
+  afterRender(chart: Chart): void {
+    chart.canvas.dataset["drawn"] = "true";
+  },
+};
+
 // Only the pieces the console draws with, so the chunk carries no other chart type.
-Chart.register(BarController, BarElement, CategoryScale, LinearScale, LineController, LineElement, PointElement, Tooltip, Legend);
+Chart.register(BarController, BarElement, CategoryScale, LinearScale, LineController, LineElement, PointElement, Tooltip, Legend, markDrawn);
 Chart.defaults.font.family = 'system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
 Chart.defaults.color = "#1b1f24";
 // No animation: a chart is drawn once, at once, and screenshots and tests see its final state.

@@ -199,25 +199,21 @@ afterAll(async () => {
   for (const client of [...clients, setup]) client?.destroy();
 });
 
-async function addConnection(): Promise<StoredConnection> {
-  const connection = await encryptedConnection(cipher, TOKEN, { business_account_id: "acct-table-access", base_url: server.baseUrl });
+async function addConnection(fields: Partial<StoredConnection> = {}): Promise<StoredConnection> {
+  const connection = await encryptedConnection(cipher, TOKEN, { business_account_id: "acct-table-access", base_url: server.baseUrl, ...fields });
   await new DynamoDbConnectionStore({ client: setup, tableName }).put(connection);
   return connection;
 }
+
+/** Paused, never synced, created 90 minutes ago with freshness_hours 1: the first tick finds it turned stale and tells. */
+const addPausedStaleConnection = () =>
+  addConnection({ paused: true, freshness_hours: 1, created_at: new Date(clock.now().getTime() - 90 * 60_000).toISOString() });
 
 describe("least privilege: the table actions the functions send", () => {
   test("each sync function and the dispatcher send only the table actions TABLE_ACCESS grants them, through a run that succeeds, one with a failed entity, one stopped by a 401, and a dead run taken over", async () => {
     const connection = await addConnection();
     const started: SyncExecutionInput[] = [];
-    // Paused, never synced, created 90 minutes ago with freshness_hours 1: the first tick finds it turned stale and tells.
-    const paused = await encryptedConnection(cipher, TOKEN, {
-      business_account_id: "acct-table-access",
-      base_url: server.baseUrl,
-      paused: true,
-      freshness_hours: 1,
-      created_at: new Date(clock.now().getTime() - 90 * 60_000).toISOString(),
-    });
-    await new DynamoDbConnectionStore({ client: setup, tableName }).put(paused);
+    const paused = await addPausedStaleConnection();
 
     // A run that succeeds.
     await tick(started, false);
@@ -317,15 +313,7 @@ describe("least privilege: the table actions the functions send", () => {
   test("the purge of deleted connections sends only the table actions TABLE_ACCESS grants it, over a synced connection's data", async () => {
     const connection = await addConnection();
     const started: SyncExecutionInput[] = [];
-    // Paused, never synced, created 90 minutes ago with freshness_hours 1: the first tick finds it turned stale and tells.
-    const paused = await encryptedConnection(cipher, TOKEN, {
-      business_account_id: "acct-table-access",
-      base_url: server.baseUrl,
-      paused: true,
-      freshness_hours: 1,
-      created_at: new Date(clock.now().getTime() - 90 * 60_000).toISOString(),
-    });
-    await new DynamoDbConnectionStore({ client: setup, tableName }).put(paused);
+    await addPausedStaleConnection();
     await tick(started, false);
     await driveRun(started.find((input) => input.connection_id === connection.id)!);
     // Both ends on fixed clocks: the delete at DELETED_AT, the purge once the delay has passed.

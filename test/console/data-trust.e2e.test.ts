@@ -71,20 +71,17 @@ interface LeadsHold {
 
 const shot = (page: Page, name: string) => page.screenshot({ path: join(SCREENSHOTS_DIR, `${name}.png`), fullPage: true });
 
-/** A chart was drawn: its canvas holds painted pixels (nothing blocked it). */
+/** A chart was drawn: Chart.js marked its canvas after rendering, and the canvas holds painted pixels (nothing blocked it). */
 async function expectDrawn(figure: Locator): Promise<void> {
-  const canvas = figure.locator("canvas");
+  const canvas = figure.locator('canvas[data-drawn="true"]');
   await canvas.waitFor();
-  await expect
-    .poll(() =>
-      canvas.evaluate((element) => {
-        const pixels: ArrayLike<number> = element.width * element.height === 0 ? [] : element.getContext("2d").getImageData(0, 0, element.width, element.height).data;
-        let painted = 0;
-        for (let i = 3; i < pixels.length; i += 4) if (pixels[i]! > 0) painted += 1;
-        return painted;
-      }),
-    )
-    .toBeGreaterThan(0);
+  const painted = await canvas.evaluate((element) => {
+    const pixels: ArrayLike<number> = element.getContext("2d").getImageData(0, 0, element.width, element.height).data;
+    let count = 0;
+    for (let i = 3; i < pixels.length; i += 4) if (pixels[i]! > 0) count += 1;
+    return count;
+  });
+  expect(painted).toBeGreaterThan(0);
 }
 
 /** The chart's table is behind a button a keyboard reaches: Enter shows it, and says so. */
@@ -408,6 +405,8 @@ describe("the console's data-trust screens, end to end (Chromium, the local serv
     expect(await owner.evaluate<string[]>("window.cspViolations")).toEqual([]);
     // The check works: an inline style attribute, which the CSP blocks, is reported.
     await owner.evaluate(`document.body.insertAdjacentHTML("beforeend", '<span style="color: red">probe</span>')`);
-    await expect.poll(() => owner.evaluate<string[]>("window.cspViolations")).toEqual(["style-src-attr inline"]);
+    // The event is queued as a task: the page's next evaluation runs after it.
+    await owner.waitForFunction("window.cspViolations.length > 0");
+    expect(await owner.evaluate<string[]>("window.cspViolations")).toEqual(["style-src-attr inline"]);
   });
 });

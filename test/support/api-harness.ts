@@ -14,6 +14,7 @@ import { createLocalService } from "../../lambdas/local/local-composition";
 import { createMemoryLogger } from "../../lambdas/observability/json-logger";
 import { createTestTable, testDynamoDbClient } from "./dynamodb";
 import { runSettled } from "./run-settled";
+import { startSourceServer, type SourceHandler, type SourceServer } from "./source-server";
 
 export interface ApiResponse {
   readonly status: number;
@@ -165,6 +166,44 @@ export function useOwnerApi(account: string, options?: Parameters<typeof createA
     },
     get owner() {
       return get().owner;
+    },
+  };
+}
+
+/** The API, a workspace owner, a loopback source and one connection of the owner's on it: what a route test reads. */
+export interface SourcedConnection extends OwnerApi {
+  readonly source: SourceServer;
+  readonly connectionId: string;
+  /** Closes the source, then the API. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the API harness and a source serving `serve`, and creates `account`'s connection on it with the given
+ * token and `sync_since` at rate_limit 1000 (a route test never waits on the rate). Fails unless the POST is 201.
+ */
+export async function startSourcedConnection(
+  account: string,
+  serve: SourceHandler,
+  connection: { readonly token: string; readonly syncSince: string },
+  options?: Parameters<typeof createApiHarness>[0],
+): Promise<SourcedConnection> {
+  const api = await createApiHarness(options);
+  const source = await startSourceServer(serve);
+  const owner = await api.token(account);
+  const created = await api.request("POST", CONNECTIONS_PATH, {
+    token: owner,
+    body: { base_url: source.baseUrl, token: connection.token, rate_limit: 1000, sync_since: connection.syncSince },
+  });
+  if (created.status !== 201) throw new Error(`creating the connection answered ${created.status}: ${JSON.stringify(created.body)}`);
+  return {
+    api,
+    owner,
+    source,
+    connectionId: created.body.id as string,
+    close: async () => {
+      await source.close();
+      await api.close();
     },
   };
 }

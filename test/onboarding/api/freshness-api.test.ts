@@ -2,8 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { Clock } from "../../../lambdas/core/ports/clock";
 import { leadRecord, pipelineRecord } from "../../builders/source-records";
 import { crmSource, type CrmData } from "../../support/crm-source";
-import { createApiHarness, CONNECTIONS_PATH, type ApiHarness } from "../../support/api-harness";
-import { startSourceServer, type SourceServer } from "../../support/source-server";
+import { CONNECTIONS_PATH, startSourcedConnection, type ApiHarness, type SourcedConnection } from "../../support/api-harness";
 
 /** Issue 22 item 6: each connection carries freshness per entity, freshness_hours and stale. */
 const SOURCE_TOKEN = "src-freshness-77b2";
@@ -21,27 +20,18 @@ const data: CrmData = {
   leads: [leadRecord({ id: "lead-1", updated_at: "2026-02-03T08:00:00Z" })],
 };
 
+let env: SourcedConnection;
 let api: ApiHarness;
-let source: SourceServer;
 let owner: string;
 let connectionId: string;
 const connection = () => api.request("GET", `${CONNECTIONS_PATH}/${connectionId}`, { token: owner });
 
 beforeAll(async () => {
-  api = await createApiHarness({ clock, schedule: "1h" });
-  source = await startSourceServer(crmSource(() => data, { token: SOURCE_TOKEN }));
-  owner = await api.token("acct-freshness");
-  const created = await api.request("POST", CONNECTIONS_PATH, {
-    token: owner,
-    body: { base_url: source.baseUrl, token: SOURCE_TOKEN, rate_limit: 1000, sync_since: "2026-01-01T00:00:00Z" },
-  });
-  expect(created.status).toBe(201);
-  connectionId = created.body.id;
+  const serve = crmSource(() => data, { token: SOURCE_TOKEN });
+  env = await startSourcedConnection("acct-freshness", serve, { token: SOURCE_TOKEN, syncSince: "2026-01-01T00:00:00Z" }, { clock, schedule: "1h" });
+  ({ api, owner, connectionId } = env);
 });
-afterAll(async () => {
-  await source.close();
-  await api.close();
-});
+afterAll(() => env.close());
 
 describe("a connection's freshness", () => {
   test("a new connection: no entity synced yet, freshness_hours twice the 1h schedule, not stale", async () => {

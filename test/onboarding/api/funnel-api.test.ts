@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { callRecord, contactRecord, eventRecord, leadRecord, pipelineRecord, stageRecord, taskRecord, userRecord } from "../../builders/source-records";
 import { crmSource, type CrmData } from "../../support/crm-source";
-import { createApiHarness, CONNECTIONS_PATH, type ApiHarness } from "../../support/api-harness";
-import { startSourceServer, type SourceServer } from "../../support/source-server";
+import { CONNECTIONS_PATH, startSourcedConnection, type ApiHarness, type SourcedConnection } from "../../support/api-harness";
 
 const SOURCE_TOKEN = "src-funnel-api-0e3d";
 const PAST = "2000-01-01T00:00:00Z";
@@ -87,24 +86,16 @@ export const EXPECTED_PIPELINES = [
 ];
 
 let api: ApiHarness;
-let source: SourceServer;
+let env: SourcedConnection;
 let owner: string;
 let connectionId: string;
 
 beforeAll(async () => {
-  api = await createApiHarness();
-  source = await startSourceServer(crmSource(() => FUNNEL_DATA, { token: SOURCE_TOKEN }));
-  owner = await api.token("acct-funnel");
-  const created = await api.request("POST", CONNECTIONS_PATH, {
-    token: owner,
-    body: { base_url: source.baseUrl, token: SOURCE_TOKEN, rate_limit: 1000, sync_since: "2020-01-01T00:00:00Z" },
-  });
-  connectionId = created.body.id;
+  const serve = crmSource(() => FUNNEL_DATA, { token: SOURCE_TOKEN });
+  env = await startSourcedConnection("acct-funnel", serve, { token: SOURCE_TOKEN, syncSince: "2020-01-01T00:00:00Z" });
+  ({ api, owner, connectionId } = env);
 });
-afterAll(async () => {
-  await source.close();
-  await api.close();
-});
+afterAll(() => env.close());
 
 describe("GET /connections/{id}/analytics/funnel", () => {
   test("before any sync: no pipelines, nothing counted", async () => {

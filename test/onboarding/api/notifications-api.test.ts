@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { Clock } from "../../../lambdas/core/ports/clock";
 import { leadRecord, pipelineRecord } from "../../builders/source-records";
 import { crmSource, type CrmData } from "../../support/crm-source";
-import { createApiHarness, CONNECTIONS_PATH, type ApiHarness } from "../../support/api-harness";
+import { CONNECTIONS_PATH, startSourcedConnection, type ApiHarness, type SourcedConnection } from "../../support/api-harness";
 import { createLocalDispatch } from "../../../lambdas/local/local-dispatch";
-import { startSourceServer, type SourceServer } from "../../support/source-server";
+import type { SourceHandler, SourceServer } from "../../support/source-server";
 
 /** Issue 22 item 6: events out. Locally they go to the log and to GET /api/v1/crm/custom/notifications. */
 const SOURCE_TOKEN = "src-notifications-31f0c9";
@@ -24,6 +24,7 @@ const data: CrmData = {
 const handler = crmSource(() => data, { token: SOURCE_TOKEN });
 
 let api: ApiHarness;
+let env: SourcedConnection;
 let source: SourceServer;
 let owner: string;
 let connectionId: string;
@@ -34,19 +35,11 @@ async function sync() {
 }
 
 beforeAll(async () => {
-  api = await createApiHarness({ clock, schedule: "1h" });
-  source = await startSourceServer(async (request) => (request.path === "/users" && users === "down" ? { status: 403, json: { error: "no" } } : handler(request)));
-  owner = await api.token("acct-notifications");
-  const created = await api.request("POST", CONNECTIONS_PATH, {
-    token: owner,
-    body: { base_url: source.baseUrl, token: SOURCE_TOKEN, rate_limit: 1000, sync_since: "2026-01-01T00:00:00Z" },
-  });
-  connectionId = created.body.id;
+  const serve: SourceHandler = async (request) => (request.path === "/users" && users === "down" ? { status: 403, json: { error: "no" } } : handler(request));
+  env = await startSourcedConnection("acct-notifications", serve, { token: SOURCE_TOKEN, syncSince: "2026-01-01T00:00:00Z" }, { clock, schedule: "1h" });
+  ({ api, owner, connectionId, source } = env);
 });
-afterAll(async () => {
-  await source.close();
-  await api.close();
-});
+afterAll(() => env.close());
 
 describe("events out, and the workspace's notifications", () => {
   test("a finished run sends Sync Run Finished: logged with the service's source and listed as a notification", async () => {

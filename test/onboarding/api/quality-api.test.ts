@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { RULES_BY_ID } from "../../../lambdas/preflight/rules/catalog";
 import { callRecord, contactRecord, leadRecord, pipelineRecord, taskRecord, userRecord } from "../../builders/source-records";
-import { createApiHarness, CONNECTIONS_PATH, type ApiHarness } from "../../support/api-harness";
+import { CONNECTIONS_PATH, startSourcedConnection, type ApiHarness, type SourcedConnection } from "../../support/api-harness";
 import { crmSource, type CrmData } from "../../support/crm-source";
-import { startSourceServer, type SourceServer } from "../../support/source-server";
 
 const SOURCE_TOKEN = "src-quality-api-5b1c";
 
@@ -23,7 +22,7 @@ let data: CrmData = {
 };
 
 let api: ApiHarness;
-let source: SourceServer;
+let env: SourcedConnection;
 let owner: string;
 let connectionId: string;
 const quality = () => api.request("GET", `${CONNECTIONS_PATH}/${connectionId}/quality`, { token: owner });
@@ -36,20 +35,12 @@ const sync = async () => {
 const rulesOf = (body: { entities: { entity: string; rules: unknown[] }[] }, entity: string) => body.entities.find((row) => row.entity === entity)!.rules;
 
 beforeAll(async () => {
-  api = await createApiHarness();
-  source = await startSourceServer(crmSource(() => data, { token: SOURCE_TOKEN }));
-  owner = await api.token("acct-quality");
   // From 1970: the source compares an unreadable updated_at as 1970 (as the service would), so only the first run reads it.
-  const created = await api.request("POST", CONNECTIONS_PATH, {
-    token: owner,
-    body: { base_url: source.baseUrl, token: SOURCE_TOKEN, rate_limit: 1000, sync_since: "1970-01-01T00:00:00Z" },
-  });
-  connectionId = created.body.id;
+  const serve = crmSource(() => data, { token: SOURCE_TOKEN });
+  env = await startSourcedConnection("acct-quality", serve, { token: SOURCE_TOKEN, syncSince: "1970-01-01T00:00:00Z" });
+  ({ api, owner, connectionId } = env);
 });
-afterAll(async () => {
-  await source.close();
-  await api.close();
-});
+afterAll(() => env.close());
 
 describe("GET /connections/{id}/quality", () => {
   test("before any run: every entity, no rule, no run", async () => {

@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { leadRecord, pipelineRecord, stageRecord } from "../../builders/source-records";
 import { crmSource, type CrmData } from "../../support/crm-source";
-import { createApiHarness, CONNECTIONS_PATH, type ApiHarness } from "../../support/api-harness";
-import { startSourceServer, type SourceServer } from "../../support/source-server";
+import { CONNECTIONS_PATH, startSourcedConnection, type ApiHarness, type SourcedConnection } from "../../support/api-harness";
 
 /** Issue 22 item 3: GET .../records/{collection}/{record_id} answers { record, lineage }. */
 const SOURCE_TOKEN = "src-record-lineage-5e1d";
@@ -19,28 +18,20 @@ const data: CrmData = {
 };
 
 let api: ApiHarness;
-let source: SourceServer;
+let env: SourcedConnection;
 let owner: string;
 let connectionId: string;
 let runId: string;
 const record = (path: string, token = owner) => api.request("GET", `${CONNECTIONS_PATH}/${connectionId}/records/${path}`, { token });
 
 beforeAll(async () => {
-  api = await createApiHarness();
-  source = await startSourceServer(crmSource(() => data, { token: SOURCE_TOKEN }));
-  owner = await api.token("acct-record-lineage");
-  const created = await api.request("POST", CONNECTIONS_PATH, {
-    token: owner,
-    body: { base_url: source.baseUrl, token: SOURCE_TOKEN, rate_limit: 1000, sync_since: "2026-01-01T00:00:00Z" },
-  });
-  connectionId = created.body.id;
+  const serve = crmSource(() => data, { token: SOURCE_TOKEN });
+  env = await startSourcedConnection("acct-record-lineage", serve, { token: SOURCE_TOKEN, syncSince: "2026-01-01T00:00:00Z" });
+  ({ api, owner, connectionId } = env);
   runId = (await api.request("POST", `${CONNECTIONS_PATH}/${connectionId}/syncs`, { token: owner })).body.id;
   expect((await api.waitForRun(connectionId, runId)).status).toBe("succeeded");
 });
-afterAll(async () => {
-  await source.close();
-  await api.close();
-});
+afterAll(() => env.close());
 
 describe("GET /connections/{id}/records/{entity}/{recordId}", () => {
   test("a stored record comes with its lineage: the run and page that first saw it and last wrote it, and the source's updated_at", async () => {

@@ -11,8 +11,8 @@ import {
   userRecord,
 } from "../../builders/source-records";
 import { crmSource, type CrmData } from "../../support/crm-source";
-import { createApiHarness, CONNECTIONS_PATH, type ApiHarness } from "../../support/api-harness";
-import { startSourceServer, type SourceServer } from "../../support/source-server";
+import { CONNECTIONS_PATH, startSourcedConnection, type ApiHarness, type SourcedConnection } from "../../support/api-harness";
+import type { SourceHandler, SourceServer } from "../../support/source-server";
 
 const SOURCE_TOKEN = "src-syncs-api-93ac";
 
@@ -72,6 +72,7 @@ const ENTITY_FIELDS = ["entity", "error", "findings", "pages", "records", "statu
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 let api: ApiHarness;
+let env: SourcedConnection;
 let source: SourceServer;
 let owner: string;
 let connectionId: string;
@@ -86,24 +87,15 @@ const conn = (rest = "") => `${CONNECTIONS_PATH}/${connectionId}${rest}`;
 const handler = crmSource(() => DATA, { token: SOURCE_TOKEN });
 
 beforeAll(async () => {
-  api = await createApiHarness();
-  source = await startSourceServer(async (request) => {
+  const serve: SourceHandler = async (request) => {
     if (request.path === "/users") onUsers();
     if (request.path === "/users" && usersGate !== null) await usersGate;
     return handler(request);
-  });
-  owner = await api.token("acct-syncs");
-  const created = await api.request("POST", CONNECTIONS_PATH, {
-    token: owner,
-    body: { base_url: source.baseUrl, token: SOURCE_TOKEN, rate_limit: 1000, sync_since: "2026-01-01T00:00:00Z" },
-  });
-  expect(created.status).toBe(201);
-  connectionId = created.body.id;
+  };
+  env = await startSourcedConnection("acct-syncs", serve, { token: SOURCE_TOKEN, syncSince: "2026-01-01T00:00:00Z" });
+  ({ api, owner, connectionId, source } = env);
 });
-afterAll(async () => {
-  await source.close();
-  await api.close();
-});
+afterAll(() => env.close());
 
 describe("POST /connections/{id}/syncs", () => {
   test("202 with { id, status: running }; a second POST while it runs gets 202 with the same id", async () => {
