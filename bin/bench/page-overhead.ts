@@ -1,3 +1,9 @@
+import { performance } from "node:perf_hooks";
+import type { StageKinds } from "../../lambdas/core/ports/record-store";
+import { recordHits, tallyPage } from "../../lambdas/ingestion/record-findings";
+import { LeadSchema } from "../../lambdas/records/lead";
+import { parseRecord } from "../../lambdas/records/parse-record";
+import type { Dataset } from "../reference-source/records";
 import { startReferenceSource } from "../reference-source/start-reference-source";
 import { benchClient, bySize, dropTable, freshTable, type BenchContext, type MeasurementResult } from "./bench-env";
 import { createInstrumentedSync, isFullLeadsPage, type PageSample } from "./instrumented-sync";
@@ -40,6 +46,8 @@ export async function measurePageOverhead(context: BenchContext): Promise<Measur
       perRound.push({ pages: full, gapMs, cycleMs, floorMs: await floor.round() });
     }
 
+    context.progress("overhead: findings alone (recordHits, tallyPage) over one page of the same leads");
+    const findingsMs = findingsPerPageMs(source.dataset, bySize(context, { full: 1, quick: 0.3, smoke: 0.02 }));
     const all = perRound.flatMap((round) => round.pages);
     const pages = breakdown(all);
     const calls = callBreakdown(all);
@@ -76,12 +84,19 @@ export async function measurePageOverhead(context: BenchContext): Promise<Measur
         ["cycle: one page task's start to the next one's", ...spread((round) => median(round.cycleMs)), num(p95(perRound.flatMap((round) => round.cycleMs)), 1)],
         [`floor: the page's own transactions, bare SDK (${describePlan(floor.plan)})`, ...spread((round) => median(round.floorMs)), num(p95(allFloor), 1)],
         ["ratio: overhead / floor, per round (target <= 1.2x)", `${num(median(ratio), 2)}x`, `${num(Math.min(...ratio), 2)}-${num(Math.max(...ratio), 2)}x`, "-"],
+        [
+          `findings, timed alone on a page of the same leads: ${num(findingsMs, 3)} ms = share of the page task (budget <= ${FINDINGS_BUDGET_PERCENT}%)`,
+          `${num((findingsMs / pages.handlerMs) * 100, 2)}%`,
+          "-",
+          "-",
+        ],
       ],
       notes: [
         "Timed from outside the domain: a wrapped SourceClient times fetchPage; the Task handlers are wrapped; a DynamoDB client middleware times each call.",
         "median = the median over the rounds of each round's median (each column separately: they do not add up exactly); min-max = the lowest and highest round; p95 over every page of every round.",
         "Each DynamoDB call is labelled by its command and the prefix of its key (CONNECTION: the connection read; RATE: the rate limiter's log; TransactWriteItems by its action count) and sits on the task's timeline at its median start; calls that start at the same offset overlap (one round trip). Medians over every page.",
         "Full pages only: entity leads, 100 records, has_more true (the entity's last page also finishes the entity).",
+        "Findings: what the page task adds to count the silent rules (recordHits per record with the run's stage kinds and user ids, tallyPage, the rule ids per record) over 100 of the source's leads as JSON, in a tight loop after a warm-up; the share is of the median page task above. Issue 22's budget, printed, never asserted.",
         `Floor: leads pages 2 to ${floorPages + 1} of the same source, prepared as the page task prepares them (preparePage, the source's stage kinds), planned by planPageTransactions (the fence on the run's lock in each transaction; the last one also the lease, the run's progress and the watermark) and sent in order by the bare SDK client; per round a connection and run of their own (set up untimed), so every Put is a new item.`,
       ],
     };
@@ -92,4 +107,32 @@ export async function measurePageOverhead(context: BenchContext): Promise<Measur
     await dropTable(client, tableName);
     client.destroy();
   }
+}
+
+/** Issue 22: findings add at most this to the median page task. */
+export const FINDINGS_BUDGET_PERCENT = 5;
+
+/** The findings' work for one 100-lead page (prepare-page.ts's part after parsing), in a tight loop: ms per page. */
+function findingsPerPageMs(dataset: Dataset, seconds: number): number {
+  const raw = JSON.parse(JSON.stringify(dataset.leads.slice(0, 100))) as Record<string, unknown>[];
+  const leads = raw.map((record, index) => parseRecord(LeadSchema, record, index) as { id: string });
+  const stageKinds: StageKinds = new Map(dataset.pipelines.map((pipeline) => [pipeline.id, new Map(pipeline.stages.map((stage) => [stage.id, stage.kind]))]));
+  const context = { stageKinds, userIds: new Set(dataset.users.map((user) => user.id)) };
+  const page = () => {
+    const hits = leads.map((lead, index) => ({ id: lead.id, hits: recordHits("leads", raw[index]!, lead, context) }));
+    return tallyPage(hits).length + new Map(hits.map(({ id, hits: hit }) => [id, hit.map((each) => each.rule)])).size;
+  };
+  const loop = (ms: number) => {
+    const started = performance.now();
+    let pages = 0;
+    let sink = 0;
+    while (performance.now() - started < ms) {
+      sink += page();
+      pages += 1;
+    }
+    return { pages, elapsedMs: performance.now() - started, sink };
+  };
+  loop(Math.min(300, seconds * 1000));
+  const timed = loop(seconds * 1000);
+  return timed.elapsedMs / timed.pages;
 }
