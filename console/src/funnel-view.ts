@@ -1,6 +1,7 @@
 import { api, connectionPath } from "./api";
-import { h, when } from "./dom";
+import { h } from "./dom";
 import { funnelChart } from "./funnel-chart";
+import { timeOf } from "./time";
 
 interface PipelineFunnel {
   readonly id: string;
@@ -38,10 +39,15 @@ export async function funnelView(outlet: HTMLElement, id: string): Promise<void>
     status.textContent = (error as Error).message;
     return;
   }
-  status.textContent =
-    funnel.pipelines.length === 0
-      ? "No pipelines synced yet."
-      : `Computed ${when(funnel.computed_at)} from the stored records.${funnel.leads_without_pipeline > 0 ? ` ${funnel.leads_without_pipeline} leads name no synced pipeline.` : ""}`;
+  status.replaceChildren(
+    ...(funnel.pipelines.length === 0
+      ? ["No pipelines synced yet."]
+      : [
+          "Computed ",
+          timeOf(funnel.computed_at),
+          ` from the stored records.${funnel.leads_without_pipeline > 0 ? ` ${funnel.leads_without_pipeline} leads name no synced pipeline.` : ""}`,
+        ]),
+  );
   cards.replaceChildren(
     ...funnel.pipelines.map((pipeline) =>
       h(

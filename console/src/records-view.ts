@@ -1,16 +1,18 @@
 import { api, COLLECTIONS, connectionPath, type RecordsPage } from "./api";
 import { h } from "./dom";
 import { explainHref } from "./findings-list";
+import { timeOf } from "./time";
 
 const PAGE_SIZE = 25;
 const LABEL_FIELDS = ["name", "title", "subject", "type", "email", "label"];
 
-/** A short line that tells records apart: its id, the first name-like field it has, and when it last changed. */
-function labelOf(record: Record<string, unknown>): string {
+/** A short line that tells records apart: its id, the first name-like field it has, and when it last changed (local time, UTC on hover). */
+function labelOf(record: Record<string, unknown>): (string | Node)[] {
   const id = String(record["id"] ?? record["source_id"] ?? "record");
   const named = LABEL_FIELDS.map((field) => record[field]).find((value) => typeof value === "string" && value !== "");
   const changed = [record["updated_at"], record["created_at"]].find((value) => typeof value === "string" && value !== "");
-  return [id, named, changed ? `updated ${String(changed)}` : null].filter(Boolean).join(" · ");
+  const text = [id, named].filter(Boolean).join(" · ");
+  return changed ? [`${text} · updated `, timeOf(String(changed))] : [text];
 }
 
 /** The records explorer of one entity, newest first (updated_at, else created_at: docs/console.md); a record's stored JSON on click. */

@@ -253,6 +253,34 @@ describe("owner's console: the overview, names, alerts and craft (Chromium again
     await cdp.detach();
   });
 
+  it("every other screen, reached by keyboard alone: no console error, no failed request, no serious axe-core violation", async () => {
+    await owner.getByRole("link", { name: "CRM connections" }).click();
+    // Enter on a focused link is how a keyboard follows it; each screen is then checked as it stands.
+    const follow = async (link: ReturnType<Page["locator"]>) => {
+      await link.focus();
+      await owner.keyboard.press("Enter");
+    };
+    await follow(owner.locator(`li.card[data-connection="${ids.zeta}"] h2 a`));
+    await owner.getByRole("list", { name: "Run history" }).getByRole("link").first().waitFor();
+    await expectAccessible(owner, "connection");
+    await follow(owner.getByRole("list", { name: "Run history" }).getByRole("link").first());
+    await owner.locator('.run-status[data-status="succeeded"]').waitFor();
+    await expectAccessible(owner, "run");
+    await follow(owner.getByRole("link", { name: "← Connection" }));
+    await follow(owner.getByRole("navigation", { name: "Records" }).getByRole("link", { name: "leads", exact: true }));
+    await owner.getByText("Page 1: 1 record (last page).").waitFor();
+    await expectAccessible(owner, "records");
+    await owner.goBack();
+    await follow(owner.getByRole("link", { name: /^Funnel/ }));
+    await owner.getByRole("status").getByText(/^Computed /).waitFor();
+    await expectAccessible(owner, "funnel");
+    await follow(owner.getByRole("link", { name: "CRM connections" }));
+    await follow(owner.getByRole("link", { name: "New connection" }));
+    await owner.getByRole("heading", { name: "New connection", level: 1 }).waitFor();
+    await expectAccessible(owner, "new connection");
+    expect(problems.take()).toEqual([]);
+  });
+
   it("works 360 px wide: the overview, the alerts panel and a connection scroll no sideways, and pass axe-core", async () => {
     await owner.setViewportSize({ width: 360, height: 780 });
     await owner.getByRole("link", { name: "CRM connections" }).click();

@@ -254,9 +254,8 @@ describe("owner's console, end to end (Chromium against the local service and a 
     await owner.getByRole("navigation", { name: "Records" }).getByRole("link", { name: "leads", exact: true }).click();
     await owner.getByText("Page 1: 25 records.").waitFor();
     const list = owner.getByRole("list", { name: "leads records" });
-    // Newest first: updated_at never rises down a page, nor from one page to the next.
-    const updatedOf = async () =>
-      (await list.getByRole("button").allTextContents()).map((label) => /updated (\S+)$/.exec(label)?.[1] ?? "missing");
+    // Newest first: updated_at never rises down a page, nor from one page to the next (each label's <time> holds the instant).
+    const updatedOf = async () => list.getByRole("button").evaluateAll((buttons) => buttons.map((button) => button.querySelector("time")?.getAttribute("datetime") ?? "missing"));
     const first = await updatedOf();
     expect(first[0]).toBe("2026-02-03T08:59:00.000Z");
     expect(first).toEqual([...first].sort().reverse());
