@@ -148,7 +148,7 @@ describe("an audit after the source drifted", () => {
     expect(JSON.stringify(harness.logger.lines)).not.toContain(source.token);
   });
 
-  test("freshness: each audited entity's data_as_of is the audit's own last page of it, and the listed-whole entities keep the second sync's", async () => {
+  test("freshness: each audited entity's data_as_of is the audit's own last page of it, the listed-whole entities keep the second sync's, and every run's end gauges the oldest data's age", async () => {
     const freshness = await harness.records.getFreshness(connection.id);
     for (const entity of AUDIT_ENTITIES) {
       const asOf = freshness[entity].data_as_of!;
@@ -158,6 +158,10 @@ describe("an audit after the source drifted", () => {
       const asOf = freshness[entity].data_as_of!;
       expect(asOf >= syncs[1]!.started_at && asOf <= syncs[1]!.finished_at!, `${entity} ${asOf}`).toBe(true);
     }
+    // The age of the oldest data, at each run's end (two syncs, the audit): at the audit's, at least since the second sync's /pipelines.
+    const ages = harness.metrics.gauges.filter((gauge) => gauge.name === "OldestDataAgeSeconds" && gauge.properties["connection_id"] === connection.id);
+    expect(ages).toHaveLength(3);
+    expect(ages[2]!.seconds).toBeGreaterThanOrEqual(Math.floor((Date.parse(audit.finished_at!) - Date.parse(freshness.pipelines.data_as_of!)) / 1000));
   });
 
   test("GET audits lists newest first and a second audit heals nothing", async () => {
