@@ -50,6 +50,9 @@ function countLine(rule: QualityRule): string {
   return `${last} · ${rule.counts.map((entry) => entry.count).join(", ")} over the last ${rule.counts.length} runs, newest first`;
 }
 
+const DASHES: readonly number[][] = [[], [8, 4], [2, 3], [12, 3, 2, 3]];
+const POINT_STYLES = ["circle", "rect", "triangle", "rectRot", "crossRot"] as const;
+
 /** One line per entity and rule: its count in each finished run, oldest on the left. */
 function trendChart(quality: Quality): HTMLElement {
   const runs = [...quality.runs].reverse();
@@ -72,10 +75,20 @@ function trendChart(quality: Quality): HTMLElement {
         labels: runs.map((run) => when(run.started_at)),
         datasets: series.map((line, index) => {
           const colour = SERIES_COLOURS[index % SERIES_COLOURS.length]!;
-          return { label: line.label, data: line.counts, borderColor: colour, backgroundColor: colour };
+          // Not by colour alone: each line also has its own dash and point shape, and lines that coincide stay visible.
+          return {
+            label: line.label,
+            data: line.counts,
+            borderColor: colour,
+            backgroundColor: colour,
+            borderDash: DASHES[index % DASHES.length]!,
+            pointStyle: POINT_STYLES[index % POINT_STYLES.length]!,
+            pointRadius: 5,
+          };
         }),
       },
       options: {
+        plugins: { legend: { labels: { usePointStyle: true } } },
         scales: { x: { ticks: { maxRotation: 0, autoSkip: true, maxTicksLimit: 4 } }, y: { beginAtZero: true, ticks: { precision: 0 }, title: { display: true, text: "records" } } },
       },
     },
