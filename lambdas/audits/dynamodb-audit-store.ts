@@ -147,29 +147,36 @@ export class DynamoDbAuditStore extends DynamoDbTableAdapter implements AuditSto
     return ids;
   }
 
-  /** Every stored id of the entity's collection: its shards' sort keys (an id is its head's sort key). */
+  /**
+   * Every stored id of the entity's collection: its shards' sort keys (an id is its head's sort key). The shards are
+   * read at once, as the sharded listing reads them (store/sharded-query.ts): 64 in sequence were most of an audit's close.
+   */
   private async storedIds(connectionId: string, collection: Collection): Promise<string[]> {
+    const shards = await Promise.all(recordShardPartitionKeys(connectionId, collection).map((pk) => this.shardIds(pk)));
+    return shards.flat();
+  }
+
+  /** One shard's record ids, a Query page at a time. */
+  private async shardIds(pk: string): Promise<string[]> {
     const ids: string[] = [];
-    for (const pk of recordShardPartitionKeys(connectionId, collection)) {
-      let startKey: Item | undefined;
-      do {
-        const out = await this.client.send(
-          new QueryCommand({
-            TableName: this.tableName,
-            KeyConditionExpression: "#pk = :pk",
-            ProjectionExpression: "#sk",
-            ExpressionAttributeNames: { "#pk": ATTR.pk, "#sk": ATTR.sk },
-            ExpressionAttributeValues: { ":pk": { S: pk } },
-            ExclusiveStartKey: startKey,
-          }),
-        );
-        for (const item of out.Items ?? []) {
-          const id = item[ATTR.sk]?.S;
-          if (id !== undefined) ids.push(id);
-        }
-        startKey = out.LastEvaluatedKey;
-      } while (startKey !== undefined);
-    }
+    let startKey: Item | undefined;
+    do {
+      const out = await this.client.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          KeyConditionExpression: "#pk = :pk",
+          ProjectionExpression: "#sk",
+          ExpressionAttributeNames: { "#pk": ATTR.pk, "#sk": ATTR.sk },
+          ExpressionAttributeValues: { ":pk": { S: pk } },
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      for (const item of out.Items ?? []) {
+        const id = item[ATTR.sk]?.S;
+        if (id !== undefined) ids.push(id);
+      }
+      startKey = out.LastEvaluatedKey;
+    } while (startKey !== undefined);
     return ids;
   }
 
