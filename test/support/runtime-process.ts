@@ -74,38 +74,41 @@ export function startRuntimeProcess(env: Record<string, string>): RuntimeProcess
     javaPid,
     async killGroup() {
       const java = findJava();
-      const javaDead = java === undefined ? undefined : await deathOf(java.pid, java.port);
+      const javaDeath = java === undefined ? undefined : await watchDeath(java.pid, java.port);
       process.kill(-pid, "SIGKILL");
-      await Promise.all([exited, javaDead]);
+      await Promise.all([exited, javaDeath?.dead]);
     },
     async killJava() {
       const java = findJava();
       if (java === undefined) throw new Error(`no DynamoDB Local child of the runtime ${pid}`);
-      const javaDead = await deathOf(java.pid, java.port);
+      const javaDeath = await watchDeath(java.pid, java.port);
       process.kill(java.pid, "SIGKILL");
-      await javaDead;
+      await javaDeath.dead;
     },
     output: () => output,
   };
 }
 
 /**
- * Called before the kill; the promise it gives resolves once DynamoDB Local is dead. A connection held open to
+ * Called before the kill; `dead` resolves once DynamoDB Local is dead (a field, not the promise itself: a promise
+ * resolved with a promise waits for it, and this one must not be waited for before the kill). A connection held open to
  * its port closes when the process dies, with its every file and socket, while `tail --pid` would also wait for
  * the orphaned zombie to be reaped (PID 1 here takes 1.3-1.7 s to do that). Without a port: `tail --pid`.
  */
-async function deathOf(pid: number, port: number | undefined): Promise<Promise<void>> {
-  if (port === undefined) return processGone(pid);
+async function watchDeath(pid: number, port: number | undefined): Promise<{ readonly dead: Promise<void> }> {
+  if (port === undefined) return { dead: processGone(pid) };
   return new Promise((resolve) => {
     const socket = connect({ host: "127.0.0.1", port });
     let connected = false;
     socket.once("connect", () => {
       connected = true;
-      resolve(new Promise<void>((closed) => socket.once("close", () => closed())));
+      resolve({ dead: new Promise<void>((closed) => socket.once("close", () => closed())) });
+      // Flowing, so that the end of the stream is read (and "close" follows) as soon as the process dies.
+      socket.resume();
     });
     // Before the connection: not listening (yet, or any more), so wait on the pid. After it: the reset of the death.
     socket.on("error", () => {
-      if (!connected) resolve(processGone(pid));
+      if (!connected) resolve({ dead: processGone(pid) });
     });
   });
 }
