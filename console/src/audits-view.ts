@@ -3,10 +3,10 @@ import { HEAL_CAUSE_WORDS, HEAL_CAUSES, healedOf, type AuditSummary } from "./da
 import { h } from "./dom";
 import { duration, timeOf, when } from "./time";
 import { sampleIds } from "./findings-list";
+import { pollWhileRunning } from "./live-poll";
 import { isOwner } from "./session";
 
 /** How often a running audit is read again (as a run is). */
-const POLL_MS = 500;
 
 const auditsHref = (id: string) => `#/connections/${encodeURIComponent(id)}/audits`;
 const auditHref = (id: string, auditId: string) => `${auditsHref(id)}/${encodeURIComponent(auditId)}`;
@@ -67,8 +67,6 @@ export async function auditsView(outlet: HTMLElement, id: string, navigate: (has
 
 /** One audit, watched while it runs: per entity what the source returned, what the store holds, and what was healed, by cause. */
 export function auditView(outlet: HTMLElement, id: string, auditId: string): () => void {
-  let stopped = false;
-  let timer: ReturnType<typeof setTimeout> | undefined;
   const status = h("p", { class: "audit-status", role: "status", "aria-live": "polite" }, "Loading…");
   const total = h("p", { class: "healed-total" });
   const body = h("tbody");
@@ -127,19 +125,10 @@ export function auditView(outlet: HTMLElement, id: string, auditId: string): () 
     );
   };
 
-  const poll = async () => {
-    try {
-      const audit = await api<AuditSummary>("GET", `${connectionPath(id)}/audits/${encodeURIComponent(auditId)}`);
-      if (stopped) return;
-      show(audit);
-      if (audit.status === "running") timer = setTimeout(() => void poll(), POLL_MS);
-    } catch (error) {
-      if (!stopped) status.textContent = (error as Error).message;
-    }
-  };
-  void poll();
-  return () => {
-    stopped = true;
-    if (timer !== undefined) clearTimeout(timer);
-  };
+  const watch = pollWhileRunning(
+    () => api<AuditSummary>("GET", `${connectionPath(id)}/audits/${encodeURIComponent(auditId)}`),
+    show,
+    (message) => (status.textContent = message),
+  );
+  return () => watch.stop();
 }

@@ -1,13 +1,13 @@
 import { api, connectionPath, MAX_RETRIES, type RunSummary, type RunWait } from "./api";
 import { h } from "./dom";
 import { recordsOf } from "./health";
+import { pollWhileRunning } from "./live-poll";
 import { liveProgress } from "./live-progress";
 import { runFindings } from "./run-findings";
 import { isOwner } from "./session";
 import { duration, timeOf } from "./time";
 
 /** How often a running run's summary is read again. */
-const POLL_MS = 500;
 
 /** One line per wait: what the source answered, how long the sync waits, and which retry comes after. */
 export function waitLine(entity: string, wait: RunWait): string {
@@ -20,8 +20,6 @@ export function waitLine(entity: string, wait: RunWait): string {
 
 /** One run, watched live while it runs: each entity's status, pages, records, waits and error. Returns a stop function. */
 export function runView(outlet: HTMLElement, id: string, runId: string): () => void {
-  let stopped = false;
-  let timer: ReturnType<typeof setTimeout> | undefined;
   const heading = h("h1", { tabindex: "-1" }, "Sync run");
   const status = h("p", { class: "run-status", role: "status", "aria-live": "polite" }, "Loading…");
   const body = h("tbody");
@@ -36,7 +34,7 @@ export function runView(outlet: HTMLElement, id: string, runId: string): () => v
     try {
       const run = await api<RunSummary>("POST", `${connectionPath(id)}/syncs/${encodeURIComponent(runId)}/cancel`);
       cancelStatus.textContent = "Cancelled: entities not finished failed with \"cancelled by the owner\".";
-      if (!stopped) show(run);
+      if (!watch.stopped()) show(run);
     } catch (error) {
       cancelStatus.textContent = (error as Error).message;
       cancelButton.disabled = false;
@@ -124,22 +122,15 @@ export function runView(outlet: HTMLElement, id: string, runId: string): () => v
     }
   };
 
-  const poll = async () => {
-    try {
-      const run = await api<RunSummary>("GET", `${connectionPath(id)}/syncs/${encodeURIComponent(runId)}`);
-      if (stopped) return;
+  const watch = pollWhileRunning(
+    () => api<RunSummary>("GET", `${connectionPath(id)}/syncs/${encodeURIComponent(runId)}`),
+    async (run) => {
       show(run);
       showWaits(run);
       progress.update(run, await previous);
       findings.update(run);
-      if (run.status === "running") timer = setTimeout(() => void poll(), POLL_MS);
-    } catch (error) {
-      if (!stopped) status.textContent = (error as Error).message;
-    }
-  };
-  void poll();
-  return () => {
-    stopped = true;
-    if (timer !== undefined) clearTimeout(timer);
-  };
+    },
+    (message) => (status.textContent = message),
+  );
+  return () => watch.stop();
 }
