@@ -169,7 +169,10 @@ describe("owner's console, end to end (Chromium against the local service and a 
     // Keyboard only: focus the button and press Enter.
     await owner.getByRole("button", { name: "Test connection" }).focus();
     await owner.keyboard.press("Enter");
-    await owner.locator('[data-test="pipelines-found"]').getByText("2").waitFor();
+    // Wait for the result, whatever it says, so that a failed call fails here with its detail, not with a timeout.
+    await owner.locator('.test-result [data-test="pipelines-found"], .test-result p.bad').first().waitFor();
+    const result = await owner.locator(".test-result").textContent();
+    expect(await owner.locator('[data-test="pipelines-found"]').textContent(), `the test call's result: ${result}`).toBe("2");
     expect(await owner.locator('[data-test="reachable"]').textContent()).toBe("yes");
     expect(await owner.locator('[data-test="authenticated"]').textContent()).toBe("yes");
     expect(await owner.locator('[data-test="detail"]').textContent()).not.toBe("");
