@@ -12,7 +12,7 @@ import { randomBytes } from "node:crypto";
 import { execFile } from "node:child_process";
 import { performance } from "node:perf_hooks";
 import { promisify } from "node:util";
-import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { createDynamoDbClient } from "../lambdas/aws/dynamodb-client";
 import type { StoredConnection } from "../lambdas/core/connection";
 import { AesGcmTokenCipher } from "../lambdas/local/aes-token-cipher";
 import { startDynamoDbLocal } from "../lambdas/local/dynamodb-local";
@@ -59,7 +59,7 @@ async function childrenRssMb(): Promise<number> {
 async function main(): Promise<void> {
   const options = parseArgs(process.argv.slice(2));
   const dynamodb = await startDynamoDbLocal();
-  const client = new DynamoDBClient({ endpoint: dynamodb.endpoint, region: "local", credentials: { accessKeyId: "local", secretAccessKey: "local" } });
+  const client = createDynamoDbClient({ endpoint: dynamodb.endpoint, region: "local", credentials: { accessKeyId: "local", secretAccessKey: "local" } });
   const source = await startFleetSource();
   let logLines = 0;
   const logger = createJsonLogger({ write: () => void (logLines += 1) });

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { DeleteTableCommand, DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { DeleteTableCommand, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { createDynamoDbClient } from "../../lambdas/aws/dynamodb-client";
 import type { Logger } from "../../lambdas/core/ports/logger";
 import { createJsonLogger } from "../../lambdas/observability/json-logger";
 import { ensureTable } from "../../lambdas/store/table-definition";
@@ -23,7 +24,7 @@ export function bySize<T>(context: Pick<BenchContext, "size">, sizes: Readonly<R
 }
 
 export function benchClient(endpoint: string): DynamoDBClient {
-  return new DynamoDBClient({
+  return createDynamoDbClient({
     endpoint,
     region: "us-east-1",
     credentials: { accessKeyId: "bench", secretAccessKey: "bench" },

@@ -1,5 +1,6 @@
 import { DynamoDbAuditStore } from "../audits/dynamodb-audit-store";
-import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { createDynamoDbClient } from "./dynamodb-client";
 import { KMSClient } from "@aws-sdk/client-kms";
 import { LambdaClient } from "@aws-sdk/client-lambda";
 import { SFNClient } from "@aws-sdk/client-sfn";
@@ -48,7 +49,7 @@ const { logger, metrics, tracer } = observability;
 export const observed = observability.observed;
 
 // X-Ray subsegments for every AWS call (active tracing is on for every function: lib/service-function.ts).
-const dynamoDbClient = () => tracer.captureAWSv3Client(new DynamoDBClient({}));
+const dynamoDbClient = () => tracer.captureAWSv3Client(createDynamoDbClient());
 const kmsClient = () => tracer.captureAWSv3Client(new KMSClient({}));
 const sfnClient = () => tracer.captureAWSv3Client(new SFNClient({}));
 const lambdaClient = () => tracer.captureAWSv3Client(new LambdaClient({}));

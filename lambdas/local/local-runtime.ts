@@ -1,4 +1,4 @@
-import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { createDynamoDbClient } from "../aws/dynamodb-client";
 import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Logger } from "../core/ports/logger";
@@ -47,7 +47,7 @@ export async function startLocalRuntime(config: LocalRuntimeConfig, logger: Logg
   }
 
   const dynamodb = await startDynamoDbLocal({ dataDir: dynamoDbDir, ...(config.DYNAMODB_PORT ? { port: config.DYNAMODB_PORT } : {}) });
-  const client = new DynamoDBClient({
+  const client = createDynamoDbClient({
     endpoint: dynamodb.endpoint,
     region: "local",
     credentials: { accessKeyId: "local", secretAccessKey: "local" },

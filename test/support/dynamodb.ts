@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { DynamoDBClient, GetItemCommand } from "@aws-sdk/client-dynamodb";
+import { GetItemCommand, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { createDynamoDbClient } from "../../lambdas/aws/dynamodb-client";
 import { afterAll, beforeAll, inject } from "vitest";
 import { ensureTable } from "../../lambdas/store/table-definition";
 
@@ -8,7 +9,8 @@ export function testDynamoDbClient(): DynamoDBClient {
   const endpoint = inject("dynamodbEndpoint");
   // The unit tier (vitest.unit.config.ts) starts no DynamoDB Local: fail here, never fall through to AWS's endpoint.
   if (endpoint === undefined) throw new Error("no DynamoDB Local in this run: a test on DynamoDB belongs in `npm test`, not `npm run test:unit`");
-  return new DynamoDBClient({
+  // The client every runtime builds, so the tests exercise its configuration.
+  return createDynamoDbClient({
     endpoint,
     region: "us-east-1",
     credentials: { accessKeyId: "test", secretAccessKey: "test" },
