@@ -269,7 +269,10 @@ describe("DynamoDbRateLimiter on a fake clock (DynamoDB Local)", () => {
     const limiterB = new DynamoDbRateLimiter({ client: table.client, tableName: table.tableName, clock: shared, sleep: async (ms) => void (clock.t += ms) });
     const asleep = gate<number>();
     const wake = gate();
-    const a = rateLimited(sourceOf("A"), limiterA, { connectionId, rateLimit: rate }, shared, undefined, (ms) => {
+    // A's first wait is held at a gate; any later one (its fresh slot, recorded ahead by its write lead) moves the clock.
+    let waits = 0;
+    const a = rateLimited(sourceOf("A"), limiterA, { connectionId, rateLimit: rate }, shared, undefined, async (ms) => {
+      if ((waits += 1) > 1) return void (clock.t += ms);
       asleep.open(ms);
       return wake.opened;
     });
