@@ -1,12 +1,10 @@
 import { api, ApiError, connectionPath } from "./api";
 import { HEAL_CAUSE_WORDS, HEAL_CAUSES, healedOf, type AuditSummary } from "./data-trust-api";
 import { h } from "./dom";
-import { duration, timeOf, when } from "./time";
+import { duration, timeOf } from "./time";
 import { sampleIds } from "./findings-list";
 import { pollWhileRunning } from "./live-poll";
 import { isOwner } from "./session";
-
-/** How often a running audit is read again (as a run is). */
 
 const auditsHref = (id: string) => `#/connections/${encodeURIComponent(id)}/audits`;
 const auditHref = (id: string, auditId: string) => `${auditsHref(id)}/${encodeURIComponent(auditId)}`;
@@ -96,10 +94,12 @@ export function auditView(outlet: HTMLElement, id: string, auditId: string): () 
 
   const show = (audit: AuditSummary) => {
     status.dataset["status"] = audit.status;
-    status.textContent =
-      audit.status === "running"
-        ? `Running since ${when(audit.started_at)}`
-        : `${audit.status === "succeeded" ? "Succeeded" : "Failed"} · started ${when(audit.started_at)} · took ${duration(audit.started_at, audit.finished_at)}`;
+    // As the run view's status: the start is a <time>, local with UTC on hover.
+    status.replaceChildren(
+      ...(audit.status === "running"
+        ? ["Running since ", timeOf(audit.started_at)]
+        : [`${audit.status === "succeeded" ? "Succeeded" : "Failed"} · started `, timeOf(audit.started_at), ` · took ${duration(audit.started_at, audit.finished_at)}`]),
+    );
     const byCause = HEAL_CAUSES.map((cause) => [cause, audit.entities.reduce((sum, entity) => sum + entity.healed[cause], 0)] as const);
     const healed = byCause.reduce((sum, [, count]) => sum + count, 0);
     total.textContent = `Healed ${healed} record${healed === 1 ? "" : "s"}${healed === 0 ? "" : `: ${byCause.filter(([, count]) => count > 0).map(([cause, count]) => `${count} ${HEAL_CAUSE_WORDS[cause]}`).join(", ")}`}.`;

@@ -79,13 +79,17 @@ export async function explainView(
         "dl",
         { class: "facts" },
         fact("Stored", explanation.present ? "yes" : "no"),
-        fact("updated_at", explanation.updated_at ?? "—"),
+        // A time the store could parse shows as a <time>; one it could not (the verdict's point) shows as the source sent it.
+        fact("updated_at", timeOf(explanation.updated_at)),
         explanation.healed_by_audit === null
           ? []
           : fact(
               "Healed by audit",
               h("a", { href: auditHref(id, explanation.healed_by_audit.audit_id) }, explanation.healed_by_audit.audit_id),
-              ` · ${explanation.healed_by_audit.cause} · updated_at ${explanation.healed_by_audit.updated_at ?? "—"} against the watermark ${explanation.healed_by_audit.watermark ?? "—"}`,
+              ` · ${explanation.healed_by_audit.cause} · updated_at `,
+              timeOf(explanation.healed_by_audit.updated_at),
+              " against the watermark ",
+              timeOf(explanation.healed_by_audit.watermark),
             ),
         explanation.absent_in_source === null
           ? []
@@ -123,7 +127,8 @@ export async function explainView(
                     h("a", { href: stored.lineage.last_written.run_id.startsWith("audit-") ? auditHref(id, stored.lineage.last_written.run_id) : runHref(id, stored.lineage.last_written.run_id) }, stored.lineage.last_written.run_id),
                     ` · page ${stored.lineage.last_written.page} · `,
                     timeOf(stored.lineage.last_written.at),
-                    ` · source updated_at ${stored.lineage.last_written.source_updated_at ?? "missing or unparseable"}`,
+                    " · source updated_at ",
+                    stored.lineage.last_written.source_updated_at === null ? "missing or unparseable" : timeOf(stored.lineage.last_written.source_updated_at),
                   ],
             ),
             fact("Writes", stored.lineage.writes),

@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
+import { API_PREFIX, ROUTES } from "../../lambdas/onboarding/http/routes";
 
 const root = resolve(import.meta.dirname, "../..");
 const docPages = readdirSync(join(root, "docs"), { recursive: true, encoding: "utf8" })
@@ -106,6 +107,13 @@ describe("documentation", () => {
 
   it("the README stays a front door: at most 250 lines", () => {
     expect(readFileSync(join(root, "README.md"), "utf8").split("\n").length).toBeLessThanOrEqual(250);
+  });
+
+  it("the routes table of docs/onboarding-api.md lists every route of ROUTES, and no other", () => {
+    // Its rows start with the method and the path under API_PREFIX, a query string aside: `GET /crm/custom/connections/{id}/records/{entity}?limit=&cursor=`.
+    const page = readFileSync(join(root, "docs/onboarding-api.md"), "utf8");
+    const listed = [...page.matchAll(/^\| `(GET|POST|PATCH|PUT|DELETE) (\/[^`?]*)(?:\?[^`]*)?` \|/gm)].map((m) => `${m[1]} ${API_PREFIX}${m[2]}`);
+    expect(listed.sort()).toEqual(ROUTES.map((route) => route.routeKey).sort());
   });
 
   it.each(docPages)("no page under docs/ is over 350 lines: %s", (page) => {

@@ -53,6 +53,9 @@ export async function startConsoleHarness(options: { readonly oidc?: { readonly 
     headless: true,
     args: CHROMIUM_FLAGS,
     viewport: { width: 1100, height: 900 },
+    // One language on any machine: a date field then takes its digits in one order (month, day, year) and the
+    // screenshots read the same wherever they are retaken.
+    locale: "en-US",
   });
 
   /** A new tab: a new in-memory session, signed in as `role` of `workspace` through the page's own form. */

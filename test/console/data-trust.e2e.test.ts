@@ -99,6 +99,38 @@ async function openTableByKeyboard(figure: Locator): Promise<Locator> {
   return table;
 }
 
+/** How console/src/time.ts writes a local time (date, time to the second, zone name), for the page's own Intl to format. */
+const LOCAL_TIME_FORMAT: Intl.DateTimeFormatOptions = {
+  year: "numeric",
+  month: "short",
+  day: "numeric",
+  hour: "2-digit",
+  minute: "2-digit",
+  second: "2-digit",
+  timeZoneName: "short",
+};
+
+/**
+ * The times in `scope`, each checked to be a `<time>`: the ISO instant in datetime, the UTC instant as its title
+ * (the hover), and as text the owner's local time as the browser's own zone and language write it. Returns the instants.
+ */
+async function localTimesIn(scope: Locator): Promise<string[]> {
+  const times = await scope.locator("time").evaluateAll(
+    (elements, format) =>
+      elements.map((element) => {
+        const datetime = element.getAttribute("datetime") ?? "";
+        return { datetime, title: element.getAttribute("title"), text: element.textContent, local: new Intl.DateTimeFormat(undefined, format).format(new Date(datetime)) };
+      }),
+    LOCAL_TIME_FORMAT,
+  );
+  for (const time of times) {
+    expect(time.datetime).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+    expect(time.title).toBe(time.datetime.replace("T", " ").replace(/\.\d+Z$/, " UTC"));
+    expect(time.text).toBe(time.local);
+  }
+  return times.map((time) => time.datetime);
+}
+
 describe("the console's data-trust screens, end to end (Chromium, the local service, a drifting loopback source)", { timeout: 60_000 }, () => {
   let harness: ConsoleHarness;
   let source: SourceServer;
@@ -261,6 +293,10 @@ describe("the console's data-trust screens, end to end (Chromium, the local serv
     expect(await lineage.locator('[data-fact="First seen"]').textContent()).toMatch(/ · page \d+ · /);
     expect(await lineage.locator('[data-fact="Last written"]').textContent()).toContain("source updated_at missing or unparseable");
     expect(await lineage.locator('[data-fact="Findings when last written"]').textContent()).toContain("record.updated-at");
+    // Lineage times are <time>s (local, UTC on hover); the updated_at that does not parse is no time, so none is shown as one.
+    expect(await localTimesIn(lineage.locator('[data-fact="First seen"]'))).toHaveLength(1);
+    expect(await localTimesIn(lineage.locator('[data-fact="Last written"]'))).toHaveLength(1);
+    expect(await verdict.locator('[data-fact="updated_at"] time').count()).toBe(0);
     await expectAccessible(owner, "a record's explanation");
     await shot(owner, "explain-record");
   });
@@ -289,6 +325,11 @@ describe("the console's data-trust screens, end to end (Chromium, the local serv
     await owner.getByRole("heading", { name: "Explain contacts contact-2", level: 1 }).waitFor();
     await owner.locator('section[data-verdict="current"][data-present="true"]').waitFor();
     expect(await owner.locator('section.lineage [data-fact="Writes"]').textContent()).toBe("2");
+    // The record's updated_at and the source's, as <time>s in the owner's local time with UTC on hover.
+    expect(await localTimesIn(owner.locator('section[data-verdict] [data-fact="updated_at"]'))).toEqual(["2026-02-05T08:00:00.000Z"]);
+    const lastWritten = await localTimesIn(owner.locator('section.lineage [data-fact="Last written"]'));
+    expect(lastWritten).toHaveLength(2);
+    expect(lastWritten[1]).toBe("2026-02-05T08:00:00.000Z");
     // A stage is found by its pipeline's id and its own.
     await owner.getByLabel("Collection").selectOption("stages");
     await owner.getByLabel("Record id").fill("stage-won");
@@ -334,6 +375,8 @@ describe("the console's data-trust screens, end to end (Chromium, the local serv
     expect(await owner.locator('tr[data-entity="leads"] .badge').textContent()).toBe("running");
     hold.release();
     await owner.locator('.audit-status[data-status="succeeded"]').waitFor();
+    // "started …" is a <time>: local, UTC on hover.
+    expect(await localTimesIn(owner.locator(".audit-status"))).toHaveLength(1);
     const cell = (entity: string, cause: string) => owner.locator(`tr[data-entity="${entity}"] td[data-cause="${cause}"]`).textContent();
     expect(await cell("leads", "missed")).toBe("1");
     expect(await cell("contacts", "changed_without_advancing")).toBe("1");
@@ -359,6 +402,12 @@ describe("the console's data-trust screens, end to end (Chromium, the local serv
     const healed = await owner.locator('section.lineage [data-fact="Healed by audit"]').textContent();
     expect(healed).toMatch(/^audit-/);
     expect(await verdict.getByRole("link", { name: healed! }).first().getAttribute("href")).toContain(`/audits/${healed}`);
+    // The healed updated_at against the watermark, and the last audit's start: <time>s, local with UTC on hover.
+    const healedTimes = await localTimesIn(verdict.locator('[data-fact="Healed by audit"]'));
+    expect(healedTimes[0]).toBe("2026-01-01T00:00:00.000Z");
+    expect(healedTimes).toHaveLength(2);
+    expect(await localTimesIn(verdict.locator('[data-fact="Last audit"]'))).toHaveLength(1);
+    await expectAccessible(owner, "a healed record's explanation");
   });
 
   it("the funnel is drawn as a funnel per pipeline, with won, lost and revenue, its table on demand", async () => {

@@ -4,6 +4,7 @@ import type { Page, Request } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startLoopbackOidcProvider, type LoopbackOidcProvider } from "../support/loopback-oidc-provider";
 import { SCREENSHOTS_DIR, startConsoleHarness, type ConsoleHarness } from "./console-harness";
+import { expectAccessible } from "./expect-accessible";
 
 const CLIENT_ID = "crm-console";
 
@@ -46,6 +47,7 @@ describe("owner's console, OIDC sign-in (authorization code with PKCE) against a
     await page.getByRole("button", { name: "Sign in with your identity provider" }).waitFor();
     expect(await page.getByLabel("Workspace").count()).toBe(0);
     expect(await page.getByLabel("Role").count()).toBe(0);
+    await expectAccessible(page, "OIDC sign-in");
     await page.screenshot({ path: join(SCREENSHOTS_DIR, "sign-in-oidc.png"), fullPage: true });
     const devSignIn = await fetch(`${harness.url}/dev/sign-in`, {
       method: "POST",

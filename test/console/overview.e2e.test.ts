@@ -226,7 +226,7 @@ describe("owner's console: the overview, names, alerts and craft (Chromium again
   it("times show in the owner's local time, with UTC on hover", async () => {
     const cdp = await owner.context().newCDPSession(owner);
     await cdp.send("Emulation.setTimezoneOverride", { timezoneId: OWNER_ZONE });
-    await cdp.send("Emulation.setLocaleOverride", { locale: "en-US" });
+    // The language is the harness's en-US already (a second locale override is refused): only the zone changes here.
     await owner.getByRole("link", { name: "CRM connections" }).click();
     await owner.locator(`li.card[data-connection="${ids.zeta}"] [data-test="last-run"] time`).waitFor();
     const times = await owner.locator("main time").evaluateAll((elements) =>
@@ -281,7 +281,7 @@ describe("owner's console: the overview, names, alerts and craft (Chromium again
     expect(problems.take()).toEqual([]);
   });
 
-  it("works 360 px wide: the overview, the alerts panel and a connection scroll no sideways, and pass axe-core", async () => {
+  it("works 360 px wide: the overview, the alerts panel, a connection, the new-connection form and sign-in scroll no sideways, and pass axe-core", async () => {
     await owner.setViewportSize({ width: 360, height: 780 });
     await owner.getByRole("link", { name: "CRM connections" }).click();
     await owner.locator(`li.card[data-connection="${ids.zeta}"]`).waitFor();
@@ -294,7 +294,22 @@ describe("owner's console: the overview, names, alerts and craft (Chromium again
     await owner.getByRole("list", { name: "Run history" }).getByRole("link").first().waitFor();
     expect(await owner.evaluate<number>("document.documentElement.scrollWidth")).toBeLessThanOrEqual(360);
     await expectAccessible(owner, "connection at 360 px");
+    await owner.getByRole("link", { name: "CRM connections" }).click();
+    await owner.getByRole("link", { name: "New connection" }).click();
+    await owner.getByRole("heading", { name: "New connection", level: 1 }).waitFor();
+    expect(await owner.evaluate<number>("document.documentElement.scrollWidth")).toBeLessThanOrEqual(360);
+    await expectAccessible(owner, "new connection at 360 px");
     expect(problems.take()).toEqual([]);
     await owner.setViewportSize({ width: 1100, height: 900 });
+    // Sign-in needs a page without a session: a new tab (the session lives in the owner's page's memory).
+    const signIn = await harness.browser.newPage();
+    const signInProblems = watchPageProblems(signIn);
+    await signIn.setViewportSize({ width: 360, height: 780 });
+    await signIn.goto(`${harness.url}/`);
+    await signIn.getByRole("button", { name: "Sign in" }).waitFor();
+    expect(await signIn.evaluate<number>("document.documentElement.scrollWidth")).toBeLessThanOrEqual(360);
+    await expectAccessible(signIn, "sign-in at 360 px");
+    expect(signInProblems.take()).toEqual([]);
+    await signIn.close();
   });
 });

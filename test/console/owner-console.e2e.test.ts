@@ -14,6 +14,9 @@ import { crmSource, type CrmData } from "../support/crm-source";
 import { startPreflightSource } from "../support/preflight-source";
 import { startSourceServer, type SourceServer } from "../support/source-server";
 import { SCREENSHOTS_DIR, startConsoleHarness, type ConsoleHarness } from "./console-harness";
+import { expectAccessible } from "./expect-accessible";
+import { tabTo, typeOver } from "./keyboard";
+import { watchPageProblems } from "./page-problems";
 
 const FIRST_TOKEN = "first-source-token-3f9a";
 const ROTATED_TOKEN = "rotated-source-token-7c1e";
@@ -47,6 +50,15 @@ async function domText(page: Page): Promise<string> {
 
 const shot = (page: Page, name: string) => page.screenshot({ path: join(SCREENSHOTS_DIR, `${name}.png`), fullPage: true });
 
+/**
+ * A step that provokes an error answer on purpose: what it took must be that answer (the response and Chromium's
+ * "Failed to load resource" line for it), at least once, and nothing else.
+ */
+function expectOnlyAnswered(taken: string[], status: number, method: string): void {
+  expect(taken.some((problem) => problem.startsWith(`${status}: ${method} `)), taken.join("\n")).toBe(true);
+  expect(taken.filter((problem) => !problem.startsWith(`${status}: ${method} `) && !problem.includes(`status of ${status} `))).toEqual([]);
+}
+
 describe("owner's console, end to end (Chromium against the local service and a loopback source)", { timeout: 60_000 }, () => {
   let harness: ConsoleHarness;
   let source: SourceServer;
@@ -59,6 +71,8 @@ describe("owner's console, end to end (Chromium against the local service and a 
   let releaseContactsRetry: () => void = () => undefined;
   let contactsRetryGate: Promise<void> = Promise.resolve();
   let owner: Page;
+  // Every console error and failed request on the owner's page; each step takes them and expects none it did not provoke.
+  let problems: ReturnType<typeof watchPageProblems>;
   let connectionUrl = "";
   let throttledRunUrl = "";
 
@@ -102,6 +116,7 @@ describe("owner's console, end to end (Chromium against the local service and a 
     owner = await harness.browser.newPage();
     // Fail a step well inside the test's own timeout, so one broken step names itself.
     owner.setDefaultTimeout(20_000);
+    problems = watchPageProblems(owner);
     await owner.goto(`${harness.url}/`);
     await owner.getByLabel("Workspace").fill("acme");
     await shot(owner, "sign-in");
@@ -113,25 +128,40 @@ describe("owner's console, end to end (Chromium against the local service and a 
     // The session token lives in memory only.
     expect(await owner.evaluate<number>("localStorage.length + sessionStorage.length")).toBe(0);
     expect(await owner.evaluate<string>("document.cookie")).toBe("");
+    expect(problems.take()).toEqual([]);
   });
 
-  it("the create form shows the API's own 422 rule under the field, then creates the connection", async () => {
-    await owner.getByRole("link", { name: "New connection" }).click();
-    await owner.getByLabel("Base URL").fill(source.baseUrl);
-    await owner.getByLabel("API token").fill(FIRST_TOKEN);
-    await owner.getByLabel("Rate limit").fill("0");
-    await owner.getByLabel("Start date").fill("2020-01-01");
-    await owner.getByRole("button", { name: "Create connection" }).click();
+  it("by keyboard alone, the create form shows the API's own 422 rule under the field, then creates the connection", async () => {
+    // Tab from the list's heading to the link, Enter; then Tab from field to field, typing.
+    await tabTo(owner, owner.getByRole("link", { name: "New connection" }));
+    await owner.keyboard.press("Enter");
+    await owner.locator("main h1:focus", { hasText: "New connection" }).waitFor();
+    await tabTo(owner, owner.getByLabel("Base URL"));
+    await owner.keyboard.type(source.baseUrl);
+    await tabTo(owner, owner.getByLabel("API token"));
+    await owner.keyboard.type(FIRST_TOKEN);
+    await tabTo(owner, owner.getByLabel("Rate limit"));
+    await typeOver(owner, "0");
+    await tabTo(owner, owner.getByLabel("Start date"));
+    // A date field takes its parts as typed digits, in the browser's order (month, day, year for en-US).
+    await owner.keyboard.type("01012020");
+    expect(await owner.getByLabel("Start date").inputValue()).toBe("2020-01-01");
+    await tabTo(owner, owner.getByRole("button", { name: "Create connection" }));
+    await owner.keyboard.press("Enter");
     // The API's own message, under the field and tied to it for screen readers.
     const rateError = owner.locator(".field-error", { hasText: "rate_limit: must be an integer from 1 to 1000" });
     await rateError.waitFor();
     const rate = owner.getByLabel("Rate limit");
     expect(await rate.getAttribute("aria-invalid")).toBe("true");
     expect((await rate.getAttribute("aria-describedby"))?.split(" ")).toContain(await rateError.getAttribute("id"));
+    expectOnlyAnswered(problems.take(), 422, "POST");
+    await expectAccessible(owner, "create form with a 422 under its field");
     await shot(owner, "create-connection-invalid");
 
-    await owner.getByLabel("Rate limit").fill("200");
-    await owner.getByRole("button", { name: "Create connection" }).click();
+    // The 422 put focus on the field it names: type over it, Enter submits the form.
+    await owner.locator('input[name="rate_limit"]:focus').waitFor();
+    await typeOver(owner, "200");
+    await owner.keyboard.press("Enter");
     await owner.getByRole("heading", { name: source.baseUrl, level: 1 }).waitFor();
     connectionUrl = owner.url();
     // After a navigation, keyboard and screen-reader users start at the new page's heading.
@@ -139,6 +169,7 @@ describe("owner's console, end to end (Chromium against the local service and a 
     expect(await domText(owner)).not.toContain(FIRST_TOKEN);
     // The runtime's SCHEDULE reaches the page through the API's `schedule`.
     expect(await owner.locator('[data-test="next-run"]').textContent()).toBe("within 1h (every 1h)");
+    expect(problems.take()).toEqual([]);
   });
 
   it("focus stays on the control a keyboard user moved to while the page was still loading", async () => {
@@ -165,9 +196,10 @@ describe("owner's console, end to end (Chromium against the local service and a 
     expect(await owner.evaluate<string | undefined>("document.activeElement?.textContent")).toBe("Test connection");
   });
 
-  it("the test call's result shows reachable, authenticated, detail and pipelines found", async () => {
-    // Keyboard only: focus the button and press Enter.
-    await owner.getByRole("button", { name: "Test connection" }).focus();
+  it("by keyboard alone, the test call's result shows reachable, authenticated, detail and pipelines found", async () => {
+    // Keyboard only: Tab from the heading to the button, Enter.
+    await owner.locator("main h1").focus();
+    await tabTo(owner, owner.getByRole("button", { name: "Test connection" }));
     await owner.keyboard.press("Enter");
     // Wait for the result, whatever it says, so that a failed call fails here with its detail, not with a timeout.
     await owner.locator('.test-result [data-test="pipelines-found"], .test-result p.bad').first().waitFor();
@@ -176,14 +208,17 @@ describe("owner's console, end to end (Chromium against the local service and a 
     expect(await owner.locator('[data-test="reachable"]').textContent()).toBe("yes");
     expect(await owner.locator('[data-test="authenticated"]').textContent()).toBe("yes");
     expect(await owner.locator('[data-test="detail"]').textContent()).not.toBe("");
+    expect(problems.take()).toEqual([]);
+    await expectAccessible(owner, "connection with its test result");
     await shot(owner, "connection-tested");
   });
 
-  it("a sync is watched live: each entity's status, pages and records while it runs, then its outcome", async () => {
+  it("a sync started by keyboard alone is watched live: each entity's status, pages and records while it runs, then its outcome", async () => {
     leadsGate = new Promise((resolve) => (releaseLeads = resolve));
     throttleContactsOnce = true;
     contactsRetryGate = new Promise((resolve) => (releaseContactsRetry = resolve));
-    await owner.getByRole("button", { name: "Sync now" }).click();
+    await tabTo(owner, owner.getByRole("button", { name: "Sync now" }));
+    await owner.keyboard.press("Enter");
     await owner.getByRole("heading", { name: "Sync run", level: 1 }).waitFor();
     throttledRunUrl = owner.url();
     // A 429 wait shows while it happens: contacts is still running, its retry held by the source.
@@ -199,6 +234,7 @@ describe("owner's console, end to end (Chromium against the local service and a 
     await owner.locator('tr[data-entity="leads"] .badge', { hasText: "running" }).waitFor();
     await owner.locator('tr[data-entity="contacts"] .badge', { hasText: "succeeded" }).waitFor();
     expect(await owner.locator(".run-status").getAttribute("data-status")).toBe("running");
+    await expectAccessible(owner, "a live run with a 429 wait");
     await shot(owner, "sync-running");
 
     releaseLeads();
@@ -208,6 +244,7 @@ describe("owner's console, end to end (Chromium against the local service and a 
     expect(await leadsRow.locator("td").nth(2).textContent()).toBe(String(LEADS));
     // The wait stays in the finished run's record; it was the run's only one.
     expect(await waits.locator("li").count()).toBe(1);
+    expect(problems.take()).toEqual([]);
     await shot(owner, "sync-finished");
   });
 
@@ -223,13 +260,19 @@ describe("owner's console, end to end (Chromium against the local service and a 
     await owner.getByRole("heading", { name: source.baseUrl, level: 1 }).waitFor();
   });
 
-  it("the settings form saves a new rate (start date kept) and shows the API's 422 rule under the field", async () => {
+  it("by keyboard alone, the settings form saves a new rate (start date kept) and shows the API's 422 rule under the field", async () => {
     const settings = owner.getByRole("form", { name: "Settings" });
-    await settings.getByLabel("Rate limit").fill("1001");
-    await settings.getByRole("button", { name: "Save settings" }).click();
+    await tabTo(owner, settings.getByLabel("Rate limit"));
+    await typeOver(owner, "1001");
+    await owner.keyboard.press("Enter");
     await settings.locator(".field-error", { hasText: "rate_limit: must be an integer from 1 to 1000" }).waitFor();
-    await settings.getByLabel("Rate limit").fill("150");
-    await settings.getByRole("button", { name: "Save settings" }).click();
+    expectOnlyAnswered(problems.take(), 422, "PATCH");
+    await expectAccessible(owner, "settings with a 422 under its field");
+    // Focus is on the field the 422 named; type over it, then Tab to the button and press Space.
+    await settings.locator('input[name="rate_limit"]:focus').waitFor();
+    await typeOver(owner, "150");
+    await tabTo(owner, settings.getByRole("button", { name: "Save settings" }));
+    await owner.keyboard.press("Space");
     await settings.getByText("Saved.").waitFor();
     await owner.getByRole("region", { name: "Connection" }).getByText("150 requests/s").waitFor();
     const stored = await harness.service.sync.connections.listAll();
@@ -244,12 +287,15 @@ describe("owner's console, end to end (Chromium against the local service and a 
     const dom = await domText(owner);
     expect(dom).not.toContain(ROTATED_TOKEN);
     expect(dom).not.toContain(FIRST_TOKEN);
+    expect(problems.take()).toEqual([]);
+    await expectAccessible(owner, "settings saved and token rotated");
 
     // The rotated token is the one the service now sends: the source accepts only it.
     acceptedToken = ROTATED_TOKEN;
     await owner.getByRole("button", { name: "Test connection" }).click();
     await owner.locator('[data-test="pipelines-found"]').getByText("2").waitFor();
     expect(await owner.locator('[data-test="authenticated"]').textContent()).toBe("yes");
+    expect(problems.take()).toEqual([]);
     await shot(owner, "connection");
   });
 
@@ -274,6 +320,7 @@ describe("owner's console, end to end (Chromium against the local service and a 
     await json.waitFor();
     const record = JSON.parse((await json.textContent()) ?? "null") as Record<string, unknown>;
     expect(record["name"]).toMatch(/^Deal \d+$/);
+    expect(problems.take()).toEqual([]);
     await shot(owner, "records");
   });
 
@@ -294,59 +341,83 @@ describe("owner's console, end to end (Chromium against the local service and a 
     const error = await owner.locator('tr[data-entity="pipelines"] .error-cell').textContent();
     expect(error).toBe("SourceAuthError: invalid token");
     expect(error).not.toContain(ROTATED_TOKEN);
+    await expectAccessible(owner, "a failed run");
     await shot(owner, "sync-failed");
     await owner.getByRole("link", { name: "CRM connections" }).click();
     await owner.getByRole("list", { name: "Connections" }).locator(".badge", { hasText: "failing" }).waitFor();
+    expect(problems.take()).toEqual([]);
     acceptedToken = ROTATED_TOKEN;
   });
 
-  it("pause and resume: the schedule card, the next run and the list's health follow the API", async () => {
+  it("pause and resume by keyboard alone: the schedule card, the next run and the list's health follow the API", async () => {
     await owner.goto(connectionUrl);
-    await owner.getByRole("button", { name: "Pause schedule" }).click();
+    await tabTo(owner, owner.getByRole("button", { name: "Pause schedule" }));
+    await owner.keyboard.press("Space");
     await owner.getByText("Schedule paused.").waitFor();
     await owner.locator('[data-test="next-run"]', { hasText: "paused" }).waitFor();
     expect((await harness.service.sync.connections.listAll()).map((connection) => connection.paused === true)).toEqual([true]);
+    await expectAccessible(owner, "connection with its schedule paused");
     await shot(owner, "schedule-paused");
     await owner.getByRole("link", { name: "CRM connections" }).click();
     const card = owner.getByRole("list", { name: "Connections" }).locator("li").first();
     await card.locator(".badge", { hasText: "paused" }).waitFor();
-    await card.getByRole("heading").getByRole("link").click();
-    await owner.getByRole("button", { name: "Resume schedule" }).click();
+    await tabTo(owner, card.getByRole("heading").getByRole("link"));
+    await owner.keyboard.press("Enter");
+    await tabTo(owner, owner.getByRole("button", { name: "Resume schedule" }));
+    await owner.keyboard.press("Enter");
     await owner.getByText("Schedule resumed.").waitFor();
     expect((await harness.service.sync.connections.listAll()).map((connection) => connection.paused === true)).toEqual([false]);
+    expect(problems.take()).toEqual([]);
   });
 
-  it("a running sync is cancelled from its live view: unfinished entities fail 'cancelled by the owner'", async () => {
+  it("a running sync is cancelled from its live view by keyboard alone: unfinished entities fail 'cancelled by the owner'", async () => {
     leadsGate = new Promise((resolve) => (releaseLeads = resolve));
     onTestFinished(() => releaseLeads());
-    await owner.getByRole("button", { name: "Sync now" }).click();
+    // Focus is on "Resume schedule", after "Sync now": Shift+Tab back to it.
+    await tabTo(owner, owner.getByRole("button", { name: "Sync now" }), { backwards: true });
+    await owner.keyboard.press("Enter");
     await owner.locator('tr[data-entity="leads"] .badge', { hasText: "running" }).waitFor();
-    await owner.getByRole("button", { name: "Cancel sync" }).click();
+    await tabTo(owner, owner.getByRole("button", { name: "Cancel sync" }));
+    await owner.keyboard.press("Enter");
     await owner.locator('.run-status[data-status="failed"]').waitFor();
     expect(await owner.locator('tr[data-entity="leads"] .error-cell').textContent()).toBe("cancelled by the owner");
     expect(await owner.locator('tr[data-entity="events"] .error-cell').textContent()).toBe("cancelled by the owner");
     expect(await owner.locator('tr[data-entity="contacts"] .badge').textContent()).toBe("succeeded");
     expect(await owner.getByRole("button", { name: "Cancel sync" }).isHidden()).toBe(true);
+    expect(problems.take()).toEqual([]);
+    await expectAccessible(owner, "a cancelled run");
     await shot(owner, "sync-cancelled");
   });
 
-  it("reset one entity and re-sync: the new run reads every lead again from the start date", async () => {
+  it("reset one entity and re-sync by keyboard alone: the new run reads every lead again from the start date", async () => {
     await owner.goto(connectionUrl);
     const form = owner.getByRole("form", { name: "Reset and re-sync" });
-    await form.getByLabel("Entity").selectOption("leads");
+    // A focused select takes the option whose text is typed.
+    await tabTo(owner, form.getByLabel("Entity"));
+    await owner.keyboard.type("leads");
+    expect(await form.getByLabel("Entity").inputValue()).toBe("leads");
     expect(await form.getByLabel("Start a sync now").isChecked()).toBe(true);
     const seen = source.requests.length;
-    await form.getByRole("button", { name: "Reset" }).click();
+    await tabTo(owner, form.getByRole("button", { name: "Reset" }));
+    await owner.keyboard.press("Enter");
     await owner.locator('.run-status[data-status="succeeded"]').waitFor();
     expect(await owner.locator('tr[data-entity="leads"]').locator("td").nth(2).textContent()).toBe(String(LEADS));
     const leadsSince = source.requests.slice(seen).find((request) => request.path === "/leads")?.query["updated_since"];
     expect(Date.parse(leadsSince ?? "")).toBe(Date.parse("2020-01-01T00:00:00Z"));
 
     await owner.goto(connectionUrl);
-    await form.getByLabel("Entity").selectOption("");
-    await form.getByLabel("Start a sync now").uncheck();
-    await form.getByRole("button", { name: "Reset" }).click();
+    await tabTo(owner, form.getByLabel("Entity"));
+    await owner.keyboard.type("All");
+    expect(await form.getByLabel("Entity").inputValue()).toBe("");
+    // Space unticks the checkbox.
+    await tabTo(owner, form.getByLabel("Start a sync now"));
+    await owner.keyboard.press("Space");
+    expect(await form.getByLabel("Start a sync now").isChecked()).toBe(false);
+    await tabTo(owner, form.getByRole("button", { name: "Reset" }));
+    await owner.keyboard.press("Space");
     await form.getByText("Reset: contacts, leads, tasks, calls, events. The next run reads them from the start date.").waitFor();
+    expect(problems.take()).toEqual([]);
+    await expectAccessible(owner, "connection after a reset");
     const [stored] = await harness.service.sync.connections.listAll();
     for (const entity of ["contacts", "leads", "tasks", "calls", "events"] as const) {
       expect(await harness.service.sync.records.getWatermark(stored!.id, entity)).toBeNull();
@@ -372,10 +443,11 @@ describe("owner's console, end to end (Chromium against the local service and a 
     expect(await sales.locator(".loss-reasons li").allTextContents()).toEqual(["too expensive (7)", "no budget (6)"]);
     const partners = owner.getByRole("region", { name: "Pipeline Partners" });
     expect(await partners.locator('[data-test="won"]').textContent()).toBe("0");
+    expect(problems.take()).toEqual([]);
     await shot(owner, "funnel");
   });
 
-  it("the source API check shows a broken rule's finding under its endpoint, with its fix and spec section", async () => {
+  it("the source API check, started by keyboard alone, shows a broken rule's finding under its endpoint, with its fix and spec section", async () => {
     // A correct source but for one rule: updated_since compared with > instead of >=.
     const broken = await startPreflightSource({ sinceExclusive: true });
     onTestFinished(() => broken.close());
@@ -387,7 +459,8 @@ describe("owner's console, end to end (Chromium against the local service and a 
     await owner.getByRole("heading", { name: broken.baseUrl, level: 1 }).waitFor();
 
     const started = owner.waitForResponse((response) => response.request().method() === "POST" && response.url().endsWith("/preflight"));
-    await owner.getByRole("button", { name: "Check the source API" }).click();
+    await tabTo(owner, owner.getByRole("button", { name: "Check the source API" }));
+    await owner.keyboard.press("Enter");
     expect((await started).status()).toBe(202);
     // The local service runs the check in process: its launcher's idle() is the gate, then the page's next read shows the end.
     await harness.service.preflightLauncher.idle();
@@ -407,6 +480,8 @@ describe("owner's console, end to end (Chromium against the local service and a 
       new Set(["incremental.inclusive"]),
     );
     expect(await domText(owner)).not.toContain(broken.token);
+    expect(problems.take()).toEqual([]);
+    await expectAccessible(owner, "the source API check's findings");
     await shot(owner, "preflight");
   });
 
@@ -424,6 +499,8 @@ describe("owner's console, end to end (Chromium against the local service and a 
     expect(await owner.locator(".preflight-summary").textContent()).toBe("The check could not run to its end · 0 errors, 0 warnings found before it stopped");
     expect(await owner.locator('[data-test="preflight-error"]').textContent()).toMatch(/connection refused by .*: start the source or fix the base URL/);
     expect(await owner.getByRole("button", { name: "Check the source API" }).isEnabled()).toBe(true);
+    expect(problems.take()).toEqual([]);
+    await expectAccessible(owner, "a source API check that could not run");
   });
 
   it("is readable at 360 px wide: no sideways scrolling, every field labelled", async () => {
@@ -439,7 +516,9 @@ describe("owner's console, end to end (Chromium against the local service and a 
       await owner.locator("main h1").waitFor();
       await owner.locator(ready).first().waitFor();
       expect(await owner.evaluate<number>("document.documentElement.scrollWidth"), url).toBeLessThanOrEqual(360);
+      await expectAccessible(owner, `${url} at 360 px`);
     }
+    expect(problems.take()).toEqual([]);
     // Every input and select on the connection page has a label.
     const unlabelled = await owner.evaluate<number>(`[...document.querySelectorAll("input, select")].filter((field) => field.labels.length === 0).length`);
     expect(unlabelled).toBe(0);
@@ -458,13 +537,21 @@ describe("owner's console, end to end (Chromium against the local service and a 
     await owner.getByRole("alert").getByText("Your session ended. Sign in again.").waitFor();
     await owner.getByRole("button", { name: "Sign in" }).waitFor();
     await owner.unrouteAll();
+    // The 401 is the answer this step provokes; the signed-out screen is checked as it stands.
+    expectOnlyAnswered(problems.take(), 401, "GET");
+    await expectAccessible(owner, "signed out by a 401");
   });
 
   it("a ROP user sees a read-only note saying why, and no write control", async () => {
     const rop = await harness.signedInPage("acme", "ROP");
+    const ropProblems = watchPageProblems(rop);
+    // The API's 403 to anyone but the owner is what these screens explain; nothing else may fail on them.
+    const expectOnly403s = () =>
+      expect(ropProblems.take().filter((problem) => !problem.startsWith("403: GET ") && !problem.includes("status of 403 "))).toEqual([]);
     await rop.getByRole("note").getByText(/Read-only: you are signed in as ROP/).waitFor();
     await rop.getByText(/The API answered 403/).waitFor();
     expect(await rop.getByRole("link", { name: "New connection" }).count()).toBe(0);
+    await expectAccessible(rop, "ROP: the list, read-only");
     await shot(rop, "read-only-rop");
     // Even on a connection's own page: no form, no button but signing out.
     await rop.goto(connectionUrl);
@@ -473,10 +560,14 @@ describe("owner's console, end to end (Chromium against the local service and a 
     expect(await rop.locator("main form, main button").count()).toBe(0);
     expect(await rop.getByRole("button", { name: /Pause schedule|Resume schedule|Reset|Cancel sync|Check the source API/ }).count()).toBe(0);
     expect(await rop.getByRole("heading", { name: "Source API check" }).count()).toBe(0);
+    await expectAccessible(rop, "ROP: a connection, read-only");
+    expectOnly403s();
     // A run's live view: no cancel control either.
     await rop.goto(`${connectionUrl}/runs/20260101T000000000Z-any`);
     await rop.locator("main .run-status").waitFor();
     expect(await rop.locator("main button").count()).toBe(0);
+    await expectAccessible(rop, "ROP: a run, read-only");
+    expectOnly403s();
     await rop.close();
   });
 });

@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import type { Clock } from "../../lambdas/core/ports/clock";
 import type { RunSummary } from "../../lambdas/core/run-summary";
 import type { SourceClient } from "../../lambdas/core/ports/source-client";
 import type { StoredConnection } from "../../lambdas/core/connection";
@@ -28,6 +29,10 @@ export async function createSyncHarness(
     wrapCipher?: (cipher: TokenCipher) => TokenCipher;
     /** The source request time-out; a test that holds requests at a gate sets it far above how long it holds them. */
     sourceTimeoutMs?: number;
+    /** The domain's clock (run times, data_as_of, staleness); the system clock by default. The rate limiter keeps real time. */
+    clock?: Clock;
+    /** SCHEDULE as configured: its interval sets the default freshness_hours (unset: never stale). */
+    schedule?: string;
   } = {},
 ) {
   const client = testDynamoDbClient();
@@ -59,6 +64,8 @@ export async function createSyncHarness(
     source,
     timeScale: options.timeScale ?? 0.01,
     ...(options.pageTasksPerExecution === undefined ? {} : { pageTasksPerExecution: options.pageTasksPerExecution }),
+    ...(options.clock === undefined ? {} : { clock: options.clock }),
+    ...(options.schedule === undefined ? {} : { schedule: options.schedule }),
   });
 
   async function addConnection(input: {

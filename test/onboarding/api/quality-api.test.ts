@@ -81,4 +81,21 @@ describe("GET /connections/{id}/quality", () => {
     expect(rulesOf(response.body, "users")).toEqual([]);
     expect(JSON.stringify(response.body)).not.toContain(SOURCE_TOKEN);
   });
+
+  test("the counts cover the last 10 runs only: with 11, the oldest drops out, and so does a rule only it hit", async () => {
+    // Issue 22 says "the counts over the last 10 runs": the number is the contract, not a constant to follow.
+    const LAST = 10;
+    const earlier = ((await quality()).body.runs as { id: string }[]).map((run) => run.id);
+    const oldest = earlier.at(-1)!;
+    const later: string[] = [];
+    while (later.length + earlier.length <= LAST) later.unshift(await sync());
+    const newest = [...later, ...earlier].slice(0, LAST);
+    const body = (await quality()).body;
+    expect(body.runs.map((run: { id: string }) => run.id)).toEqual(newest);
+    expect(newest).not.toContain(oldest);
+    // Only the oldest run read task-3's unreadable updated_at and the call with no direction: their rules leave the view with it.
+    expect(rulesOf(body, "tasks").map((rule) => (rule as { rule: string }).rule)).toEqual(["task.unlinked"]);
+    expect(rulesOf(body, "calls")).toEqual([]);
+    expect((rulesOf(body, "tasks")[0] as { counts: { run_id: string }[] }).counts.map((each) => each.run_id)).toEqual(newest);
+  });
 });
