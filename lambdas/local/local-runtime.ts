@@ -23,6 +23,8 @@ export interface LocalRuntime {
   /** e.g. http://127.0.0.1:3000 */
   readonly url: string;
   readonly dataDir: string;
+  /** DynamoDB Local's address (DYNAMODB_PORT 0 picks a free port): for tools that read the store beside the service. */
+  readonly dynamodbEndpoint: string;
   stop(): Promise<void>;
 }
 
@@ -96,6 +98,7 @@ export async function startLocalRuntime(config: LocalRuntimeConfig, logger: Logg
       dispatch: jobs.dispatch,
       url: api.url,
       dataDir,
+      dynamodbEndpoint: dynamodb.endpoint,
       stop: () =>
         (stopping ??= (async () => {
           stopSchedule();
