@@ -1,20 +1,11 @@
 import { h } from "./dom";
+import { LOCAL_TIME_FORMAT } from "./local-time-format";
 
 /*
  * Every time the console shows goes through here: the owner's local time (the browser's time zone and language), with
  * the exact UTC instant on hover (the title) and for machines (datetime). Durations and the UTC start day too.
  */
 
-/** How a time reads: date, time to the second, and the zone's short name, so a screenshot or a copy is never ambiguous. */
-export const LOCAL_TIME_FORMAT: Intl.DateTimeFormatOptions = {
-  year: "numeric",
-  month: "short",
-  day: "numeric",
-  hour: "2-digit",
-  minute: "2-digit",
-  second: "2-digit",
-  timeZoneName: "short",
-};
 
 /** Made per call: the zone is read then, not frozen at load (it can change under a running page). */
 const localFormat = () => new Intl.DateTimeFormat(undefined, LOCAL_TIME_FORMAT);

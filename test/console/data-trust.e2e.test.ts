@@ -8,6 +8,7 @@ import { startSourceServer, type SourceServer } from "../support/source-server";
 import { SCREENSHOTS_DIR, startConsoleHarness, type ConsoleHarness } from "./console-harness";
 import { expectAccessible } from "./expect-accessible";
 import { watchPageProblems } from "./page-problems";
+import { LOCAL_TIME_FORMAT } from "../../console/src/local-time-format";
 
 /*
  * The console's data-trust screens (issue 23 items 3-6) in Debian's Chromium
@@ -99,16 +100,6 @@ async function openTableByKeyboard(figure: Locator): Promise<Locator> {
   return table;
 }
 
-/** How console/src/time.ts writes a local time (date, time to the second, zone name), for the page's own Intl to format. */
-const LOCAL_TIME_FORMAT: Intl.DateTimeFormatOptions = {
-  year: "numeric",
-  month: "short",
-  day: "numeric",
-  hour: "2-digit",
-  minute: "2-digit",
-  second: "2-digit",
-  timeZoneName: "short",
-};
 
 /**
  * The times in `scope`, each checked to be a `<time>`: the ISO instant in datetime, the UTC instant as its title

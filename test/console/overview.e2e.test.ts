@@ -9,6 +9,7 @@ import { startSourceServer, type SourceServer } from "../support/source-server";
 import { SCREENSHOTS_DIR, startConsoleHarness, type ConsoleHarness } from "./console-harness";
 import { expectAccessible } from "./expect-accessible";
 import { watchPageProblems } from "./page-problems";
+import { LOCAL_TIME_FORMAT } from "../../console/src/local-time-format";
 
 const TOKEN = "overview-source-token-5d2a";
 const WORKSPACE = "acme";
@@ -233,16 +234,7 @@ describe("owner's console: the overview, names, alerts and craft (Chromium again
       elements.map((element) => ({ datetime: element.getAttribute("datetime")!, title: element.getAttribute("title"), text: element.textContent })),
     );
     expect(times.length).toBeGreaterThanOrEqual(5);
-    const local = new Intl.DateTimeFormat("en-US", {
-      timeZone: OWNER_ZONE,
-      year: "numeric",
-      month: "short",
-      day: "numeric",
-      hour: "2-digit",
-      minute: "2-digit",
-      second: "2-digit",
-      timeZoneName: "short",
-    });
+    const local = new Intl.DateTimeFormat("en-US", { ...LOCAL_TIME_FORMAT, timeZone: OWNER_ZONE });
     for (const time of times) {
       expect(time.title).toBe(time.datetime.replace("T", " ").replace(/\.\d+Z$/, " UTC"));
       expect(time.text).toBe(local.format(new Date(time.datetime)));
