@@ -312,6 +312,23 @@ describe("DynamoDbRateLimiter on a fake clock (DynamoDB Local)", () => {
     expect(slow.writes()).toBeLessThanOrEqual(2 * WRITE_LATENCY_SAMPLES + 20);
   });
 
+  test("rate limit: the write lead is the median of the process's last writes, not the fastest: a store whose writes are mostly slow gets its slot recorded that far ahead, so a typical write is not re-stamped", async () => {
+    const connectionId = newConnection();
+    const clock = { t: 11_500_000 };
+    // Eight timed writes, none late: three fast (0 ms), five slow (9 ms, within SLOT_LATE_MS of their slot). Then 19 ms each.
+    let write = 0;
+    const slow = slowStoreLimiter(clock, () => ((write += 1) <= 3 ? 0 : write <= WRITE_LATENCY_SAMPLES ? 9 : 19));
+    for (const _ of range(WRITE_LATENCY_SAMPLES)) await slow.limiter.acquire(connectionId, 1000);
+    expect(slow.writes()).toBe(WRITE_LATENCY_SAMPLES);
+
+    const asked = clock.t;
+    const slot = await slow.limiter.acquire(connectionId, 1000);
+    // The median of [0, 0, 0, 9, 9, 9, 9, 9] is 9: the slot starts 9 ms ahead and the 19 ms write is back 10 ms after it,
+    // not late. With the fastest write (0 ms) as the lead it would be 19 ms late and take a second write.
+    expect(slot - asked).toBe(9);
+    expect(slow.writes()).toBe(WRITE_LATENCY_SAMPLES + 1);
+  });
+
   test("rate limit: re-stamping a late slot is bounded: a store slower than any lead fails the call with RateLimitSlotsStaleError (retried by the state machine) after MAX_STALE_SLOTS writes", async () => {
     const connectionId = newConnection();
     const clock = { t: 12_000_000 };
