@@ -1,7 +1,7 @@
 import { DynamoDBClient, type DynamoDBClientConfig } from "@aws-sdk/client-dynamodb";
 
 /** The SDK's own logger step (@aws-sdk/core's loggerMiddlewareOptions.name). */
-export const SDK_LOGGER_MIDDLEWARE = "loggerMiddleware";
+const SDK_LOGGER_MIDDLEWARE = "loggerMiddleware";
 
 /**
  * The DynamoDB client every runtime builds (the Lambdas, `npm start`, the
