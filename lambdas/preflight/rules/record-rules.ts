@@ -125,7 +125,13 @@ function truncatedField(raw: unknown, output: unknown, prefix = ""): string | nu
   for (const [key, value] of Object.entries(output)) {
     const original = raw[key];
     // A cut keeps the start; a normalised value (a timestamp) is not a prefix of what came.
-    const cut = typeof value === "string" && typeof original === "string" && original.startsWith(value) && codePointLength(value) < codePointLength(original);
+    // Lengths first: most values are kept whole, and counting code points walks both strings.
+    const cut =
+      typeof value === "string" &&
+      typeof original === "string" &&
+      value.length < original.length &&
+      original.startsWith(value) &&
+      codePointLength(value) < codePointLength(original);
     if (cut) return `${prefix}${key}`;
     if (prefix === "" && key !== "raw" && (Array.isArray(value) || isPlainObject(value))) {
       const found = truncatedField(original, value, Array.isArray(value) ? key : `${key}.`);

@@ -30,6 +30,24 @@ function utcMillis(year: number, month: number, day: number, hour: number, minut
  */
 export function parseTimestamp(value: unknown): string | null {
   if (typeof value !== "string") return null;
+  // A page's timestamps are read several times (the schema, the watermark, the findings): each is parsed once.
+  // Only texts of a timestamp's length are kept, so a source's long junk cannot fill the memory.
+  if (value.length > PARSED_TEXT_MAX) return parseTimestampText(value);
+  const known = PARSED.get(value);
+  if (known !== undefined) return known;
+  if (PARSED.size >= PARSED_KEPT) PARSED.clear();
+  const parsed = parseTimestampText(value);
+  PARSED.set(value, parsed);
+  return parsed;
+}
+
+/** The last few thousand distinct texts parsed, with their result (a pure function's memo, bounded). */
+const PARSED = new Map<string, string | null>();
+const PARSED_KEPT = 4_096;
+/** Longer than any timestamp the spec's forms give short of an absurd fraction ("2026-01-31T09:30:00.123456789+02:00" is 35). */
+const PARSED_TEXT_MAX = 40;
+
+function parseTimestampText(value: string): string | null {
   const match = TIMESTAMP.exec(value);
   if (!match) return null;
   const [year, month, day, hour, minute, second, offsetHours, offsetMinutes] = [1, 2, 3, 4, 5, 6, 10, 11].map((group) =>

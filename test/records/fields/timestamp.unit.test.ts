@@ -59,4 +59,23 @@ describe("parseTimestamp", () => {
   ])("non-string becomes null: %s", (_rule, input) => {
     expect(parseTimestamp(input)).toBeNull();
   });
+
+  test("a timestamp read again gives the same answer, also after the memo has been filled and emptied", () => {
+    const day = (n: number) => new Date(Date.UTC(2026, 0, 1) + n * 86_400_000).toISOString().slice(0, 10);
+    // More distinct texts than the memo keeps, twice over, with an unparseable one among them.
+    const texts = Array.from({ length: 10_000 }, (_, n) => (n % 1_000 === 7 ? `${day(n)}T25:00:00Z` : `${day(n)}T10:00:00+02:00`));
+    const first = texts.map((text) => parseTimestamp(text));
+    const again = texts.map((text) => parseTimestamp(text));
+    expect(again).toEqual(first);
+    expect(first[7]).toBeNull();
+    expect(first[8]).toBe(`${day(8)}T08:00:00.000Z`);
+    expect(first.filter((value) => value === null)).toHaveLength(10);
+  });
+
+  test("a text longer than any timestamp is read, never kept: the same answer each time", () => {
+    const long = `2026-03-01T10:00:00.${"1".repeat(100)}Z`;
+    expect(parseTimestamp(long)).toBe("2026-03-01T10:00:00.111Z");
+    expect(parseTimestamp(long)).toBe("2026-03-01T10:00:00.111Z");
+    expect(parseTimestamp(`${"x".repeat(1_000)}`)).toBeNull();
+  });
 });
