@@ -43,11 +43,15 @@ export function breakdown(samples: readonly PageSample[]): PageBreakdown {
  * (a cycle), and the idle time between its end and the next task's start
  * (the orchestration gap). Only consecutive tasks are paired.
  */
-export function cycles(pages: readonly PageSample[], tasks: readonly TaskSample[]): { cycleMs: number[]; gapMs: number[]; workMs: number[] } {
+export function cycles(
+  pages: readonly PageSample[],
+  tasks: readonly TaskSample[],
+): { cycleMs: number[]; gapMs: number[]; workMs: number[]; /** The page each entry above is of, in the same order. */ paired: PageSample[] } {
   const starts = tasks.map((task) => task.startedAt).sort((a, b) => a - b);
   const cycleMs: number[] = [];
   const gapMs: number[] = [];
   const workMs: number[] = [];
+  const paired: PageSample[] = [];
   let next = 0;
   for (const page of [...pages].sort((a, b) => a.startedAt - b.startedAt)) {
     // The first task that starts after this one ended (tasks never overlap: a run is one thread of states).
@@ -59,8 +63,9 @@ export function cycles(pages: readonly PageSample[], tasks: readonly TaskSample[
     gapMs.push(nextStart - page.endedAt);
     // What a page costs when the limiter never makes it wait: the cycle minus the wait.
     workMs.push(cycle - limiterWaitMs(page));
+    paired.push(page);
   }
-  return { cycleMs, gapMs, workMs };
+  return { cycleMs, gapMs, workMs, paired };
 }
 
 /** One kind of DynamoDB call over a set of page tasks: how often it occurs and what it costs. */

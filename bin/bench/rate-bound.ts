@@ -206,16 +206,10 @@ export async function measureRateBound(context: BenchContext): Promise<Measureme
 
 /** Per page with a next task: its work (cycle minus limiter wait) and what remains of it after its fetch and its own transactions. */
 function addedMs(pages: readonly PageSample[], tasks: Parameters<typeof cycles>[1]): { workMs: number[]; addedMs: number[] } {
-  const workMs: number[] = [];
-  const added: number[] = [];
-  for (const page of pages) {
-    const { workMs: [work] } = cycles([page], tasks);
-    if (work === undefined) continue;
-    const transactions = page.calls.filter((call) => call.label.startsWith("TransactWriteItems")).reduce((sum, call) => sum + call.ms, 0);
-    workMs.push(work);
-    added.push(work - page.fetchMs - transactions);
-  }
-  return { workMs, addedMs: added };
+  const { workMs, paired } = cycles(pages, tasks);
+  const transactionsMs = (page: PageSample) =>
+    page.calls.filter((call) => call.label.startsWith("TransactWriteItems")).reduce((sum, call) => sum + call.ms, 0);
+  return { workMs, addedMs: paired.map((page, index) => workMs[index]! - page.fetchMs - transactionsMs(page)) };
 }
 
 /** The warm-up sync's rate_limit: high enough that the limiter never waits. */
