@@ -28,11 +28,12 @@ const PRODUCT_RATE = 100;
  * page-loop segments, DynamoDB Local keeping its data in a directory), driven
  * the way a user drives it (create the connection, POST .../syncs). Beside it,
  * on the same source at the same rate, the bench's plain loop over the same
- * Task handlers (the in-memory DynamoDB Local of the bench). Rounds alternate
- * the two. Both are timed from outside the service (process-probe.ts: every
+ * Task handlers twice: on the bench's in-memory DynamoDB Local and on the
+ * runtime's own. After one untimed sync on each store, rounds run the three in
+ * turn. All are timed from outside the service (process-probe.ts: every
  * DynamoDB call and source request; the engine's own history for the task
  * states; a timed logger), so their time per page splits into the same named
- * parts and the difference has names.
+ * parts and the differences have names.
  */
 export async function measureProduct(context: BenchContext): Promise<MeasurementResult> {
   const rounds = bySize(context, { full: 2, quick: 1, smoke: 1 });
