@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import type { Collection, SyncEntity } from "../core/entities";
 import type { RecordWrite } from "../core/ports/record-store";
 import { SORT_KEY_MAX_BYTES, checkedPartitionKey, utf8Bytes } from "./key-limits";
@@ -126,7 +126,7 @@ export function newestSortValue(newest: string, recordSk: string): string {
   const value = `${newest}${NEWEST_KEY_SEPARATOR}${recordSk}`;
   return utf8Bytes(value) <= SORT_KEY_MAX_BYTES
     ? value
-    : `${newest}${NEWEST_KEY_SEPARATOR}${HASHED_STAGE_PREFIX}${createHash("sha256").update(recordSk, "utf8").digest("hex")}`;
+    : `${newest}${NEWEST_KEY_SEPARATOR}${HASHED_STAGE_PREFIX}${hash("sha256", recordSk, "hex")}`;
 }
 
 /** The newest value of a head's newest-index sort value (the part before the separator: dates and "0" hold no `#`). */
@@ -179,7 +179,7 @@ const SHARD_DIGITS = 2;
 
 /** The shard of a record: the first 32 bits of sha256(sort key), mod the collection's shard count. Stable across releases and processes. */
 export function recordShard(collection: Collection, recordSk: string): number {
-  return createHash("sha256").update(recordSk, "utf8").digest().readUInt32BE(0) % recordShards(collection);
+  return hash("sha256", recordSk, "buffer").readUInt32BE(0) % recordShards(collection);
 }
 
 /** The partition key of one shard of a collection. */
@@ -218,7 +218,7 @@ export function recordSortKey(write: Pick<RecordWrite, "collection" | "key">): s
     const json = JSON.stringify([pipelineId, stageId]);
     return utf8Bytes(json) <= SORT_KEY_MAX_BYTES
       ? json
-      : `${HASHED_STAGE_PREFIX}${createHash("sha256").update(json, "utf8").digest("hex")}`;
+      : `${HASHED_STAGE_PREFIX}${hash("sha256", json, "hex")}`;
   }
   const [id] = key;
   if (key.length !== 1 || !id) {
@@ -231,7 +231,7 @@ export function recordSortKey(write: Pick<RecordWrite, "collection" | "key">): s
 }
 
 export function partPartitionKey(connectionId: string, collection: Collection, recordSk: string): string {
-  const digest = createHash("sha256").update(recordSk, "utf8").digest("base64url");
+  const digest = hash("sha256", recordSk, "base64url");
   return checkedPartitionKey(`${PART_PREFIX}${requireConnectionId(connectionId)}#${collection}#${digest}`);
 }
 
