@@ -14,7 +14,7 @@ function isLeapYear(year: number): boolean {
 
 function daysInMonth(year: number, month: number): number {
   if (month === 2) return isLeapYear(year) ? 29 : 28;
-  return [4, 6, 9, 11].includes(month) ? 30 : 31;
+  return month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
 }
 
 function utcMillis(year: number, month: number, day: number, hour: number, minute: number, second: number, ms: number) {
@@ -50,15 +50,27 @@ const PARSED_TEXT_MAX = 40;
 function parseTimestampText(value: string): string | null {
   const match = TIMESTAMP.exec(value);
   if (!match) return null;
-  const [year, month, day, hour, minute, second, offsetHours, offsetMinutes] = [1, 2, 3, 4, 5, 6, 10, 11].map((group) =>
-    Number(match[group] ?? 0),
-  ) as [number, number, number, number, number, number, number, number];
+  // Read group by group (no intermediate arrays): every source timestamp of every page passes here.
+  const year = Number(match[1]);
+  const month = Number(match[2]);
+  const day = Number(match[3]);
   if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return null;
+  const hour = match[4] === undefined ? 0 : Number(match[4]);
+  const minute = match[5] === undefined ? 0 : Number(match[5]);
+  const second = match[6] === undefined ? 0 : Number(match[6]);
+  const offsetHours = match[10] === undefined ? 0 : Number(match[10]);
+  const offsetMinutes = match[11] === undefined ? 0 : Number(match[11]);
   if (hour > 23 || minute > 59 || second > 59 || offsetHours > 23 || offsetMinutes > 59) return null;
 
   // Digits beyond milliseconds are cut, never rounded (rounding could move the date).
-  const ms = Number((match[7] ?? "").slice(0, 3).padEnd(3, "0"));
+  const fraction = match[7];
+  const ms = fraction === undefined ? 0 : Number(fraction.length >= 3 ? fraction.slice(0, 3) : fraction.padEnd(3, "0"));
   const offset = (match[9] === "-" ? -1 : 1) * (offsetHours * 60 + offsetMinutes);
+  // Already UTC: the valid fields are toISOString's own digits (4-digit years included), so no Date is built.
+  if (offset === 0) {
+    const time = match[4] === undefined ? "00:00:00" : `${match[4]}:${match[5]}:${match[6]}`;
+    return `${match[1]}-${match[2]}-${match[3]}T${time}.${String(ms).padStart(3, "0")}Z`;
+  }
   return new Date(utcMillis(year, month, day, hour, minute, second, ms) - offset * MS_PER_MINUTE).toISOString();
 }
 

@@ -72,6 +72,23 @@ describe("parseTimestamp", () => {
     expect(first.filter((value) => value === null)).toHaveLength(10);
   });
 
+  test("a UTC timestamp comes back exactly as toISOString writes the same instant (the UTC form is built without a Date)", () => {
+    // Years 0000-9999 (toISOString's 4-digit range), every zero-offset form, fractions cut or padded to 3 digits.
+    const instants = [0, 1, 99, 100, 1969, 1970, 2000, 2024, 2026, 9999].flatMap((year) =>
+      [0, 59_123, 86_399_999].map((ms) => new Date(Date.UTC(2000, 1, 29, 0, 0, 0, ms)).setUTCFullYear(year, 1, year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28)),
+    );
+    for (const instant of instants) {
+      const iso = new Date(instant).toISOString();
+      const [date, time] = [iso.slice(0, 10), iso.slice(11, 19)];
+      const fraction = iso.slice(20, 23);
+      for (const text of [`${date}T${time}.${fraction}Z`, `${date}t${time}.${fraction}9z`, `${date} ${time}.${fraction}+00:00`, `${date}T${time}.${fraction}-0000`]) {
+        expect(parseTimestamp(text), text).toBe(iso);
+      }
+      expect(parseTimestamp(`${date}T${time}`)).toBe(`${date}T${time}.000Z`);
+      expect(parseTimestamp(date)).toBe(`${date}T00:00:00.000Z`);
+    }
+  });
+
   test("a text longer than any timestamp is read, never kept: the same answer each time", () => {
     const long = `2026-03-01T10:00:00.${"1".repeat(100)}Z`;
     expect(parseTimestamp(long)).toBe("2026-03-01T10:00:00.111Z");
