@@ -53,6 +53,15 @@ export const WRITE_LATENCY_SAMPLES = 8;
  */
 export const WRITE_LEAD_QUANTILE = 0.5;
 export const MAX_WRITE_LEAD_MS = 250;
+/**
+ * The log keeps only the starts of the last two windows: a start older than
+ * that decides nothing for a caller whose clock is less than a window behind
+ * the writer's (callers' clocks are NTP-synced, milliseconds apart). So the
+ * item holds the requests of the last two seconds, not `limit` starts: at a
+ * rate_limit of 1,000 and a page every 100 ms it is about 20 numbers, not a
+ * thousand (one write capacity unit per write instead of about nine).
+ */
+export const LOG_KEPT_WINDOWS = 2;
 /** Upper bound of the random pause before retrying after losing a write race. */
 export const CONFLICT_JITTER_MAX_MS = 5;
 
@@ -76,7 +85,8 @@ export type AcquirePlan =
 
 /**
  * The sliding-window rule on a log of start times (pure; exported for tests).
- * Only the newest `limit` entries count (a lowered rate drops the oldest).
+ * Only the newest `limit` entries count (a lowered rate drops the oldest), and
+ * the new log drops starts older than LOG_KEPT_WINDOWS windows.
  * With k < `limit` of them inside (now - windowMs, now], up to `limit - k` of
  * the `wanted` requests are admitted and `now` is appended once for each;
  * otherwise the wait lasts until the oldest one leaves the window.
@@ -101,7 +111,9 @@ export function planAcquire(
   const count = Math.min(wanted, limit - inWindow);
   if (count > 0) {
     const added: number[] = Array.from({ length: count }, () => now);
-    return { admit: true, count, starts: [...kept, ...added].sort((a, b) => a - b).slice(-limit) };
+    const oldestKept = now - LOG_KEPT_WINDOWS * windowMs;
+    const starts = [...kept.filter((start) => start > oldestKept), ...added].sort((a, b) => a - b).slice(-limit);
+    return { admit: true, count, starts };
   }
   // kept is full and all of it is in the window, so kept[0] > now - windowMs and the wait is > 0.
   // Capped at one window: an entry from a clock that ran ahead cannot park a caller for longer than that.
@@ -133,7 +145,8 @@ interface Waiter {
  * RateLimiter shared by every process calling a connection's source (sync page
  * Lambdas, the onboarding test call): a sliding-window log in one DynamoDB item
  * per connection (pk RATE#<connectionId>, sk RATE) holding the start times of
- * the last N = requestsPerSecond admitted requests and a version.
+ * the last N = requestsPerSecond admitted requests (those of the last
+ * LOG_KEPT_WINDOWS windows) and a version.
  *
  * Taking slots: consistent read (skipped when this process wrote the log last:
  * it remembers what it wrote); if the window has room, append now with a

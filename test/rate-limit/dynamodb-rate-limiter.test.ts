@@ -3,7 +3,7 @@ import { GetItemCommand, PutItemCommand, type DynamoDBClient } from "@aws-sdk/cl
 import { afterAll, describe, expect, test } from "vitest";
 import type { Clock } from "../../lambdas/core/ports/clock";
 import type { SourceClient, SourceConnection } from "../../lambdas/core/ports/source-client";
-import { DynamoDbRateLimiter, MAX_WRITE_LEAD_MS, RATE_WINDOW_MS, WRITE_LATENCY_SAMPLES, planAcquire } from "../../lambdas/rate-limit/dynamodb-rate-limiter";
+import { DynamoDbRateLimiter, LOG_KEPT_WINDOWS, MAX_WRITE_LEAD_MS, RATE_WINDOW_MS, WRITE_LATENCY_SAMPLES, planAcquire } from "../../lambdas/rate-limit/dynamodb-rate-limiter";
 import { MAX_STALE_SLOTS, SLOT_LATE_MS } from "../../lambdas/core/limits";
 import { RateLimitSlotsStaleError } from "../../lambdas/core/errors";
 import { RATE_ATTR, rateLimitPartitionKey, rateLimitSortKey } from "../../lambdas/rate-limit/rate-limit-keys";
@@ -186,6 +186,29 @@ describe("DynamoDbRateLimiter on a fake clock (DynamoDB Local)", () => {
     expect(await storedStarts(connectionId)).toEqual([t0 + 40, t0 + 30 + RATE_WINDOW_MS]);
   });
 
+  test("rate limit: the stored log keeps the starts of the last two windows only, not rate_limit of them, and still holds the rate", async () => {
+    const { clock, limiter } = fakeClockLimiter();
+    const connectionId = newConnection();
+    const t0 = clock.t;
+    // rate_limit 100, one request every 300 ms for 3 s: the log never needs more than the last two windows' starts.
+    for (let i = 0; i < 10; i += 1) {
+      clock.t = t0 + i * 300;
+      await limiter.acquire(connectionId, 100);
+    }
+    const last = t0 + 9 * 300;
+    expect(await storedStarts(connectionId)).toEqual(range(10).map((i) => t0 + i * 300).filter((start) => start > last - LOG_KEPT_WINDOWS * RATE_WINDOW_MS));
+    expect(await storedStarts(connectionId)).toHaveLength(7);
+    expect(clock.sleeps).toEqual([]);
+
+    // A burst up to the rate right after: the window still counts every start in it (4 recent ones + 96 new).
+    clock.t = last + 1;
+    await Promise.all(range(96).map(() => limiter.acquire(connectionId, 100)));
+    expect(clock.sleeps).toEqual([]);
+    await limiter.acquire(connectionId, 100);
+    // The 101st waits until the oldest start of the window, t0 + 1800, leaves it.
+    expect(clock.sleeps).toEqual([t0 + 1_800 + RATE_WINDOW_MS - (last + 1)]);
+  });
+
   test("rate limit: a raised rate is honoured at once", async () => {
     const { clock, limiter } = fakeClockLimiter();
     const connectionId = newConnection();
@@ -354,6 +377,8 @@ describe("DynamoDbRateLimiter on a fake clock (DynamoDB Local)", () => {
     // Several waiting calls take every free slot in one write, never more.
     expect(planAcquire([1, 2], 4, 10, 5, 1000)).toEqual({ admit: true, count: 2, starts: [1, 2, 10, 10] });
     expect(planAcquire([1, 2], 4, 1001, 5, 1000)).toEqual({ admit: true, count: 3, starts: [2, 1001, 1001, 1001] });
+    // The new log drops starts older than two windows (they decide nothing); the ones in the window always count.
+    expect(planAcquire([0, 100, 1_500, 2_500], 100, 3_000, 1, 1000)).toEqual({ admit: true, count: 1, starts: [1_500, 2_500, 3_000] });
     // Re-stamping: this caller's unused slots leave the log and are replaced, never double-counted.
     expect(planAcquire([5, 7, 7], 3, 40, 2, 1000, { at: 7, count: 2 })).toEqual({ admit: true, count: 2, starts: [5, 40, 40] });
   });
