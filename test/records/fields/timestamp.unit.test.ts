@@ -74,8 +74,10 @@ describe("parseTimestamp", () => {
 
   test("a UTC timestamp comes back exactly as toISOString writes the same instant (the UTC form is built without a Date)", () => {
     // Years 0000-9999 (toISOString's 4-digit range), every zero-offset form, fractions cut or padded to 3 digits.
+    // The last day of February at three times of day; setUTCFullYear because Date.UTC reads years 0-99 as 19xx.
+    const lastOfFebruary = (year: number) => (year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28);
     const instants = [0, 1, 99, 100, 1969, 1970, 2000, 2024, 2026, 9999].flatMap((year) =>
-      [0, 59_123, 86_399_999].map((ms) => new Date(Date.UTC(2000, 1, 29, 0, 0, 0, ms)).setUTCFullYear(year, 1, year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28)),
+      [0, 59_123, 86_399_999].map((msOfDay) => new Date(msOfDay).setUTCFullYear(year, 1, lastOfFebruary(year))),
     );
     for (const instant of instants) {
       const iso = new Date(instant).toISOString();
