@@ -65,9 +65,10 @@ export async function measureRateBound(context: BenchContext): Promise<Measureme
       const records = recordsWritten(run.summary);
       const wallMs = Date.parse(run.summary.finished_at ?? run.summary.started_at) - Date.parse(run.summary.started_at);
       const pages = breakdown(run.pages);
-      const { workMs, gapMs } = cycles(run.pages, run.tasks);
+      const cycled = cycles(run.pages, run.tasks);
+      const { workMs, gapMs } = cycled;
       // The same pages' own transactions as the service sent them, in this run: what the page adds beyond its fetch and them.
-      const added = addedMs(run.pages, run.tasks);
+      const added = addedMs(cycled);
       // The rate the sync would reach if the limiter never held it back: one page per (cycle - wait).
       const work = median(workMs);
       const capacity = 1000 / work;
@@ -205,8 +206,7 @@ export async function measureRateBound(context: BenchContext): Promise<Measureme
 }
 
 /** Per page with a next task: its work (cycle minus limiter wait) and what remains of it after its fetch and its own transactions. */
-function addedMs(pages: readonly PageSample[], tasks: Parameters<typeof cycles>[1]): { workMs: number[]; addedMs: number[] } {
-  const { workMs, paired } = cycles(pages, tasks);
+function addedMs({ workMs, paired }: ReturnType<typeof cycles>): { workMs: number[]; addedMs: number[] } {
   const transactionsMs = (page: PageSample) =>
     page.calls.filter((call) => call.label.startsWith("TransactWriteItems")).reduce((sum, call) => sum + call.ms, 0);
   return { workMs, addedMs: paired.map((page, index) => workMs[index]! - page.fetchMs - transactionsMs(page)) };

@@ -432,7 +432,7 @@ export function splitUtf8(text: string, maxBytes: number): string[] {
   // A chunk must hold the longest UTF-8 character (4 bytes).
   if (!Number.isInteger(maxBytes) || maxBytes < 4) throw new RangeError(`splitUtf8: maxBytes must be an integer >= 4`);
   // Most documents fit one item: count their bytes without copying them.
-  if (Buffer.byteLength(text, "utf8") <= maxBytes) return [text];
+  if (utf8Bytes(text) <= maxBytes) return [text];
   const bytes = Buffer.from(text, "utf8");
   const chunks: string[] = [];
   let start = 0;

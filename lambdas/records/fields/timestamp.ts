@@ -63,15 +63,14 @@ function parseTimestampText(value: string): string | null {
   if (hour > 23 || minute > 59 || second > 59 || offsetHours > 23 || offsetMinutes > 59) return null;
 
   // Digits beyond milliseconds are cut, never rounded (rounding could move the date).
-  const fraction = match[7];
-  const ms = fraction === undefined ? 0 : Number(fraction.length >= 3 ? fraction.slice(0, 3) : fraction.padEnd(3, "0"));
+  const millis = (match[7] ?? "").slice(0, 3).padEnd(3, "0");
   const offset = (match[9] === "-" ? -1 : 1) * (offsetHours * 60 + offsetMinutes);
   // Already UTC: the valid fields are toISOString's own digits (4-digit years included), so no Date is built.
   if (offset === 0) {
     const time = match[4] === undefined ? "00:00:00" : `${match[4]}:${match[5]}:${match[6]}`;
-    return `${match[1]}-${match[2]}-${match[3]}T${time}.${String(ms).padStart(3, "0")}Z`;
+    return `${match[1]}-${match[2]}-${match[3]}T${time}.${millis}Z`;
   }
-  return new Date(utcMillis(year, month, day, hour, minute, second, ms) - offset * MS_PER_MINUTE).toISOString();
+  return new Date(utcMillis(year, month, day, hour, minute, second, Number(millis)) - offset * MS_PER_MINUTE).toISOString();
 }
 
 /** A timestamp field: optional, nullable, and null when unparseable. */
