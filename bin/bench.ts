@@ -12,7 +12,8 @@ import type { BenchContext } from "./bench/bench-env";
 import { machineHeader } from "./bench/machine";
 import { MEASURE } from "./bench/measurements";
 import { parseOptions, USAGE } from "./bench/options";
-import { formatTable } from "./bench/table";
+import { summarizeRuns } from "./bench/runs-summary";
+import { formatTable, type Table } from "./bench/table";
 
 const out = (text: string) => process.stdout.write(text);
 
@@ -44,11 +45,18 @@ async function main(): Promise<number> {
         ...(options.rates === undefined ? {} : { rates: options.rates }),
         progress: (line) => process.stderr.write(`[bench ${((performance.now() - started) / 1000).toFixed(0)} s] ${line}\n`),
       };
-      const measurementStarted = performance.now();
-      const result = await MEASURE[name](context);
-      for (const table of result.tables) out(`${formatTable(table)}\n`);
-      out(`(${name}: ${((performance.now() - measurementStarted) / 1000).toFixed(0)} s)\n\n`);
-      binding.push(...(result.binding ?? []));
+      const runs: (readonly Table[])[] = [];
+      for (let run = 1; run <= options.runs; run += 1) {
+        const of = options.runs > 1 ? ` (run ${run} of ${options.runs})` : "";
+        if (of !== "") context.progress(`${name}${of}`);
+        const measurementStarted = performance.now();
+        const result = await MEASURE[name](context);
+        for (const table of result.tables) out(`${formatTable({ ...table, title: `${table.title}${of}` })}\n`);
+        out(`(${name}${of}: ${((performance.now() - measurementStarted) / 1000).toFixed(0)} s)\n\n`);
+        binding.push(...(result.binding ?? []).map((line) => `${of === "" ? "" : `run ${run}: `}${line}`));
+        runs.push(result.tables);
+      }
+      if (options.runs > 1) for (const table of summarizeRuns(runs)) out(`${formatTable(table)}\n`);
     }
   } finally {
     await dynamodb?.stop();

@@ -1,4 +1,4 @@
-/** `npm run bench -- [--quick | --smoke] [--only <name>[,<name>...]]`; also BENCH_QUICK=1 and BENCH_ONLY=<names>. */
+/** `npm run bench -- [--quick | --smoke] [--only <name>[,<name>...]] [--rates ...] [--runs N]`; also BENCH_QUICK=1 and BENCH_ONLY=<names>. */
 
 export const MEASUREMENTS = ["rate", "overhead", "scale", "orchestration", "product", "validation", "limiter", "analytics", "audit"] as const;
 export type MeasurementName = (typeof MEASUREMENTS)[number];
@@ -15,19 +15,23 @@ export interface BenchOptions {
   readonly only: readonly MeasurementName[];
   /** The rate-bound measurement's rate_limits (default: 5, 20, 50, 100; quick: 5, 20). */
   readonly rates?: readonly number[];
+  /** How many times each measurement runs; above 1, its tables are also summed up as medians with their spread (runs-summary.ts). */
+  readonly runs: number;
 }
 
-export const USAGE = `usage: npm run bench -- [--quick | --smoke] [--only <name>[,<name>...]]
+export const USAGE = `usage: npm run bench -- [--quick | --smoke] [--only <name>[,<name>...]] [--rates N,...] [--runs N]
   --quick   smaller sizes for a fast check (2,000 leads at rates 5 and 20; scale 1k and 10k; analytics 10k leads; audit 4,800 records)
   --smoke   the smallest sizes that run every step of each measurement (what the bench's test runs; the figures mean nothing)
   --only    run only these measurements: ${MEASUREMENTS.join(", ")} (repeatable)
   --rates   the rate-bound measurement's rate_limits, e.g. --rates 50,100 (A/B runs of one rate)
+  --runs    run each measurement N times, then print its tables as the median of the runs with their spread (the issues' targets are medians of three runs)
   env:      BENCH_QUICK=1, BENCH_ONLY=<names>`;
 
 export function parseOptions(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): BenchOptions | "help" {
   let size: BenchSize = env["BENCH_QUICK"] === "1" || env["BENCH_QUICK"] === "true" ? "quick" : "full";
   const only: string[] = (env["BENCH_ONLY"] ?? "").split(",").filter((name) => name.trim() !== "");
   let rates: number[] | undefined;
+  let runs = 1;
   for (let i = 0; i < argv.length; i += 1) {
     const arg = argv[i]!;
     if (arg === "--help" || arg === "-h") return "help";
@@ -42,8 +46,10 @@ export function parseOptions(argv: readonly string[], env: Readonly<Record<strin
       const value = argv[(i += 1)];
       rates = (value ?? "").split(",").map(Number);
       if (value === undefined || rates.some((rate) => !Number.isInteger(rate) || rate < 1)) throw new Error("--rates needs integers >= 1, e.g. 50,100");
-    }
-    else throw new Error(`unknown argument ${arg}`);
+    } else if (arg === "--runs") {
+      runs = Number(argv[(i += 1)]);
+      if (!Number.isInteger(runs) || runs < 1) throw new Error("--runs needs an integer >= 1, e.g. 3");
+    } else throw new Error(`unknown argument ${arg}`);
   }
   const names = only.map((name) => name.trim());
   for (const name of names) {
@@ -53,5 +59,6 @@ export function parseOptions(argv: readonly string[], env: Readonly<Record<strin
     size,
     only: names.length === 0 ? [...MEASUREMENTS] : MEASUREMENTS.filter((name) => names.includes(name)),
     ...(rates === undefined ? {} : { rates }),
+    runs,
   };
 }
