@@ -57,12 +57,11 @@ export function summarizeCell(cells: readonly Cell[]): Cell {
   const numbers = texts.map((each) => each.match(NUMBER) ?? []);
   const sameWords = words.every((each) => each.join("\u0000") === words[0]!.join("\u0000"));
   if (!sameWords || numbers[0]!.length === 0) return texts.join(" / ");
-  const filled = numbers[0]!.map((_, position) => {
-    const column = numbers.map((each) => each[position]!);
-    return format(median(column.map(parse)), column);
-  });
-  const lead = numbers.map((each) => parse(each[0]!));
-  const spread = `[${format(Math.min(...lead), numbers.map((each) => each[0]!))}–${format(Math.max(...lead), numbers.map((each) => each[0]!))}]`;
+  const columns = numbers[0]!.map((_, position) => numbers.map((each) => each[position]!));
+  const filled = columns.map((column) => format(median(column.map(parse)), column));
+  const lead = columns[0]!;
+  const leadValues = lead.map(parse);
+  const spread = `[${format(Math.min(...leadValues), lead)}–${format(Math.max(...leadValues), lead)}]`;
   return `${words[0]!.map((word, i) => `${word}${filled[i] ?? ""}`).join("")} ${spread}`;
 }
 
