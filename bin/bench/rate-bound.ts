@@ -119,7 +119,7 @@ export async function measureRateBound(context: BenchContext): Promise<Measureme
         num(quantile(workMs, 0.9), 1),
         `${num(budgetMs, 1)} / ${num(overBudget * 100, 0)}%`,
         num(capacity, 1),
-        `${num(median(added.addedMs), 1)} (${num((median(added.addedMs) / median(added.workMs)) * 100, 1)}%)`,
+        `${num(median(added), 1)} (${num((median(added) / work) * 100, 1)}%)`,
         run.summary.status,
       ]);
       const costs = `a page task costs a median ${num(pages.busyMs, 0)} ms without its wait (DynamoDB ${num(pages.ddbMs, 0)} ms in ${num(pages.ddbCalls, 0)} calls, ${num(pages.ddbRoundTrips, 0)} round trips on the critical path, fetch ${num(pages.fetchMs, 0)} ms, in-process ${num(pages.inProcessMs, 0)} ms) plus ${num(median(gapMs), 1)} ms of engine between tasks`;
@@ -205,11 +205,11 @@ export async function measureRateBound(context: BenchContext): Promise<Measureme
   return { tables: [table], binding };
 }
 
-/** Per page with a next task: its work (cycle minus limiter wait) and what remains of it after its fetch and its own transactions. */
-function addedMs({ workMs, paired }: ReturnType<typeof cycles>): { workMs: number[]; addedMs: number[] } {
+/** Per page with a next task, in cycles' order: what remains of its work (cycle minus limiter wait) after its fetch and its own transactions. */
+function addedMs({ workMs, paired }: ReturnType<typeof cycles>): number[] {
   const transactionsMs = (page: PageSample) =>
     page.calls.filter((call) => call.label.startsWith("TransactWriteItems")).reduce((sum, call) => sum + call.ms, 0);
-  return { workMs, addedMs: paired.map((page, index) => workMs[index]! - page.fetchMs - transactionsMs(page)) };
+  return paired.map((page, index) => workMs[index]! - page.fetchMs - transactionsMs(page));
 }
 
 /** The warm-up sync's rate_limit: high enough that the limiter never waits. */
