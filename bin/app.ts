@@ -1,6 +1,6 @@
 import { App, Validations } from "aws-cdk-lib";
 import { AwsSolutionsChecks } from "cdk-nag";
-import { ensureConsoleBuilt } from "../lambdas/local/console-build";
+import { ensureConsoleBuilt } from "../lambdas/runtimes/local/console-build";
 import { CrmIntegrationStack } from "../lib/crm-integration-stack";
 
 const app = new App();

@@ -7,7 +7,7 @@
 process.env["AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED"] = "true";
 
 import { performance } from "node:perf_hooks";
-import { startDynamoDbLocal, type DynamoDbLocal } from "../lambdas/local/dynamodb-local";
+import { startDynamoDbLocal, type DynamoDbLocal } from "../lambdas/runtimes/local/dynamodb-local";
 import type { BenchContext } from "./bench/bench-env";
 import { machineHeader } from "./bench/machine";
 import { MEASURE } from "./bench/measurements";

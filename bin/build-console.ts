@@ -1,5 +1,5 @@
 /** `npm run build`: the owner's console into console/dist (Vite), with the source hash `npm start` compares against. */
-import { buildConsole } from "../lambdas/local/console-build";
+import { buildConsole } from "../lambdas/runtimes/local/console-build";
 
 buildConsole().then(
   () => console.log("console built into console/dist"),

@@ -3,7 +3,7 @@
  * machine definitions (bin/cost/cost-model.ts) at the prices of
  * bin/cost/prices.ts. Exits 1 when a target of issue 14 is missed.
  */
-import { PAGE_TASKS_PER_EXECUTION, PAGE_TASKS_PER_SEGMENT } from "../lambdas/core/limits";
+import { PAGE_TASKS_PER_EXECUTION, PAGE_TASKS_PER_SEGMENT } from "../lambdas/domain/core/limits";
 import {
   idleConnectionMonth,
   millionRecords,

@@ -2,11 +2,11 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startReferenceSource } from "./reference-source/start-reference-source";
-import { readLocalRuntimeConfig, StartupError } from "../lambdas/local/local-runtime-config";
-import { startLocalRuntime, type LocalRuntime } from "../lambdas/local/local-runtime";
-import { createJsonLogger } from "../lambdas/observability/json-logger";
-import { issueSessionToken } from "../lambdas/local/local-token-issuer";
-import type { RunSummary } from "../lambdas/core/run-summary";
+import { readLocalRuntimeConfig, StartupError } from "../lambdas/runtimes/local/local-runtime-config";
+import { startLocalRuntime, type LocalRuntime } from "../lambdas/runtimes/local/local-runtime";
+import { createJsonLogger } from "../lambdas/adapters/local/json-logger";
+import { issueSessionToken } from "../lambdas/runtimes/local/local-token-issuer";
+import type { RunSummary } from "../lambdas/domain/core/run-summary";
 
 /**
  * `npm run demo`: the service and the reference source on this machine, a

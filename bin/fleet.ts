@@ -12,17 +12,17 @@ import { randomBytes } from "node:crypto";
 import { execFile } from "node:child_process";
 import { performance } from "node:perf_hooks";
 import { promisify } from "node:util";
-import { createDynamoDbClient } from "../lambdas/aws/dynamodb-client";
-import type { StoredConnection } from "../lambdas/core/connection";
-import { AesGcmTokenCipher } from "../lambdas/local/aes-token-cipher";
-import { startDynamoDbLocal } from "../lambdas/local/dynamodb-local";
-import { createLocalSync } from "../lambdas/local/local-composition";
-import { createJsonLogger } from "../lambdas/observability/json-logger";
-import { createHttpSourceClient } from "../lambdas/source/http-source-client";
-import { createGuardedFetch } from "../lambdas/source/ssrf/guarded-fetch";
-import { ensureTable } from "../lambdas/store/table-definition";
-import { createLocalDispatch } from "../lambdas/local/local-dispatch";
-import { DEFAULT_LOCAL_MAX_CONCURRENT_RUNS } from "../lambdas/local/local-runtime-config";
+import { createDynamoDbClient } from "../lambdas/adapters/dynamodb/table/dynamodb-client";
+import type { StoredConnection } from "../lambdas/domain/core/connection";
+import { AesGcmTokenCipher } from "../lambdas/adapters/local/aes-token-cipher";
+import { startDynamoDbLocal } from "../lambdas/runtimes/local/dynamodb-local";
+import { createLocalSync } from "../lambdas/runtimes/local/local-composition";
+import { createJsonLogger } from "../lambdas/adapters/local/json-logger";
+import { createHttpSourceClient } from "../lambdas/adapters/source-http/http-source-client";
+import { createGuardedFetch } from "../lambdas/adapters/source-http/ssrf/guarded-fetch";
+import { ensureTable } from "../lambdas/adapters/dynamodb/table/table-definition";
+import { createLocalDispatch } from "../lambdas/runtimes/local/local-dispatch";
+import { DEFAULT_LOCAL_MAX_CONCURRENT_RUNS } from "../lambdas/runtimes/local/local-runtime-config";
 import { FLEET_TOKEN, startFleetSource } from "./fleet/fleet-source";
 import { spread, timeDynamoDb, timeEngine, timeLimiter, watchProcess, watchRuns } from "./fleet/fleet-probes";
 
@@ -112,7 +112,7 @@ async function main(): Promise<void> {
 
     progress("one schedule tick");
     const started = performance.now();
-    // The tick the local runtime's schedule fires (lambdas/local/local-runtime.ts): the dispatch state machine.
+    // The tick the local runtime's schedule fires (lambdas/runtimes/local/local-runtime.ts): the dispatch state machine.
     const dispatch = createLocalDispatch({ startDeps: local.startDeps, integrations: local.engine.integrations, maxConcurrentRuns: options.maxConcurrentRuns, timeScale: 1, logger: countingLogger });
     const tick = (await dispatch.tick()).status;
     const dispatchS = (performance.now() - started) / 1000;

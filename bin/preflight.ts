@@ -5,7 +5,7 @@
  *
  * Exit status 0 conforms, 1 an error finding, 2 could not run (one line on stderr saying what to do).
  */
-import { EXIT_COULD_NOT_RUN } from "../lambdas/preflight/report";
+import { EXIT_COULD_NOT_RUN } from "../lambdas/domain/preflight/report";
 import { runPreflightCommand } from "./preflight/preflight-command";
 
 runPreflightCommand(process.argv.slice(2), process.env, process).then(

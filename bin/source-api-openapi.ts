@@ -4,6 +4,6 @@
  *
  *   npm run --silent source-api-openapi > source-api.openapi.json
  */
-import { buildSourceApiOpenApi } from "../lambdas/preflight/source-api-openapi";
+import { buildSourceApiOpenApi } from "../lambdas/domain/preflight/source-api-openapi";
 
 process.stdout.write(`${JSON.stringify(buildSourceApiOpenApi(), null, 2)}\n`);

@@ -1,9 +1,9 @@
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { createJsonLogger } from "../lambdas/observability/json-logger";
-import { readLocalRuntimeConfig, StartupError } from "../lambdas/local/local-runtime-config";
-import { startLocalRuntime } from "../lambdas/local/local-runtime";
-import { ensureConsoleBuilt } from "../lambdas/local/console-build";
+import { createJsonLogger } from "../lambdas/adapters/local/json-logger";
+import { readLocalRuntimeConfig, StartupError } from "../lambdas/runtimes/local/local-runtime-config";
+import { startLocalRuntime } from "../lambdas/runtimes/local/local-runtime";
+import { ensureConsoleBuilt } from "../lambdas/runtimes/local/console-build";
 
 /** `npm start`: the whole service on this machine. Settings: the README's "Running locally" table. */
 // The machines here run Node 20; Lambda runs nodejs22.x. The SDK's notice about Node 22 says nothing new locally.

@@ -3,7 +3,7 @@ import { fileURLToPath } from "node:url";
 
 /*
  * What both runtimes serve the console with: the local onboarding server
- * (lambdas/local/console-assets.ts) and CloudFront in AWS (lib/console-hosting.ts).
+ * (lambdas/runtimes/local/console-assets.ts) and CloudFront in AWS (lib/console-hosting.ts).
  * Node-side, not part of the page's bundle; lib/ may import it (it is not the local runtime).
  */
 

@@ -16,8 +16,8 @@ import { Topic } from "aws-cdk-lib/aws-sns";
 import { EmailSubscription } from "aws-cdk-lib/aws-sns-subscriptions";
 import type { StateMachine } from "aws-cdk-lib/aws-stepfunctions";
 import { Construct } from "constructs";
-import { METRIC, METRIC_SERVICE, type Fault } from "../lambdas/core/metric-names";
-import { DISPATCH_START_FAILED_MESSAGE } from "../lambdas/sync/dispatch-tick";
+import { METRIC, METRIC_SERVICE, type Fault } from "../lambdas/domain/core/metric-names";
+import { DISPATCH_START_FAILED_MESSAGE } from "../lambdas/domain/sync/dispatch-tick";
 import { metricNamespace, type ServiceFunction } from "./service-function";
 
 export interface AlarmsProps {
@@ -131,7 +131,7 @@ export class Alarms extends Construct {
     this.add("SyncRunsCouldNotBegin", this.runsCouldNotBegin.with({ period: Duration.minutes(15) }), THRESHOLDS.runsCouldNotBegin, "Sync runs could not begin (store unreachable or connection reads failing)");
     // No alarm on ExecutionsFailed: a customer's failing source fails its run, which its run summary reports. Ours are below.
     this.add("SyncExecutionsTimedOut", props.stateMachine.metricTimedOut({ period: PERIOD }), 1, "A sync execution exceeded its 24-hour TimeoutSeconds: a run is stuck");
-    // Failures the Task functions classify as ours (lambdas/sync/failure-fault.ts), read from their EMF under [service, fault].
+    // Failures the Task functions classify as ours (lambdas/domain/sync/failure-fault.ts), read from their EMF under [service, fault].
     this.entityFailuresOurs = emf(namespace, METRIC.entityFailures, "ours");
     this.add("EntityFailuresOurs", this.entityFailuresOurs, THRESHOLDS.entityFailuresOurs, "An entity of a run failed with an error of the service (store, key, Lambda, a Task timeout, a bug): the error_class dimension and the 'entity failed' log line (run_id, connection_id) say which");
     this.pageRetriesOurs = emf(namespace, METRIC.pageRetries, "ours");
@@ -245,7 +245,7 @@ export class Alarms extends Construct {
   }
 }
 
-/** A metric the functions publish as EMF, under [service] or [service, fault]: the dimension sets lambdas/aws/emf-metrics.ts writes. */
+/** A metric the functions publish as EMF, under [service] or [service, fault]: the dimension sets lambdas/adapters/aws/emf-metrics.ts writes. */
 function emf(namespace: string, metricName: string, fault: Fault | undefined, period: Duration = PERIOD): Metric {
   return new Metric({
     namespace,

@@ -3,7 +3,7 @@ import { Rule, Schedule } from "aws-cdk-lib/aws-events";
 import { LambdaFunction } from "aws-cdk-lib/aws-events-targets";
 import type { RetentionDays } from "aws-cdk-lib/aws-logs";
 import { Construct } from "constructs";
-import { PURGE_INTERVAL_MINUTES } from "../lambdas/retention/purge-deleted-connections";
+import { PURGE_INTERVAL_MINUTES } from "../lambdas/domain/retention/purge-deleted-connections";
 import { FIXED_RESERVED_CONCURRENCY } from "./deploy-config";
 import type { RecordTable } from "./record-table";
 import { FUNCTION_SIZES, ServiceFunction } from "./service-function";

@@ -31,7 +31,7 @@ export const RUNTIME_CONFIG_KEY = "config.json";
 export const HSTS_MAX_AGE = Duration.days(730);
 /** Vite writes content-hashed files here; a name never gets new bytes, so browsers may keep them. */
 const HASHED_ASSETS = "assets/*";
-/** Written by lambdas/local/console-build.ts for `npm start`'s staleness check; nothing the page needs. */
+/** Written by lambdas/runtimes/local/console-build.ts for `npm start`'s staleness check; nothing the page needs. */
 const SOURCE_HASH_FILE = ".source-hash";
 
 /**

@@ -4,7 +4,7 @@ import { Dashboard, GraphWidget, type IMetric, MathExpression, TextWidget } from
 import type { TableV2 } from "aws-cdk-lib/aws-dynamodb";
 import type { StateMachine } from "aws-cdk-lib/aws-stepfunctions";
 import { Construct } from "constructs";
-import { METRIC, METRIC_SERVICE } from "../lambdas/core/metric-names";
+import { METRIC, METRIC_SERVICE } from "../lambdas/domain/core/metric-names";
 import { TABLE_OPERATIONS, type Alarms } from "./alarms";
 import { metricNamespace, type ServiceFunction } from "./service-function";
 

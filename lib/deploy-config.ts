@@ -5,7 +5,7 @@ import { resolve } from "node:path";
 import type { Node } from "constructs";
 import * as v from "valibot";
 import { CONSOLE_DIST_DIR } from "../console/site";
-import { DEFAULT_SCHEDULE, ScheduleSchema } from "../lambdas/sync/schedule-interval";
+import { DEFAULT_SCHEDULE, ScheduleSchema } from "../lambdas/domain/sync/schedule-interval";
 
 /**
  * The deployment's knobs, read from CDK context (cdk.json, then `-c key=value`

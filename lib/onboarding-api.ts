@@ -14,7 +14,7 @@ import { HttpJwtAuthorizer } from "aws-cdk-lib/aws-apigatewayv2-authorizers";
 import { HttpLambdaIntegration } from "aws-cdk-lib/aws-apigatewayv2-integrations";
 import { LogGroup, type RetentionDays } from "aws-cdk-lib/aws-logs";
 import { Construct } from "constructs";
-import { PUBLIC_ROUTE_KEYS, ROUTES } from "../lambdas/onboarding/http/routes";
+import { PUBLIC_ROUTE_KEYS, ROUTES } from "../lambdas/handlers/http/routes";
 import { FIXED_RESERVED_CONCURRENCY } from "./deploy-config";
 import type { RecordTable } from "./record-table";
 import { FUNCTION_SIZES, ServiceFunction } from "./service-function";
@@ -52,7 +52,7 @@ export function parseRouteKey(routeKey: string): HttpRouteKey {
  * The onboarding HTTP API: every route of ROUTES behind the JWT authorizer
  * (the workspace identity provider's session token), plus the public OpenAPI
  * document. Two functions run the same entry point
- * (lambdas/entrypoints/onboarding-api.ts) with different rights, and a third
+ * (lambdas/runtimes/aws/entrypoints/onboarding-api.ts) with different rights, and a third
  * serves the public document alone:
  *
  * - Api: every route but the connection test; stores tokens (kms:Encrypt),
@@ -60,7 +60,7 @@ export function parseRouteKey(routeKey: string): HttpRouteKey {
  * - TestConnectionApi: the one route with `callsSource` (the live test
  *   call); decrypts a token (kms:Decrypt), never encrypts, starts nothing.
  *
- * - OpenApi: `GET /api/v1/openapi.json` (lambdas/entrypoints/openapi-document.ts);
+ * - OpenApi: `GET /api/v1/openapi.json` (lambdas/runtimes/aws/entrypoints/openapi-document.ts);
  *   no table, no key, no state machine, so the one public route reaches no data.
  *
  * So no single function of the API can both write a token and read one back.
@@ -100,7 +100,7 @@ export class OnboardingApi extends Construct {
     props.table.grantItemActions(this.preflightWorkerFunction.role, TABLE_ACCESS.PreflightWorker);
     props.tokenKey.grantDecryptToken(this.preflightWorkerFunction.role);
 
-    // Both API functions run the same composition root (lambdas/aws/aws-config.ts ApiConfigSchema).
+    // Both API functions run the same composition root (lambdas/runtimes/aws/aws-config.ts ApiConfigSchema).
     const apiEnvironment = {
       ...environment,
       PREFLIGHT_FUNCTION_NAME: this.preflightWorkerFunction.alias.functionArn,

@@ -3,7 +3,7 @@ import { AttributeType, Billing, type CfnGlobalTable, ProjectionType, TableV2 } 
 import { PolicyStatement, type IRole } from "aws-cdk-lib/aws-iam";
 import { Key } from "aws-cdk-lib/aws-kms";
 import { Construct } from "constructs";
-import { RECORD_TABLE } from "../lambdas/store/table-definition";
+import { RECORD_TABLE } from "../lambdas/adapters/dynamodb/table/table-definition";
 import { keyAdministration } from "./source-token-key";
 import type { TableAction } from "./table-access";
 
@@ -59,7 +59,7 @@ export class RecordTable extends Construct {
       sortKey: { name: RECORD_TABLE.sortKey.name, type: AttributeType.STRING },
       billing: Billing.onDemand(),
       timeToLiveAttribute: TTL_ATTRIBUTE,
-      // The records explorer's newest-first listing (lambdas/store/table-definition.ts).
+      // The records explorer's newest-first listing (lambdas/adapters/dynamodb/table/table-definition.ts).
       globalSecondaryIndexes: [
         {
           indexName: RECORD_TABLE.newestIndex.name,

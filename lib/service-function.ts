@@ -5,7 +5,7 @@ import { Alias, ApplicationLogLevel, Architecture, LoggingFormat, Runtime, Syste
 import { NodejsFunction, OutputFormat } from "aws-cdk-lib/aws-lambda-nodejs";
 import { LogGroup, type RetentionDays } from "aws-cdk-lib/aws-logs";
 import { Construct } from "constructs";
-import { METRIC_SERVICE } from "../lambdas/core/metric-names";
+import { METRIC_SERVICE } from "../lambdas/domain/core/metric-names";
 
 /** The CloudWatch namespace of the service's metrics (EMF from the functions, metric filters): one per stack. */
 export const metricNamespace = (scope: Construct): string => `CrmIntegration/${Stack.of(scope).stackName}`;
@@ -13,7 +13,7 @@ export const metricNamespace = (scope: Construct): string => `CrmIntegration/${S
 /** The repository root: NodejsFunction's projectRoot and the base of every entry path. */
 export const REPO_ROOT = fileURLToPath(new URL("..", import.meta.url));
 
-/** The Lambda entry points, lambdas/entrypoints/<name>.ts. */
+/** The Lambda entry points, lambdas/runtimes/aws/entrypoints/<name>.ts. */
 export type EntryPoint =
   | "sync-begin-run"
   | "sync-page"
@@ -26,7 +26,7 @@ export type EntryPoint =
   | "preflight-worker"
   | "purge-deleted-connections";
 
-export const entryPath = (entry: EntryPoint): string => fileURLToPath(new URL(`../lambdas/entrypoints/${entry}.ts`, import.meta.url));
+export const entryPath = (entry: EntryPoint): string => fileURLToPath(new URL(`../lambdas/runtimes/aws/entrypoints/${entry}.ts`, import.meta.url));
 
 /**
  * ESM bundles need `require` for the CommonJS modules esbuild inlines (parts of

@@ -2,9 +2,9 @@ import { RemovalPolicy, Stack } from "aws-cdk-lib";
 import { AccountRootPrincipal, PolicyDocument, PolicyStatement, type IRole } from "aws-cdk-lib/aws-iam";
 import { Key } from "aws-cdk-lib/aws-kms";
 import { Construct } from "constructs";
-import { ENCRYPTION_CONTEXT_KEYS } from "../lambdas/aws/kms-token-cipher";
+import { ENCRYPTION_CONTEXT_KEYS } from "../lambdas/adapters/aws/kms-token-cipher";
 
-/** The two encryption-context keys every token ciphertext is bound to (lambdas/aws/kms-token-cipher.ts). */
+/** The two encryption-context keys every token ciphertext is bound to (lambdas/adapters/aws/kms-token-cipher.ts). */
 export const TOKEN_CONTEXT_KEYS = Object.values(ENCRYPTION_CONTEXT_KEYS);
 
 /**

@@ -36,7 +36,7 @@ export interface SyncFunctionsProps {
  * (TABLE_ACCESS); only SyncPage calls the source, so only SyncPage may
  * decrypt a token, and only SyncPage has reserved concurrency (it is the one
  * that runs once per page: the others run a few times per run). The others still get KMS_KEY_ID,
- * because they share the sync composition root (lambdas/aws/aws-composition.ts),
+ * because they share the sync composition root (lambdas/runtimes/aws/aws-composition.ts),
  * whose configuration requires it; without the grant it is only a name.
  */
 export class SyncFunctions extends Construct {
@@ -79,7 +79,7 @@ export class SyncFunctions extends Construct {
 
 /**
  * PutEvents on EventBridge's default bus alone, where the service's events go
- * (lambdas/core/service-events.ts): FinishRun's and the schedule tick's
+ * (lambdas/domain/core/service-events.ts): FinishRun's and the schedule tick's
  * Dispatcher's (a paused connection turning stale). https://docs.aws.amazon.com/eventbridge/latest/userguide/eb-use-identity-based.html
  */
 export function grantServiceEvents(fn: ServiceFunction): void {

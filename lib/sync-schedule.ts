@@ -61,7 +61,7 @@ export class SyncSchedule extends Construct {
       logRetention: props.logRetention,
     });
     props.table.grantItemActions(this.dispatcher.role, TABLE_ACCESS.Dispatcher);
-    // A paused connection gets no run, so the tick tells when it turns stale (lambdas/sync/stale-notice.ts).
+    // A paused connection gets no run, so the tick tells when it turns stale (lambdas/domain/sync/stale-notice.ts).
     grantServiceEvents(this.dispatcher);
     // A lock held by an execution is taken over only once Step Functions says that execution has ended: it never starts one.
     props.syncStateMachine.grantDescribeRuns(this.dispatcher.role);

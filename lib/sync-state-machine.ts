@@ -177,7 +177,7 @@ export class SyncStateMachine extends Construct {
   }
 
   /**
-   * What a run starter needs (lambdas/aws/sfn-run-starter.ts): StartExecution
+   * What a run starter needs (lambdas/adapters/aws/sfn-run-starter.ts): StartExecution
    * on this state machine, DescribeExecution on its executions (to tell a dead
    * run's lock from a live one).
    */

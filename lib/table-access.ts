@@ -28,7 +28,7 @@ export type TableAction =
 const RUN_STEP: readonly TableAction[] = ["dynamodb:GetItem", "dynamodb:UpdateItem"];
 
 /**
- * startSync (lambdas/sync/start-sync.ts): runs.begin (a transaction of two
+ * startSync (lambdas/domain/sync/start-sync.ts): runs.begin (a transaction of two
  * conditional Puts, then GetItem of the lock), runs.setExecution (UpdateItem),
  * and on a failed start or a dead holder runs.entityFinished and runs.finish
  * (UpdateItem, and DeleteItem of the lock in a transaction).

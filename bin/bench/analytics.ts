@@ -1,9 +1,9 @@
 import { performance } from "node:perf_hooks";
-import type { RecordWrite } from "../../lambdas/core/ports/record-store";
-import { computeFunnel, readFunnelInput } from "../../lambdas/onboarding/funnel-analytics";
-import { DynamoDbRunStore } from "../../lambdas/runs/dynamodb-run-store";
-import { DynamoDbRecordStore } from "../../lambdas/store/dynamodb-record-store";
-import { newRunId } from "../../lambdas/sync/run-id";
+import type { RecordWrite } from "../../lambdas/domain/core/ports/record-store";
+import { computeFunnel, readFunnelInput } from "../../lambdas/domain/onboarding/funnel-analytics";
+import { DynamoDbRunStore } from "../../lambdas/adapters/dynamodb/runs/dynamodb-run-store";
+import { DynamoDbRecordStore } from "../../lambdas/adapters/dynamodb/records/dynamodb-record-store";
+import { newRunId } from "../../lambdas/domain/sync/run-id";
 import { benchClient, bySize, dropTable, freshTable, type BenchContext, type MeasurementResult } from "./bench-env";
 import { num, type Table } from "./table";
 

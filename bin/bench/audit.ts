@@ -1,4 +1,4 @@
-import type { RunSummary } from "../../lambdas/core/run-summary";
+import type { RunSummary } from "../../lambdas/domain/core/run-summary";
 import { DEFAULT_SIZES } from "../reference-source/dataset";
 import { startReferenceSource } from "../reference-source/start-reference-source";
 import { benchClient, bySize, dropTable, freshTable, type BenchContext, type MeasurementResult } from "./bench-env";

@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { DeleteTableCommand, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { createDynamoDbClient } from "../../lambdas/aws/dynamodb-client";
-import type { Logger } from "../../lambdas/core/ports/logger";
-import { createJsonLogger } from "../../lambdas/observability/json-logger";
-import { ensureTable } from "../../lambdas/store/table-definition";
+import { createDynamoDbClient } from "../../lambdas/adapters/dynamodb/table/dynamodb-client";
+import type { Logger } from "../../lambdas/domain/core/ports/logger";
+import { createJsonLogger } from "../../lambdas/adapters/local/json-logger";
+import { ensureTable } from "../../lambdas/adapters/dynamodb/table/table-definition";
 import type { BenchSize } from "./options";
 import type { Table } from "./table";
 

@@ -2,27 +2,27 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { subscribe } from "node:diagnostics_channel";
 import { performance } from "node:perf_hooks";
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import type { SyncEntity } from "../../lambdas/core/entities";
-import { SyncError } from "../../lambdas/core/errors";
-import type { Logger } from "../../lambdas/core/ports/logger";
-import type { RateLimiter } from "../../lambdas/core/ports/rate-limiter";
-import type { RecordStore } from "../../lambdas/core/ports/record-store";
-import type { RunSummary } from "../../lambdas/core/run-summary";
-import type { SourceClient } from "../../lambdas/core/ports/source-client";
-import type { StoredConnection } from "../../lambdas/core/connection";
-import { AesGcmTokenCipher } from "../../lambdas/local/aes-token-cipher";
-import { createLocalSync } from "../../lambdas/local/local-composition";
-import { LocalSyncEngine } from "../../lambdas/local/local-sync-engine";
-import { DynamoDbRunStore } from "../../lambdas/runs/dynamodb-run-store";
-import { createHttpSourceClient } from "../../lambdas/source/http-source-client";
-import { createGuardedFetch } from "../../lambdas/source/ssrf/guarded-fetch";
-import { leaseUntil } from "../../lambdas/sync/entity-steps";
-import { makeSyncHandlers, type SyncHandlers } from "../../lambdas/sync/handlers/sync-handlers";
-import { newRunId } from "../../lambdas/sync/run-id";
-import { startSync } from "../../lambdas/sync/start-sync";
-import type { RunMode } from "../../lambdas/core/run-mode";
-import type { StartSyncDeps, SyncDeps } from "../../lambdas/sync/sync-deps";
-import type { SyncState } from "../../lambdas/sync/sync-state";
+import type { SyncEntity } from "../../lambdas/domain/core/entities";
+import { SyncError } from "../../lambdas/domain/core/errors";
+import type { Logger } from "../../lambdas/domain/core/ports/logger";
+import type { RateLimiter } from "../../lambdas/domain/core/ports/rate-limiter";
+import type { RecordStore } from "../../lambdas/domain/core/ports/record-store";
+import type { RunSummary } from "../../lambdas/domain/core/run-summary";
+import type { SourceClient } from "../../lambdas/domain/core/ports/source-client";
+import type { StoredConnection } from "../../lambdas/domain/core/connection";
+import { AesGcmTokenCipher } from "../../lambdas/adapters/local/aes-token-cipher";
+import { createLocalSync } from "../../lambdas/runtimes/local/local-composition";
+import { LocalSyncEngine } from "../../lambdas/runtimes/local/local-sync-engine";
+import { DynamoDbRunStore } from "../../lambdas/adapters/dynamodb/runs/dynamodb-run-store";
+import { createHttpSourceClient } from "../../lambdas/adapters/source-http/http-source-client";
+import { createGuardedFetch } from "../../lambdas/adapters/source-http/ssrf/guarded-fetch";
+import { leaseUntil } from "../../lambdas/domain/sync/entity-steps";
+import { makeSyncHandlers, type SyncHandlers } from "../../lambdas/handlers/sync/sync-handlers";
+import { newRunId } from "../../lambdas/domain/sync/run-id";
+import { startSync } from "../../lambdas/domain/sync/start-sync";
+import type { RunMode } from "../../lambdas/domain/core/run-mode";
+import type { StartSyncDeps, SyncDeps } from "../../lambdas/domain/sync/sync-deps";
+import type { SyncState } from "../../lambdas/domain/sync/sync-state";
 import { benchClient, discardingLogger, sleep } from "./bench-env";
 
 /**
@@ -416,7 +416,7 @@ function timeDynamoDbCalls(client: DynamoDBClient, timing: DynamoDbTiming): void
 
 /**
  * The limiter's own DynamoDB time among calls: those on its log's item (key
- * prefix RATE, lambdas/rate-limit/rate-limit-keys.ts). The page task reads its
+ * prefix RATE, lambdas/adapters/dynamodb/rate-limit/rate-limit-keys.ts). The page task reads its
  * connection while it takes its slot, so other calls finish inside acquire() too.
  */
 export function limiterCallsMs(calls: readonly Pick<DynamoDbCallSample, "label" | "ms">[]): number {

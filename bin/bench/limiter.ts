@@ -1,10 +1,10 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { randomUUID } from "node:crypto";
-import type { SourceClient } from "../../lambdas/core/ports/source-client";
-import { DynamoDbRateLimiter, RATE_WINDOW_MS } from "../../lambdas/rate-limit/dynamodb-rate-limiter";
-import { rateLimited } from "../../lambdas/sync/rate-limited-source-client";
-import { createHttpSourceClient } from "../../lambdas/source/http-source-client";
+import type { SourceClient } from "../../lambdas/domain/core/ports/source-client";
+import { DynamoDbRateLimiter, RATE_WINDOW_MS } from "../../lambdas/adapters/dynamodb/rate-limit/dynamodb-rate-limiter";
+import { rateLimited } from "../../lambdas/domain/sync/rate-limited-source-client";
+import { createHttpSourceClient } from "../../lambdas/adapters/source-http/http-source-client";
 import { benchClient, bySize, dropTable, freshTable, type BenchContext, type MeasurementResult } from "./bench-env";
 import { busiestWindow } from "./stats";
 import { num, type Table } from "./table";

@@ -1,8 +1,8 @@
 import { performance } from "node:perf_hooks";
-import type { StageKinds } from "../../lambdas/core/ports/record-store";
-import { recordHits, tallyPage } from "../../lambdas/ingestion/record-findings";
-import { LeadSchema } from "../../lambdas/records/lead";
-import { parseRecord } from "../../lambdas/records/parse-record";
+import type { StageKinds } from "../../lambdas/domain/core/ports/record-store";
+import { recordHits, tallyPage } from "../../lambdas/domain/ingestion/record-findings";
+import { LeadSchema } from "../../lambdas/domain/records/lead";
+import { parseRecord } from "../../lambdas/domain/records/parse-record";
 import type { Dataset } from "../reference-source/records";
 import { startReferenceSource } from "../reference-source/start-reference-source";
 import { benchClient, bySize, dropTable, freshTable, type BenchContext, type MeasurementResult } from "./bench-env";

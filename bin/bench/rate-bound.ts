@@ -1,7 +1,7 @@
 import { DEFAULT_SIZES } from "../reference-source/dataset";
-import type { RunSummary } from "../../lambdas/core/run-summary";
-import { SLOT_LATE_MS } from "../../lambdas/core/limits";
-import { RATE_WINDOW_MARGIN_MS, RATE_WINDOW_MS } from "../../lambdas/rate-limit/dynamodb-rate-limiter";
+import type { RunSummary } from "../../lambdas/domain/core/run-summary";
+import { SLOT_LATE_MS } from "../../lambdas/domain/core/limits";
+import { RATE_WINDOW_MARGIN_MS, RATE_WINDOW_MS } from "../../lambdas/adapters/dynamodb/rate-limit/dynamodb-rate-limiter";
 import { bySize, dropTable, benchClient, freshTable, type BenchContext, type MeasurementResult } from "./bench-env";
 import { createInstrumentedSync, limiterWaitMs, staleSlots, type PageSample } from "./instrumented-sync";
 import { TINY_OTHERS } from "./page-overhead";

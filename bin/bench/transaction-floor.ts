@@ -1,12 +1,12 @@
 import { randomUUID } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import { TransactWriteItemsCommand, type DynamoDBClient, type TransactWriteItemsCommandInput } from "@aws-sdk/client-dynamodb";
-import type { PageWrite, StageKinds } from "../../lambdas/core/ports/record-store";
-import { preparePage, type PreparedPage } from "../../lambdas/ingestion/prepare-page";
-import { DynamoDbRunStore } from "../../lambdas/runs/dynamodb-run-store";
-import { planPageTransactions } from "../../lambdas/store/page-transactions";
-import { leaseUntil } from "../../lambdas/sync/entity-steps";
-import { newRunId } from "../../lambdas/sync/run-id";
+import type { PageWrite, StageKinds } from "../../lambdas/domain/core/ports/record-store";
+import { preparePage, type PreparedPage } from "../../lambdas/domain/ingestion/prepare-page";
+import { DynamoDbRunStore } from "../../lambdas/adapters/dynamodb/runs/dynamodb-run-store";
+import { planPageTransactions } from "../../lambdas/adapters/dynamodb/records/page-transactions";
+import { leaseUntil } from "../../lambdas/domain/sync/entity-steps";
+import { newRunId } from "../../lambdas/domain/sync/run-id";
 
 /**
  * The store's floor for one page, as the design writes it: the exact

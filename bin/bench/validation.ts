@@ -1,9 +1,9 @@
 import { performance } from "node:perf_hooks";
 import type * as v from "valibot";
 import { generateDataset } from "../reference-source/dataset";
-import { EventSchema } from "../../lambdas/records/event";
-import { LeadSchema } from "../../lambdas/records/lead";
-import { parseRecord } from "../../lambdas/records/parse-record";
+import { EventSchema } from "../../lambdas/domain/records/event";
+import { LeadSchema } from "../../lambdas/domain/records/lead";
+import { parseRecord } from "../../lambdas/domain/records/parse-record";
 import { bySize, type BenchContext, type MeasurementResult } from "./bench-env";
 import { num, type Table } from "./table";
 

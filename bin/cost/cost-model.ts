@@ -1,9 +1,9 @@
-import { SYNC_ENTITIES, type SyncEntity } from "../../lambdas/core/entities";
-import { AUDIT_ENTITIES, type AuditEntity } from "../../lambdas/core/run-mode";
+import { SYNC_ENTITIES, type SyncEntity } from "../../lambdas/domain/core/entities";
+import { AUDIT_ENTITIES, type AuditEntity } from "../../lambdas/domain/core/run-mode";
 import { DEFAULT_SIZES } from "../reference-source/dataset";
 import { loadSyncDefinition, loadSyncPagesDefinition } from "../../statemachine/sync-definition";
-import { nextPageStep } from "../../lambdas/sync/entity-steps";
-import type { SyncCursor, SyncState } from "../../lambdas/sync/sync-state";
+import { nextPageStep } from "../../lambdas/domain/sync/entity-steps";
+import type { SyncCursor, SyncState } from "../../lambdas/domain/sync/sync-state";
 import { walk, type AslDefinition } from "./asl-walk";
 import { walkDispatchTick, type DispatchWalk } from "./dispatch-walk";
 import * as price from "./prices";
@@ -11,7 +11,7 @@ import * as price from "./prices";
 /**
  * What a sync run costs, from the definitions themselves: the Standard parent
  * and the Express page loop are walked state by state (bin/cost/asl-walk.ts)
- * with page tasks that answer as lambdas/sync/sync-page.ts does (the same
+ * with page tasks that answer as lambdas/domain/sync/sync-page.ts does (the same
  * nextPageStep, so PAGE_TASKS_PER_SEGMENT and PAGE_TASKS_PER_EXECUTION
  * decide the segments and continuations), on the happy path: no retries, no
  * 429s. The workload figures below are assumptions, named once.
@@ -35,7 +35,7 @@ export const FULL_PAGE_WRU = 100 * 2 + 2 + 2 + 2 + 2 + 1;
 /** The floor: the records' own transactional writes, 2 WRU each. */
 export const RECORD_WRU = 2;
 /**
- * The DynamoDB write figures below are measured, not estimated: test/sync/idle-run-writes.test.ts runs an idle
+ * The DynamoDB write figures below are measured, not estimated: test/domain/sync/idle-run-writes.test.ts runs an idle
  * run on the real sync (DynamoDB Local, the reference source) and counts the write units of every item written
  * as DynamoDB bills them (ceil(KB), doubled in a transaction, a ConditionCheck 2); it fails when they drift.
  */
@@ -45,14 +45,14 @@ export const RATE_SLOT_WRU = 1;
  * An idle page's commit: one transaction, the lease update, the run summary's progress and the entity's
  * data_as_of on its watermark item (its freshness: every committed page moves it), 2 WRU each. The records of
  * an unchanged whole listing are not rewritten and an unmoved watermark is not written
- * (lambdas/store/page-transactions.ts). Before freshness: 4; before the listing hash: 40 (/pipelines), 64
+ * (lambdas/adapters/dynamodb/records/page-transactions.ts). Before freshness: 4; before the listing hash: 40 (/pipelines), 64
  * (/users) and 6 (each incremental entity's re-read margin) WRU.
  */
 export const IDLE_PAGE_COMMIT_WRU = 2 + 2 + 2;
 /** An empty page (nothing new): its commit and the limiter's slot. */
 export const EMPTY_PAGE_WRU = IDLE_PAGE_COMMIT_WRU + RATE_SLOT_WRU;
 /**
- * The run's end as a notification (lambdas/notifications): a transaction of the event id's marker (2) and the
+ * The run's end as a notification (lambdas/domain/notifications): a transaction of the event id's marker (2) and the
  * listed notification, "Sync Run Finished" with its 8 rows, just over 1 KB (4).
  */
 export const RUN_END_NOTICE_WRU = 2 + 4;
@@ -64,17 +64,17 @@ export const RUN_END_NOTICE_WRU = 2 + 4;
  */
 export const IDLE_RUN_OTHER_WRU = 2 * 2 + 1 + 1 + 8 * 1 + 2 * 2 + RUN_END_NOTICE_WRU;
 /**
- * The DynamoDB read figures are measured the same way (test/sync/idle-run-writes.test.ts, counted by
+ * The DynamoDB read figures are measured the same way (test/domain/sync/idle-run-writes.test.ts, counted by
  * test/support/read-units.ts as DynamoDB bills reads: ceil(size / 4 KB) per item or per Query, halved when
  * eventually consistent, a miss or an empty Query still 1 unit, or 0.5); the test fails when they drift.
  */
-/** Reads of every page task: the connection, eventually consistent (0.5 RRU; lambdas/sync/page-connection.ts). */
+/** Reads of every page task: the connection, eventually consistent (0.5 RRU; lambdas/domain/sync/page-connection.ts). */
 export const PAGE_RRU = 0.5;
 /** Reads of a full page of 100 records in the middle of an entity: its connection; the commit reads nothing (it writes fenced by the lock). */
 export const FULL_PAGE_RRU = PAGE_RRU;
 /**
  * The stage kinds, read once per run: one strong Query of the one record shard of /stages (a small collection:
- * RECORD_SHARDS_BY_COLLECTION, lambdas/store/keys.ts), 1 RRU per 4 KB of stage heads (the reference source's 3
+ * RECORD_SHARDS_BY_COLLECTION, lambdas/adapters/dynamodb/records/keys.ts), 1 RRU per 4 KB of stage heads (the reference source's 3
  * pipelines: 2, since each head also carries its lineage, about 200 bytes). Before lineage: 1; before write
  * sharding: 64 (a Query of each of 64 shards, 1 RRU each however empty).
  */
@@ -97,10 +97,10 @@ export const IDLE_RUN_OTHER_RRU = 1 + 7 + 5 + STAGE_KINDS_RRU + USER_IDS_RRU + 2
 export const IDLE_RUN_RRU = 7 * PAGE_RRU + IDLE_RUN_OTHER_RRU;
 /**
  * KMS Decrypts per run: the page task caches a decrypted token per warm
- * process (lambdas/aws/cached-token-cipher.ts) and a run's pages follow one
+ * process (lambdas/adapters/aws/cached-token-cipher.ts) and a run's pages follow one
  * another within seconds, so at most one per run (none while the process that
  * ran the last hour's run is still warm and the token unchanged); the idle run
- * counts one, measured in test/sync/idle-run-writes.test.ts. Before: 7 (one per page).
+ * counts one, measured in test/domain/sync/idle-run-writes.test.ts. Before: 7 (one per page).
  */
 export const DECRYPTS_PER_BUSY_RUN = 1;
 export const DECRYPTS_PER_IDLE_RUN = 1;

@@ -1,8 +1,8 @@
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { monitorEventLoopDelay, performance } from "node:perf_hooks";
-import type { RateLimiter } from "../../lambdas/core/ports/rate-limiter";
-import type { RunStore } from "../../lambdas/core/ports/run-store";
-import type { LocalStepFunctions } from "../../lambdas/local/step-functions/local-step-functions";
+import type { RateLimiter } from "../../lambdas/domain/core/ports/rate-limiter";
+import type { RunStore } from "../../lambdas/domain/core/ports/run-store";
+import type { LocalStepFunctions } from "../../lambdas/runtimes/local/step-functions/local-step-functions";
 
 /** Latency figures of a list of samples (ms). */
 export function spread(samples: readonly number[]) {

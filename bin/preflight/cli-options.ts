@@ -1,5 +1,5 @@
-import { DEFAULT_RATE_LIMIT, MAX_PAGES_PER_ENTITY } from "../../lambdas/core/limits";
-import { MAX_RATE_LIMIT } from "../../lambdas/onboarding/connection-input";
+import { DEFAULT_RATE_LIMIT, MAX_PAGES_PER_ENTITY } from "../../lambdas/domain/core/limits";
+import { MAX_RATE_LIMIT } from "../../lambdas/domain/onboarding/connection-input";
 
 export const FORMATS = ["text", "json", "junit"] as const;
 export type Format = (typeof FORMATS)[number];

@@ -1,11 +1,11 @@
 /** crm-preflight as a function (bin/preflight.ts runs it on the process): its tests need no process of their own. */
-import { formatJson } from "../../lambdas/preflight/format/format-json";
-import { formatJunit } from "../../lambdas/preflight/format/format-junit";
-import { formatText } from "../../lambdas/preflight/format/format-text";
-import { PreflightCannotRunError } from "../../lambdas/preflight/preflight-errors";
-import { redactSecrets } from "../../lambdas/preflight/redact-token";
-import { EXIT_COULD_NOT_RUN, exitCodeOf } from "../../lambdas/preflight/report";
-import { runPreflight } from "../../lambdas/preflight/run-preflight";
+import { formatJson } from "../../lambdas/domain/preflight/format/format-json";
+import { formatJunit } from "../../lambdas/domain/preflight/format/format-junit";
+import { formatText } from "../../lambdas/domain/preflight/format/format-text";
+import { PreflightCannotRunError } from "../../lambdas/domain/preflight/preflight-errors";
+import { redactSecrets } from "../../lambdas/domain/preflight/redact-token";
+import { EXIT_COULD_NOT_RUN, exitCodeOf } from "../../lambdas/domain/preflight/report";
+import { runPreflight } from "../../lambdas/domain/preflight/run-preflight";
 import { parseCli, USAGE, UsageError, type PreflightCli } from "./cli-options";
 
 const FORMATTERS = { text: formatText, json: formatJson, junit: formatJunit };

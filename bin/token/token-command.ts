@@ -8,8 +8,8 @@ import {
   DEFAULT_SESSION_TTL_SECONDS,
   issueSessionToken,
   loadOrCreateSigningKey,
-} from "../../lambdas/local/local-token-issuer";
-import { SESSION_CLAIM, SESSION_ROLES, SessionClaimsSchema, type Session } from "../../lambdas/onboarding/auth/session-claims";
+} from "../../lambdas/runtimes/local/local-token-issuer";
+import { SESSION_CLAIM, SESSION_ROLES, SessionClaimsSchema, type Session } from "../../lambdas/domain/onboarding/auth/session-claims";
 
 const USAGE = `usage: npm run --silent token -- --account ACC --role ${SESSION_ROLES.join("|")} [--user U] [--ttl SECONDS] [--data-dir DIR]`;
 

@@ -32,8 +32,8 @@ function mappedFolders(): Set<string> {
 
 /**
  * Every path the map names, to check that it exists: code spans that are paths from the project's root
- * (`lambdas/sync/`, `statemachine/sync.asl.json`), and, in a table row about one folder, the bare file
- * names its other cells give (`rate-limited-source-client.ts` in the `lambdas/sync/` row).
+ * (`lambdas/domain/sync/`, `statemachine/sync.asl.json`), and, in a table row about one folder, the bare file
+ * names its other cells give (`rate-limited-source-client.ts` in the `lambdas/domain/sync/` row).
  */
 function mappedPaths(): string[] {
   const tops = topLevelFolders().map((folder) => folder.slice(0, -1));

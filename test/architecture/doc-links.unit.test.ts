@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { API_PREFIX, ROUTES } from "../../lambdas/onboarding/http/routes";
+import { API_PREFIX, ROUTES } from "../../lambdas/handlers/http/routes";
 
 const root = resolve(import.meta.dirname, "../..");
 const docPages = readdirSync(join(root, "docs"), { recursive: true, encoding: "utf8" })

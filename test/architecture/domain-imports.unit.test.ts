@@ -3,9 +3,9 @@ import { importGraph } from "../support/import-graph";
 import { sourceFiles } from "../support/source-files";
 
 /** The domain: it talks to the world through ports only, so it runs the same in Lambda, locally and in tests. */
-const DOMAIN_FOLDERS = ["lambdas/core", "lambdas/records", "lambdas/ingestion", "lambdas/sync", "lambdas/onboarding", "lambdas/preflight", "lambdas/retention"];
+const DOMAIN_FOLDERS = ["lambdas/domain"];
 
-/** Packages only the AWS adapters (lambdas/aws) may import. */
+/** Packages only the AWS adapters (lambdas/adapters/) may import. */
 const AWS_ONLY_PACKAGES = ["@aws-sdk/", "@aws-lambda-powertools/"];
 
 test("domain code imports no AWS SDK and no Powertools (metrics and logs go through ports), directly or through another module", async () => {

@@ -30,7 +30,7 @@ test("typed errors are matched by class, never by their name string", () => {
   expect(offenders).toEqual([]);
 });
 
-test("InvalidCursorError sits with the other typed errors in lambdas/core/errors.ts", () => {
+test("InvalidCursorError sits with the other typed errors in lambdas/domain/core/errors.ts", () => {
   const homes = files.filter(({ text }) => /\bclass\s+InvalidCursorError\b/.test(text)).map(({ path }) => path);
-  expect(homes).toEqual([join("lambdas", "core", "errors.ts")]);
+  expect(homes).toEqual([join("lambdas", "domain", "core", "errors.ts")]);
 });

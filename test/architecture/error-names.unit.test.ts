@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect, test } from "vitest";
-import { errorNameOf, SyncError } from "../../lambdas/core/errors";
-import { BUSY_AWS_ERROR_NAMES } from "../../lambdas/aws/aws-busy-errors";
+import { errorNameOf, SyncError } from "../../lambdas/domain/core/errors";
+import { BUSY_AWS_ERROR_NAMES } from "../../lambdas/adapters/aws/aws-busy-errors";
 import { sourceFiles } from "../support/source-files";
 import { syncErrorClasses } from "../support/sync-error-classes";
 
@@ -55,9 +55,9 @@ test("an error of ours is in an ASL Retry list exactly when its class is retryab
   expect(notRetryable.filter((name) => retried.has(name))).toEqual([]);
 });
 
-test("one list of busy AWS errors: no module but lambdas/aws/aws-busy-errors.ts names one", () => {
+test("one list of busy AWS errors: no module but lambdas/adapters/aws/aws-busy-errors.ts names one", () => {
   expect(BUSY_AWS_ERROR_NAMES.size).toBeGreaterThan(5);
-  const home = join("lambdas", "aws", "aws-busy-errors.ts");
+  const home = join("lambdas", "adapters", "aws", "aws-busy-errors.ts");
   const namers = sourceFiles("lambdas")
     .filter((path) => path !== home)
     .flatMap((path) => {

@@ -3,11 +3,11 @@ import { basename, join } from "node:path";
 import { expect, test } from "vitest";
 import { sourceFiles } from "../support/source-files";
 
-const PORTS = join("lambdas", "core", "ports");
+const PORTS = join("lambdas", "domain", "core", "ports");
 const kebab = (name: string): string => name.replace(/([a-z0-9])([A-Z])/g, "$1-$2").toLowerCase();
 const code = (path: string): string => readFileSync(path, "utf8").replace(/\/\*[\s\S]*?\*\//g, "").replace(/\/\/.*$/gm, "");
 
-test("each port has its own file in lambdas/core/ports/, named for the one port it holds", () => {
+test("each port has its own file in lambdas/domain/core/ports/, named for the one port it holds", () => {
   const files = sourceFiles(PORTS);
   // The ten ports the domain talks through, at least: the scan must see them.
   expect(files.length).toBeGreaterThanOrEqual(10);
@@ -18,7 +18,7 @@ test("each port has its own file in lambdas/core/ports/, named for the one port 
   expect(misnamed).toEqual([]);
 });
 
-test("no grab-bag of ports: no lambdas/core/ports.ts, no barrel in ports/, nothing imports the folder", () => {
+test("no grab-bag of ports: no lambdas/domain/core/ports.ts, no barrel in ports/, nothing imports the folder", () => {
   expect(existsSync(join("lambdas", "core", "ports.ts"))).toBe(false);
   expect(existsSync(join(PORTS, "index.ts"))).toBe(false);
   const importers = ["lambdas", "lib", "bin", "test"]
@@ -30,7 +30,7 @@ test("no grab-bag of ports: no lambdas/core/ports.ts, no barrel in ports/, nothi
 /** A field declared with a type or a schema (`name: string`, `name: v.…`, `name: nonEmpty`), not a value being built. */
 const declared = (field: string): RegExp => new RegExp(`\\b${field}\\??\\s*:\\s*(?:v\\.|nonEmpty\\b|string\\b)`, "g");
 
-test("the run reference {business_account_id, connection_id, run_id} is declared once, in lambdas/core/run-reference.ts", () => {
+test("the run reference {business_account_id, connection_id, run_id} is declared once, in lambdas/domain/core/run-reference.ts", () => {
   const declarations = ["lambdas", "bin"]
     .flatMap((folder) => sourceFiles(folder))
     .flatMap((path) => {
@@ -43,10 +43,10 @@ test("the run reference {business_account_id, connection_id, run_id} is declared
         })
         .map((m) => `${path}:${text.slice(0, m.index).split("\n").length}`);
     });
-  expect(declarations.map((at) => at.split(":")[0])).toEqual([join("lambdas", "core", "run-reference.ts")]);
+  expect(declarations.map((at) => at.split(":")[0])).toEqual([join("lambdas", "domain", "core", "run-reference.ts")]);
 });
 
-test("there is one Clock, lambdas/core/ports/clock.ts: no other clock type, and no `now` function passed in its place", () => {
+test("there is one Clock, lambdas/domain/core/ports/clock.ts: no other clock type, and no `now` function passed in its place", () => {
   const files = ["lambdas", "bin"].flatMap((folder) => sourceFiles(folder)).map((path) => ({ path, text: code(path) }));
   const clockTypes = files.flatMap(({ path, text }) =>
     [...text.matchAll(/\b(?:interface|type|class)\s+(\w*Clock)\b/g)].map((m) => `${path}: ${m[1]}`),

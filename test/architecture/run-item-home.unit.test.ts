@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { expect, test } from "vitest";
 import { sourceFiles } from "../support/source-files";
 
-const RUN_ITEM = join("lambdas", "runs", "run-item.ts");
+const RUN_ITEM = join("lambdas", "adapters", "dynamodb", "runs", "run-item.ts");
 
 /**
  * What only the run item's module may name: its attributes and the lock's sort
@@ -12,7 +12,7 @@ const RUN_ITEM = join("lambdas", "runs", "run-item.ts");
  */
 const LAYOUT = /\bRUN_ATTR\b|\bLOCK_SORT_KEY\b|\bfunction\s+(?:lockKey|runKey)\b|\bconst\s+lockKey\b/g;
 
-test("a run's state has one home: only lambdas/runs/run-item.ts names the run item's attributes and builds its keys and updates", () => {
+test("a run's state has one home: only lambdas/adapters/dynamodb/runs/run-item.ts names the run item's attributes and builds its keys and updates", () => {
   const offenders = ["lambdas", "lib", "bin"]
     .flatMap((folder) => sourceFiles(folder))
     .filter((path) => path !== RUN_ITEM)

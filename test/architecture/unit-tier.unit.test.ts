@@ -5,7 +5,7 @@ import { importGraph } from "../support/import-graph";
 import { sourceFiles } from "../support/source-files";
 
 /** What starts or reaches DynamoDB Local (Java): a unit-tier test must reach none of it. */
-const NEEDS_JAVA = ["test/support/dynamodb.ts", "test/support/dynamodb-local.global-setup.ts", "lambdas/local/dynamodb-local.ts"];
+const NEEDS_JAVA = ["test/support/dynamodb.ts", "test/support/dynamodb-local.global-setup.ts", "lambdas/runtimes/local/dynamodb-local.ts"];
 
 const unitTests = sourceFiles("test", UNIT_TEST_SUFFIX);
 

@@ -10,7 +10,7 @@ import {
   LOCAL_ISSUER,
   loadOrCreateSigningKey,
   verifySessionToken,
-} from "../../lambdas/local/local-token-issuer";
+} from "../../lambdas/runtimes/local/local-token-issuer";
 
 const exec = promisify(execFile);
 const REPO = resolve(import.meta.dirname, "../..");

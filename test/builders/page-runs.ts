@@ -1,6 +1,6 @@
-import type { PageRun, PageWrite } from "../../lambdas/core/ports/record-store";
-import type { RunStore } from "../../lambdas/core/ports/run-store";
-import type { SyncEntity } from "../../lambdas/core/entities";
+import type { PageRun, PageWrite } from "../../lambdas/domain/core/ports/record-store";
+import type { RunStore } from "../../lambdas/domain/core/ports/run-store";
+import type { SyncEntity } from "../../lambdas/domain/core/entities";
 
 /** A lease far enough ahead that no test sees it pass. */
 export const FAR_LEASE = "2099-01-01T00:00:00.000Z";

@@ -1,4 +1,4 @@
-import type { StageKind } from "../../lambdas/core/entities";
+import type { StageKind } from "../../lambdas/domain/core/entities";
 import type { CrmData } from "../support/crm-source";
 import {
   callRecord,

@@ -1,4 +1,4 @@
-import type { SyncEntity } from "../../lambdas/core/entities";
+import type { SyncEntity } from "../../lambdas/domain/core/entities";
 
 /**
  * Valid raw source records (JSON as a source API would send it), one builder

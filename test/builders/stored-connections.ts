@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
-import type { StoredConnection } from "../../lambdas/core/connection";
-import type { TokenCipher } from "../../lambdas/core/ports/token-cipher";
+import type { StoredConnection } from "../../lambdas/domain/core/connection";
+import type { TokenCipher } from "../../lambdas/domain/core/ports/token-cipher";
 
 /** A stored connection as the connection store keeps it, with a stand-in ciphertext; override what a test is about. */
 export function storedConnection(id: string, overrides: Partial<StoredConnection> = {}): StoredConnection {

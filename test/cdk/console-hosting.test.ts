@@ -4,7 +4,7 @@ import { Stack, type CfnElement } from "aws-cdk-lib";
 import { Match } from "aws-cdk-lib/assertions";
 import { describe, expect, test } from "vitest";
 import { CONSOLE_SECURITY_HEADERS } from "../../console/site";
-import { PUBLIC_ROUTE_KEYS, ROUTES } from "../../lambdas/onboarding/http/routes";
+import { PUBLIC_ROUTE_KEYS, ROUTES } from "../../lambdas/handlers/http/routes";
 import { API_PATH_PATTERN, RUNTIME_CONFIG_KEY } from "../../lib/console-hosting";
 import { actionsOf, CONSOLE_BUILD_FIXTURE, logicalId, resourcesOf, roleStatements, synthesize, TEST_CONTEXT } from "./stack-fixture";
 

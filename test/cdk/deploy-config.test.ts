@@ -1,6 +1,6 @@
 import { Match } from "aws-cdk-lib/assertions";
 import { describe, expect, test } from "vitest";
-import { DEFAULT_SCHEDULE } from "../../lambdas/sync/schedule-interval";
+import { DEFAULT_SCHEDULE } from "../../lambdas/domain/sync/schedule-interval";
 import { CONTEXT_DEFAULTS, parseSyncSchedule, PLACEHOLDER_JWT_AUDIENCE, PLACEHOLDER_JWT_ISSUER } from "../../lib/deploy-config";
 import { CDK_JSON, synthesize, TEST_CONTEXT } from "./stack-fixture";
 

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "vitest";
 import { dispatchBatching, loadDispatchDefinition } from "../../statemachine/dispatch-definition";
-import { childrenUnderCap } from "../../lambdas/sync/dispatch-tick";
+import { childrenUnderCap } from "../../lambdas/domain/sync/dispatch-tick";
 import { CONTEXT_DEFAULTS, DeployConfigError } from "../../lib/deploy-config";
 import { actionsOf, logicalId, resourcesOf, roleStatements, synthesize, TEST_CONTEXT } from "./stack-fixture";
 

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { PAGE_TASKS_PER_EXECUTION } from "../../lambdas/core/limits";
+import { PAGE_TASKS_PER_EXECUTION } from "../../lambdas/domain/core/limits";
 import { loadSyncDefinition, loadSyncPagesDefinition } from "../../statemachine/sync-definition";
 import { readFileSync } from "node:fs";
 import { CONTEXT_DEFAULTS, reservedConcurrencyOf } from "../../lib/deploy-config";
@@ -39,7 +39,7 @@ const taskFunction = (state: State) => {
 const lambdaTimeout = (state: State): number => resources[functionId(taskFunction(state))]!.Properties.Timeout as number;
 const aliasOf = (name: string) => ({ Ref: logicalId(functions[name]!.alias) });
 
-/** aws-local-stepfunctions' Task deadline when a state sets none (lambdas/local/step-functions/engine-worker.ts). */
+/** aws-local-stepfunctions' Task deadline when a state sets none (lambdas/runtimes/local/step-functions/engine-worker.ts). */
 const LOCAL_ENGINE_DEFAULT_TASK_TIMEOUT_SECONDS = 60;
 
 /** The errors that mean "Lambda, DynamoDB or the limiter is briefly overloaded", not a failed page. */

@@ -2,8 +2,8 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, test } from "vitest";
-import { ENCRYPTION_CONTEXT_KEYS } from "../../lambdas/aws/kms-token-cipher";
-import { RECORD_TABLE } from "../../lambdas/store/table-definition";
+import { ENCRYPTION_CONTEXT_KEYS } from "../../lambdas/adapters/aws/kms-token-cipher";
+import { RECORD_TABLE } from "../../lambdas/adapters/dynamodb/table/table-definition";
 import { TABLE_KEY_ACTIONS } from "../../lib/record-table";
 import { KEY_ADMIN_ACTIONS } from "../../lib/source-token-key";
 import { ALL_TABLE_ACTIONS, TABLE_ACCESS, type TableUser } from "../../lib/table-access";
@@ -195,9 +195,9 @@ describe("CDK stack: IAM", () => {
       TransactWriteItems: ["dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem", "dynamodb:ConditionCheckItem"],
     };
     const root = fileURLToPath(new URL("../../lambdas/", import.meta.url));
-    // lambdas/local/ runs only on DynamoDB Local; table-definition.ts's ensureTable (Create/DescribeTable) is called only from there.
+    // lambdas/runtimes/local/ runs only on DynamoDB Local; table-definition.ts's ensureTable (Create/DescribeTable) is called only from there.
     const files = (readdirSync(root, { recursive: true }) as string[])
-      .filter((file) => file.endsWith(".ts") && !file.startsWith("local/") && file !== "store/table-definition.ts")
+      .filter((file) => file.endsWith(".ts") && !file.startsWith("runtimes/local/") && file !== "adapters/dynamodb/table/table-definition.ts")
       .map((file) => readFileSync(join(root, file), "utf8"))
       .filter((source) => source.includes("@aws-sdk/client-dynamodb"));
     const used = new Set(files.flatMap((source) => [...source.matchAll(/\b(?:new\s+)?([A-Z][A-Za-z]+)Command\b|\bpaginate([A-Z][A-Za-z]+)\b/g)].map((m) => (m[1] ?? m[2]) as string)));

@@ -1,11 +1,11 @@
 import { Match } from "aws-cdk-lib/assertions";
 import { describe, expect, test } from "vitest";
-import { PUBLIC_ROUTE_KEYS, ROUTES } from "../../lambdas/onboarding/http/routes";
-import { RECORD_TABLE } from "../../lambdas/store/table-definition";
-import { METRIC, METRIC_SERVICE } from "../../lambdas/core/metric-names";
+import { PUBLIC_ROUTE_KEYS, ROUTES } from "../../lambdas/handlers/http/routes";
+import { RECORD_TABLE } from "../../lambdas/adapters/dynamodb/table/table-definition";
+import { METRIC, METRIC_SERVICE } from "../../lambdas/domain/core/metric-names";
 import { BEGIN_FAILED_CAUSE, CUSTOMER_OR_EXPECTED_ERRORS, SUSTAINED_PERIODS, THRESHOLDS } from "../../lib/alarms";
 import { CONTEXT_DEFAULTS } from "../../lib/deploy-config";
-import { DISPATCH_START_FAILED_MESSAGE } from "../../lambdas/sync/dispatch-tick";
+import { DISPATCH_START_FAILED_MESSAGE } from "../../lambdas/domain/sync/dispatch-tick";
 import { matchesFilterPattern } from "./metric-filter-pattern";
 import { TTL_ATTRIBUTE } from "../../lib/record-table";
 import { loadSyncDefinition } from "../../statemachine/sync-definition";
@@ -79,7 +79,7 @@ describe("CDK stack: resources", () => {
     }
   });
 
-  test("each Lambda gets exactly the environment its composition root reads (lambdas/aws/aws-config.ts)", () => {
+  test("each Lambda gets exactly the environment its composition root reads (lambdas/runtimes/aws/aws-config.ts)", () => {
     // Powertools' service and metrics namespace go to every function (lib/service-function.ts).
     const env = (name: string) =>
       Object.keys(template.toJSON().Resources[functionId(functions[name]!)].Properties.Environment.Variables)

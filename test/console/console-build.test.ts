@@ -2,7 +2,7 @@ import { cp, mkdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
-import { CONSOLE_DIR, consoleBuildStaleness, ensureConsoleBuilt } from "../../lambdas/local/console-build";
+import { CONSOLE_DIR, consoleBuildStaleness, ensureConsoleBuilt } from "../../lambdas/runtimes/local/console-build";
 
 // Inside the repository (git-ignored) so the copy's vite.config.ts resolves `vite` from node_modules.
 const WORK = fileURLToPath(new URL("./.artifacts/console-build/", import.meta.url));

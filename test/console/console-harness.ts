@@ -4,10 +4,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium, type BrowserContext, type Page } from "playwright-core";
-import { AesGcmTokenCipher } from "../../lambdas/local/aes-token-cipher";
-import { ensureConsoleBuilt } from "../../lambdas/local/console-build";
-import { createLocalService } from "../../lambdas/local/local-composition";
-import { createMemoryLogger } from "../../lambdas/observability/json-logger";
+import { AesGcmTokenCipher } from "../../lambdas/adapters/local/aes-token-cipher";
+import { ensureConsoleBuilt } from "../../lambdas/runtimes/local/console-build";
+import { createLocalService } from "../../lambdas/runtimes/local/local-composition";
+import { createMemoryLogger } from "../../lambdas/adapters/local/json-logger";
 import { createTestTable, testDynamoDbClient } from "../support/dynamodb";
 
 /** Debian's Chromium, started so that it never reaches for the network (this machine has none but loopback). */

@@ -3,9 +3,9 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { decodeJwt } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { issueSessionToken } from "../../lambdas/local/local-token-issuer";
-import { ensureConsoleBuilt } from "../../lambdas/local/console-build";
-import { DEV_SIGN_IN_PATH } from "../../lambdas/local/dev-sign-in";
+import { issueSessionToken } from "../../lambdas/runtimes/local/local-token-issuer";
+import { ensureConsoleBuilt } from "../../lambdas/runtimes/local/console-build";
+import { DEV_SIGN_IN_PATH } from "../../lambdas/runtimes/local/dev-sign-in";
 import { CONNECTIONS_PATH, createApiHarness, type ApiHarness } from "../support/api-harness";
 
 /** The local API server's console routes: the built page and the development sign-in, beside the API. */
@@ -94,7 +94,7 @@ describe("local API server: console assets and development sign-in", () => {
       for (const entry of await readdir(join(root, dir), { withFileTypes: true })) {
         const path = `${dir}/${entry.name}`;
         if (entry.isDirectory()) {
-          if (path !== "lambdas/local") await walk(path);
+          if (path !== "lambdas/runtimes/local") await walk(path);
         } else if (/\.ts$/.test(entry.name) && /(dev-sign-in|api-gateway-server|console-assets)["']/.test(await readFile(join(root, path), "utf8"))) {
           offenders.push(path);
         }

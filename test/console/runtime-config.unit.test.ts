@@ -1,8 +1,8 @@
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
 import { RuntimeConfigSchema } from "../../console/src/runtime-config";
-import { readLocalRuntimeConfig, StartupError } from "../../lambdas/local/local-runtime-config";
-import { localRuntimeConfig } from "../../lambdas/local/runtime-config-route";
+import { readLocalRuntimeConfig, StartupError } from "../../lambdas/runtimes/local/local-runtime-config";
+import { localRuntimeConfig } from "../../lambdas/runtimes/local/runtime-config-route";
 
 const parse = (value: unknown) => v.safeParse(RuntimeConfigSchema, value);
 const firstIssue = (value: unknown) => parse(value).issues?.[0]?.message;

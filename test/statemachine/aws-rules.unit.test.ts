@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { DISPATCH_PAGE_SIZE } from "../../lambdas/sync/dispatch-tick";
+import { DISPATCH_PAGE_SIZE } from "../../lambdas/domain/sync/dispatch-tick";
 import { DISPATCH_MAP_STATE } from "../../statemachine/dispatch-definition";
 import { allStates, aslDefinition, ASL_FILES, isLambdaTask, isStepFunctionsTask, type AslFile } from "./definitions";
 

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { DISPATCH_PAGE_SIZE } from "../../lambdas/sync/dispatch-tick";
+import { DISPATCH_PAGE_SIZE } from "../../lambdas/domain/sync/dispatch-tick";
 import { DISPATCH_BATCH_SIZE, DISPATCH_MAP_STATE } from "../../statemachine/dispatch-definition";
 import { aslDefinition, type AslState } from "./definitions";
-import { SYNC_ENTITIES } from "../../lambdas/core/entities";
-import { PAGE_TASKS_PER_EXECUTION } from "../../lambdas/core/limits";
-import type { LocalHistoryEvent } from "../../lambdas/local/step-functions/local-step-functions";
+import { SYNC_ENTITIES } from "../../lambdas/domain/core/entities";
+import { PAGE_TASKS_PER_EXECUTION } from "../../lambdas/domain/core/limits";
+import type { LocalHistoryEvent } from "../../lambdas/runtimes/local/step-functions/local-step-functions";
 import { pipelineRecord } from "../builders/source-records";
 import { crmSource } from "../support/crm-source";
 import { startSourceServer, type SourceServer } from "../support/source-server";

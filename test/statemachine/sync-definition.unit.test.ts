@@ -1,9 +1,9 @@
 import { describe, expect, test } from "vitest";
-import * as errors from "../../lambdas/core/errors";
-import { RETRY_BACKOFF_SECONDS, MAX_RETRIES } from "../../lambdas/core/limits";
-import { validateDefinition } from "../../lambdas/local/step-functions/validate-definition";
+import * as errors from "../../lambdas/domain/core/errors";
+import { RETRY_BACKOFF_SECONDS, MAX_RETRIES } from "../../lambdas/domain/core/limits";
+import { validateDefinition } from "../../lambdas/runtimes/local/step-functions/validate-definition";
 import { loadSyncDefinition, loadSyncPagesDefinition } from "../../statemachine/sync-definition";
-import { makeSyncHandlers } from "../../lambdas/sync/handlers/sync-handlers";
+import { makeSyncHandlers } from "../../lambdas/handlers/sync/sync-handlers";
 
 interface Retrier {
   ErrorEquals: string[];
@@ -65,7 +65,7 @@ describe("statemachine/sync.asl.json and sync-pages.asl.json", () => {
     });
   });
 
-  test("every error name in the definition is a typed error of lambdas/core/errors.ts or a Step Functions / Lambda name", () => {
+  test("every error name in the definition is a typed error of lambdas/domain/core/errors.ts or a Step Functions / Lambda name", () => {
     // The stable `name` an instance carries is what ErrorEquals matches.
     const ours = new Set(
       Object.values(errors)

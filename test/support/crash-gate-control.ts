@@ -1,9 +1,9 @@
 import { createServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { GateAnnouncement } from "../../lambdas/local/crash-gates";
+import type { GateAnnouncement } from "../../lambdas/runtimes/local/crash-gates";
 
 /**
- * The control server behind CRASH_GATES (lambdas/local/crash-gates.ts): a real
+ * The control server behind CRASH_GATES (lambdas/runtimes/local/crash-gates.ts): a real
  * HTTP server on 127.0.0.1. Every announcement is logged and answered "go" at
  * once, except those the test is waiting for, which are held (the runtime's
  * task stays blocked at that point) until the test lets it pass or kills the

@@ -1,7 +1,7 @@
 import { changedSince, pageOf } from "../../bin/reference-source/paging";
-import type { SyncEntity } from "../../lambdas/core/entities";
-import { PAGE_SIZE } from "../../lambdas/core/limits";
-import { parseTimestamp } from "../../lambdas/records/fields/timestamp";
+import type { SyncEntity } from "../../lambdas/domain/core/entities";
+import { PAGE_SIZE } from "../../lambdas/domain/core/limits";
+import { parseTimestamp } from "../../lambdas/domain/records/fields/timestamp";
 import type { RawRecord } from "../builders/source-records";
 import { envelope, type SourceHandler, type SourceReply, type SourceRequest } from "./source-server";
 

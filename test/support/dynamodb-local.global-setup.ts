@@ -1,5 +1,5 @@
 import type { TestProject } from "vitest/node";
-import { startDynamoDbLocal } from "../../lambdas/local/dynamodb-local";
+import { startDynamoDbLocal } from "../../lambdas/runtimes/local/dynamodb-local";
 
 declare module "vitest" {
   export interface ProvidedContext {

@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { GetItemCommand, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { createDynamoDbClient } from "../../lambdas/aws/dynamodb-client";
+import { createDynamoDbClient } from "../../lambdas/adapters/dynamodb/table/dynamodb-client";
 import { afterAll, beforeAll, inject } from "vitest";
-import { ensureTable } from "../../lambdas/store/table-definition";
+import { ensureTable } from "../../lambdas/adapters/dynamodb/table/table-definition";
 
 /** A client for the run's DynamoDB Local (see dynamodb-local.global-setup.ts). */
 export function testDynamoDbClient(): DynamoDBClient {

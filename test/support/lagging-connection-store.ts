@@ -1,6 +1,6 @@
-import { DynamoDbConnectionStore } from "../../lambdas/connections/dynamodb-connection-store";
-import type { ReadConsistency } from "../../lambdas/core/ports/connection-store";
-import type { StoredConnection } from "../../lambdas/core/connection";
+import { DynamoDbConnectionStore } from "../../lambdas/adapters/dynamodb/connections/dynamodb-connection-store";
+import type { ReadConsistency } from "../../lambdas/domain/core/ports/connection-store";
+import type { StoredConnection } from "../../lambdas/domain/core/connection";
 
 /**
  * The connection store as it answers while a DynamoDB replica lags a write:

@@ -1,4 +1,4 @@
-import type { Clock } from "../../lambdas/core/ports/clock";
+import type { Clock } from "../../lambdas/domain/core/ports/clock";
 
 /**
  * A clock that moves only when slept on: waits cost no wall time and every

@@ -1,14 +1,14 @@
 import type { AttributeValue, TransactWriteItem } from "@aws-sdk/client-dynamodb";
-import { ATTR } from "../../lambdas/store/keys";
+import { ATTR } from "../../lambdas/adapters/dynamodb/records/keys";
 
 type Item = Record<string, AttributeValue>;
 
-/** Attributes of a record head that are its lineage, not its content (lambdas/store/keys.ts). */
+/** Attributes of a record head that are its lineage, not its content (lambdas/adapters/dynamodb/records/keys.ts). */
 const LINEAGE_ATTRS: readonly string[] = [ATTR.firstSeen, ATTR.lastWritten, ATTR.writes, ATTR.deletedAt, ATTR.healedByAudit, ATTR.findings];
 
 /**
  * The item a planned action stores: a Put's item, or for a record head's
- * Update (lambdas/store/page-transactions.ts headUpdate) its key and the
+ * Update (lambdas/adapters/dynamodb/records/page-transactions.ts headUpdate) its key and the
  * content it sets, which is what a Put of the head would have held. Undefined
  * for any other action (fence, progress, listing hash).
  */

@@ -7,8 +7,8 @@
  *   // source.baseUrl, source.token, source.requests
  */
 import { afterAll } from "vitest";
-import type { SyncEntity } from "../../lambdas/core/entities";
-import { parseTimestamp } from "../../lambdas/records/fields/timestamp";
+import type { SyncEntity } from "../../lambdas/domain/core/entities";
+import { parseTimestamp } from "../../lambdas/domain/records/fields/timestamp";
 import { numberedRecords, pipelineRecord, stageRecord, userRecord, type RawRecord } from "../builders/source-records";
 import { startSourceServer, type SourceReply, type SourceServer } from "./source-server";
 

@@ -1,5 +1,5 @@
-import type { RunSummary } from "../../lambdas/core/run-summary";
-import type { LocalSyncEngine } from "../../lambdas/local/local-sync-engine";
+import type { RunSummary } from "../../lambdas/domain/core/run-summary";
+import type { LocalSyncEngine } from "../../lambdas/runtimes/local/local-sync-engine";
 
 /**
  * The run id a local execution belongs to: a Standard execution carries it in

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { SyncError, type ErrorClass } from "../../lambdas/core/errors";
+import { SyncError, type ErrorClass } from "../../lambdas/domain/core/errors";
 import { sourceFiles } from "./source-files";
 
 /**

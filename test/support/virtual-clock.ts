@@ -1,5 +1,5 @@
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import type { Clock } from "../../lambdas/core/ports/clock";
+import type { Clock } from "../../lambdas/domain/core/ports/clock";
 
 /**
  * A clock for code that takes a `clock` and a `sleep` (the rate limiter),

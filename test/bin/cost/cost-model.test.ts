@@ -16,9 +16,9 @@ import {
   weeklyAuditConnectionMonth,
 } from "../../../bin/cost/cost-model";
 import { DEFAULT_SIZES } from "../../../bin/reference-source/dataset";
-import { AUDIT_ENTITIES } from "../../../lambdas/core/run-mode";
+import { AUDIT_ENTITIES } from "../../../lambdas/domain/core/run-mode";
 import { DYNAMODB_WRU_USD } from "../../../bin/cost/prices";
-import { PAGE_TASKS_PER_EXECUTION, PAGE_TASKS_PER_SEGMENT } from "../../../lambdas/core/limits";
+import { PAGE_TASKS_PER_EXECUTION, PAGE_TASKS_PER_SEGMENT } from "../../../lambdas/domain/core/limits";
 import { CONTEXT_DEFAULTS } from "../../../lib/deploy-config";
 import { dispatchBatching } from "../../../statemachine/dispatch-definition";
 
@@ -81,7 +81,7 @@ describe("npm run cost, from the definitions", () => {
     expect(readFileSync(new URL("../../../bin/cost.ts", import.meta.url), "utf8")).toContain("weeklyAuditConnectionMonth()");
   });
 
-  test(`targets: at most $${TARGET_USD_PER_MILLION_RECORDS} per million records, over the $1.25 floor of the record writes; at most $${TARGET_USD_PER_IDLE_CONNECTION_MONTH} per idle connection-month, dispatch included, Step Functions alone and everything (the idle run's writes as test/sync/idle-run-writes.test.ts measures them)`, () => {
+  test(`targets: at most $${TARGET_USD_PER_MILLION_RECORDS} per million records, over the $1.25 floor of the record writes; at most $${TARGET_USD_PER_IDLE_CONNECTION_MONTH} per idle connection-month, dispatch included, Step Functions alone and everything (the idle run's writes as test/domain/sync/idle-run-writes.test.ts measures them)`, () => {
     const million = millionRecords();
     expect(RECORDS_QUOTED * RECORD_WRU * DYNAMODB_WRU_USD).toBeCloseTo(1.25, 10);
     expect(million.total).toBeLessThanOrEqual(TARGET_USD_PER_MILLION_RECORDS);

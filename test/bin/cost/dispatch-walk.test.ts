@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { walkDispatchTick } from "../../../bin/cost/dispatch-walk";
 import { runWalker } from "../../../bin/cost/cost-model";
-import { SYNC_ENTITIES, type SyncEntity } from "../../../lambdas/core/entities";
-import { createLocalDispatch } from "../../../lambdas/local/local-dispatch";
+import { SYNC_ENTITIES, type SyncEntity } from "../../../lambdas/domain/core/entities";
+import { createLocalDispatch } from "../../../lambdas/runtimes/local/local-dispatch";
 import { DISPATCH_MAP_STATE } from "../../../statemachine/dispatch-definition";
 import { crmSource } from "../../support/crm-source";
 import { startSourceServer, type SourceServer } from "../../support/source-server";

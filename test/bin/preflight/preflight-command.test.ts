@@ -1,12 +1,12 @@
 import * as v from "valibot";
 import { beforeAll, describe, expect, test } from "vitest";
 import { runPreflightCommand } from "../../../bin/preflight/preflight-command";
-import { ReportSchema } from "../../../lambdas/preflight/report";
+import { ReportSchema } from "../../../lambdas/domain/preflight/report";
 import { PREFLIGHT_TOKEN, preflightSourcesOfFile, type PreflightSource, type SourceKnobs } from "../../support/preflight-source";
 
 /**
  * crm-preflight's formats, exit statuses and argument rules, run in-process
- * with its streams captured (test/preflight/cli.e2e.test.ts spawns it as a
+ * with its streams captured (test/domain/preflight/cli.e2e.test.ts spawns it as a
  * customer runs it). The token never reaches stdout or stderr.
  */
 

@@ -1,11 +1,11 @@
 import { afterEach, describe, expect, test } from "vitest";
 import { BAD_PRICE, type FaultOptions } from "../../../bin/reference-source/faults";
 import { startReferenceSource, type ReferenceSource } from "../../../bin/reference-source/start-reference-source";
-import { PageValidationError, SourceNotImplementedError, SourceThrottledError, SourceTransientError } from "../../../lambdas/core/errors";
-import { preparePage } from "../../../lambdas/ingestion/prepare-page";
-import { LeadSchema } from "../../../lambdas/records/lead";
-import { parseRecord } from "../../../lambdas/records/parse-record";
-import { createHttpSourceClient } from "../../../lambdas/source/http-source-client";
+import { PageValidationError, SourceNotImplementedError, SourceThrottledError, SourceTransientError } from "../../../lambdas/domain/core/errors";
+import { preparePage } from "../../../lambdas/domain/ingestion/prepare-page";
+import { LeadSchema } from "../../../lambdas/domain/records/lead";
+import { parseRecord } from "../../../lambdas/domain/records/parse-record";
+import { createHttpSourceClient } from "../../../lambdas/adapters/source-http/http-source-client";
 
 const SIZES = { contacts: 300, leads: 350, tasks: 50, calls: 50, events: 80 };
 const sources: ReferenceSource[] = [];

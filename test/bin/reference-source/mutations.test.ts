@@ -7,11 +7,11 @@ import { seededRandom } from "../../../bin/reference-source/prng";
 import type { Dataset, SourceLead, SourceRecord } from "../../../bin/reference-source/records";
 import { startReferenceSource, type ReferenceSource } from "../../../bin/reference-source/start-reference-source";
 import { formatTimestamp } from "../../../bin/reference-source/timestamps";
-import { ContactSchema } from "../../../lambdas/records/contact";
-import { EventSchema } from "../../../lambdas/records/event";
-import { LeadSchema } from "../../../lambdas/records/lead";
-import { parseRecord } from "../../../lambdas/records/parse-record";
-import { TaskSchema } from "../../../lambdas/records/task";
+import { ContactSchema } from "../../../lambdas/domain/records/contact";
+import { EventSchema } from "../../../lambdas/domain/records/event";
+import { LeadSchema } from "../../../lambdas/domain/records/lead";
+import { parseRecord } from "../../../lambdas/domain/records/parse-record";
+import { TaskSchema } from "../../../lambdas/domain/records/task";
 
 const NOW = new Date("2026-06-01T12:00:00Z");
 const SIZES = { contacts: 400, leads: 450, tasks: 200, calls: 100, events: 300 };

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { SourceRecord } from "../../../bin/reference-source/records";
 import { startReferenceSource, type ReferenceSource } from "../../../bin/reference-source/start-reference-source";
-import type { StageKind } from "../../../lambdas/core/entities";
-import { preparePage, type PageFingerprint } from "../../../lambdas/ingestion/prepare-page";
-import { createHttpSourceClient } from "../../../lambdas/source/http-source-client";
+import type { StageKind } from "../../../lambdas/domain/core/entities";
+import { preparePage, type PageFingerprint } from "../../../lambdas/domain/ingestion/prepare-page";
+import { createHttpSourceClient } from "../../../lambdas/adapters/source-http/http-source-client";
 
 const NOW = new Date("2026-06-01T12:00:00Z");
 const ENDPOINTS = ["pipelines", "users", "contacts", "leads", "tasks", "calls", "events"] as const;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { startReferenceSource, type ReferenceSource } from "../../../bin/reference-source/start-reference-source";
-import { SourceAuthError } from "../../../lambdas/core/errors";
-import { createHttpSourceClient } from "../../../lambdas/source/http-source-client";
+import { SourceAuthError } from "../../../lambdas/domain/core/errors";
+import { createHttpSourceClient } from "../../../lambdas/adapters/source-http/http-source-client";
 
 let source: ReferenceSource;
 beforeAll(async () => {

@@ -1,0 +1,466 @@
+import { createHash } from "node:crypto";
+import type { AttributeValue, TransactWriteItem, TransactWriteItemsCommandInput, Update } from "@aws-sdk/client-dynamodb";
+import { STAGE_KINDS, type StageKind } from "../../../domain/core/entities";
+import { RecordTooLargeError } from "../../../domain/core/errors";
+import type { HealMark, PageRun, PageWrite, RecordWrite } from "../../../domain/core/ports/record-store";
+import { pageFence } from "../runs/run-item";
+import {
+  ATTR,
+  partPartitionKey,
+  partSortKey,
+  recordNewestSortValue,
+  recordPartitionKey,
+  recordSortKey,
+  watermarkPartitionKey,
+  watermarkSortKey,
+} from "./keys";
+import { utf8Bytes } from "../table/key-limits";
+
+/**
+ * How one validated page becomes DynamoDB transactions. Pure: no I/O.
+ *
+ * The spec wants a page written "as one transaction" with its watermark.
+ * DynamoDB caps a transaction at 100 actions and 4 MB, so a page of 100
+ * leads plus its watermark (plus the loss reasons they derive, or a
+ * /pipelines page with hundreds of stages) cannot be one transaction. The
+ * guarantees the spec's rule exists for are kept this way:
+ *
+ * 1. Validation happens before commitPage: a malformed record fails the page
+ *    before anything is written (preparePage), and so does a record too large
+ *    to store (planPageTransactions throws RecordTooLargeError before the
+ *    first transaction is sent).
+ * 2. Records are written in the page's order (loss reasons before the leads
+ *    that point at them). A record and all its parts are always in the same
+ *    transaction, so a record is never half written. A record's head is an
+ *    Update that sets its whole content (what a Put would write) and its
+ *    lineage (core/record-lineage.ts) in the same action: no extra write or
+ *    read per record. `writes` is counted once per (run, page): the Update is
+ *    conditioned on the head's last_written not being this page, and a page
+ *    replayed after it wrote the record is sent again in replay form
+ *    (replayedRecordWrite: same content, no count, no condition).
+ * 3. The watermark Put is in the LAST transaction, after every record of the
+ *    page; it is never ahead of committed records. That transaction also
+ *    extends the run's lease and counts the page in the run summary, once.
+ *    Every transaction checks that the run still holds the connection's lock.
+ * 4. A crash between transactions leaves some of the page's records written
+ *    and the watermark unmoved. The next attempt (state machine retry or next
+ *    run) re-fetches the page from the old watermark and replays it: the
+ *    writes set the same items again (counting each record's write once), so
+ *    the replay is harmless and ends with the page complete and the watermark moved.
+ * 5. An unchanged whole listing is not rewritten (listingPlan below): page 1
+ *    without a next page is the entity's whole listing at its updated_since
+ *    (/pipelines and /users every run; an idle incremental entity's re-read
+ *    margin). The hash of the exact items it would write is kept on the
+ *    entity's watermark item, set in the transaction that commits the last of
+ *    them; a page 1 whose hash equals the stored one writes no record items.
+ *    Any other page 1 of the entity replaces or removes the hash, a page 1
+ *    written in several transactions removes it in the first, and a reset
+ *    (which deletes the watermark items) or the purge drops it: a stored hash
+ *    always names the records its entity's last commit left in the table.
+ */
+
+/** DynamoDB: at most 100 actions in one TransactWriteItems. */
+export const TRANSACTION_MAX_ACTIONS = 100;
+/** DynamoDB: at most 4 MB of items in one transaction (read as 4,000,000 bytes to be safe). */
+export const TRANSACTION_MAX_BYTES = 4_000_000;
+/** What the planner packs into one transaction: the cap minus a margin for estimation error. */
+export const TRANSACTION_BYTE_BUDGET = TRANSACTION_MAX_BYTES - 200_000;
+/** DynamoDB: at most 400 KB per item. */
+export const ITEM_MAX_BYTES = 400 * 1024;
+/** A document over this many UTF-8 bytes is cut into chunks of at most this size (head + parts). */
+export const DOC_PART_MAX_BYTES = 350_000;
+/** Added to every item's estimate for what the estimate does not see. */
+export const ITEM_OVERHEAD_BYTES = 100;
+
+/** The items one record is stored as: its head, then its parts. */
+export interface RecordItems {
+  readonly write: RecordWrite;
+  readonly items: readonly Record<string, AttributeValue>[];
+  /** Estimated bytes of all items. */
+  readonly bytes: number;
+}
+
+/** Where a page's commit can be refused, by index in every transaction of the plan. */
+export const LOCK_ACTION_INDEX = 0;
+/** In the last transaction only: the run summary's progress update. */
+export const PROGRESS_ACTION_INDEX = 1;
+
+/**
+ * Plans a page into the TransactWriteItems inputs to send, in order. Throws
+ * (RecordTooLargeError, or TypeError for an unusable key) before returning
+ * anything, so a page that cannot be stored writes nothing.
+ *
+ * Every transaction starts with the run's fence on the connection's lock
+ * (this run holds it, and its watermarks were not reset under it), so a run
+ * that lost its lock writes nothing at all. The last transaction also carries
+ * the watermark, the lock's new lease and the run summary's progress for this
+ * page, counted only when the page number is above the last one counted, so a
+ * page replayed after it committed is refused there and counts once.
+ */
+export function planPageTransactions(
+  tableName: string,
+  write: PageWrite,
+  /** The hash stored on the entity's watermark item (read by the store for a page 1 with a listing); null: none. */
+  storedListing: string | null = null,
+): TransactWriteItemsCommandInput[] {
+  const all = distinctRecords(write.records).map((record) => recordItems(write.connectionId, record));
+  const listing = listingPlan(write, all, storedListing);
+  const records = listing.unchanged ? [] : all;
+  const fence = pageFence(tableName, write.connectionId, write.run);
+  const closing: TransactWriteItem[] = [{ Update: fence.progress }, entityStateAction(tableName, write, listing)];
+  const closingBytes = 2 * FENCE_BYTES;
+
+  // Every transaction keeps one action for the lock; the first one more when it must drop a stale listing hash.
+  const maxActions = TRANSACTION_MAX_ACTIONS - 1;
+  const groups: { puts: TransactWriteItem[]; bytes: number }[] = [];
+  let current: { puts: TransactWriteItem[]; bytes: number } = { puts: [], bytes: FENCE_BYTES };
+  if (listing.dropFirst) current.puts.push({ Update: dropListing(tableName, write) });
+  for (const record of records) {
+    const bytes = record.bytes + lineageBytes(write.run, record.write);
+    if (current.puts.length + record.items.length > maxActions || current.bytes + bytes > TRANSACTION_BYTE_BUDGET) {
+      groups.push(current);
+      current = { puts: [], bytes: FENCE_BYTES };
+    }
+    const [head, ...parts] = record.items;
+    current.puts.push({ Update: headUpdate(tableName, head!, record.write, write.run) });
+    for (const item of parts) current.puts.push({ Put: { TableName: tableName, Item: item } });
+    current.bytes += bytes;
+  }
+  // The closing actions go with the page's last records when they fit, else in a transaction of their own.
+  if (current.puts.length + closing.length > maxActions || current.bytes + closingBytes > TRANSACTION_BYTE_BUDGET) {
+    groups.push(current);
+    current = { puts: [], bytes: FENCE_BYTES };
+  }
+  const last = current;
+  // The hash is dropped first only when the page takes several transactions; in one, the last action replaces it.
+  if (listing.dropFirst && groups.length === 0) last.puts = last.puts.slice(1);
+
+  return [
+    ...groups.filter((group) => group.puts.length > 0).map((group) => ({
+      TransactItems: [{ ConditionCheck: fence.check }, ...group.puts],
+    })),
+    // Lock at LOCK_ACTION_INDEX, progress at PROGRESS_ACTION_INDEX, then the records, then the watermark.
+    { TransactItems: [{ Update: fence.lease }, ...closing.slice(0, 1), ...last.puts, ...closing.slice(1)] },
+  ];
+}
+
+/** What page 1 of a whole or partial listing does about the stored listing hash. */
+interface ListingPlan {
+  /** The page's records are exactly those of the stored hash: none is written. */
+  readonly unchanged: boolean;
+  /** The hash to store with the page's last records (undefined: leave it; null: remove it). */
+  readonly store: string | null | undefined;
+  /** A stale hash to drop in the page's first transaction (the records it named are about to change). */
+  readonly dropFirst: boolean;
+}
+
+const KEEP_LISTING: ListingPlan = { unchanged: false, store: undefined, dropFirst: false };
+
+/**
+ * Only page 1 with a listing takes part: its hash covers the updated_since it
+ * was fetched with and every item the page would write (keys included, so a
+ * change of the key layout is a change), in order.
+ */
+function listingPlan(write: PageWrite, records: readonly RecordItems[], stored: string | null): ListingPlan {
+  if (write.listing === undefined || write.run.page !== 1) return KEEP_LISTING;
+  const whole = !write.listing.hasMore;
+  const hash = whole ? listingHash(write.listing.updatedSince, records) : null;
+  if (hash !== null && hash === stored) return { unchanged: true, store: undefined, dropFirst: false };
+  if (stored === null) return { unchanged: false, store: hash ?? undefined, dropFirst: false };
+  return { unchanged: false, store: hash, dropFirst: records.length > 0 };
+}
+
+/** Version of the hashed form: bumping it makes every stored hash stale (every listing is written once). */
+const LISTING_HASH_VERSION = 1;
+
+export function listingHash(updatedSince: string | null, records: readonly RecordItems[]): string {
+  const hash = createHash("sha256");
+  hash.update(JSON.stringify([LISTING_HASH_VERSION, updatedSince]));
+  for (const record of records) for (const item of record.items) hash.update(`\n${JSON.stringify(item)}`);
+  return hash.digest("base64url");
+}
+
+function watermarkKey(write: PageWrite, entity = write.run.entity): Record<string, AttributeValue> {
+  return { [ATTR.pk]: { S: watermarkPartitionKey(write.connectionId) }, [ATTR.sk]: { S: watermarkSortKey(entity) } };
+}
+
+/**
+ * The watermark item's action in the last transaction: the entity's
+ * data_as_of (this commit's time: every committed page says the store holds
+ * what the source had then), with the moved watermark and the listing hash
+ * when they change (one action per item in a transaction).
+ */
+function entityStateAction(tableName: string, write: PageWrite, listing: ListingPlan): TransactWriteItem {
+  const dataAsOf: AttributeValue = { S: write.run.committedAt };
+  if (listing === KEEP_LISTING && write.watermark !== undefined) {
+    // Not a listing's page 1: the Put replaces the item, so no hash outlives a page after page 1.
+    const item = { ...watermarkKey(write, write.watermark.entity), [ATTR.value]: { S: write.watermark.value }, [ATTR.dataAsOf]: dataAsOf };
+    return { Put: { TableName: tableName, Item: item } };
+  }
+  const sets: string[] = ["#dataAsOf = :dataAsOf"];
+  const names: Record<string, string> = { "#dataAsOf": ATTR.dataAsOf };
+  const values: Record<string, AttributeValue> = { ":dataAsOf": dataAsOf };
+  if (write.watermark !== undefined) {
+    sets.push("#value = :value");
+    names["#value"] = ATTR.value;
+    values[":value"] = { S: write.watermark.value };
+  }
+  if (typeof listing.store === "string") {
+    sets.push("#listing = :listing");
+    names["#listing"] = ATTR.listing;
+    values[":listing"] = { S: listing.store };
+  }
+  const remove = listing.store === null;
+  if (remove) names["#listing"] = ATTR.listing;
+  return {
+    Update: {
+      TableName: tableName,
+      Key: watermarkKey(write),
+      UpdateExpression: `SET ${sets.join(", ")}${remove ? " REMOVE #listing" : ""}`,
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+    },
+  };
+}
+
+function dropListing(tableName: string, write: PageWrite) {
+  return {
+    TableName: tableName,
+    Key: watermarkKey(write),
+    UpdateExpression: "REMOVE #listing",
+    ExpressionAttributeNames: { "#listing": ATTR.listing },
+  };
+}
+
+/** Content attributes a head may lack: a Put would drop them, so the Update removes them (an audit's marks included). */
+const OPTIONAL_HEAD_ATTRS = [ATTR.parts, ATTR.kind, ATTR.healed, ATTR.absent] as const;
+
+/**
+ * A head's write counts once per page: it applies only when the head was not
+ * last written by this (run, page). A replay of the page meets a failed
+ * condition and is sent again in replay form (replayedRecordWrite).
+ */
+export const WRITTEN_ONCE_CONDITION = "attribute_not_exists(#lastWritten) OR #lastWritten.#runId <> :runId OR #lastWritten.#page <> :page";
+
+/**
+ * An audit's write applies only while the store lacks the record or holds a
+ * version not newer than the audit's (by the newest-first value: updated_at,
+ * else created_at, then the same key): an audit never overwrites a newer one.
+ */
+export const HEAL_GUARD_CONDITION = "attribute_not_exists(#pk) OR #newest <= :healNewest";
+/** An audit's head: the guard and the count-once condition together; its replay form keeps the guard alone. */
+export const HEAL_WRITTEN_ONCE_CONDITION = `(${HEAL_GUARD_CONDITION}) AND (${WRITTEN_ONCE_CONDITION})`;
+
+/**
+ * The Update of one record head: every content attribute of `head` (what a Put
+ * of it would leave), and the lineage: first_seen only if absent, last_written,
+ * writes + 1, findings, deleted_at (leads: set when first soft-deleted,
+ * removed when not), healed_by_audit when an audit heals it.
+ */
+export function headUpdate(tableName: string, head: Record<string, AttributeValue>, write: RecordWrite, run: PageRun): Update {
+  const names: Record<string, string> = {};
+  const values: Record<string, AttributeValue> = {};
+  const sets: string[] = [];
+  const removes: string[] = [];
+  const name = (attr: string) => {
+    names[`#${attr}`] = attr;
+    return `#${attr}`;
+  };
+  for (const [attr, value] of Object.entries(head)) {
+    if (attr === ATTR.pk || attr === ATTR.sk) continue;
+    values[`:${attr}`] = value;
+    sets.push(`${name(attr)} = :${attr}`);
+  }
+  for (const attr of OPTIONAL_HEAD_ATTRS) if (head[attr] === undefined) removes.push(name(attr));
+
+  const at: AttributeValue = { S: run.committedAt };
+  const page: AttributeValue = { N: String(run.page) };
+  const runId: AttributeValue = { S: run.runId };
+  const sourceUpdatedAt = write.lineage?.sourceUpdatedAt ?? null;
+  values[":firstSeen"] = { M: { run_id: runId, page, at } };
+  values[":lastWritten"] = {
+    M: { run_id: runId, page, at, source_updated_at: sourceUpdatedAt === null ? { NULL: true } : { S: sourceUpdatedAt } },
+  };
+  values[":zero"] = { N: "0" };
+  values[":inc"] = { N: "1" };
+  sets.push(
+    `${name(ATTR.firstSeen)} = if_not_exists(#${ATTR.firstSeen}, :firstSeen)`,
+    `${name(ATTR.lastWritten)} = :lastWritten`,
+    `${name(ATTR.writes)} = if_not_exists(#${ATTR.writes}, :zero) + :inc`,
+  );
+  const findings = write.lineage?.findings ?? [];
+  if (findings.length > 0) {
+    values[":findings"] = { L: findings.map((rule) => ({ S: rule })) };
+    sets.push(`${name(ATTR.findings)} = :findings`);
+  } else removes.push(name(ATTR.findings));
+  if (write.doc["is_deleted"] === true) {
+    values[":at"] = at;
+    sets.push(`${name(ATTR.deletedAt)} = if_not_exists(#${ATTR.deletedAt}, :at)`);
+  } else removes.push(name(ATTR.deletedAt));
+  const audit = write.heal?.auditId;
+  if (audit !== undefined) {
+    values[":healedByAudit"] = { S: audit };
+    sets.push(`${name(ATTR.healedByAudit)} = :healedByAudit`);
+    names["#pk"] = ATTR.pk;
+    values[":healNewest"] = head[ATTR.newest]!;
+  }
+
+  // The condition's own names and values: replayedRecordWrite drops exactly these.
+  names["#lastWritten"] = ATTR.lastWritten;
+  names["#runId"] = "run_id";
+  names["#page"] = "page";
+  values[":runId"] = runId;
+  values[":page"] = page;
+  return {
+    TableName: tableName,
+    Key: { [ATTR.pk]: head[ATTR.pk]!, [ATTR.sk]: head[ATTR.sk]! },
+    UpdateExpression: `SET ${sets.join(", ")}${removes.length > 0 ? ` REMOVE ${removes.join(", ")}` : ""}`,
+    ConditionExpression: audit === undefined ? WRITTEN_ONCE_CONDITION : HEAL_WRITTEN_ONCE_CONDITION,
+    ExpressionAttributeNames: names,
+    ExpressionAttributeValues: values,
+  };
+}
+
+/**
+ * The replay form of a head's Update whose WRITTEN_ONCE_CONDITION failed (the
+ * same page wrote it before): the same content and lineage, `writes` not
+ * counted again, no condition. Undefined for any other action.
+ */
+export function replayedRecordWrite(action: TransactWriteItem): TransactWriteItem | undefined {
+  const update = action.Update;
+  const heal = update?.ConditionExpression === HEAL_WRITTEN_ONCE_CONDITION;
+  if (update === undefined || !(heal || update.ConditionExpression === WRITTEN_ONCE_CONDITION)) return undefined;
+  const { "#lastWritten": _lastWritten, "#runId": _runId, "#page": _page, ...names } = update.ExpressionAttributeNames ?? {};
+  const { ":runId": _run, ":page": _pageValue, ...values } = update.ExpressionAttributeValues ?? {};
+  const { ConditionExpression: _condition, ...rest } = update;
+  // An audit's head keeps its guard: a stored version newer than the audit's still refuses it.
+  return {
+    Update: { ...rest, ...(heal ? { ConditionExpression: HEAL_GUARD_CONDITION } : {}), ExpressionAttributeNames: names, ExpressionAttributeValues: { ...values, ":inc": { N: "0" } } },
+  };
+}
+
+/** An audit head's write, in its replay form, refused: the store holds a version newer than the audit's. */
+export function isRefusedHeal(action: TransactWriteItem): boolean {
+  return action.Update?.ConditionExpression === HEAL_GUARD_CONDITION;
+}
+
+/** Estimated bytes the lineage adds to a head (names, run id twice, times, findings). */
+function lineageBytes(run: PageRun, write: RecordWrite): number {
+  const findings = (write.lineage?.findings ?? []).reduce((sum, rule) => sum + utf8Bytes(rule) + 1, 0);
+  return 2 * utf8Bytes(run.runId) + 4 * utf8Bytes(run.committedAt) + utf8Bytes(write.heal?.auditId ?? "") + findings + 150;
+}
+
+/** Bytes counted for the fence and progress actions (small updates of two items). */
+const FENCE_BYTES = 1_000;
+
+/**
+ * One Put per key: DynamoDB rejects a transaction that touches an item twice.
+ * A key repeated in the page keeps its first position and its last document.
+ */
+function distinctRecords(records: readonly RecordWrite[]): RecordWrite[] {
+  const byKey = new Map<string, RecordWrite>();
+  for (const record of records) byKey.set(JSON.stringify([record.collection, ...record.key]), record);
+  return [...byKey.values()];
+}
+
+/** The head (and parts) of one record; throws RecordTooLargeError when they cannot share one transaction. */
+export function recordItems(connectionId: string, write: RecordWrite): RecordItems {
+  const sk = recordSortKey(write);
+  const pk = recordPartitionKey(connectionId, write.collection, sk);
+  const chunks = splitUtf8(JSON.stringify(write.doc), DOC_PART_MAX_BYTES);
+
+  const head: Record<string, AttributeValue> = {
+    [ATTR.pk]: { S: pk },
+    [ATTR.sk]: { S: sk },
+    [ATTR.key]: { S: JSON.stringify(write.key) },
+    [ATTR.doc]: { S: chunks[0] ?? "" },
+    [ATTR.newest]: { S: recordNewestSortValue(write.doc, sk) },
+  };
+  if (chunks.length > 1) head[ATTR.parts] = { N: String(chunks.length - 1) };
+  const kind = write.collection === "stages" ? stageKind(write.doc) : undefined;
+  if (kind !== undefined) head[ATTR.kind] = { S: kind };
+
+  if (write.heal !== undefined) head[ATTR.healed] = healMarkAttribute(write.heal);
+
+  const items = [head];
+  if (chunks.length > 1) {
+    const partPk = partPartitionKey(connectionId, write.collection, sk);
+    for (let part = 1; part < chunks.length; part += 1) {
+      items.push({
+        [ATTR.pk]: { S: partPk },
+        [ATTR.sk]: { S: partSortKey(part) },
+        [ATTR.doc]: { S: chunks[part] ?? "" },
+      });
+    }
+  }
+
+  const sizes = items.map(estimateItemBytes);
+  const bytes = sizes.reduce((sum, size) => sum + size, 0);
+  if (items.length > TRANSACTION_MAX_ACTIONS || bytes > TRANSACTION_BYTE_BUDGET || sizes.some((s) => s > ITEM_MAX_BYTES)) {
+    throw new RecordTooLargeError(
+      `${write.collection} record is ${bytes} bytes stored as ${items.length} items; one DynamoDB transaction holds at most ${TRANSACTION_BYTE_BUDGET} bytes; id ${write.key.join(" / ")}`,
+    );
+  }
+  return { write, items, bytes };
+}
+
+/**
+ * Size of an item as DynamoDB counts it, estimated from above: UTF-8 bytes of
+ * attribute names and string values, number strings plus one, and a fixed
+ * overhead per item.
+ */
+export function estimateItemBytes(item: Record<string, AttributeValue>): number {
+  let bytes = ITEM_OVERHEAD_BYTES;
+  for (const [name, value] of Object.entries(item)) {
+    bytes += utf8Bytes(name);
+    if (value.S !== undefined) bytes += utf8Bytes(value.S);
+    else if (value.N !== undefined) bytes += value.N.length + 1;
+    // A map (an audit's heal mark): its JSON form is longer than DynamoDB's count of it, so an estimate from above.
+    else if (value.M !== undefined) bytes += utf8Bytes(JSON.stringify(value.M));
+    else throw new TypeError(`estimateItemBytes: unexpected attribute type of ${name}`);
+  }
+  return bytes;
+}
+
+/**
+ * Cuts text into chunks of at most maxBytes UTF-8 bytes, only between code
+ * points (a chunk never ends inside a multi-byte character), so that joining
+ * the chunks gives the text back exactly. Expects well-formed text, as
+ * JSON.stringify produces.
+ */
+export function splitUtf8(text: string, maxBytes: number): string[] {
+  // A chunk must hold the longest UTF-8 character (4 bytes).
+  if (!Number.isInteger(maxBytes) || maxBytes < 4) throw new RangeError(`splitUtf8: maxBytes must be an integer >= 4`);
+  // Most documents fit one item: count their bytes without copying them.
+  if (utf8Bytes(text) <= maxBytes) return [text];
+  const bytes = Buffer.from(text, "utf8");
+  const chunks: string[] = [];
+  let start = 0;
+  while (start < bytes.length) {
+    let end = Math.min(start + maxBytes, bytes.length);
+    // Step back over continuation bytes (10xxxxxx) to the start of a character.
+    while (end < bytes.length && end > start && ((bytes[end] ?? 0) & 0xc0) === 0x80) end -= 1;
+    chunks.push(bytes.toString("utf8", start, end));
+    start = end;
+  }
+  return chunks;
+}
+
+function stageKind(doc: Readonly<Record<string, unknown>>): StageKind | undefined {
+  const kind = doc["kind"];
+  return typeof kind === "string" && (STAGE_KINDS as readonly string[]).includes(kind) ? (kind as StageKind) : undefined;
+}
+
+/** The heal mark on a head, as a map (explain reads it). */
+function healMarkAttribute(heal: HealMark): AttributeValue {
+  return {
+    M: {
+      audit_id: { S: heal.auditId },
+      cause: { S: heal.cause },
+      updated_at: heal.updatedAt === null ? { NULL: true } : { S: heal.updatedAt },
+      watermark: heal.watermark === null ? { NULL: true } : { S: heal.watermark },
+      at: { S: heal.at },
+    },
+  };
+}
+

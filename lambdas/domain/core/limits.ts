@@ -1,0 +1,90 @@
+/**
+ * Every number the spec fixes, named once. Field length limits live in
+ * TEXT_LIMITS so that the schemas and the tests read the same table.
+ */
+
+/** `limit` sent on every source request; the source's echo is ignored. */
+export const PAGE_SIZE = 100;
+/** Pages per entity per run; the 5001st page fails the entity. */
+export const MAX_PAGES_PER_ENTITY = 5000;
+/** Characters of a failure detail that are kept (source error bodies, entity errors). */
+export const ERROR_DETAIL_MAX_CHARS = 300;
+/** Waits before retry 1..5 on 429, 5xx, timeouts and connection errors. */
+export const RETRY_BACKOFF_SECONDS = [1, 2, 4, 8, 16] as const;
+export const MAX_RETRIES = RETRY_BACKOFF_SECONDS.length;
+/** Retry-After is whole seconds, floored to this. */
+export const MIN_RETRY_AFTER_SECONDS = 1;
+/**
+ * Longest Retry-After the service waits. A source asking for more fails the
+ * entity at once (as throttling does after 5 retries), so one page can never
+ * hold its connection's run for long: 5 waits of at most this are 25 minutes.
+ */
+export const MAX_RETRY_AFTER_SECONDS = 300;
+/** Requests per second when a connection does not declare one. */
+export const DEFAULT_RATE_LIMIT = 5;
+
+/** Maximum length in characters (Unicode code points) of each text field of the spec. */
+export const TEXT_LIMITS = {
+  /** any `id`; over-length fails the page */
+  id: 255,
+  /** lead_id / contact_id on calls, tasks and events: truncated */
+  reference: 255,
+  name: 255,
+  email: 255,
+  leadSource: 255,
+  utmShort: 255,
+  utmLong: 500,
+  userRole: 100,
+  eventType: 100,
+  contactPhone: 50,
+  callPhone: 32,
+  stageColor: 20,
+  lossReason: 500,
+} as const;
+
+/*
+ * Numbers the spec leaves open and the service chooses (docs/design.md, "Decisions the spec leaves open").
+ */
+
+/** Whole request budget, headers and body, for one source page. Well under the page task's Lambda timeout. */
+export const SOURCE_REQUEST_TIMEOUT_MS = 20_000;
+/** Largest source response body read; a bigger one fails the page instead of exhausting Lambda memory. */
+export const SOURCE_MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
+/** A rate_limit above this is refused: one limiter item keeps one start time per request per second. */
+export const MAX_RATE_LIMIT = 1000;
+
+/**
+ * Incremental entities restart from their watermark minus this margin: a
+ * source that commits a record a little after stamping its updated_at would
+ * otherwise hide it behind a watermark already past it. Re-sent records are
+ * harmless (upsert).
+ */
+export const WATERMARK_SAFETY_MARGIN_SECONDS = 120;
+/**
+ * Page tasks per Standard execution before the run continues in a fresh one.
+ * Bounds the history under Step Functions' 25,000 events even if every page
+ * takes all its retries (see test/statemachine/history-bound.test.ts).
+ */
+export const PAGE_TASKS_PER_EXECUTION = 400;
+/**
+ * Page tasks per segment of the Express child (statemachine/sync-pages.asl.json)
+ * before it hands the run back to its Standard parent. Keeps a segment far
+ * inside Express's 5 minutes (25 pages at 2 s each: 50 s) while the parent's
+ * 2 transitions per segment cost 0.08 per page (docs/cost.md). Divides
+ * PAGE_TASKS_PER_EXECUTION.
+ */
+export const PAGE_TASKS_PER_SEGMENT = 25;
+/** A run's lock lease; extended by every page. A run that died frees its connection after this. */
+export const RUN_LEASE_SECONDS = 15 * 60;
+
+/**
+ * A rate-limit slot whose request has not left this long after the start
+ * recorded for it is not used: another is taken, so no request reaches the
+ * source long after its recorded start (see lambdas/adapters/dynamodb/rate-limit/).
+ */
+export const SLOT_LATE_MS = 10;
+/** Rate-limit slots in a row that may go stale before a request fails (RateLimitSlotsStaleError, retried). */
+export const MAX_STALE_SLOTS = 10;
+
+/** Record ids a run finding keeps as examples (issue 22: at most 5). */
+export const FINDING_SAMPLE_IDS = 5;

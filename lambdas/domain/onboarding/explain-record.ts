@@ -1,0 +1,107 @@
+import * as v from "valibot";
+import { COLLECTIONS, type Collection } from "../core/entities";
+import { HealCauseSchema } from "../core/audit-summary";
+import { findConnection } from "./connection-operations";
+import type { OnboardingDeps } from "./onboarding-deps";
+import { InvalidFieldError, NotFoundError } from "./onboarding-errors";
+import { PathIdSchema } from "./path-id";
+
+/** The kit's rule id for an updated_at that is missing or does not parse (lambdas/domain/source-contract/rules/record-rules.ts). */
+export const UPDATED_AT_RULE = "record.updated-at";
+
+export const EXPLAIN_VERDICTS = ["current", "updated-at-unparseable", "healed-by-audit", "soft-deleted", "never-returned"] as const;
+
+/** Why a record is (or is not) what the store holds, for a person: one verdict and one or two sentences. */
+export const ExplanationSchema = v.object({
+  present: v.pipe(v.boolean(), v.description("The store holds the record")),
+  verdict: v.picklist(EXPLAIN_VERDICTS),
+  detail: v.string(),
+  collection: v.picklist(COLLECTIONS),
+  record_id: v.string(),
+  /** The record's updated_at as stored (null when missing or unparseable, or not stored). */
+  updated_at: v.nullable(v.string()),
+  healed_by_audit: v.nullable(
+    v.object({ audit_id: v.string(), cause: HealCauseSchema, updated_at: v.nullable(v.string()), watermark: v.nullable(v.string()), at: v.string() }),
+  ),
+  /** The last audit that did not find the record at the source (it is kept: omission never deletes). */
+  absent_in_source: v.nullable(v.object({ audit_id: v.string(), at: v.string() })),
+  /** Rule ids the record hit when it was last written. */
+  findings: v.array(v.string()),
+  last_audit: v.nullable(v.object({ id: v.string(), status: v.string(), started_at: v.string(), finished_at: v.nullable(v.string()) })),
+});
+export type Explanation = v.InferOutput<typeof ExplanationSchema>;
+
+const CAUSE_WORDS = {
+  missed: "absent from the store (committed late, below the watermark incremental sync had passed)",
+  stale: "older in the store than at the source (a change committed late)",
+  changed_without_advancing: "changed at the source without its updated_at advancing",
+} as const;
+
+/** Collections whose records carry the updated_at that drives incremental sync (events fall back to created_at). */
+const WATERMARKED: ReadonlySet<Collection> = new Set(["contacts", "leads", "tasks", "calls"]);
+
+/**
+ * GET .../records/{collection}/{record_id}/explain: why the record is what the
+ * store holds, or why the store does not hold it. A record the store lacks is
+ * a 200 with present false, never a bare 404; an unknown collection or an id
+ * over the key limit is a 404 as on the other record routes.
+ */
+export async function explainRecord(
+  deps: Pick<OnboardingDeps, "connections" | "audits" | "runs">,
+  account: string,
+  id: string,
+  collection: string,
+  recordId: string,
+  query: Readonly<Record<string, string | undefined>>,
+): Promise<Explanation> {
+  await findConnection(deps, account, id);
+  if (!(COLLECTIONS as readonly string[]).includes(collection)) throw new NotFoundError(`no record collection ${collection}; one of ${COLLECTIONS.join(", ")}`);
+  if (!v.is(PathIdSchema, recordId)) throw new NotFoundError("no such record: ids are at most 1024 UTF-8 bytes");
+  const name = collection as Collection;
+  let key: readonly [string] | readonly [string, string] = [recordId];
+  if (name === "stages") {
+    const pipelineId = query["pipeline_id"];
+    if (pipelineId === undefined || pipelineId === "") throw new InvalidFieldError("pipeline_id", "is required for a stage (stages are keyed by pipeline and stage)");
+    if (!v.is(PathIdSchema, pipelineId)) throw new NotFoundError("no such pipeline");
+    key = [pipelineId, recordId];
+  }
+  const [trace, [lastAudit]] = await Promise.all([deps.audits.recordTrace(id, name, key), deps.runs.listAudits(id, { limit: 1 })]);
+  const last = lastAudit === undefined ? null : { id: lastAudit.id, status: lastAudit.status, started_at: lastAudit.started_at, finished_at: lastAudit.finished_at };
+  const base = {
+    collection: name,
+    record_id: recordId,
+    updated_at: null,
+    healed_by_audit: null,
+    absent_in_source: null,
+    findings: [...trace.findings],
+    last_audit: last,
+  };
+  if (trace.doc === null) {
+    const when = last === null
+      ? "No audit has run yet: POST .../audits reads every incremental entity from sync_since and would find it if the source returns it."
+      : `The last audit (${last.id}, started ${last.started_at}) did not find it either.`;
+    return { ...base, present: false, verdict: "never-returned", detail: `The source has not returned this ${singular(name)} in any run or audit since sync_since. ${when}` };
+  }
+  const doc = trace.doc;
+  const updatedAt = typeof doc["updated_at"] === "string" ? doc["updated_at"] : null;
+  const healed = trace.healed === null ? null : { audit_id: trace.healed.auditId, cause: trace.healed.cause, updated_at: trace.healed.updatedAt, watermark: trace.healed.watermark, at: trace.healed.at };
+  const absent = trace.absent === null ? null : { audit_id: trace.absent.auditId, at: trace.absent.at };
+  const present = { ...base, present: true, updated_at: updatedAt, healed_by_audit: healed, absent_in_source: absent };
+  const absentNote = absent === null ? "" : ` The last audit that looked (${absent.audit_id}) did not find it at the source; it is kept, since omission never deletes.`;
+  if (doc["is_deleted"] === true) {
+    return { ...present, verdict: "soft-deleted", detail: `The source soft-deleted this lead (is_deleted: true, updated_at ${updatedAt ?? "unparseable"}); it is kept as deleted and counts in no report.${absentNote}` };
+  }
+  if ((WATERMARKED.has(name) && updatedAt === null) || trace.findings.includes(UPDATED_AT_RULE)) {
+    return { ...present, verdict: "updated-at-unparseable", detail: `Stored, but its updated_at is missing or does not parse, so it can never move the watermark or be selected by a later updated_since: its future changes reach the store only through an audit.${absentNote}` };
+  }
+  if (healed !== null) {
+    const versus = healed.watermark === null ? "before the entity had a watermark" : `against the watermark ${healed.watermark} at the time`;
+    return { ...present, verdict: "healed-by-audit", detail: `Incremental sync missed it; audit ${healed.audit_id} found it ${CAUSE_WORDS[healed.cause]} and wrote it: its updated_at ${healed.updated_at ?? "(none that parses)"} ${versus}.${absentNote}` };
+  }
+  const findingNote = trace.findings.length === 0 ? "" : ` Its last write hit ${trace.findings.join(", ")}.`;
+  return { ...present, verdict: "current", detail: `Synced as the source last returned it${updatedAt === null ? "" : ` (updated_at ${updatedAt})`}.${findingNote}${absentNote}` };
+}
+
+function singular(collection: Collection): string {
+  return collection === "loss_reasons" ? "loss reason" : collection.replace(/s$/, "");
+}

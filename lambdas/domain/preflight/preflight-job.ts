@@ -1,0 +1,90 @@
+import type { Clock } from "../core/ports/clock";
+import type { ConnectionStore } from "../core/ports/connection-store";
+import type { Logger } from "../core/ports/logger";
+import type { RateLimiter } from "../core/ports/rate-limiter";
+import type { TokenCipher } from "../core/ports/token-cipher";
+import { redactSecret } from "../source-contract/redact-secret";
+import { PreflightCannotRunError } from "./preflight-errors";
+import type { PreflightJob, PreflightRun, PreflightStore } from "./preflight-run";
+import { runPreflight } from "./run-preflight";
+import type { PreflightFetch } from "./source-transport";
+
+/**
+ * Pages per endpoint the service's check reads: enough to meet every paging
+ * and record rule on a real source while a Lambda (at most 15 minutes) can
+ * finish it at 5 requests per second. The CLI reads up to the spec's 5000.
+ */
+export const PREFLIGHT_SERVICE_MAX_PAGES = 100;
+/** A running report is saved at most this often (the report of a large source grows page by page). */
+export const PREFLIGHT_PROGRESS_SAVE_MS = 1_000;
+
+export interface PreflightJobDeps {
+  readonly connections: ConnectionStore;
+  readonly cipher: TokenCipher;
+  readonly preflights: PreflightStore;
+  /** The connection's own limiter: the kit shares the connection's rate with its syncs and test calls. */
+  readonly limiter: RateLimiter;
+  /** The SSRF-guarded fetch of the service: the kit reaches only what a sync may reach. */
+  readonly sourceFetch: PreflightFetch;
+  readonly clock: Clock;
+  readonly logger: Logger;
+}
+
+/**
+ * Runs the conformance kit from the service for one connection: its stored
+ * token, its base_url through the SSRF guard, at its rate_limit under its
+ * shared limiter. Saves the report as it grows and when done; a kit that
+ * cannot run leaves a failed report saying why. Never throws for the source's
+ * sake: every outcome is in the stored report.
+ */
+export async function runPreflightJob(deps: PreflightJobDeps, job: PreflightJob): Promise<PreflightRun | null> {
+  const started = await deps.preflights.get(job.connection_id, job.preflight_id);
+  if (started === null) {
+    deps.logger.warn("preflight job without its report", { connection_id: job.connection_id, preflight_id: job.preflight_id });
+    return null;
+  }
+  const finish = async (outcome: Partial<PreflightRun>): Promise<PreflightRun> => {
+    const done: PreflightRun = { ...started, ...outcome, progress: null, finished_at: deps.clock.now().toISOString() };
+    await deps.preflights.put(done);
+    deps.logger.info("preflight finished", { connection_id: job.connection_id, preflight_id: job.preflight_id, status: done.status, findings: done.findings.length });
+    return done;
+  };
+
+  const connection = await deps.connections.get(job.business_account_id, job.connection_id);
+  if (connection === null) return finish({ status: "failed", error: "the connection was deleted before the check could run" });
+  let token: string;
+  try {
+    token = await deps.cipher.decrypt(connection.token_ciphertext, { businessAccountId: job.business_account_id, connectionId: job.connection_id });
+  } catch {
+    return finish({ status: "failed", error: "the stored token could not be decrypted: set it again with PATCH" });
+  }
+
+  let saving = Promise.resolve();
+  let savedAt = Number.NEGATIVE_INFINITY;
+  try {
+    const result = await runPreflight({
+      baseUrl: connection.base_url,
+      token,
+      rate: connection.rate_limit,
+      maxPages: PREFLIGHT_SERVICE_MAX_PAGES,
+      fetch: async (url, init) => {
+        await deps.limiter.acquire(connection.id, connection.rate_limit);
+        return deps.sourceFetch(url, init);
+      },
+      onProgress: ({ endpoint, page, report }) => {
+        const now = deps.clock.now().getTime();
+        if (now - savedAt < PREFLIGHT_PROGRESS_SAVE_MS) return;
+        savedAt = now;
+        const partial: PreflightRun = { ...started, ...report(), progress: { endpoint, page } };
+        saving = saving.then(() => deps.preflights.put(partial)).catch(() => undefined);
+      },
+    });
+    await saving;
+    return await finish({ ...result.report, status: "succeeded", error: null });
+  } catch (error) {
+    await saving;
+    if (error instanceof PreflightCannotRunError) return finish({ status: "failed", error: redactSecret(error.message, token) });
+    deps.logger.error("preflight failed", { connection_id: job.connection_id, preflight_id: job.preflight_id, error: error instanceof Error ? error.name : "unknown" });
+    return finish({ status: "failed", error: "the check stopped on an internal error; try again" });
+  }
+}

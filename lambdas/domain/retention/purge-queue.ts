@@ -1,0 +1,31 @@
+/** A deleted connection whose data is still to be deleted (written by the connection store's delete). */
+export interface PendingPurge {
+  readonly connectionId: string;
+  readonly businessAccountId: string;
+  /** ISO-8601: when the connection was deleted. */
+  readonly deletedAt: string;
+  /** ISO-8601: the purge may run from this time on. */
+  readonly notBefore: string;
+}
+
+/** What deleting some of a connection's data did. */
+export interface PurgeStep {
+  readonly deleted: number;
+  /** True when nothing of the connection is left (the pending purge itself is still there: see `complete`). */
+  readonly done: boolean;
+}
+
+/** The port the purge job works through; the DynamoDB adapter is lambdas/adapters/dynamodb/purges/dynamodb-purge-queue.ts. */
+export interface PurgeQueue {
+  /** Pending purges whose not-before time is at or before `now`, oldest first, at most `limit`. */
+  due(now: Date, limit: number): Promise<PendingPurge[]>;
+  /**
+   * Deletes up to `maxItems` more items of the connection's data (records and
+   * their parts, stages, loss reasons, watermarks, run summaries and lock,
+   * rate-limit log, preflight reports). Resumable: what is gone is gone, so the
+   * next call goes on where this one stopped. A record's parts go before its head.
+   */
+  purgeSome(purge: PendingPurge, maxItems: number): Promise<PurgeStep>;
+  /** Removes the pending purge (its data is gone, or the connection exists after all). */
+  complete(purge: PendingPurge): Promise<void>;
+}

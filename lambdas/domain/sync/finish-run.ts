@@ -1,0 +1,66 @@
+import type { SummaryEntity } from "../core/entities";
+import { METRIC } from "../core/metric-names";
+import { ENTITY_CATALOG } from "../source-contract/entity-catalog";
+import type { SyncDeps } from "./sync-deps";
+import { summaryRowsOf } from "./entity-steps";
+import { failUnfinishedEntities } from "./fail-unfinished-entities";
+import type { SyncState } from "./sync-state";
+import { runEndNotices } from "./run-end-notices";
+import { runModeOf } from "../core/run-mode";
+import type { AuditSummary } from "../core/audit-summary";
+
+/** Summary rows whose failure fails the run: the required entities, and stages with their pipelines. */
+export const REQUIRED_SUMMARY_ENTITIES: ReadonlySet<SummaryEntity> = new Set(
+  Object.values(ENTITY_CATALOG)
+    .filter((definition) => definition.required)
+    .flatMap((definition) => summaryRowsOf(definition.entity)),
+);
+
+export interface FinishRunResult {
+  readonly run_id: string;
+  readonly status: "succeeded" | "failed";
+}
+
+/** The run fails exactly when a required entity failed. Releases the connection's run lock. */
+export async function finishRun(deps: SyncDeps, state: SyncState): Promise<FinishRunResult> {
+  const { run } = state;
+  const summary = await deps.runs.get(run.connection_id, run.run_id);
+  const entities = summary?.entities ?? [];
+  // Defensive: a row never reached (cannot happen in the definition's paths) must not read as a success.
+  await failUnfinishedEntities(deps.runs, summary, "the run ended before this entity finished");
+  const failed = entities.some(
+    (row) => REQUIRED_SUMMARY_ENTITIES.has(row.entity) && row.status !== "succeeded",
+  );
+  const status = failed ? "failed" : "succeeded";
+  const finishedAt = deps.clock.now().toISOString();
+  await deps.runs.finish(run.connection_id, run.run_id, { status, finishedAt });
+  // A sync's notice needs no read more: the summary as read, finished. An audit's reads its heal counts (one GetItem a week).
+  // A retried FinishRun sends the same event id, recorded once.
+  if (summary !== null) {
+    const audit = runModeOf(run.run_id) === "audit" ? await auditOf(deps, run.connection_id, run.run_id) : null;
+    await runEndNotices(deps, run, { ...summary, status, finished_at: finishedAt }, audit);
+  }
+  deps.metrics.count(status === "succeeded" ? METRIC.runsSucceeded : METRIC.runsFailed, 1);
+  deps.logger.info("run finished", {
+    connection_id: run.connection_id,
+    run_id: run.run_id,
+    status,
+    entities: entities.map((row) => ({ entity: row.entity, status: row.status, pages: row.pages, records: row.records })),
+    unresolved_won_lost: summary?.unresolved_won_lost ?? 0,
+  });
+  return { run_id: run.run_id, status };
+}
+
+/** The audit's summary with its heal counts, for "Audit Finished"; null (and logged) when it cannot be read: the run still ends. */
+async function auditOf(deps: SyncDeps, connectionId: string, auditId: string): Promise<AuditSummary | null> {
+  try {
+    return await deps.runs.getAudit(connectionId, auditId);
+  } catch (error) {
+    deps.logger.error("audit summary not read at its end; Audit Finished not sent", {
+      connection_id: connectionId,
+      run_id: auditId,
+      error: error instanceof Error ? error.name : String(error),
+    });
+    return null;
+  }
+}

@@ -1,5 +1,0 @@
-import { awsSyncDeps, observed } from "../aws/aws-composition";
-import { makeSyncHandlers } from "../sync/handlers/sync-handlers";
-
-/** Lambda entry of the state machine's BeginRun Task state (statemachine/sync.asl.json). */
-export const handler = observed(makeSyncHandlers(awsSyncDeps()).BeginRun);

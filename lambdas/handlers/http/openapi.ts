@@ -1,0 +1,215 @@
+import { toJsonSchema, toJsonSchemaDefs } from "@valibot/to-json-schema";
+import { COLLECTIONS } from "../../domain/core/entities";
+import { RunSummarySchema } from "../../domain/core/run-summary";
+import { RecordWithLineageSchema } from "../../domain/core/record-lineage";
+import { NotificationListSchema } from "../../domain/core/service-events";
+import { CreateConnectionSchema, UpdateConnectionSchema } from "../../domain/onboarding/connection-input";
+import { ConnectionListSchema, ConnectionOverviewSchema } from "../../domain/onboarding/connection-overview";
+import { ConnectionResourceSchema } from "../../domain/onboarding/connection-resource";
+import { RECORD_ORDERS, RECORDS_DEFAULT_LIMIT, RECORDS_MAX_LIMIT, RecordsPageSchema } from "../../domain/onboarding/record-operations";
+import { ResetResultSchema, ResetSyncSchema } from "../../domain/onboarding/reset-sync";
+import { RunListSchema, RunStartedSchema } from "../../domain/onboarding/run-operations";
+import { ConnectionTestResultSchema } from "../../domain/onboarding/test-connection";
+import { FunnelSchema } from "../../domain/onboarding/funnel-analytics";
+import { QualitySchema } from "../../domain/onboarding/quality-operations";
+import { AuditListSchema, AuditStartedSchema } from "../../domain/onboarding/audit-operations";
+import { ExplanationSchema } from "../../domain/onboarding/explain-record";
+import { AuditSummarySchema } from "../../domain/core/audit-summary";
+import { errorStatusesByName, RETRY_AFTER_SECONDS } from "./error-status";
+import { PreflightRunSchema } from "../../domain/preflight/preflight-run";
+import { API_PREFIX, ROUTES, type Route } from "./routes";
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const content = (schema: object) => ({ "application/json": { schema } });
+
+/**
+ * Request bodies come from the valibot schemas the handlers validate with: one
+ * description of each. The converter drops what JSON Schema cannot say from a
+ * transform or a custom check; those few facts are added back here.
+ */
+const bodySchema = (schema: Parameters<typeof toJsonSchema>[0], options: { atLeastOneField?: boolean } = {}) => {
+  const { $schema: _dialect, ...rest } = toJsonSchema(schema, { errorMode: "ignore" }) as {
+    $schema?: string;
+    properties?: Record<string, Record<string, unknown>>;
+  };
+  const properties = rest.properties ?? {};
+  if (properties["base_url"]) properties["base_url"] = { ...properties["base_url"], format: "uri", description: "Absolute http(s) URL of the source API root; trailing slash stripped; loopback, private and metadata addresses refused" };
+  if (properties["sync_since"]) properties["sync_since"] = { ...properties["sync_since"], format: "date-time" };
+  return { ...rest, ...(options.atLeastOneField ? { minProperties: 1 } : {}) };
+};
+
+/**
+ * Response bodies come from the valibot schemas their types are inferred from:
+ * one description of each shape, so the document cannot drift from the code.
+ * A schema used inside another (RunStarted in ResetResult, Connection in its
+ * list) becomes a $ref to its component.
+ */
+export const RESPONSE_SCHEMAS = {
+  Connection: ConnectionResourceSchema,
+  ConnectionOverview: ConnectionOverviewSchema,
+  ConnectionList: ConnectionListSchema,
+  ConnectionTest: ConnectionTestResultSchema,
+  RunStarted: RunStartedSchema,
+  RunSummary: RunSummarySchema,
+  RunList: RunListSchema,
+  RecordsPage: RecordsPageSchema,
+  RecordWithLineage: RecordWithLineageSchema,
+  NotificationList: NotificationListSchema,
+  ResetResult: ResetResultSchema,
+  // The kit's report plus the run's own state: the schema the preflight store parses with.
+  PreflightRun: PreflightRunSchema,
+  Funnel: FunnelSchema,
+  Quality: QualitySchema,
+  AuditStarted: AuditStartedSchema,
+  AuditSummary: AuditSummarySchema,
+  AuditList: AuditListSchema,
+  Explanation: ExplanationSchema,
+};
+
+function responseComponents(): Record<string, object> {
+  return toJsonSchemaDefs(RESPONSE_SCHEMAS, {
+    errorMode: "ignore",
+    overrideRef: ({ referenceId }) => `#/components/schemas/${referenceId}`,
+  });
+}
+
+const ERROR_RESPONSES: Record<string, { description: string; headers?: Record<string, unknown>; schema?: object }> = {
+  "400": { description: "The body is not a JSON object, or a path holds a malformed percent-escape" },
+  // A missing or invalid JWT is refused by API Gateway's authorizer before the handler runs, in the gateway's own shape.
+  "401": { description: "No valid owner session token", schema: { anyOf: [ref("Error"), ref("GatewayError")] } },
+  "403": { description: "The caller is not the workspace owner (ROP, MOP)" },
+  "404": { description: "Unknown id, another workspace's, or one too long to be an id (over 1024 UTF-8 bytes)" },
+  "409": { description: "Not possible in the resource's state (cancelling a run that has finished; an audit or a sync while an audit or a sync of the connection runs: the body names it)" },
+  "422": { description: "A field breaks a rule: the body names the field and the rule" },
+  "503": {
+    description: "Briefly unavailable (the store throttled or busy, or the sync queue); try again after Retry-After",
+    headers: { "Retry-After": { description: "Seconds to wait before retrying", schema: { type: "integer", const: RETRY_AFTER_SECONDS } } },
+  },
+};
+
+function responsesOf(route: Route): Record<string, unknown> {
+  const success: Record<string, unknown> = {
+    createConnection: { description: "Created", content: content(ref("Connection")) },
+    listConnections: { description: "This workspace's connections, each with its last run and open findings", content: content(ref("ConnectionList")) },
+    getConnection: { description: "The connection", content: content(ref("Connection")) },
+    updateConnection: { description: "The updated connection", content: content(ref("Connection")) },
+    deleteConnection: { description: "Deleted; the connection stops syncing" },
+    testConnection: { description: "What the live request found", content: content(ref("ConnectionTest")) },
+    triggerSync: { description: "The run started, or the one in progress", content: content(ref("RunStarted")) },
+    listSyncRuns: { description: "Run summaries, newest first", content: content(ref("RunList")) },
+    getSyncRun: { description: "The run summary", content: content(ref("RunSummary")) },
+    listRecords: { description: "A page of canonical records", content: content(ref("RecordsPage")) },
+    listNotifications: { description: "The latest notifications of this workspace, newest first", content: content(ref("NotificationList")) },
+    getRecord: { description: "The stored record and its lineage; both null when no record is stored under that id", content: content(ref("RecordWithLineage")) },
+    startPreflight: { description: "The check started; read it back with getPreflight", content: content(ref("PreflightRun")) },
+    getPreflight: { description: "The conformance report, as far as the check has got", content: content(ref("PreflightRun")) },
+    pauseConnection: { description: "The connection, paused", content: content(ref("Connection")) },
+    resumeConnection: { description: "The connection, resumed", content: content(ref("Connection")) },
+    cancelSyncRun: { description: "The cancelled run's summary (or the run's own outcome if it finished first)", content: content(ref("RunSummary")) },
+    resetSync: { description: "What was reset, and the run started if asked", content: content(ref("ResetResult")) },
+    getQuality: { description: "Per entity and rule: the count in the last successful run, the counts over the last 10 finished runs, sample ids and the rule's fix", content: content(ref("Quality")) },
+    startAudit: { description: "The audit started; read it back with getAudit", content: content(ref("AuditStarted")) },
+    listAudits: { description: "Audit summaries, newest first", content: content(ref("AuditList")) },
+    explainRecord: { description: "The verdict: current, updated-at-unparseable, healed-by-audit, soft-deleted or never-returned (present false, never a bare 404)", content: content(ref("Explanation")) },
+    getAudit: { description: "The audit: per entity the records the source returned, the store holds, healed by cause, absent at the source", content: content(ref("AuditSummary")) },
+    getFunnel: { description: "Per pipeline: leads per stage in stage order, won, lost, revenue won, top loss reasons, unresolved won/lost, overdue tasks, connected calls", content: content(ref("Funnel")) },
+  };
+  const errors = Object.fromEntries(
+    Object.entries(ERROR_RESPONSES).map(([status, { description, headers, schema }]) => [
+      status,
+      { description, ...(headers ? { headers } : {}), content: content(schema ?? ref("Error")) },
+    ]),
+  );
+  return { [String(route.successStatus)]: success[route.operationId], ...errors };
+}
+
+function operationOf(route: Route): Record<string, unknown> {
+  const [, path = ""] = route.routeKey.split(" ");
+  const parameters = [...path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({
+    name,
+    in: "path",
+    required: true,
+    schema: name === "entity" ? { type: "string", enum: [...COLLECTIONS] } : { type: "string" },
+  }));
+  if (route.operationId === "getRecord") {
+    parameters.push({ name: "pipeline_id", in: "query", required: false, schema: { type: "string", description: "Required for a stage: the pipeline it belongs to" } as never });
+  }
+  if (route.operationId === "listRecords") {
+    parameters.push(
+      { name: "limit", in: "query", required: false, schema: { type: "integer", minimum: 1, maximum: RECORDS_MAX_LIMIT, default: RECORDS_DEFAULT_LIMIT } as never },
+      { name: "cursor", in: "query", required: false, schema: { type: "string" } },
+      {
+        name: "order",
+        in: "query",
+        required: false,
+        // key: the store's key order; newest: by updated_at (else created_at) newest first, records with neither last.
+        schema: { type: "string", enum: [...RECORD_ORDERS], default: "key" } as never,
+      },
+    );
+  }
+  const body =
+    route.operationId === "createConnection"
+      ? bodySchema(CreateConnectionSchema)
+      : route.operationId === "updateConnection"
+        ? bodySchema(UpdateConnectionSchema, { atLeastOneField: true })
+        : route.operationId === "resetSync"
+          ? bodySchema(ResetSyncSchema)
+          : undefined;
+  return {
+    operationId: route.operationId,
+    summary: route.summary,
+    security: [{ ownerSession: [] }],
+    ...(parameters.length > 0 ? { parameters } : {}),
+    ...(body ? { requestBody: { required: route.operationId !== "resetSync", content: content(body) } } : {}),
+    responses: responsesOf(route),
+  };
+}
+
+/** OpenAPI 3.1 for the onboarding API, built from the route table the handler serves. */
+export function openApiDocument(): Record<string, unknown> {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const route of ROUTES) {
+    const [method = "", path = ""] = route.routeKey.split(" ");
+    (paths[path] ??= {})[method.toLowerCase()] = operationOf(route);
+  }
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "Custom CRM integration: onboarding API",
+      version: "1.0.0",
+      description: `Register and operate connections to a customer's custom CRM source API. Base path ${API_PREFIX}. Only the workspace owner may call it.`,
+    },
+    paths,
+    components: {
+      securitySchemes: {
+        ownerSession: { type: "http", scheme: "bearer", bearerFormat: "JWT", description: "The workspace owner's session token (claims business_account_id, sub, role)" },
+      },
+      schemas: {
+        ...responseComponents(),
+        GatewayError: {
+          type: "object",
+          description: "API Gateway's own answer (its JWT authorizer refused the request)",
+          required: ["message"],
+          properties: { message: { type: "string" } },
+        },
+        Error: {
+          type: "object",
+          required: ["error"],
+          properties: {
+            error: {
+              type: "object",
+              required: ["code", "message"],
+              properties: {
+                code: { type: "string" },
+                message: { type: "string" },
+                field: { type: "string" },
+                rule: { type: "string" },
+              },
+            },
+          },
+        },
+      },
+    },
+    "x-error-statuses": errorStatusesByName(),
+  };
+}

@@ -1,6 +1,0 @@
-import { purgeDeletedConnections, type PurgeDeps, type PurgeResult } from "./purge-deleted-connections";
-
-/** The hourly purge of deleted connections' data (EventBridge rule in AWS, a timer locally): the event carries nothing it needs. */
-export function makePurgeHandler(deps: PurgeDeps): (event?: unknown) => Promise<PurgeResult> {
-  return () => purgeDeletedConnections(deps);
-}

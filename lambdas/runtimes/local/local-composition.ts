@@ -1,0 +1,264 @@
+import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { DynamoDbConnectionStore } from "../../adapters/dynamodb/connections/dynamodb-connection-store";
+import type { Clock } from "../../domain/core/ports/clock";
+import type { Logger } from "../../domain/core/ports/logger";
+import type { Metrics } from "../../domain/core/ports/metrics";
+import type { SourceClient } from "../../domain/core/ports/source-client";
+import type { TokenCipher } from "../../domain/core/ports/token-cipher";
+import { systemClock } from "../../domain/core/system-clock";
+import { CountingMetrics } from "../../adapters/local/counting-metrics";
+import { DynamoDbNotificationStore } from "../../adapters/dynamodb/notifications/dynamodb-notification-store";
+import { logEventPublisher } from "../../adapters/local/log-event-publisher";
+import { notifyingPublisher } from "../../domain/notifications/notifying-publisher";
+import { scheduleIntervalMs } from "../../domain/sync/schedule-interval";
+import { DynamoDbRateLimiter } from "../../adapters/dynamodb/rate-limit/dynamodb-rate-limiter";
+import { DynamoDbPurgeQueue } from "../../adapters/dynamodb/purges/dynamodb-purge-queue";
+import { purgeDeletedConnections, type PurgeDeps, type PurgeResult } from "../../domain/retention/purge-deleted-connections";
+import { DynamoDbRunStore } from "../../adapters/dynamodb/runs/dynamodb-run-store";
+import { DynamoDbRecordStore } from "../../adapters/dynamodb/records/dynamodb-record-store";
+import { DynamoDbAuditStore } from "../../adapters/dynamodb/audits/dynamodb-audit-store";
+import { makeSyncHandlers } from "../../handlers/sync/sync-handlers";
+import type { StartSyncDeps, SyncDeps } from "../../domain/sync/sync-deps";
+import { LocalSyncEngine } from "./local-sync-engine";
+import type { TaskHandler } from "./step-functions/local-step-functions";
+import { loadOrCreateSigningKey, type LocalSigningKey } from "./local-token-issuer";
+import { makeApiHandler } from "../../handlers/http/api-handler";
+import type { OnboardingDeps } from "../../domain/onboarding/onboarding-deps";
+import { DynamoDbPreflightStore } from "../../adapters/dynamodb/preflight-runs/dynamodb-preflight-store";
+import { runPreflightJob } from "../../domain/preflight/preflight-job";
+import { createHttpSourceClient } from "../../adapters/source-http/http-source-client";
+import { createGuardedFetch } from "../../adapters/source-http/ssrf/guarded-fetch";
+import { startApiGatewayServer, type LambdaHandler, type LocalApiServer } from "./api-gateway-server";
+import { createCrashGates, gateContinueAsNew, gateDynamoDbClient, gateSourceClient, gateSyncHandlers, type CrashGates } from "./crash-gates";
+import { InProcessPreflightLauncher } from "../../adapters/local/in-process-preflight-launcher";
+import { createLocalDispatch, type LocalDispatch } from "./local-dispatch";
+import type { LocalOidcSettings } from "./oidc-token-verifier";
+
+/**
+ * The local runtime's one composition root: every client, store and handler
+ * of `npm start` (and of the tests' harnesses) is built here, once, from the
+ * DynamoDB client and settings the caller gives. local-runtime.ts owns the
+ * process around it (DynamoDB Local, the data directory, the listener, the
+ * timers that fire the jobs); the engines are local-sync-engine.ts and
+ * local-dispatch.ts.
+ */
+
+/** The sync, whole, on one machine: its stores, the Task handlers' deps and both state machines' engine. */
+export interface LocalSync {
+  readonly deps: SyncDeps;
+  /** What starting a run needs (the API, the schedule tick, tests): its starter is `engine`. */
+  readonly startDeps: StartSyncDeps;
+  readonly engine: LocalSyncEngine;
+  readonly records: DynamoDbRecordStore;
+  readonly runs: DynamoDbRunStore;
+  readonly connections: DynamoDbConnectionStore;
+  readonly limiter: DynamoDbRateLimiter;
+  stop(): Promise<void>;
+}
+
+/** The service on one machine: the sync and the onboarding API over the same stores. */
+export interface LocalService {
+  readonly sync: LocalSync;
+  readonly onboarding: OnboardingDeps;
+  readonly preflightLauncher: InProcessPreflightLauncher;
+  readonly signingKey: LocalSigningKey;
+  readonly apiHandler: LambdaHandler;
+  /** Serves the onboarding API like API Gateway would. */
+  listen(port: number, host?: string): Promise<LocalApiServer>;
+}
+
+export interface LocalSyncOptions {
+  readonly client: DynamoDBClient;
+  readonly tableName: string;
+  readonly cipher: TokenCipher;
+  readonly source: SourceClient;
+  readonly logger: Logger;
+  /** Defaults to in-memory totals (the local runtime has no CloudWatch). */
+  readonly metrics?: Metrics;
+  /** Multiplies every wait of the state machine (never the rate limit). */
+  readonly timeScale: number;
+  readonly clock?: Clock;
+  /** SCHEDULE as configured: its interval sets the default freshness_hours. */
+  readonly schedule?: string;
+  readonly pageTasksPerExecution?: number;
+  readonly pageTasksPerSegment?: number;
+  /** Test hook (CRASH_GATES): the Task handlers announce their points and wait for the control server. */
+  readonly gates?: CrashGates;
+}
+
+/**
+ * The sync, whole, on one machine: the DynamoDB adapters on DynamoDB Local and
+ * the one ASL definition on aws-local-stepfunctions, with the same Task
+ * handlers the Lambdas run. Used by the local runtime and the tests.
+ */
+export function createLocalSync(options: LocalSyncOptions): LocalSync {
+  const { client, tableName } = options;
+  const clock = options.clock ?? systemClock;
+  const records = new DynamoDbRecordStore({ client, tableName });
+  const runs = new DynamoDbRunStore({ client, tableName });
+  const connections = new DynamoDbConnectionStore({ client, tableName });
+  const limiter = new DynamoDbRateLimiter({ client, tableName });
+  const deps: SyncDeps = {
+    // The same events as in AWS: recorded as notifications, then logged instead of sent to EventBridge.
+    events: notifyingPublisher({
+      notifications: new DynamoDbNotificationStore({ client, tableName }),
+      out: logEventPublisher(options.logger),
+      clock,
+      logger: options.logger,
+    }),
+    scheduleIntervalMs: scheduleIntervalMs(options.schedule),
+    connections,
+    cipher: options.cipher,
+    runs,
+    records,
+    audits: new DynamoDbAuditStore({ client, tableName }),
+    source: options.source,
+    limiter,
+    clock,
+    logger: options.logger,
+    metrics: options.metrics ?? new CountingMetrics(),
+    ...(options.pageTasksPerExecution === undefined ? {} : { pageTasksPerExecution: options.pageTasksPerExecution }),
+    ...(options.pageTasksPerSegment === undefined ? {} : { pageTasksPerSegment: options.pageTasksPerSegment }),
+  };
+
+  const handlers = makeSyncHandlers(deps);
+  const engine: LocalSyncEngine = new LocalSyncEngine({
+    handlers: options.gates === undefined ? handlers : gateSyncHandlers(handlers, options.gates, { events: (ref) => engine.events(ref), isRunning: (ref) => engine.isRunning(ref), parentOf: (ref) => engine.parentOf(ref) }, options.logger),
+    timeScale: options.timeScale,
+    ...(options.gates === undefined ? {} : { continueAsNew: (proceed: TaskHandler) => gateContinueAsNew(proceed, options.gates!) }),
+  });
+  const startDeps: StartSyncDeps = {
+    connections,
+    runs,
+    starter: engine,
+    clock,
+    logger: options.logger,
+    staleCheck: { records, events: deps.events, scheduleIntervalMs: deps.scheduleIntervalMs ?? null },
+  };
+  return { deps, startDeps, engine, records, runs, connections, limiter, stop: () => engine.stop() };
+}
+
+export interface LocalServiceOptions {
+  readonly client: DynamoDBClient;
+  readonly tableName: string;
+  readonly cipher: TokenCipher;
+  readonly logger: Logger;
+  /** Where the session signing key lives (created on first run). */
+  readonly dataDir: string;
+  readonly timeScale: number;
+  /** Loopback sources are allowed locally by default (demo, tests); private and metadata addresses never are. */
+  readonly allowLoopbackSources: boolean;
+  /** The source request timeout; defaults to the service's SOURCE_REQUEST_TIMEOUT_MS. */
+  readonly sourceTimeoutMs?: number;
+  /** Page tasks per execution before ContinueAsNew; defaults to PAGE_TASKS_PER_EXECUTION. */
+  readonly pageTasksPerExecution?: number;
+  /** CRASH_GATES: the control server's loopback URL; unset in normal use (docs/crash-consistency.md). */
+  readonly crashGatesUrl?: string;
+  /** SCHEDULE as configured (`1h`, `off`): each connection shows it; unset, the API answers `schedule: null`. */
+  readonly schedule?: string;
+  /** The domain's clock (tests drive it); the system clock when unset. */
+  readonly clock?: Clock;
+  /** OIDC_ISSUER and OIDC_CLIENT_ID: the console signs in there (authorization code + PKCE) and the API accepts its tokens. */
+  readonly oidc?: LocalOidcSettings;
+}
+
+/**
+ * The whole service on one machine: the sync on the local engine and the
+ * onboarding API handler, sharing the same stores and the same SSRF-guarded
+ * source client. The composition root of the local runtime and the API tests.
+ */
+export async function createLocalService(options: LocalServiceOptions): Promise<LocalService> {
+  const sourceFetch = createGuardedFetch({ allowLoopback: options.allowLoopbackSources });
+  const httpSource = createHttpSourceClient({
+    fetch: sourceFetch,
+    ...(options.sourceTimeoutMs === undefined ? {} : { timeoutMs: options.sourceTimeoutMs }),
+  });
+  // Test hook only: every gate is a decorator, so without CRASH_GATES nothing here differs.
+  const gates = options.crashGatesUrl === undefined ? undefined : createCrashGates(options.crashGatesUrl);
+  if (gates !== undefined) gateDynamoDbClient(options.client, gates);
+  const source = gates === undefined ? httpSource : gateSourceClient(httpSource, gates);
+  const sync = createLocalSync({ ...options, source, ...(gates === undefined ? {} : { gates }) });
+  const preflights = new DynamoDbPreflightStore({ client: options.client, tableName: options.tableName });
+  const preflightLauncher = new InProcessPreflightLauncher(
+    (job) =>
+      runPreflightJob(
+        { connections: sync.connections, cipher: options.cipher, preflights, limiter: sync.limiter, sourceFetch, clock: sync.deps.clock, logger: options.logger },
+        job,
+      ),
+    options.logger,
+  );
+  const onboarding: OnboardingDeps = {
+    connections: sync.connections,
+    cipher: options.cipher,
+    runs: sync.runs,
+    records: sync.records,
+    audits: sync.deps.audits,
+    source,
+    limiter: sync.limiter,
+    starter: sync.engine,
+    clock: sync.deps.clock,
+    logger: options.logger,
+    preflights,
+    preflightLauncher,
+    notifications: new DynamoDbNotificationStore({ client: options.client, tableName: options.tableName }),
+    allowLoopbackSources: options.allowLoopbackSources,
+    ...(options.schedule === undefined ? {} : { schedule: options.schedule }),
+  };
+  const signingKey = await loadOrCreateSigningKey(options.dataDir);
+  const apiHandler = makeApiHandler(onboarding);
+
+  return {
+    sync,
+    onboarding,
+    preflightLauncher,
+    signingKey,
+    apiHandler,
+    /** Serves the onboarding API like API Gateway would. */
+    listen: (port: number, host?: string) =>
+      startApiGatewayServer({
+        port,
+        ...(host === undefined ? {} : { host }),
+        handler: apiHandler,
+        signingKey,
+        ...(options.oidc === undefined ? {} : { oidc: options.oidc }),
+      }),
+  };
+}
+
+/** What `npm start` runs on timers beside the service, over the sync's stores. */
+export interface LocalJobs {
+  /** The schedule tick: what SCHEDULE fires. */
+  readonly dispatch: LocalDispatch;
+  /** One run of the purge of deleted connections' data (hourly, docs/retention.md). */
+  purge(): Promise<PurgeResult>;
+  /** Aborts the tick's executions between states; a page task already running finishes its write first. */
+  stop(): Promise<void>;
+}
+
+export interface LocalJobsOptions {
+  /** The sync's client and table: the purge queue is one more adapter on them. */
+  readonly client: DynamoDBClient;
+  readonly tableName: string;
+  /** MAX_CONCURRENT_RUNS: the cap on concurrent runs, as context maxConcurrentRuns sets it in AWS. */
+  readonly maxConcurrentRuns: number;
+  readonly timeScale: number;
+  readonly logger: Logger;
+}
+
+/** The schedule tick on the dispatch definition's own engine (calling the sync's), and the purge. */
+export function createLocalJobs(sync: LocalSync, options: LocalJobsOptions): LocalJobs {
+  const dispatch = createLocalDispatch({
+    startDeps: sync.startDeps,
+    integrations: sync.engine.integrations,
+    maxConcurrentRuns: options.maxConcurrentRuns,
+    timeScale: options.timeScale,
+    logger: options.logger,
+  });
+  const purgeDeps: PurgeDeps = {
+    purges: new DynamoDbPurgeQueue({ client: options.client, tableName: options.tableName }),
+    connections: sync.connections,
+    clock: sync.deps.clock,
+    logger: options.logger,
+  };
+  return { dispatch, purge: () => purgeDeletedConnections(purgeDeps), stop: () => dispatch.stop() };
+}

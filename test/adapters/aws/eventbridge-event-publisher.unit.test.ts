@@ -1,0 +1,46 @@
+import { EventBridgeClient, PutEventsCommand } from "@aws-sdk/client-eventbridge";
+import { describe, expect, test } from "vitest";
+import { EventBridgeEventPublisher, EventNotPublishedError } from "../../../lambdas/adapters/aws/eventbridge-event-publisher";
+import type { ServiceEvent } from "../../../lambdas/domain/core/service-events";
+
+/** EventBridge has no local engine: record the adapter's requests and answer them. */
+function recordingClient(answer: (command: unknown) => unknown) {
+  const sent: unknown[] = [];
+  const client = new EventBridgeClient({ region: "eu-west-1", credentials: { accessKeyId: "x", secretAccessKey: "y" } });
+  client.send = (async (command: unknown) => {
+    sent.push(command);
+    return answer(command);
+  }) as EventBridgeClient["send"];
+  return { client, sent };
+}
+
+const event: ServiceEvent = {
+  detail_type: "Connection Stale",
+  detail: {
+    event_id: "stale:conn-1:leads@2026-03-01T10:00:00.000Z",
+    business_account_id: "acct-1",
+    connection_id: "conn-1",
+    freshness_hours: 2,
+    detected_at: "2026-03-01T13:00:00.000Z",
+    stale_entities: [{ entity: "leads", data_as_of: "2026-03-01T10:00:00.000Z" }],
+  },
+};
+
+describe("EventBridgeEventPublisher", () => {
+  test("events go to the default bus: one PutEvents entry with the service's source, the detail type and the detail as JSON", async () => {
+    const { client, sent } = recordingClient(() => ({ FailedEntryCount: 0, Entries: [{ EventId: "e-1" }] }));
+    await new EventBridgeEventPublisher({ client }).publish(event);
+    expect(sent).toHaveLength(1);
+    expect(sent[0]).toBeInstanceOf(PutEventsCommand);
+    expect((sent[0] as PutEventsCommand).input).toEqual({
+      Entries: [{ EventBusName: "default", Source: "crm.custom-integration", DetailType: "Connection Stale", Detail: JSON.stringify(event.detail) }],
+    });
+  });
+
+  test("an entry PutEvents refused (FailedEntryCount 1) is an EventNotPublishedError naming its code", async () => {
+    const { client } = recordingClient(() => ({ FailedEntryCount: 1, Entries: [{ ErrorCode: "InternalFailure", ErrorMessage: "try again" }] }));
+    const error = await new EventBridgeEventPublisher({ client }).publish(event).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(EventNotPublishedError);
+    expect((error as Error).message).toContain("InternalFailure");
+  });
+});

@@ -1,0 +1,83 @@
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { CANCELLED_BY_OWNER } from "../../../lambdas/domain/onboarding/cancel-run";
+import { contactRecord, leadRecord, pipelineRecord, userRecord } from "../../builders/source-records";
+import { CONNECTIONS_PATH } from "../../support/api-harness";
+import { useHoldableSourceApi } from "../../support/holdable-crm-source";
+
+const SOURCE_TOKEN = "src-cancel-api-77e0";
+const DATA = {
+  pipelines: [pipelineRecord()],
+  users: [userRecord()],
+  contacts: [contactRecord()],
+  leads: [leadRecord({ id: "lead-1" }), leadRecord({ id: "lead-2" })],
+  tasks: [],
+  calls: [],
+  events: [],
+};
+
+const env = useHoldableSourceApi(() => DATA, SOURCE_TOKEN, "acct-cancel");
+
+const executionsOf = (runId: string) =>
+  env.api.sync.engine.list().filter((execution) => (execution.input as { run_id?: string }).run_id === runId);
+
+describe("POST /connections/{id}/syncs/{runId}/cancel", () => {
+  test("cancelling a running sync: unfinished entities fail 'cancelled by the owner', finished ones keep their outcome, the execution is aborted", async () => {
+    const id = await env.newConnection();
+    const { runId, acted: cancelled } = await env.whileLeadsInFlight(id, async (runId) => {
+      const response = await env.api.request("POST", `${CONNECTIONS_PATH}/${id}/syncs/${runId}/cancel`, { token: env.owner });
+      expect(response.status, response.text).toBe(200);
+      return response.body as Record<string, any>;
+    });
+    expect(cancelled).toMatchObject({ id: runId, status: "failed", finished_at: expect.any(String) });
+    const byEntity = Object.fromEntries(cancelled.entities.map((row: { entity: string }) => [row.entity, row]));
+    for (const entity of ["pipelines", "stages", "users", "contacts"]) expect(byEntity[entity]).toMatchObject({ status: "succeeded", error: null });
+    for (const entity of ["leads", "tasks", "calls", "events"]) expect(byEntity[entity]).toMatchObject({ status: "failed", error: CANCELLED_BY_OWNER });
+    const [execution] = executionsOf(runId);
+    expect(execution?.status).toBe("ABORTED");
+  });
+
+  test("the fence: the cancelled run's in-flight page writes no record and no watermark, and its summary stays as the cancel left it", async () => {
+    const id = await env.newConnection();
+    const { runId, acted: cancelled } = await env.whileLeadsInFlight(
+      id,
+      async (runId): Promise<unknown> => (await env.api.request("POST", `${CONNECTIONS_PATH}/${id}/syncs/${runId}/cancel`, { token: env.owner })).body,
+    );
+    // The handler that was fetching the leads page runs to its end (the engine drops its result): wait for it.
+    await Promise.all(executionsOf(runId).map((execution) => env.api.sync.engine.settled(execution.executionId)));
+    expect((await env.api.request("GET", `${CONNECTIONS_PATH}/${id}/records/leads`, { token: env.owner })).body.data).toEqual([]);
+    expect(await env.api.sync.records.getWatermark(id, "leads")).toBeNull();
+    expect((await env.api.request("GET", `${CONNECTIONS_PATH}/${id}/syncs/${runId}`, { token: env.owner })).body).toEqual(cancelled);
+  });
+
+  test("after a cancel the next sync starts a new run at once, which reads the leads the cancelled run did not store", async () => {
+    const id = await env.newConnection();
+    const { runId } = await env.whileLeadsInFlight(id, async (runId) => {
+      expect((await env.api.request("POST", `${CONNECTIONS_PATH}/${id}/syncs/${runId}/cancel`, { token: env.owner })).status).toBe(200);
+    });
+    const next = await env.api.request("POST", `${CONNECTIONS_PATH}/${id}/syncs`, { token: env.owner });
+    expect(next.status).toBe(202);
+    expect(next.body.id).not.toBe(runId);
+    expect((await env.api.waitForRun(id, next.body.id)).status).toBe("succeeded");
+    expect((await env.api.request("GET", `${CONNECTIONS_PATH}/${id}/records/leads`, { token: env.owner })).body.data).toHaveLength(2);
+  });
+
+  test("the first finish wins: cancelling a run that has finished is a 409 and changes nothing", async () => {
+    const id = await env.newConnection();
+    const runId = (await env.api.request("POST", `${CONNECTIONS_PATH}/${id}/syncs`, { token: env.owner })).body.id;
+    const finished = await env.api.waitForRun(id, runId);
+    expect(finished.status).toBe("succeeded");
+    const response = await env.api.request("POST", `${CONNECTIONS_PATH}/${id}/syncs/${runId}/cancel`, { token: env.owner });
+    expect(response.status).toBe(409);
+    expect(response.body.error.code).toBe("conflict");
+    expect((await env.api.request("GET", `${CONNECTIONS_PATH}/${id}/syncs/${runId}`, { token: env.owner })).body).toEqual(finished);
+  });
+
+  test("an unknown run, or another connection's, is a 404", async () => {
+    const id = await env.newConnection();
+    const other = await env.newConnection();
+    const runId = (await env.api.request("POST", `${CONNECTIONS_PATH}/${id}/syncs`, { token: env.owner })).body.id;
+    expect((await env.api.request("POST", `${CONNECTIONS_PATH}/${id}/syncs/20260101T000000000Z-nothing/cancel`, { token: env.owner })).status).toBe(404);
+    expect((await env.api.request("POST", `${CONNECTIONS_PATH}/${other}/syncs/${runId}/cancel`, { token: env.owner })).status).toBe(404);
+    await env.api.waitForRun(id, runId);
+  });
+});

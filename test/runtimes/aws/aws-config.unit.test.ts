@@ -1,0 +1,45 @@
+import { describe, expect, test } from "vitest";
+import { ApiConfigSchema, ConfigurationError, readConfig, SyncTaskConfigSchema } from "../../../lambdas/runtimes/aws/aws-config";
+import { awsOnboardingDeps, awsPreflightJobDeps, awsSyncDeps } from "../../../lambdas/runtimes/aws/aws-composition";
+
+describe("Lambda configuration", () => {
+  test("is parsed once from the environment; ALLOW_LOOPBACK_SOURCES is off unless set to true", () => {
+    expect(readConfig(SyncTaskConfigSchema, { TABLE_NAME: "t", KMS_KEY_ID: "k" })).toEqual({
+      TABLE_NAME: "t",
+      KMS_KEY_ID: "k",
+      ALLOW_LOOPBACK_SOURCES: false,
+    });
+    expect(readConfig(SyncTaskConfigSchema, { TABLE_NAME: "t", KMS_KEY_ID: "k", ALLOW_LOOPBACK_SOURCES: "true" }).ALLOW_LOOPBACK_SOURCES).toBe(true);
+  });
+
+  test("a missing value fails fast, naming it", () => {
+    expect(() => readConfig(ApiConfigSchema, { TABLE_NAME: "t", KMS_KEY_ID: "k" })).toThrow(ConfigurationError);
+    expect(() => readConfig(ApiConfigSchema, { TABLE_NAME: "t", KMS_KEY_ID: "k" })).toThrow(/STATE_MACHINE_ARN is required/);
+    expect(() => awsSyncDeps({ KMS_KEY_ID: "k" })).toThrow(/TABLE_NAME is required/);
+  });
+
+  test("the composition roots build their adapters without calling AWS", () => {
+    const deps = awsOnboardingDeps({
+      TABLE_NAME: "t",
+      KMS_KEY_ID: "k",
+      STATE_MACHINE_ARN: "arn:aws:states:eu-west-1:1:stateMachine:s",
+      PREFLIGHT_FUNCTION_NAME: "arn:aws:lambda:eu-west-1:1:function:preflight:live",
+    });
+    expect(deps.allowLoopbackSources).toBe(false);
+    expect(Object.keys(deps).sort()).toEqual(
+      ["allowLoopbackSources", "audits", "cipher", "clock", "connections", "limiter", "logger", "notifications", "preflightLauncher", "preflights", "records", "runs", "source", "starter"].sort(),
+    );
+    // The deploy's syncSchedule reaches each connection's `schedule` in AWS too (null when the variable is absent).
+    const scheduled = awsOnboardingDeps({
+      TABLE_NAME: "t",
+      KMS_KEY_ID: "k",
+      STATE_MACHINE_ARN: "arn:aws:states:eu-west-1:1:stateMachine:s",
+      PREFLIGHT_FUNCTION_NAME: "arn:aws:lambda:eu-west-1:1:function:preflight:live",
+      SYNC_SCHEDULE: "rate(2 hours)",
+    });
+    expect(scheduled.schedule).toBe("rate(2 hours)");
+    expect(deps.schedule).toBeUndefined();
+    const worker = awsPreflightJobDeps({ TABLE_NAME: "t", KMS_KEY_ID: "k" });
+    expect(Object.keys(worker).sort()).toEqual(["cipher", "clock", "connections", "limiter", "logger", "preflights", "sourceFetch"].sort());
+  });
+});
