@@ -1,5 +1,5 @@
 import type { Clock } from "../../lambdas/domain/core/ports/clock";
-import { systemClock } from "../../lambdas/domain/core/system-clock";
+import { systemClock } from "../../lambdas/domain/core/ports/clock";
 
 /**
  * Keeps pages stable while the data changes under a reader.

@@ -33,6 +33,8 @@ import { crmSource } from "../support/crm-source";
 import { createTestTable, testDynamoDbClient } from "../support/dynamodb";
 import { startSourceServer, type SourceServer } from "../support/source-server";
 import { CountingMetrics } from "../../lambdas/adapters/local/counting-metrics";
+import { baseUrlPolicy } from "../../lambdas/adapters/source-http/ssrf/base-url-policy";
+import { dynamoDbKeySpace } from "../../lambdas/adapters/dynamodb/dynamodb-key-space";
 
 /**
  * The table actions each sync function really sends, recorded on DynamoDB
@@ -113,7 +115,7 @@ const preflightWorker = new InProcessPreflightLauncher((job) => {
 /** An API function (the onboarding entry point) on its own recording client; the run starter is a stub. */
 function apiOf(name: "Api" | "TestConnectionApi") {
   const starter = { start: async (input: SyncExecutionInput) => `exec-${input.run_id}`, isRunning: async () => false, abort: async () => undefined };
-  return makeApiHandler({ ...storesOf(name), cipher, source, starter, clock, logger, allowLoopbackSources: true, preflightLauncher: preflightWorker });
+  return makeApiHandler({ ...storesOf(name), cipher, source, starter, clock, logger, baseUrls: baseUrlPolicy({ allowLoopback: true }), keySpace: dynamoDbKeySpace, preflightLauncher: preflightWorker });
 }
 
 const CONNECTIONS = "/api/v1/crm/custom/connections";

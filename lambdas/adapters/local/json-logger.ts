@@ -1,6 +1,6 @@
 import type { Clock } from "../../domain/core/ports/clock";
+import { systemClock } from "../../domain/core/ports/clock";
 import type { Logger } from "../../domain/core/ports/logger";
-import { systemClock } from "../../domain/core/system-clock";
 
 type Level = "info" | "warn" | "error";
 

@@ -10,8 +10,8 @@ import {
 } from "../../domain/core/errors";
 import { SOURCE_MAX_RESPONSE_BYTES, SOURCE_REQUEST_TIMEOUT_MS } from "../../domain/core/limits";
 import type { Clock } from "../../domain/core/ports/clock";
+import { systemClock } from "../../domain/core/ports/clock";
 import type { SourceClient, SourceConnection, SourcePage, SourcePageRequest } from "../../domain/core/ports/source-client";
-import { systemClock } from "../../domain/core/system-clock";
 import { parseEnvelope } from "../../domain/source-contract/envelope";
 import { discardBody, readBodyCapped } from "./read-body";
 import { createSecretRedactor } from "../../domain/source-contract/redact-secret";

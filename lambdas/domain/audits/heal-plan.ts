@@ -2,7 +2,7 @@ import type { HealCause, HealedCounts } from "../core/audit-summary";
 import type { AuditStore, StoredVersion } from "../core/ports/audit-store";
 import type { RecordWrite } from "../core/ports/record-store";
 import type { AuditEntity } from "../core/run-mode";
-import { recordNewestValue, UNDATED_NEWEST_VALUE } from "../../adapters/dynamodb/records/keys";
+import { recordNewestValue, UNDATED_NEWEST_VALUE } from "../core/record-newest";
 
 /**
  * How an audit's page heals the store. Each record the source returns is

@@ -5,7 +5,6 @@ import { startSync } from "../sync/start-sync";
 import { findConnection } from "./connection-operations";
 import type { OnboardingDeps } from "./onboarding-deps";
 import { ConflictError, NotFoundError } from "./onboarding-errors";
-import { isStorableRunId } from "./path-id";
 
 /** Audits listed per connection, newest first. */
 export const AUDIT_LIST_LIMIT = 50;
@@ -40,7 +39,7 @@ export async function listAudits(deps: OnboardingDeps, account: string, id: stri
 
 export async function getAudit(deps: OnboardingDeps, account: string, id: string, auditId: string): Promise<AuditSummary> {
   await findConnection(deps, account, id);
-  const audit = isStorableRunId(auditId) ? await deps.runs.getAudit(id, auditId) : null;
+  const audit = deps.keySpace.isStorableId(auditId) ? await deps.runs.getAudit(id, auditId) : null;
   if (audit === null) throw new NotFoundError(`no audit ${auditId}`);
   return audit;
 }

@@ -1,7 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { DEFAULT_RATE_LIMIT } from "../core/limits";
 import type { StoredConnection } from "../core/connection";
-import { checkBaseUrl } from "../../adapters/source-http/ssrf/base-url-policy";
 import { startSync } from "../sync/start-sync";
 import {
   CreateConnectionSchema,
@@ -12,7 +11,6 @@ import { OVERVIEW_RUNS, overviewOf, type ConnectionOverview } from "./connection
 import { connectionResource, type ConnectionResource } from "./connection-resource";
 import type { OnboardingDeps } from "./onboarding-deps";
 import { InvalidFieldError, NotFoundError } from "./onboarding-errors";
-import { isStorableConnectionId } from "./path-id";
 
 /** sync_since when none is given: 1 January of the current year, 00:00 UTC. */
 export function defaultSyncSince(now: Date): string {
@@ -21,7 +19,7 @@ export function defaultSyncSince(now: Date): string {
 
 /** base_url rules beyond its type: absolute http(s), trailing slash stripped, no refused address literal. */
 function sourceBaseUrl(deps: OnboardingDeps, raw: string): string {
-  const checked = checkBaseUrl(raw, { allowLoopback: deps.allowLoopbackSources });
+  const checked = deps.baseUrls.check(raw);
   if (!checked.ok) throw new InvalidFieldError("base_url", checked.rule);
   return checked.url;
 }
@@ -31,8 +29,8 @@ function sourceBaseUrl(deps: OnboardingDeps, raw: string): string {
  * unknown one, and so is an id too long to be a key. Every route that takes a
  * connection id comes through here.
  */
-export async function findConnection(deps: Pick<OnboardingDeps, "connections">, account: string, id: string): Promise<StoredConnection> {
-  const stored = isStorableConnectionId(account, id) ? await deps.connections.get(account, id) : null;
+export async function findConnection(deps: Pick<OnboardingDeps, "connections" | "keySpace">, account: string, id: string): Promise<StoredConnection> {
+  const stored = deps.keySpace.isStorableConnectionId(account, id) ? await deps.connections.get(account, id) : null;
   if (stored === null) throw new NotFoundError(`no connection ${id}`);
   return stored;
 }

@@ -4,7 +4,6 @@ import { HealCauseSchema } from "../core/audit-summary";
 import { findConnection } from "./connection-operations";
 import type { OnboardingDeps } from "./onboarding-deps";
 import { InvalidFieldError, NotFoundError } from "./onboarding-errors";
-import { PathIdSchema } from "./path-id";
 
 /** The kit's rule id for an updated_at that is missing or does not parse (lambdas/domain/source-contract/rules/record-rules.ts). */
 export const UPDATED_AT_RULE = "record.updated-at";
@@ -47,7 +46,7 @@ const WATERMARKED: ReadonlySet<Collection> = new Set(["contacts", "leads", "task
  * over the key limit is a 404 as on the other record routes.
  */
 export async function explainRecord(
-  deps: Pick<OnboardingDeps, "connections" | "audits" | "runs">,
+  deps: Pick<OnboardingDeps, "connections" | "keySpace" | "audits" | "runs">,
   account: string,
   id: string,
   collection: string,
@@ -56,13 +55,13 @@ export async function explainRecord(
 ): Promise<Explanation> {
   await findConnection(deps, account, id);
   if (!(COLLECTIONS as readonly string[]).includes(collection)) throw new NotFoundError(`no record collection ${collection}; one of ${COLLECTIONS.join(", ")}`);
-  if (!v.is(PathIdSchema, recordId)) throw new NotFoundError("no such record: ids are at most 1024 UTF-8 bytes");
+  if (!deps.keySpace.isStorableId(recordId)) throw new NotFoundError("no such record: ids are at most 1024 UTF-8 bytes");
   const name = collection as Collection;
   let key: readonly [string] | readonly [string, string] = [recordId];
   if (name === "stages") {
     const pipelineId = query["pipeline_id"];
     if (pipelineId === undefined || pipelineId === "") throw new InvalidFieldError("pipeline_id", "is required for a stage (stages are keyed by pipeline and stage)");
-    if (!v.is(PathIdSchema, pipelineId)) throw new NotFoundError("no such pipeline");
+    if (!deps.keySpace.isStorableId(pipelineId)) throw new NotFoundError("no such pipeline");
     key = [pipelineId, recordId];
   }
   const [trace, [lastAudit]] = await Promise.all([deps.audits.recordTrace(id, name, key), deps.runs.listAudits(id, { limit: 1 })]);

@@ -1,5 +1,7 @@
 import type { Clock } from "../core/ports/clock";
+import type { BaseUrlPolicy } from "../core/ports/base-url-policy";
 import type { ConnectionStore } from "../core/ports/connection-store";
+import type { KeySpace } from "../core/ports/key-space";
 import type { Logger } from "../core/ports/logger";
 import type { RateLimiter } from "../core/ports/rate-limiter";
 import type { RecordStore } from "../core/ports/record-store";
@@ -30,8 +32,10 @@ export interface OnboardingDeps {
   readonly preflightLauncher: PreflightLauncher;
   /** The workspace's notifications (GET /notifications): the events the sync and the audits sent. */
   readonly notifications: NotificationStore;
-  /** Local runtime only: lets base_url point at loopback (demo, tests). Off in the CDK deployment. */
-  readonly allowLoopbackSources: boolean;
+  /** The base_url rules; loopback is let through only by the local runtime (demo, tests), never in the CDK deployment. */
+  readonly baseUrls: BaseUrlPolicy;
+  /** Which path ids the store could hold: one it could not names nothing (404 without asking the store). */
+  readonly keySpace: KeySpace;
   /** The scheduled dispatcher's interval as configured (`1h`, `off`), shown on each connection; absent when not known. */
   readonly schedule?: string;
 }

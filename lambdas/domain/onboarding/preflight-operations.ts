@@ -3,7 +3,6 @@ import { newRunId } from "../sync/run-id";
 import { findConnection } from "./connection-operations";
 import type { OnboardingDeps } from "./onboarding-deps";
 import { NotFoundError, PreflightUnavailableError } from "./onboarding-errors";
-import { isStorableRunId } from "./path-id";
 
 /**
  * Starts the conformance kit against the connection's source, from the
@@ -41,7 +40,7 @@ export async function startPreflight(deps: OnboardingDeps, account: string, id: 
 /** One conformance run of the connection, as far as it has got. */
 export async function getPreflight(deps: OnboardingDeps, account: string, id: string, preflightId: string): Promise<PreflightRun> {
   await findConnection(deps, account, id);
-  const run = isStorableRunId(preflightId) ? await deps.preflights.get(id, preflightId) : null;
+  const run = deps.keySpace.isStorableId(preflightId) ? await deps.preflights.get(id, preflightId) : null;
   if (run === null) throw new NotFoundError(`no preflight ${preflightId}`);
   return run;
 }

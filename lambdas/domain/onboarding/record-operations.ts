@@ -2,7 +2,6 @@ import * as v from "valibot";
 import { COLLECTIONS, type Collection } from "../core/entities";
 import type { RecordOrder, RecordWrite } from "../core/ports/record-store";
 import type { RecordWithLineage } from "../core/record-lineage";
-import { isStorableRecordId } from "./path-id";
 import { findConnection } from "./connection-operations";
 import { parseFields } from "./connection-input";
 import type { OnboardingDeps } from "./onboarding-deps";
@@ -72,13 +71,13 @@ export async function findRecordAddress(
 ): Promise<RecordAddress> {
   await findConnection(deps, account, id);
   const collection = requireCollection(entity);
-  if (!isStorableRecordId(recordId)) throw new NotFoundError(`no ${collection} record ${recordId.slice(0, 40)}...: too long to be an id`);
+  if (!deps.keySpace.isStorableId(recordId)) throw new NotFoundError(`no ${collection} record ${recordId.slice(0, 40)}...: too long to be an id`);
   if (collection !== "stages") return { collection, key: [recordId] };
   const { pipeline_id: pipelineId } = parseFields(
     v.object({ pipeline_id: v.pipe(v.string("is required: a stage is named by its pipeline and its own id"), v.nonEmpty("must not be empty")) }),
     v.parse(RecordQuerySchema, { pipeline_id: query["pipeline_id"] }),
   );
-  if (!isStorableRecordId(pipelineId)) throw new NotFoundError(`no pipeline ${pipelineId.slice(0, 40)}...: too long to be an id`);
+  if (!deps.keySpace.isStorableId(pipelineId)) throw new NotFoundError(`no pipeline ${pipelineId.slice(0, 40)}...: too long to be an id`);
   return { collection, key: [pipelineId, recordId] };
 }
 

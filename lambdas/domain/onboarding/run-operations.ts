@@ -6,7 +6,6 @@ import type { OnboardingDeps } from "./onboarding-deps";
 import { ConflictError, NotFoundError } from "./onboarding-errors";
 import { runModeOf } from "../core/run-mode";
 import { runInProgress } from "./audit-operations";
-import { isStorableRunId } from "./path-id";
 
 /** Runs listed per connection, newest first. */
 export const RUN_LIST_LIMIT = 50;
@@ -34,7 +33,7 @@ export async function listRuns(deps: OnboardingDeps, account: string, id: string
 export async function getRun(deps: OnboardingDeps, account: string, id: string, runId: string): Promise<RunSummary> {
   await findConnection(deps, account, id);
   // An audit is a run of its own kind: GET .../audits/{id} shows it.
-  const run = isStorableRunId(runId) && runModeOf(runId) === "sync" ? await deps.runs.get(id, runId) : null;
+  const run = deps.keySpace.isStorableId(runId) && runModeOf(runId) === "sync" ? await deps.runs.get(id, runId) : null;
   if (run === null) throw new NotFoundError(`no run ${runId}`);
   return run;
 }

@@ -31,7 +31,7 @@ export type ConnectionTestResult = v.InferOutput<typeof ConnectionTestResultSche
  * a source failure: the answer says what happened.
  */
 export async function testConnection(
-  deps: Pick<OnboardingDeps, "connections" | "cipher" | "source" | "limiter">,
+  deps: Pick<OnboardingDeps, "connections" | "keySpace" | "cipher" | "source" | "limiter">,
   account: string,
   id: string,
 ): Promise<ConnectionTestResult> {

@@ -12,7 +12,7 @@ import { hasMoreSuccessor, limitHonoured, noDuplicateRecord, noRepeatPage, pageC
 import { queryPage } from "../source-contract/rules/query-rules";
 import { RECORD_RULES } from "../source-contract/rules/record-rules";
 import { isRefusal } from "./diagnose-query";
-import type { SourceResponse } from "./source-transport";
+import type { SourceResponse } from "../source-contract/source-response";
 
 /** What a record's references need, kept instead of the record so a 500,000-record crawl stays small. */
 export interface RecordRefs {

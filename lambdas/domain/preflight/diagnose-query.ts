@@ -2,7 +2,7 @@ import type { SyncEntity } from "../core/entities";
 import { entityDefinition } from "../source-contract/entity-catalog";
 import { crawlParams, type PreflightContext } from "./preflight-context";
 import { queryLimit, queryPage, queryUpdatedSince } from "../source-contract/rules/query-rules";
-import type { SourceResponse } from "./source-transport";
+import type { SourceResponse } from "../source-contract/source-response";
 
 /** Answers that may mean the query itself was refused: a 4xx other than 401, 404 and 429, or a 500. */
 export function isRefusal(status: number): boolean {

@@ -4,7 +4,7 @@ import { ENTITY_CATALOG } from "../source-contract/entity-catalog";
 import { isPlainObject } from "../records/fields/object";
 import type { FindingCollector } from "./findings";
 import { comparedRaw } from "../source-contract/rules/record-rules";
-import type { SourceResponse } from "./source-transport";
+import type { SourceResponse } from "../source-contract/source-response";
 
 /** What each stage of a run shares: the findings, and GETs that check what every answer must keep. */
 export interface PreflightContext {

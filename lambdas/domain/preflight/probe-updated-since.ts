@@ -5,7 +5,7 @@ import type { Crawl } from "./crawl-endpoint";
 import { idOf, instantOf, pageOf, type PreflightContext } from "./preflight-context";
 import { emptyIs200 } from "../source-contract/rules/endpoint-rules";
 import { filtered, inclusive, offsetHonoured, type TimedRecord } from "../source-contract/rules/incremental-rules";
-import type { SourceResponse } from "./source-transport";
+import type { SourceResponse } from "../source-contract/source-response";
 
 /** Late enough to select nothing. */
 const FUTURE_SINCE = "2999-01-01T00:00:00+00:00";

@@ -9,7 +9,7 @@
 import { SYNC_ENTITIES, type SyncEntity } from "../core/entities";
 import { DEFAULT_RATE_LIMIT, MAX_PAGES_PER_ENTITY } from "../core/limits";
 import type { Clock, Sleep } from "../core/ports/clock";
-import { realSleep, systemClock } from "../core/system-clock";
+import { realSleep, systemClock } from "../core/ports/clock";
 import { entityDefinition } from "../source-contract/entity-catalog";
 import { checkReferences } from "./check-references";
 import { crawlEndpoint, type Crawl } from "./crawl-endpoint";
@@ -24,7 +24,8 @@ import { KIT_RULES } from "../source-contract/rules/catalog";
 import { optional200Or404, requiredPresent } from "../source-contract/rules/endpoint-rules";
 import { errorBody } from "../source-contract/rules/error-rules";
 import { rateDeclared, rateRetriesExhausted, rateRetryAfter } from "../source-contract/rules/rate-rules";
-import { SourceTransport, type PreflightFetch, type SourceResponse } from "./source-transport";
+import { SourceTransport, type PreflightFetch } from "./source-transport";
+import type { SourceResponse } from "../source-contract/source-response";
 
 const RULE_ORDER = KIT_RULES.map((r) => r.id);
 

@@ -3,24 +3,13 @@ import { retryAfterSeconds } from "../source-contract/retry-after";
 import { PreflightCannotRunError } from "./preflight-errors";
 import type { Clock, Sleep } from "../core/ports/clock";
 import { RequestWindow } from "./request-window";
+import type { SourceResponse } from "../source-contract/source-response";
 
 /** The one fetch the kit needs; the CLI passes global fetch, the service will pass its SSRF-guarded one. */
 export type PreflightFetch = (
   url: string,
   init: { readonly method: "GET"; readonly headers: Record<string, string>; readonly signal?: AbortSignal },
 ) => Promise<Response>;
-
-/** One answer of the source, read whole. */
-export interface SourceResponse {
-  /** `GET <url>`: what the reports show; the URL never holds the token (it travels in a header). */
-  readonly request: string;
-  readonly status: number;
-  readonly retryAfter: string | null;
-  readonly text: string;
-  /** The body parsed as JSON, or `undefined` with `jsonOk` false when it is not JSON. */
-  readonly json: unknown;
-  readonly jsonOk: boolean;
-}
 
 // The service retries these; a 500 is not retried (see the spec's Errors section).
 const TRANSIENT = new Set([502, 503, 504]);

@@ -1,4 +1,4 @@
-import type { Severity } from "../preflight/report";
+import type { Severity } from "../core/severity";
 
 /** What every rule states: its stable id, how bad breaking it is, and where the spec says so. */
 export interface RuleInfo {

@@ -1,9 +1,9 @@
 import type { Clock, Sleep } from "../core/ports/clock";
+import { realSleep, systemClock } from "../core/ports/clock";
 import type { RateLimiter } from "../core/ports/rate-limiter";
 import type { SourceClient } from "../core/ports/source-client";
 import { RateLimitSlotsStaleError } from "../core/errors";
 import { MAX_STALE_SLOTS, SLOT_LATE_MS } from "../core/limits";
-import { realSleep, systemClock } from "../core/system-clock";
 
 export interface RateLimitedConnection {
   readonly connectionId: string;

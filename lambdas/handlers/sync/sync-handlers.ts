@@ -14,7 +14,7 @@ import { classifyThrown } from "../../domain/sync/failure-fault";
 /**
  * The state machine's Task handlers, keyed by the Task state that calls them
  * (statemachine/sync.asl.json). Thin: parse the event with its schema
- * (../sync-state.ts; a malformed one fails as InvalidTaskEventError), call one domain
+ * (../../domain/sync/sync-state.ts; a malformed one fails as InvalidTaskEventError), call one domain
  * function, return the next state. The same functions back the Lambdas in AWS
  * and the local engine.
  */

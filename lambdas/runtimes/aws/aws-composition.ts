@@ -9,13 +9,15 @@ import { DynamoDbNotificationStore } from "../../adapters/dynamodb/notifications
 import { notifyingPublisher } from "../../domain/notifications/notifying-publisher";
 import { scheduleIntervalMs } from "../../domain/sync/schedule-interval";
 import { EventBridgeEventPublisher } from "../../adapters/aws/eventbridge-event-publisher";
-import { systemClock } from "../../domain/core/system-clock";
+import { systemClock } from "../../domain/core/ports/clock";
 import { DynamoDbConnectionStore } from "../../adapters/dynamodb/connections/dynamodb-connection-store";
 import type { OnboardingDeps } from "../../domain/onboarding/onboarding-deps";
 import { DynamoDbRateLimiter } from "../../adapters/dynamodb/rate-limit/dynamodb-rate-limiter";
 import { DynamoDbRunStore } from "../../adapters/dynamodb/runs/dynamodb-run-store";
 import { createHttpSourceClient } from "../../adapters/source-http/http-source-client";
 import { createGuardedFetch } from "../../adapters/source-http/ssrf/guarded-fetch";
+import { baseUrlPolicy } from "../../adapters/source-http/ssrf/base-url-policy";
+import { dynamoDbKeySpace } from "../../adapters/dynamodb/dynamodb-key-space";
 import { DynamoDbRecordStore } from "../../adapters/dynamodb/records/dynamodb-record-store";
 import type { StartSyncDeps, SyncDeps } from "../../domain/sync/sync-deps";
 import type { PreflightJobDeps } from "../../domain/preflight/preflight-job";
@@ -128,7 +130,8 @@ export function awsOnboardingDeps(env: Record<string, string | undefined> = proc
     preflightLauncher: new LambdaPreflightLauncher({ client: lambdaClient(), functionName: config.PREFLIGHT_FUNCTION_NAME }),
     clock,
     logger,
-    allowLoopbackSources: config.ALLOW_LOOPBACK_SOURCES,
+    baseUrls: baseUrlPolicy({ allowLoopback: config.ALLOW_LOOPBACK_SOURCES }),
+    keySpace: dynamoDbKeySpace,
     ...(config.SYNC_SCHEDULE === undefined ? {} : { schedule: config.SYNC_SCHEDULE }),
   };
 }

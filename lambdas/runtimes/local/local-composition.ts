@@ -1,11 +1,11 @@
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { DynamoDbConnectionStore } from "../../adapters/dynamodb/connections/dynamodb-connection-store";
 import type { Clock } from "../../domain/core/ports/clock";
+import { systemClock } from "../../domain/core/ports/clock";
 import type { Logger } from "../../domain/core/ports/logger";
 import type { Metrics } from "../../domain/core/ports/metrics";
 import type { SourceClient } from "../../domain/core/ports/source-client";
 import type { TokenCipher } from "../../domain/core/ports/token-cipher";
-import { systemClock } from "../../domain/core/system-clock";
 import { CountingMetrics } from "../../adapters/local/counting-metrics";
 import { DynamoDbNotificationStore } from "../../adapters/dynamodb/notifications/dynamodb-notification-store";
 import { logEventPublisher } from "../../adapters/local/log-event-publisher";
@@ -28,6 +28,8 @@ import { DynamoDbPreflightStore } from "../../adapters/dynamodb/preflight-runs/d
 import { runPreflightJob } from "../../domain/preflight/preflight-job";
 import { createHttpSourceClient } from "../../adapters/source-http/http-source-client";
 import { createGuardedFetch } from "../../adapters/source-http/ssrf/guarded-fetch";
+import { baseUrlPolicy } from "../../adapters/source-http/ssrf/base-url-policy";
+import { dynamoDbKeySpace } from "../../adapters/dynamodb/dynamodb-key-space";
 import { startApiGatewayServer, type LambdaHandler, type LocalApiServer } from "./api-gateway-server";
 import { createCrashGates, gateContinueAsNew, gateDynamoDbClient, gateSourceClient, gateSyncHandlers, type CrashGates } from "./crash-gates";
 import { InProcessPreflightLauncher } from "../../adapters/local/in-process-preflight-launcher";
@@ -201,7 +203,8 @@ export async function createLocalService(options: LocalServiceOptions): Promise<
     preflights,
     preflightLauncher,
     notifications: new DynamoDbNotificationStore({ client: options.client, tableName: options.tableName }),
-    allowLoopbackSources: options.allowLoopbackSources,
+    baseUrls: baseUrlPolicy({ allowLoopback: options.allowLoopbackSources }),
+    keySpace: dynamoDbKeySpace,
     ...(options.schedule === undefined ? {} : { schedule: options.schedule }),
   };
   const signingKey = await loadOrCreateSigningKey(options.dataDir);

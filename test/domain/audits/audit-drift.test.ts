@@ -22,6 +22,7 @@ import { RULES_BY_ID } from "../../../lambdas/domain/source-contract/rules/catal
 import { connectionResource } from "../../../lambdas/domain/onboarding/connection-resource";
 import { REQUIRED_ENTITIES } from "../../../lambdas/domain/source-contract/entity-catalog";
 import { staleNotice } from "../../../lambdas/domain/sync/stale-notice";
+import { dynamoDbKeySpace } from "../../../lambdas/adapters/dynamodb/dynamodb-key-space";
 
 /*
  * Issue 22's scenario on real engines: the reference source, a sync, the
@@ -322,7 +323,7 @@ describe("an audit after the source drifted", () => {
 
 describe("explain after the audit", () => {
   const explain = (collection: string, id: string, on: StoredConnection = connection) =>
-    explainRecord({ connections: harness.connections, audits: harness.deps.audits, runs: harness.runs }, on.business_account_id, on.id, collection, id, {});
+    explainRecord({ connections: harness.connections, audits: harness.deps.audits, runs: harness.runs, keySpace: dynamoDbKeySpace }, on.business_account_id, on.id, collection, id, {});
 
   test("explain says healed-by-audit for a late commit, with the cause and its updated_at against the watermark at the time", async () => {
     const late = await explain("leads", drifted.lateLeads[0]!);

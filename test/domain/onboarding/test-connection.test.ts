@@ -7,6 +7,7 @@ import { AesGcmTokenCipher } from "../../../lambdas/adapters/local/aes-token-cip
 import { testConnection } from "../../../lambdas/domain/onboarding/test-connection";
 import { storedConnection } from "../../builders/stored-connections";
 import { useTestTable } from "../../support/dynamodb";
+import { dynamoDbKeySpace } from "../../../lambdas/adapters/dynamodb/dynamodb-key-space";
 
 const table = useTestTable();
 const cipher = new AesGcmTokenCipher(randomBytes(32));
@@ -32,7 +33,7 @@ describe("the test call when the service cannot take a rate-limit slot", () => {
       },
     };
 
-    const result = await testConnection({ connections, cipher, limiter, source }, ACCOUNT, "c-busy");
+    const result = await testConnection({ connections, keySpace: dynamoDbKeySpace, cipher, limiter, source }, ACCOUNT, "c-busy");
 
     expect(requests).toEqual([]);
     expect(result).toEqual({

@@ -25,9 +25,10 @@ describe("Lambda configuration", () => {
       STATE_MACHINE_ARN: "arn:aws:states:eu-west-1:1:stateMachine:s",
       PREFLIGHT_FUNCTION_NAME: "arn:aws:lambda:eu-west-1:1:function:preflight:live",
     });
-    expect(deps.allowLoopbackSources).toBe(false);
+    // The cloud setting: a base_url that reaches loopback is refused.
+    expect(deps.baseUrls.check("http://127.0.0.1:8080/").ok).toBe(false);
     expect(Object.keys(deps).sort()).toEqual(
-      ["allowLoopbackSources", "audits", "cipher", "clock", "connections", "limiter", "logger", "notifications", "preflightLauncher", "preflights", "records", "runs", "source", "starter"].sort(),
+      ["audits", "baseUrls", "cipher", "clock", "connections", "keySpace", "limiter", "logger", "notifications", "preflightLauncher", "preflights", "records", "runs", "source", "starter"].sort(),
     );
     // The deploy's syncSchedule reaches each connection's `schedule` in AWS too (null when the variable is absent).
     const scheduled = awsOnboardingDeps({

@@ -25,7 +25,7 @@ const BATCH_GET_MAX_KEYS = 100;
 const BATCH_GET_ATTEMPTS = 5;
 const HEAL_CAUSES = new Set(["missed", "stale", "changed_without_advancing"]);
 
-/** AuditStore on the single table: reads record heads (../store/keys.ts) and keeps the ids each page returned (./audit-keys.ts). */
+/** AuditStore on the single table: reads record heads (../records/keys.ts) and keeps the ids each page returned (./audit-keys.ts). */
 export class DynamoDbAuditStore extends DynamoDbTableAdapter implements AuditStore {
   async storedVersions(connectionId: string, collection: Collection, ids: readonly string[]): Promise<ReadonlyMap<string, StoredVersion>> {
     const versions = new Map<string, StoredVersion>();

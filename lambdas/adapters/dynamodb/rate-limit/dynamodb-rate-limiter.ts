@@ -3,8 +3,8 @@ import { DynamoDbTableAdapter, type DynamoDbTableOptions } from "../table/dynamo
 import { RateLimitSlotsStaleError } from "../../../domain/core/errors";
 import { MAX_STALE_SLOTS, SLOT_LATE_MS } from "../../../domain/core/limits";
 import type { Clock, Sleep } from "../../../domain/core/ports/clock";
+import { realSleep, systemClock } from "../../../domain/core/ports/clock";
 import type { RateLimiter } from "../../../domain/core/ports/rate-limiter";
-import { realSleep, systemClock } from "../../../domain/core/system-clock";
 import { RATE_ATTR, rateLimitPartitionKey, rateLimitSortKey } from "./rate-limit-keys";
 
 /**

@@ -19,10 +19,10 @@ import { InvalidCursorError, RunSupersededError, StoredVersionNewerError, SyncSi
 import type { PageWrite, RecordOrder, RecordPage, RecordStore, RecordWrite, StageKinds } from "../../../domain/core/ports/record-store";
 import { RecordLineageSchema, type RecordLineage, type RecordWithLineage } from "../../../domain/core/record-lineage";
 import type { Freshness } from "../../../domain/core/freshness";
+import { UNDATED_NEWEST_VALUE } from "../../../domain/core/record-newest";
 import { getLockRequest, lockHolder, watermarksResetUpdate } from "../runs/run-item";
 import {
   ATTR,
-  UNDATED_NEWEST_VALUE,
   newestOfSortValue,
   newestSortValue,
   partPartitionKey,
@@ -277,7 +277,7 @@ export class DynamoDbRecordStore extends DynamoDbTableAdapter implements RecordS
     }
     const order = options.order ?? "key";
     const start = options.cursor === undefined || options.cursor === null ? undefined : decodeCursor(options.cursor, order);
-    // The shards merged into one list (./sharded-query.ts), one item more than asked: when it comes back, there is a next page.
+    // The shards merged into one list (../table/sharded-query.ts), one item more than asked: when it comes back, there is a next page.
     const items = await mergeShardQueries({
       client: this.client,
       tableName: this.tableName,

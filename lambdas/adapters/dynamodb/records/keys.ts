@@ -1,10 +1,11 @@
 import { hash } from "node:crypto";
 import type { Collection, SyncEntity } from "../../../domain/core/entities";
 import type { RecordWrite } from "../../../domain/core/ports/record-store";
+import { recordNewestValue } from "../../../domain/core/record-newest";
 import { SORT_KEY_MAX_BYTES, checkedPartitionKey, utf8Bytes } from "../table/key-limits";
 
 /**
- * Key layout of the single record table (pk S, sk S; see ./table-definition.ts).
+ * Key layout of the single record table (pk S, sk S; see ../table/table-definition.ts).
  * Every key string of the store is built here and nowhere else.
  *
  *   record head     pk = REC#<connectionId>#<collection>#<shard>   sk = <id>
@@ -89,26 +90,6 @@ export const ATTR = {
   /** On a head the last audit did not find at the source (map: audit_id, at). Never a deletion; the next Put drops it. */
   absent: "absent_in_source",
 } as const;
-
-/** The newest-first value of a record without a valid updated_at or created_at: below every ISO date, so listed last. */
-export const UNDATED_NEWEST_VALUE = "0";
-
-/**
- * What "newest" means for the records explorer: the record's `updated_at`
- * (leads, contacts, tasks, calls, events), else its `created_at`, as
- * `toISOString()` so that string order is time order whatever the source's
- * format (`...00Z` and `...00.5Z` compare right). Collections with neither
- * (pipelines, stages, users, loss_reasons) get UNDATED_NEWEST_VALUE.
- */
-export function recordNewestValue(doc: Readonly<Record<string, unknown>>): string {
-  for (const field of ["updated_at", "created_at"]) {
-    const value = doc[field];
-    if (typeof value !== "string" || value === "") continue;
-    const time = Date.parse(value);
-    if (Number.isFinite(time)) return new Date(time).toISOString();
-  }
-  return UNDATED_NEWEST_VALUE;
-}
 
 /**
  * The newest index's sort value of a head: recordNewestValue, `#`, then the

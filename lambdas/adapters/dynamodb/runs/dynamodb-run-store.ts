@@ -80,7 +80,7 @@ type Item = Record<string, AttributeValue>;
  * Progress updates (entityStarted, entityFinished, finish) require the run
  * summary to exist and throw RunNotFoundError otherwise; once the run has
  * finished they change nothing. A page's progress is written by the record
- * store, in the page's last transaction (../store/page-transactions.ts).
+ * store, in the page's last transaction (../records/page-transactions.ts).
  * Busy DynamoDB errors become StoreUnavailableError (DynamoDbTableAdapter); others propagate unchanged.
  */
 export class DynamoDbRunStore extends DynamoDbTableAdapter implements RunStore {

@@ -1,5 +1,4 @@
 import { QueryCommand, type AttributeValue, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { ATTR } from "../records/keys";
 import { RECORD_TABLE } from "./table-definition";
 
 type Item = Record<string, AttributeValue>;
@@ -39,7 +38,7 @@ export async function mergeShardQueries(query: ShardedQuery): Promise<Item[]> {
   const { partitionKeys, count } = query;
   const share = Math.ceil(count / Math.max(partitionKeys.length, 1)) + 1;
   const streams: ShardStream[] = partitionKeys.map((pk) => ({ pk, buffer: [], startKey: undefined, done: false, limit: share }));
-  const attribute = query.order === "key" ? ATTR.sk : ATTR.newest;
+  const attribute = query.order === "key" ? RECORD_TABLE.sortKey.name : RECORD_TABLE.newestIndex.sortKey.name;
   // Ascending for the key, descending for newest: `first` says whether a comes before b.
   const first = query.order === "key" ? (a: Buffer, b: Buffer) => Buffer.compare(a, b) < 0 : (a: Buffer, b: Buffer) => Buffer.compare(a, b) > 0;
 
@@ -67,7 +66,7 @@ async function readMore(query: ShardedQuery, stream: ShardStream, attribute: str
       new QueryCommand({
         TableName: query.tableName,
         KeyConditionExpression: `#pk = :pk${condition}`,
-        ExpressionAttributeNames: { "#pk": ATTR.pk, ...(condition === "" ? {} : { "#sort": attribute }) },
+        ExpressionAttributeNames: { "#pk": RECORD_TABLE.partitionKey.name, ...(condition === "" ? {} : { "#sort": attribute }) },
         ExpressionAttributeValues: { ":pk": { S: stream.pk }, ...(query.after === undefined ? {} : { ":after": { S: query.after } }) },
         ExclusiveStartKey: stream.startKey,
         Limit: Math.min(stream.limit, wanted + 1),

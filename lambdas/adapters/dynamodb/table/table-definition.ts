@@ -12,7 +12,7 @@ import {
 /**
  * The one table of canonical records, as data: CDK (lib/) builds the deployed
  * table from it, and ensureTable() creates the same table for the tests and
- * the local runtime. The key layout inside it is in ./keys.ts.
+ * the local runtime. The key layout inside it is in ../records/keys.ts.
  */
 export const RECORD_TABLE = {
   partitionKey: { name: "pk", type: "S" },
@@ -20,7 +20,7 @@ export const RECORD_TABLE = {
   billingMode: "PAY_PER_REQUEST",
   /**
    * Record heads of one collection, newest first (query backwards): same partition key as the table, sorted by
-   * the head's `newest` attribute (keys.ts, recordNewestValue). Sparse: parts, watermarks and run items lack it.
+   * the head's `newest` attribute (records/keys.ts; domain/core/record-newest.ts). Sparse: parts, watermarks and run items lack it.
    */
   newestIndex: { name: "records-newest", sortKey: { name: "newest", type: "S" } },
 } as const;

@@ -1,3 +1,4 @@
+import type { BaseUrlPolicy } from "../../../domain/core/ports/base-url-policy";
 import type { AddressClass } from "./address-policy";
 import { checkHost, type HostPolicyOptions } from "./host-policy";
 
@@ -34,4 +35,9 @@ export function checkBaseUrl(raw: string, options: HostPolicyOptions): BaseUrlCh
   if (!host.ok) return { ok: false, rule: `base_url points to ${host.reason}`, addressClass: host.addressClass };
   const path = url.pathname.replace(/\/+$/, "");
   return { ok: true, url: `${url.protocol}//${url.host}${path}${url.search}${url.hash}` };
+}
+
+/** The onboarding API's base_url rules, with loopback let through or not (local runtime only). */
+export function baseUrlPolicy(options: HostPolicyOptions): BaseUrlPolicy {
+  return { check: (raw) => checkBaseUrl(raw, options) };
 }

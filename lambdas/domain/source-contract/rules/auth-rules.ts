@@ -1,5 +1,5 @@
 import { rule } from "../rule";
-import type { SourceResponse } from "../../preflight/source-transport";
+import type { SourceResponse } from "../source-response";
 
 const SPEC = "Authentication > Source API 2";
 

@@ -2,7 +2,7 @@ import * as v from "valibot";
 import { isPlainObject } from "../../records/fields/object";
 import { EnvelopeSchema } from "../envelope";
 import { rule } from "../rule";
-import type { SourceResponse } from "../../preflight/source-transport";
+import type { SourceResponse } from "../source-response";
 
 const SPEC = "Resources > Envelope";
 

@@ -1,6 +1,6 @@
 import { isPlainObject } from "../../records/fields/object";
 import { rule } from "../rule";
-import type { SourceResponse } from "../../preflight/source-transport";
+import type { SourceResponse } from "../source-response";
 
 /** An error answer is JSON with a string `error`, so the failure detail says why. */
 export const errorBody = rule<{ readonly response: SourceResponse }>({

@@ -1,6 +1,6 @@
 import { MAX_RETRIES } from "../../core/limits";
 import { rule } from "../rule";
-import type { SourceResponse } from "../../preflight/source-transport";
+import type { SourceResponse } from "../source-response";
 
 /** The kit never exceeds the declared rate, so any 429 means the source cannot take it. */
 export const rateDeclared = rule<{ readonly response: SourceResponse; readonly rate: number }>({
