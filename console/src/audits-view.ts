@@ -1,5 +1,5 @@
 import { api, ApiError, connectionPath } from "./api";
-import { HEAL_CAUSE_WORDS, HEAL_CAUSES, healedOf, type AuditSummary } from "./data-trust-api";
+import { AHEAD_WORDS, HEAL_CAUSE_WORDS, HEAL_CAUSES, healedOf, type AuditSummary } from "./data-trust-api";
 import { h } from "./dom";
 import { duration, timeOf } from "./time";
 import { sampleIds } from "./findings-list";
@@ -37,7 +37,7 @@ export async function auditsView(outlet: HTMLElement, id: string, navigate: (has
       h(
         "p",
         null,
-        "An audit reads every incremental entity in full from the start date and heals what incremental syncs missed: records committed late, changed without their updated_at advancing, or stale. It never deletes and never moves a watermark back.",
+        "An audit reads every contact, lead, task, call and event the source holds since the start date and heals what syncs missed: records the source saved late, changed without their change time moving, or older in the store than at the source. Records changed after the last sync are counted, not healed: the next sync brings them. An audit never deletes anything.",
       ),
       ...(isOwner() ? [start, startStatus] : []),
     ),
@@ -84,7 +84,13 @@ export function auditView(outlet: HTMLElement, id: string, auditId: string): () 
         h(
           "thead",
           null,
-          h("tr", null, ["Entity", "Status", "At the source", "Stored", ...HEAL_CAUSES.map((cause) => HEAL_CAUSE_WORDS[cause]), "Not at the source (kept)"].map((name) => h("th", { scope: "col" }, name))),
+          h(
+            "tr",
+            null,
+            ["Entity", "Status", "At the source", "Stored", ...HEAL_CAUSES.map((cause) => `Healed: ${HEAL_CAUSE_WORDS[cause]}`), `${capitalised(AHEAD_WORDS)}: left to the next sync`, "Not at the source (kept)"].map((name) =>
+              h("th", { scope: "col" }, name),
+            ),
+          ),
         ),
         body,
       ),
@@ -102,7 +108,11 @@ export function auditView(outlet: HTMLElement, id: string, auditId: string): () 
     );
     const byCause = HEAL_CAUSES.map((cause) => [cause, audit.entities.reduce((sum, entity) => sum + entity.healed[cause], 0)] as const);
     const healed = byCause.reduce((sum, [, count]) => sum + count, 0);
-    total.textContent = `Healed ${healed} record${healed === 1 ? "" : "s"}${healed === 0 ? "" : `: ${byCause.filter(([, count]) => count > 0).map(([cause, count]) => `${count} ${HEAL_CAUSE_WORDS[cause]}`).join(", ")}`}.`;
+    const ahead = audit.entities.reduce((sum, entity) => sum + entity.ahead_of_watermark, 0);
+    // Only what was healed is the alarm; what changed after the last sync is said apart, as what the next sync brings.
+    total.textContent =
+      `Healed ${healed} record${healed === 1 ? "" : "s"}${healed === 0 ? "" : `: ${byCause.filter(([, count]) => count > 0).map(([cause, count]) => `${count} ${HEAL_CAUSE_WORDS[cause]}`).join(", ")}`}.` +
+      (ahead === 0 ? "" : ` ${ahead} record${ahead === 1 ? "" : "s"} ${AHEAD_WORDS}: nothing to heal, the next sync brings ${ahead === 1 ? "it" : "them"}.`);
     body.replaceChildren(
       ...audit.entities.map((entity) =>
         h(
@@ -113,6 +123,7 @@ export function auditView(outlet: HTMLElement, id: string, auditId: string): () 
           h("td", null, entity.source_records),
           h("td", null, entity.stored_records),
           ...HEAL_CAUSES.map((cause) => h("td", { "data-cause": cause }, entity.healed[cause])),
+          h("td", { "data-count": "ahead_of_watermark" }, entity.ahead_of_watermark),
           h("td", { "data-cause": "absent_in_source" }, entity.absent_in_source),
         ),
       ),
@@ -131,4 +142,8 @@ export function auditView(outlet: HTMLElement, id: string, auditId: string): () 
     (message) => (status.textContent = message),
   );
   return () => watch.stop();
+}
+
+function capitalised(words: string): string {
+  return `${words[0]!.toUpperCase()}${words.slice(1)}`;
 }

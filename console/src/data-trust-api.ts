@@ -42,7 +42,7 @@ export interface RecordWithLineage {
   readonly lineage: RecordLineage | null;
 }
 
-export const VERDICTS = ["current", "updated-at-unparseable", "healed-by-audit", "soft-deleted", "never-returned"] as const;
+export const VERDICTS = ["current", "updated-at-unparseable", "healed-by-audit", "soft-deleted", "never-returned", "ahead-of-watermark"] as const;
 
 /** GET .../records/{collection}/{id}/explain. */
 export interface Explanation {
@@ -59,6 +59,7 @@ export interface Explanation {
     readonly watermark: string | null;
     readonly at: string;
   } | null;
+  readonly ahead_of_watermark: { readonly audit_id: string; readonly updated_at: string; readonly watermark: string | null } | null;
   readonly absent_in_source: { readonly audit_id: string; readonly at: string } | null;
   readonly findings: readonly string[];
   readonly last_audit: { readonly id: string; readonly status: string; readonly started_at: string; readonly finished_at: string | null } | null;
@@ -69,8 +70,11 @@ export type HealCause = (typeof HEAL_CAUSES)[number];
 export const HEAL_CAUSE_WORDS: Readonly<Record<HealCause, string>> = {
   missed: "missed (absent from the store)",
   stale: "stale (older in the store)",
-  changed_without_advancing: "changed without advancing updated_at",
+  changed_without_advancing: "changed without its change time moving",
 };
+
+/** Records changed after the last sync: not misses, and not healed; the next sync brings them. */
+export const AHEAD_WORDS = "changed after the last sync";
 
 export interface AuditEntity {
   readonly entity: string;
@@ -78,6 +82,7 @@ export interface AuditEntity {
   readonly source_records: number;
   readonly stored_records: number;
   readonly healed: Readonly<Record<HealCause, number>>;
+  readonly ahead_of_watermark: number;
   readonly absent_in_source: number;
   readonly sample_ids: readonly string[];
   readonly findings: readonly RunFinding[];

@@ -91,6 +91,16 @@ export async function explainView(
               " against the watermark ",
               timeOf(explanation.healed_by_audit.watermark),
             ),
+        explanation.ahead_of_watermark === null
+          ? []
+          : fact(
+              "Changed after the last sync",
+              "audit ",
+              h("a", { href: auditHref(id, explanation.ahead_of_watermark.audit_id) }, explanation.ahead_of_watermark.audit_id),
+              " saw it changed at ",
+              timeOf(explanation.ahead_of_watermark.updated_at),
+              "; the next sync brings it",
+            ),
         explanation.absent_in_source === null
           ? []
           : fact("Not at the source", "in audit ", h("a", { href: auditHref(id, explanation.absent_in_source.audit_id) }, explanation.absent_in_source.audit_id)),

@@ -24,6 +24,8 @@ const TOKEN = "data-trust-source-token-51d0";
 const LEADS = 120; // two pages of leads
 const UNPARSEABLE_LEAD = "lead-unparseable";
 const LATE_LEAD = "lead-late";
+/** Created at the source while the audit reads leads: an ordinary change after the last sync, which the next sync brings. */
+const NEW_LEAD = "lead-new-during-audit";
 
 const data: CrmData = {
   // Two pipelines: each card draws its own funnel.
@@ -361,6 +363,7 @@ describe("the console's data-trust screens, end to end (Chromium, the local serv
     await owner.keyboard.press("Enter");
     await owner.getByRole("heading", { name: "Audit", level: 1 }).waitFor();
     await hold.reached;
+    data.leads!.push(leadRecord({ id: NEW_LEAD, name: "Created during the audit", updated_at: "2026-02-04T09:00:00Z" }));
     await owner.locator('.audit-status[data-status="running"]').waitFor();
     await owner.locator('tr[data-entity="contacts"] .badge', { hasText: "succeeded" }).waitFor();
     expect(await owner.locator('tr[data-entity="leads"] .badge').textContent()).toBe("running");
@@ -372,7 +375,13 @@ describe("the console's data-trust screens, end to end (Chromium, the local serv
     expect(await cell("leads", "missed")).toBe("1");
     expect(await cell("contacts", "changed_without_advancing")).toBe("1");
     expect(await cell("tasks", "missed")).toBe("0");
-    expect(await owner.locator(".healed-total").textContent()).toBe("Healed 2 records: 1 missed (absent from the store), 1 changed without advancing updated_at.");
+    // The lead created while the audit read is counted apart, never as healed.
+    expect(await owner.locator('tr[data-entity="leads"] td[data-count="ahead_of_watermark"]').textContent()).toBe("1");
+    expect(await owner.locator(".healed-total").textContent()).toBe(
+      "Healed 2 records: 1 missed (absent from the store), 1 changed without its change time moving. 1 record changed after the last sync: nothing to heal, the next sync brings it.",
+    );
+    // Owner words: no field name on the screen.
+    expect(await owner.locator("main").textContent()).not.toMatch(/updated_at|watermark|ahead_of_watermark|changed_without_advancing/);
     const samples = owner.getByRole("region", { name: "Healed records: samples" });
     expect(await samples.locator('[data-entity="leads"]').getByRole("link").allTextContents()).toEqual([LATE_LEAD]);
     expect(await samples.locator('[data-entity="contacts"]').getByRole("link").allTextContents()).toEqual(["contact-1"]);
@@ -383,6 +392,15 @@ describe("the console's data-trust screens, end to end (Chromium, the local serv
     await owner.getByRole("link", { name: "← Audits" }).click();
     await owner.getByRole("list", { name: "Audits" }).locator("li", { hasText: /succeeded · .* · healed 2$/ }).waitFor();
     await expectAccessible(owner, "the audits list");
+  });
+
+  it("a record changed after the last sync is explained as such: not stored yet, and the next sync brings it", async () => {
+    await owner.goto(`${connectionUrl}/explain/leads/${NEW_LEAD}`);
+    const verdict = owner.locator('section[data-verdict="ahead-of-watermark"][data-present="false"]');
+    await verdict.waitFor();
+    expect(await owner.locator(".explain-detail").textContent()).toMatch(/^Changed at the source after the last sync .*; the next sync brings it\.$/);
+    expect(await localTimesIn(verdict.locator('[data-fact="Changed after the last sync"]'))).toEqual(["2026-02-04T09:00:00.000Z"]);
+    await expectAccessible(owner, "a record changed after the last sync");
   });
 
   it("a healed record's explanation says healed-by-audit, links the audit, and its lineage names it", async () => {

@@ -33,7 +33,13 @@ export const AuditEntitySchema = v.object({
   source_records: count,
   /** Records of the entity the store held when the audit finished reading it (healed ones included). */
   stored_records: count,
+  /** What the audit healed: records at or below the watermark the store lacked or held wrong. The only alarm figures. */
   healed: HealedCountsSchema,
+  /**
+   * Records changed at the source after the last sync (their compared timestamp past the entity's watermark)
+   * that the store does not yet hold as the source has them: not misses; left to the next sync, which asks for them.
+   */
+  ahead_of_watermark: count,
   /** Records the store holds that the source no longer returns: counted, never deleted (omission never deletes). */
   absent_in_source: count,
   /** A few ids of healed records (then of absent ones), at most AUDIT_SAMPLE_IDS. */

@@ -54,7 +54,11 @@ export const SyncRunFinishedSchema = v.strictObject({
 });
 export type SyncRunFinished = v.InferOutput<typeof SyncRunFinishedSchema>;
 
-/** An audit ended: what it healed, by cause, and what the source no longer returns. */
+/**
+ * An audit ended: what it healed, by cause (the alarm), what changed after
+ * the last sync (not a miss: the next sync brings it), and what the source
+ * no longer returns.
+ */
 export const AuditFinishedSchema = v.strictObject({
   ...subject,
   audit_id: v.string(),
@@ -62,6 +66,7 @@ export const AuditFinishedSchema = v.strictObject({
   started_at: IsoTimeSchema,
   finished_at: IsoTimeSchema,
   healed: v.strictObject({ missed: count, stale: count, changed_without_advancing: count }),
+  ahead_of_watermark: count,
   absent_in_source: count,
 });
 export type AuditFinished = v.InferOutput<typeof AuditFinishedSchema>;

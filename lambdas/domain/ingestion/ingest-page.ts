@@ -94,13 +94,15 @@ export async function ingestPage(
   });
   const findings = pageFindings(prepared.findings, input.findingSamples ?? {});
 
+  // An audit's page writes only what it heals, and never a listing hash: the sync's incremental listing is not its.
+  const audit = runModeOf(input.run.runId) === "audit" ? await auditPlan(deps, input, prepared.writes) : undefined;
+  // Nor does it move the watermark: what is past it is left to the next sync, which asks from it (docs/audits.md).
   const advances =
+    audit === undefined &&
     definition.incremental &&
     prepared.maxCompared !== null &&
     (input.watermark === null || prepared.maxCompared > input.watermark);
   const watermark = advances ? prepared.maxCompared : input.watermark;
-  // An audit's page writes only what it heals, and never a listing hash: the sync's incremental listing is not its.
-  const audit = runModeOf(input.run.runId) === "audit" ? await auditPlan(deps, input, prepared.writes) : undefined;
   // Always committed, even with nothing to write: the commit is also the run's fence, lease and progress.
   await deps.store.commitPage({
     connectionId: input.connectionId,
@@ -114,7 +116,7 @@ export async function ingestPage(
       records: prepared.records,
       stages: prepared.stages,
       unresolvedWonLost: prepared.unresolvedLeadIds.length,
-      ...(audit === undefined ? {} : { audit: { healed: audit.healed, sampleIds: audit.sampleIds } }),
+      ...(audit === undefined ? {} : { audit: { healed: audit.healed, ahead: audit.ahead, sampleIds: audit.sampleIds } }),
       ...(findings.findings.length > 0 ? { findings: findings.findings } : {}),
       leaseUntil: input.run.leaseUntil,
       committedAt: input.run.committedAt,
@@ -136,7 +138,7 @@ export async function ingestPage(
     records: prepared.records,
     has_more: sourcePage.hasMore,
     watermark,
-    ...(audit === undefined ? {} : { healed: audit.healed }),
+    ...(audit === undefined ? {} : { healed: audit.healed, ahead_of_watermark: audit.ahead }),
   });
 
   return {

@@ -1,14 +1,16 @@
 import * as v from "valibot";
 import { COLLECTIONS, type Collection } from "../core/entities";
 import { HealCauseSchema } from "../core/audit-summary";
+import { AUDIT_ENTITIES, type AuditEntity } from "../core/run-mode";
 import { findConnection } from "./connection-operations";
 import type { OnboardingDeps } from "./onboarding-deps";
 import { InvalidFieldError, NotFoundError } from "./onboarding-errors";
+import type { RecordTrace } from "../core/ports/audit-store";
 
 /** The kit's rule id for an updated_at that is missing or does not parse (lambdas/domain/source-contract/rules/record-rules.ts). */
 export const UPDATED_AT_RULE = "record.updated-at";
 
-export const EXPLAIN_VERDICTS = ["current", "updated-at-unparseable", "healed-by-audit", "soft-deleted", "never-returned"] as const;
+export const EXPLAIN_VERDICTS = ["current", "updated-at-unparseable", "healed-by-audit", "soft-deleted", "never-returned", "ahead-of-watermark"] as const;
 
 /** Why a record is (or is not) what the store holds, for a person: one verdict and one or two sentences. */
 export const ExplanationSchema = v.object({
@@ -22,6 +24,8 @@ export const ExplanationSchema = v.object({
   healed_by_audit: v.nullable(
     v.object({ audit_id: v.string(), cause: HealCauseSchema, updated_at: v.nullable(v.string()), watermark: v.nullable(v.string()), at: v.string() }),
   ),
+  /** The last audit saw the record changed after the last sync (past the watermark) and left it to the next sync. */
+  ahead_of_watermark: v.nullable(v.object({ audit_id: v.string(), updated_at: v.string(), watermark: v.nullable(v.string()) })),
   /** The last audit that did not find the record at the source (it is kept: omission never deletes). */
   absent_in_source: v.nullable(v.object({ audit_id: v.string(), at: v.string() })),
   /** Rule ids the record hit when it was last written. */
@@ -66,15 +70,22 @@ export async function explainRecord(
   }
   const [trace, [lastAudit]] = await Promise.all([deps.audits.recordTrace(id, name, key), deps.runs.listAudits(id, { limit: 1 })]);
   const last = lastAudit === undefined ? null : { id: lastAudit.id, status: lastAudit.status, started_at: lastAudit.started_at, finished_at: lastAudit.finished_at };
+  const ahead = last === null ? null : await aheadOfStore(deps, id, last.id, name, recordId, trace);
   const base = {
     collection: name,
     record_id: recordId,
     updated_at: null,
     healed_by_audit: null,
+    ahead_of_watermark: ahead === null ? null : { audit_id: ahead.auditId, updated_at: ahead.updatedAt, watermark: ahead.watermark },
     absent_in_source: null,
     findings: [...trace.findings],
     last_audit: last,
   };
+  if (ahead !== null) {
+    // Not a miss: it changed after the last sync, which asks for everything past the watermark next time.
+    const present = trace.doc === null ? { present: false } : { present: true, updated_at: typeof trace.doc["updated_at"] === "string" ? trace.doc["updated_at"] : null };
+    return { ...base, ...present, verdict: "ahead-of-watermark", detail: `Changed at the source after the last sync (audit ${ahead.auditId} saw it changed at ${ahead.updatedAt}); the next sync brings it.` };
+  }
   if (trace.doc === null) {
     const when = last === null
       ? "No audit has run yet: POST .../audits reads every incremental entity from sync_since and would find it if the source returns it."
@@ -99,6 +110,15 @@ export async function explainRecord(
   }
   const findingNote = trace.findings.length === 0 ? "" : ` Its last write hit ${trace.findings.join(", ")}.`;
   return { ...present, verdict: "current", detail: `Synced as the source last returned it${updatedAt === null ? "" : ` (updated_at ${updatedAt})`}.${findingNote}${absentNote}` };
+}
+
+/** What the last audit saw of the record past the watermark, when the store does not hold that version yet. */
+async function aheadOfStore(deps: Pick<OnboardingDeps, "audits">, id: string, auditId: string, collection: Collection, recordId: string, trace: RecordTrace) {
+  if (!(AUDIT_ENTITIES as readonly string[]).includes(collection)) return null;
+  const seen = await deps.audits.seenAhead(id, auditId, collection as AuditEntity, recordId);
+  if (seen === null) return null;
+  const held = trace.doc === null ? null : (trace.sourceUpdatedAt ?? (typeof trace.doc["updated_at"] === "string" ? trace.doc["updated_at"] : null));
+  return held !== null && Date.parse(held) >= Date.parse(seen.updatedAt) ? null : seen;
 }
 
 function singular(collection: Collection): string {

@@ -58,6 +58,7 @@ function pipelineWrites(pipeline: PipelineOutput): RecordWrite[] {
   ];
 }
 
+// is_won, is_lost and loss_reason_id are the service's, not the source's: core/derived-fields.ts names them for audits.
 function leadWrites(lead: LeadOutput, context: WriteContext): RecordWrite[] {
   const { resolved, ...wonLost } = classifyLead(lead, context.stageKinds);
   if (!resolved) context.onUnresolvedLead(lead.id);

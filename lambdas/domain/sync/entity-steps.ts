@@ -71,7 +71,7 @@ export async function startEntity(
   });
   const incremental = entityDefinition(entity).incremental;
   const watermark = incremental ? await deps.records.getWatermark(run.connection_id, entity) : null;
-  // An audit reads the entity in full from sync_since; its pages still never move the watermark back (ingestPage).
+  // An audit reads the entity in full from sync_since and never moves the watermark: it classifies against it (heal-plan.ts).
   const from = runModeOf(run.run_id) === "audit" ? null : watermark;
   return {
     entity,

@@ -53,7 +53,7 @@ export async function runEndNotices(deps: SyncDeps, run: ExecutionRun, summary: 
   }
 }
 
-/** "Audit Finished": what the audit healed, by cause over its entities, and what the source no longer returns. Never the token. */
+/** "Audit Finished": what the audit healed, by cause over its entities, what the next sync brings, and what the source no longer returns. Never the token. */
 async function auditFinished(deps: SyncDeps, run: ExecutionRun, audit: AuditSummary, status: "succeeded" | "failed", finishedAt: string): Promise<void> {
   const total = (cause: HealCause) => audit.entities.reduce((sum, row) => sum + row.healed[cause], 0);
   await deps.events.publish({
@@ -67,6 +67,7 @@ async function auditFinished(deps: SyncDeps, run: ExecutionRun, audit: AuditSumm
       started_at: audit.started_at,
       finished_at: finishedAt,
       healed: { missed: total("missed"), stale: total("stale"), changed_without_advancing: total("changed_without_advancing") },
+      ahead_of_watermark: audit.entities.reduce((sum, row) => sum + row.ahead_of_watermark, 0),
       absent_in_source: audit.entities.reduce((sum, row) => sum + row.absent_in_source, 0),
     },
   });

@@ -13,7 +13,7 @@ import { ConnectionTestResultSchema } from "../../domain/onboarding/test-connect
 import { FunnelSchema } from "../../domain/onboarding/funnel-analytics";
 import { QualitySchema } from "../../domain/onboarding/quality-operations";
 import { AuditListSchema, AuditStartedSchema } from "../../domain/onboarding/audit-operations";
-import { ExplanationSchema } from "../../domain/onboarding/explain-record";
+import { EXPLAIN_VERDICTS, ExplanationSchema } from "../../domain/onboarding/explain-record";
 import { AuditSummarySchema } from "../../domain/core/audit-summary";
 import { errorStatusesByName, RETRY_AFTER_SECONDS } from "./error-status";
 import { PreflightRunSchema } from "../../domain/preflight/preflight-run";
@@ -110,8 +110,8 @@ function responsesOf(route: Route): Record<string, unknown> {
     getQuality: { description: "Per entity and rule: the count in the last successful run, the counts over the last 10 finished runs, sample ids and the rule's fix", content: content(ref("Quality")) },
     startAudit: { description: "The audit started; read it back with getAudit", content: content(ref("AuditStarted")) },
     listAudits: { description: "Audit summaries, newest first", content: content(ref("AuditList")) },
-    explainRecord: { description: "The verdict: current, updated-at-unparseable, healed-by-audit, soft-deleted or never-returned (present false, never a bare 404)", content: content(ref("Explanation")) },
-    getAudit: { description: "The audit: per entity the records the source returned, the store holds, healed by cause, absent at the source", content: content(ref("AuditSummary")) },
+    explainRecord: { description: `The verdict: ${EXPLAIN_VERDICTS.join(", ")} (never-returned and a record ahead the store lacks: present false, never a bare 404)`, content: content(ref("Explanation")) },
+    getAudit: { description: "The audit: per entity the records the source returned, the store holds, healed by cause, changed after the last sync (ahead of the watermark: left to the next sync, not healed), absent at the source", content: content(ref("AuditSummary")) },
     getFunnel: { description: "Per pipeline: leads per stage in stage order, won, lost, revenue won, top loss reasons, unresolved won/lost, overdue tasks, connected calls", content: content(ref("Funnel")) },
   };
   const errors = Object.fromEntries(

@@ -121,7 +121,7 @@ export const ROUTES: readonly Route[] = [
   {
     routeKey: `GET ${CONNECTIONS}/{id}/audits/{auditId}`,
     operationId: "getAudit",
-    summary: "One audit: per entity what the source returned, what the store holds, what was healed and why",
+    summary: "One audit: per entity what the source returned, what the store holds, what was healed and why, and what changed after the last sync",
     successStatus: 200,
     handle: (deps, request) => getAudit(deps, request.account, param(request, "id"), param(request, "auditId")),
   },

@@ -1,7 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, test } from "vitest";
 import { DynamoDbAuditStore } from "../../../lambdas/adapters/dynamodb/audits/dynamodb-audit-store";
-import { classifyRecord } from "../../../lambdas/domain/audits/heal-plan";
 import { StoredVersionNewerError } from "../../../lambdas/domain/core/errors";
 import type { RecordWrite } from "../../../lambdas/domain/core/ports/record-store";
 import { DynamoDbRunStore } from "../../../lambdas/adapters/dynamodb/runs/dynamodb-run-store";
@@ -27,19 +26,7 @@ const contact = (updatedAt: string, phone: string): RecordWrite => ({
 });
 const heal = (auditId: string, cause: "missed" | "stale" | "changed_without_advancing") => ({ auditId, cause, updatedAt: null, watermark: null, at: "2026-05-01T00:00:00.000Z" });
 
-describe("the heal rules", () => {
-  test("audit classifies each record by cause: missed, stale, changed_without_advancing; nothing when equal or the stored one is newer", () => {
-    const source = contact("2026-03-02T00:00:00.000Z", "+1");
-    const stored = (write: RecordWrite, healedBy: { auditId: string; cause: "stale" } | null = null) => ({ doc: JSON.stringify(write.doc), healedBy });
-    expect(classifyRecord(source.doc, undefined, "audit-a")).toEqual({ cause: "missed", write: true });
-    expect(classifyRecord(source.doc, stored(contact("2026-03-01T00:00:00.000Z", "+1")), "audit-a")).toEqual({ cause: "stale", write: true });
-    expect(classifyRecord(source.doc, stored(contact("2026-03-02T00:00:00.000Z", "+0")), "audit-a")).toEqual({ cause: "changed_without_advancing", write: true });
-    expect(classifyRecord(source.doc, stored(source), "audit-a")).toBeNull();
-    expect(classifyRecord(source.doc, stored(contact("2026-03-03T00:00:00.000Z", "+9")), "audit-a")).toBeNull();
-    // A page replayed after this audit healed the record: counted again with its cause, not written again.
-    expect(classifyRecord(source.doc, stored(source, { auditId: "audit-a", cause: "stale" }), "audit-a")).toEqual({ cause: "stale", write: false });
-  });
-
+describe("the heal guard", () => {
   test("an audit never overwrites a newer stored version: the guarded Put refuses it and the page writes nothing", async () => {
     const connectionId = `conn-${randomUUID()}`;
     const auditId = `audit-20260501T000000000Z-${randomUUID().slice(0, 6)}`;

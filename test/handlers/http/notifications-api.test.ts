@@ -108,6 +108,7 @@ describe("events out, and the workspace's notifications", () => {
           started_at: new Date(time).toISOString(),
           finished_at: new Date(time).toISOString(),
           healed: { missed: 0, stale: 0, changed_without_advancing: 0 },
+          ahead_of_watermark: 0,
           absent_in_source: 0,
         },
       },

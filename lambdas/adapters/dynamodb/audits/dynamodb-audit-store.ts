@@ -10,7 +10,7 @@ import {
 import { DynamoDbTableAdapter } from "../table/dynamodb-table-adapter";
 import type { Collection } from "../../../domain/core/entities";
 import { StoreUnavailableError } from "../../../domain/core/errors";
-import type { AuditStore, RecordTrace, StoredVersion } from "../../../domain/core/ports/audit-store";
+import type { AuditStore, PageAhead, RecordTrace, SeenAhead, StoredVersion } from "../../../domain/core/ports/audit-store";
 import type { AuditEntity } from "../../../domain/core/run-mode";
 import { ATTR, partPartitionKey, partSortKey, recordPartitionKey, recordShardPartitionKeys, recordSortKey } from "../records/keys";
 import { AUDIT_ATTR, AUDIT_RETURNED_RETENTION_DAYS, returnedEntityPrefix, returnedPartitionKey, returnedSortKey } from "./audit-keys";
@@ -24,6 +24,8 @@ const LINEAGE_FINDINGS = "findings";
 const BATCH_GET_MAX_KEYS = 100;
 const BATCH_GET_ATTEMPTS = 5;
 const HEAL_CAUSES = new Set(["missed", "stale", "changed_without_advancing"]);
+/** Pages of an audit read per Query when looking for a record past the watermark: usually the last one or two hold them all. */
+const SEEN_AHEAD_PAGES_PER_QUERY = 10;
 
 /** AuditStore on the single table: reads record heads (../records/keys.ts) and keeps the ids each page returned (./audit-keys.ts). */
 export class DynamoDbAuditStore extends DynamoDbTableAdapter implements AuditStore {
@@ -40,8 +42,16 @@ export class DynamoDbAuditStore extends DynamoDbTableAdapter implements AuditSto
     return versions;
   }
 
-  async rememberReturned(connectionId: string, auditId: string, entity: AuditEntity, page: number, ids: readonly string[], at: string): Promise<void> {
+  async rememberReturned(connectionId: string, auditId: string, entity: AuditEntity, page: number, ids: readonly string[], at: string, ahead?: PageAhead): Promise<void> {
     const expiresAt = Math.floor(Date.parse(at) / 1000) + AUDIT_RETURNED_RETENTION_DAYS * 86_400;
+    const seen: Item =
+      ahead === undefined
+        ? {}
+        : {
+            [AUDIT_ATTR.settled]: { BOOL: ahead.settled },
+            [AUDIT_ATTR.watermark]: ahead.watermark === null ? { NULL: true } : { S: ahead.watermark },
+            ...(ahead.ahead.length === 0 ? {} : { [AUDIT_ATTR.ahead]: { S: JSON.stringify(ahead.ahead.map((record) => [record.id, record.updatedAt])) } }),
+          };
     await this.client.send(
       new PutItemCommand({
         TableName: this.tableName,
@@ -49,10 +59,40 @@ export class DynamoDbAuditStore extends DynamoDbTableAdapter implements AuditSto
           [AUDIT_ATTR.pk]: { S: returnedPartitionKey(connectionId, auditId) },
           [AUDIT_ATTR.sk]: { S: returnedSortKey(entity, page) },
           [AUDIT_ATTR.ids]: { S: JSON.stringify(ids) },
+          ...seen,
           [AUDIT_ATTR.expiresAt]: { N: String(expiresAt) },
         },
       }),
     );
+  }
+
+  async seenAhead(connectionId: string, auditId: string, entity: AuditEntity, id: string): Promise<SeenAhead | null> {
+    let startKey: Item | undefined;
+    do {
+      // Newest page first: records ascend, so those past the watermark sit on the entity's last pages.
+      const out = await this.client.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          KeyConditionExpression: "#pk = :pk AND begins_with(#sk, :entity)",
+          ProjectionExpression: "#ahead, #settled, #watermark",
+          ExpressionAttributeNames: { "#pk": AUDIT_ATTR.pk, "#sk": AUDIT_ATTR.sk, "#ahead": AUDIT_ATTR.ahead, "#settled": AUDIT_ATTR.settled, "#watermark": AUDIT_ATTR.watermark },
+          ExpressionAttributeValues: { ":pk": { S: returnedPartitionKey(connectionId, auditId) }, ":entity": { S: returnedEntityPrefix(entity) } },
+          ScanIndexForward: false,
+          Limit: SEEN_AHEAD_PAGES_PER_QUERY,
+          ExclusiveStartKey: startKey,
+          ConsistentRead: true,
+        }),
+      );
+      for (const item of out.Items ?? []) {
+        const ahead = JSON.parse(item[AUDIT_ATTR.ahead]?.S ?? "[]") as [string, string][];
+        const found = ahead.find(([aheadId]) => aheadId === id);
+        if (found !== undefined) return { auditId, updatedAt: found[1], watermark: item[AUDIT_ATTR.watermark]?.S ?? null };
+        // A page at or below the watermark, or one kept before audits remembered what was ahead: none before it is ahead.
+        if (item[AUDIT_ATTR.settled]?.BOOL !== false) return null;
+      }
+      startKey = out.LastEvaluatedKey;
+    } while (startKey !== undefined);
+    return null;
   }
 
   async closeEntity(connectionId: string, auditId: string, entity: AuditEntity, at: string): Promise<{ readonly storedRecords: number; readonly absentIds: readonly string[] }> {
@@ -69,7 +109,7 @@ export class DynamoDbAuditStore extends DynamoDbTableAdapter implements AuditSto
       new GetItemCommand({ TableName: this.tableName, Key: { [ATTR.pk]: { S: recordPartitionKey(connectionId, collection, sk) }, [ATTR.sk]: { S: sk } }, ConsistentRead: true }),
     );
     const head = out.Item;
-    if (head === undefined) return { doc: null, healed: null, absent: null, findings: [] };
+    if (head === undefined) return { doc: null, healed: null, absent: null, findings: [], sourceUpdatedAt: null };
     const doc = JSON.parse(await this.fullDoc(connectionId, collection, head)) as Record<string, unknown>;
     const mark = head[ATTR.healed]?.M;
     const by = healedBy(head);
@@ -80,6 +120,7 @@ export class DynamoDbAuditStore extends DynamoDbTableAdapter implements AuditSto
       absent: absent?.["audit_id"]?.S === undefined ? null : { auditId: absent["audit_id"].S, at: absent["at"]?.S ?? "" },
       // The lineage's list of rule ids, when the record's lineage keeps one (core/record-lineage.ts).
       findings: (head[LINEAGE_FINDINGS]?.L ?? []).flatMap((item) => (item.S === undefined ? [] : [item.S])),
+      sourceUpdatedAt: head[ATTR.lastWritten]?.M?.["source_updated_at"]?.S ?? null,
     };
   }
 

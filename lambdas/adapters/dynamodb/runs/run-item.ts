@@ -102,6 +102,7 @@ export const RUN_ATTR = {
   auditHealedMissed: "healed_missed",
   auditHealedStale: "healed_stale",
   auditHealedChanged: "healed_changed",
+  auditAhead: "ahead_of_watermark",
   auditSampleIds: "sample_ids",
   auditStoredRecords: "stored_records",
   auditAbsent: "absent_in_source",
@@ -583,6 +584,11 @@ export function pageFence(tableName: string, connectionId: string, run: PageRun)
     values[":hs"] = { N: String(requireCount("stale", healed.stale)) };
     values[":hc"] = { N: String(requireCount("changed_without_advancing", healed.changed_without_advancing)) };
     adds.push("#entities.#entity.#hm :hm", "#entities.#entity.#hs :hs", "#entities.#entity.#hc :hc");
+    if (run.audit.ahead > 0) {
+      names["#ahead"] = RUN_ATTR.auditAhead;
+      values[":ahead"] = { N: String(requireCount("ahead", run.audit.ahead)) };
+      adds.push("#entities.#entity.#ahead :ahead");
+    }
     if (sampleIds.length > 0) {
       names["#samples"] = RUN_ATTR.auditSampleIds;
       values[":samples"] = { L: sampleIds.slice(0, AUDIT_SAMPLE_IDS).map((id) => ({ S: id })) };
@@ -662,6 +668,7 @@ const AuditRowExtrasSchema = v.object({
   [RUN_ATTR.auditHealedMissed]: v.optional(v.number(), 0),
   [RUN_ATTR.auditHealedStale]: v.optional(v.number(), 0),
   [RUN_ATTR.auditHealedChanged]: v.optional(v.number(), 0),
+  [RUN_ATTR.auditAhead]: v.optional(v.number(), 0),
   [RUN_ATTR.auditSampleIds]: v.optional(v.array(v.string()), []),
   [RUN_ATTR.auditStoredRecords]: v.optional(v.number(), 0),
   [RUN_ATTR.auditAbsent]: v.optional(v.number(), 0),
@@ -695,6 +702,7 @@ export function readAuditItem(item: Item): AuditSummary {
           source_records: row.records,
           stored_records: extras[RUN_ATTR.auditStoredRecords],
           healed,
+          ahead_of_watermark: extras[RUN_ATTR.auditAhead],
           absent_in_source: extras[RUN_ATTR.auditAbsent],
           sample_ids: [...extras[RUN_ATTR.auditSampleIds], ...extras[AUDIT_ABSENT_SAMPLES]].slice(0, AUDIT_SAMPLE_IDS),
           findings: row.findings,

@@ -74,6 +74,8 @@ export interface PageRun {
 /** What one page of an audit adds to its entity's row. */
 export interface PageAudit {
   readonly healed: { readonly missed: number; readonly stale: number; readonly changed_without_advancing: number };
+  /** Records past the entity's watermark the store does not hold as the source has them: left to the next sync. */
+  readonly ahead: number;
   /** Ids of healed records to append to the row's examples (the summary shows the first AUDIT_SAMPLE_IDS). */
   readonly sampleIds: readonly string[];
 }
