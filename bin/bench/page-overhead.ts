@@ -3,6 +3,7 @@ import type { StageKinds } from "../../lambdas/domain/core/ports/record-store";
 import { recordHits, tallyPage } from "../../lambdas/domain/ingestion/record-findings";
 import { LeadSchema } from "../../lambdas/domain/records/lead";
 import { parseRecord } from "../../lambdas/domain/records/parse-record";
+import { latestTrusted } from "../../lambdas/domain/core/present-bound";
 import type { Dataset } from "../reference-source/records";
 import { startReferenceSource } from "../reference-source/start-reference-source";
 import { benchClient, bySize, dropTable, freshTable, type BenchContext, type MeasurementResult } from "./bench-env";
@@ -117,7 +118,8 @@ function findingsPerPageMs(dataset: Dataset, seconds: number): number {
   const raw = JSON.parse(JSON.stringify(dataset.leads.slice(0, 100))) as Record<string, unknown>[];
   const leads = raw.map((record, index) => parseRecord(LeadSchema, record, index) as { id: string });
   const stageKinds: StageKinds = new Map(dataset.pipelines.map((pipeline) => [pipeline.id, new Map(pipeline.stages.map((stage) => [stage.id, stage.kind]))]));
-  const context = { stageKinds, userIds: new Set(dataset.users.map((user) => user.id)) };
+  // As the page task checks them: record.updated-at-future against the clock plus the allowance too.
+  const context = { stageKinds, userIds: new Set(dataset.users.map((user) => user.id)), latestTrusted: latestTrusted(new Date()) };
   const page = () => {
     const hits = leads.map((lead, index) => ({ id: lead.id, hits: recordHits("leads", raw[index]!, lead, context) }));
     return tallyPage(hits).length + new Map(hits.map(({ id, hits: hit }) => [id, hit.map((each) => each.rule)])).size;

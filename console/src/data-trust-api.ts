@@ -42,7 +42,7 @@ export interface RecordWithLineage {
   readonly lineage: RecordLineage | null;
 }
 
-export const VERDICTS = ["current", "updated-at-unparseable", "healed-by-audit", "soft-deleted", "never-returned", "ahead-of-watermark"] as const;
+export const VERDICTS = ["current", "updated-at-unparseable", "updated-at-future", "healed-by-audit", "soft-deleted", "never-returned", "ahead-of-watermark"] as const;
 
 /** GET .../records/{collection}/{id}/explain. */
 export interface Explanation {

@@ -61,6 +61,16 @@ export const MAX_RATE_LIMIT = 1000;
  */
 export const WATERMARK_SAFETY_MARGIN_SECONDS = 120;
 /**
+ * How far past the service's own clock a compared timestamp may be and still
+ * move the watermark: a source's clock a little fast (NTP drift, a server in
+ * another zone writing local time as UTC for minutes) is tolerated; anything
+ * later is a clock gone wrong or a placeholder date (9999-12-31), stored as
+ * sent but never trusted as "the newest change", so one such record cannot
+ * make every later run ask for nothing. 10 minutes: far above ordinary drift,
+ * far below a run's schedule interval.
+ */
+export const CLOCK_SKEW_ALLOWANCE_SECONDS = 600;
+/**
  * Page tasks per Standard execution before the run continues in a fresh one.
  * Bounds the history under Step Functions' 25,000 events even if every page
  * takes all its retries (see test/statemachine/history-bound.test.ts).

@@ -11,6 +11,7 @@ import type { HealedCounts } from "../core/audit-summary";
 import { AUDIT_ENTITIES, runModeOf, type AuditEntity } from "../core/run-mode";
 import { planAuditPage } from "../audits/heal-plan";
 import { NAMES_USERS, pageFindings, type SampledSoFar } from "./record-findings";
+import { latestTrusted } from "../core/present-bound";
 
 export interface IngestPageDeps {
   readonly source: SourceClient;
@@ -91,6 +92,8 @@ export async function ingestPage(
     previous: input.previous,
     stageKinds,
     userIds,
+    // A compared timestamp past the page's clock plus the allowance is stored, but never moves the watermark.
+    latestTrusted: latestTrusted(new Date(input.run.committedAt)),
   });
   const findings = pageFindings(prepared.findings, input.findingSamples ?? {});
 

@@ -4,6 +4,7 @@ import { PaginationError } from "../core/errors";
 import type { RecordWrite, StageKinds, WriteLineage } from "../core/ports/record-store";
 import { isPlainObject } from "../records/fields/object";
 import { parseRecord } from "../records/parse-record";
+import { isPastPresent } from "../core/present-bound";
 import { entityDefinition } from "../source-contract/entity-catalog";
 import { recordHits, tallyPage, type PageTally } from "./record-findings";
 
@@ -23,7 +24,7 @@ export interface PreparedPage {
   readonly unresolvedLeadIds: readonly string[];
   /** In write order: derived loss reasons first, then the records. */
   readonly writes: readonly RecordWrite[];
-  /** Largest compared timestamp on the page, or null when none has one. */
+  /** Largest compared timestamp on the page not past `latestTrusted`, or null when none has one: what may move the watermark. */
   readonly maxCompared: string | null;
   readonly fingerprint: PageFingerprint;
   /** The silent rules the page's distinct records hit, by rule. */
@@ -44,6 +45,12 @@ export function preparePage(input: {
   readonly stageKinds: StageKinds;
   /** Ids of the users stored for the connection (reference.user); absent: not checked. */
   readonly userIds?: ReadonlySet<string> | null;
+  /**
+   * The latest compared timestamp trusted now (core/present-bound.ts): a later
+   * one is stored as sent but never moves the watermark, and is a finding
+   * (record.updated-at-future). Absent: every timestamp is trusted.
+   */
+  readonly latestTrusted?: string;
 }): PreparedPage {
   const definition = entityDefinition(input.entity);
   // Every record is validated before anything is written: one bad record fails the page.
@@ -66,6 +73,7 @@ export function preparePage(input: {
       );
     }
     lastCompared = compared;
+    if (input.latestTrusted !== undefined && isPastPresent(compared, input.latestTrusted)) continue;
     if (maxCompared === null || compared > maxCompared) maxCompared = compared;
   }
 
@@ -77,7 +85,7 @@ export function preparePage(input: {
     distinct.set(record.id, record);
     rawOf.set(record.id, input.data[index]);
   });
-  const findingContext = { stageKinds: input.stageKinds, userIds: input.userIds ?? null };
+  const findingContext = { stageKinds: input.stageKinds, userIds: input.userIds ?? null, ...(input.latestTrusted === undefined ? {} : { latestTrusted: input.latestTrusted }) };
   // Each distinct record's hits, once: the page's findings tally them, and a record's lineage keeps their rule ids.
   const hits = [...distinct.values()].map((record) => {
     const raw = rawOf.get(record.id);

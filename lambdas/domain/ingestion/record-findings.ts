@@ -18,6 +18,8 @@ export interface FindingContext {
   readonly stageKinds: StageKinds;
   /** Ids of the users stored for the connection; null or empty: not known, reference.user is not checked. */
   readonly userIds: ReadonlySet<string> | null;
+  /** The latest compared timestamp the run trusts (core/present-bound.ts); absent: record.updated-at-future is not checked. */
+  readonly latestTrusted?: string;
 }
 
 /** One rule one record hit. */
@@ -39,7 +41,7 @@ const text = (value: unknown): string | null => (typeof value === "string" && va
  */
 export function recordHits(entity: SyncEntity, raw: Record<string, unknown>, output: { readonly id: string }, context: FindingContext): RecordHit[] {
   const hits: RecordHit[] = [];
-  const observation = { entity, raw, recordId: output.id, invalid: null, output };
+  const observation = { entity, raw, recordId: output.id, invalid: null, output, ...(context.latestTrusted === undefined ? {} : { latestTrusted: context.latestTrusted }) };
   for (const silent of SILENT_RECORD_RULES) {
     const detail = silent.check(observation);
     if (detail !== null) hits.push({ rule: silent.id, severity: silent.severity, detail });

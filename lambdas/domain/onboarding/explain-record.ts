@@ -6,11 +6,14 @@ import { findConnection } from "./connection-operations";
 import type { OnboardingDeps } from "./onboarding-deps";
 import { InvalidFieldError, NotFoundError } from "./onboarding-errors";
 import type { RecordTrace } from "../core/ports/audit-store";
+import { isPastPresent, latestTrusted } from "../core/present-bound";
 
 /** The kit's rule id for an updated_at that is missing or does not parse (lambdas/domain/source-contract/rules/record-rules.ts). */
 export const UPDATED_AT_RULE = "record.updated-at";
+/** The sync's rule id for a compared timestamp past the present (lambdas/domain/source-contract/rules/record-rules.ts). */
+export const UPDATED_AT_FUTURE_RULE = "record.updated-at-future";
 
-export const EXPLAIN_VERDICTS = ["current", "updated-at-unparseable", "healed-by-audit", "soft-deleted", "never-returned", "ahead-of-watermark"] as const;
+export const EXPLAIN_VERDICTS = ["current", "updated-at-unparseable", "updated-at-future", "healed-by-audit", "soft-deleted", "never-returned", "ahead-of-watermark"] as const;
 
 /** Why a record is (or is not) what the store holds, for a person: one verdict and one or two sentences. */
 export const ExplanationSchema = v.object({
@@ -50,7 +53,7 @@ const WATERMARKED: ReadonlySet<Collection> = new Set(["contacts", "leads", "task
  * over the key limit is a 404 as on the other record routes.
  */
 export async function explainRecord(
-  deps: Pick<OnboardingDeps, "connections" | "keySpace" | "audits" | "runs">,
+  deps: Pick<OnboardingDeps, "connections" | "keySpace" | "audits" | "runs" | "clock">,
   account: string,
   id: string,
   collection: string,
@@ -103,6 +106,10 @@ export async function explainRecord(
   }
   if ((WATERMARKED.has(name) && updatedAt === null) || trace.findings.includes(UPDATED_AT_RULE)) {
     return { ...present, verdict: "updated-at-unparseable", detail: `Stored, but its updated_at is missing or does not parse, so it can never move the watermark or be selected by a later updated_since: its future changes reach the store only through an audit.${absentNote}` };
+  }
+  const compared = trace.sourceUpdatedAt ?? updatedAt;
+  if ((compared !== null && isPastPresent(compared, latestTrusted(deps.clock.now()))) || trace.findings.includes(UPDATED_AT_FUTURE_RULE)) {
+    return { ...present, verdict: "updated-at-future", detail: `Stored as the source sent it, but its updated_at ${compared ?? ""} is later than the present, so it does not move the watermark and later changes are still synced; the source's clock or data needs fixing (${UPDATED_AT_FUTURE_RULE}).${absentNote}` };
   }
   if (healed !== null) {
     const versus = healed.watermark === null ? "before the entity had a watermark" : `against the watermark ${healed.watermark} at the time`;

@@ -7,6 +7,7 @@ import { entityDefinition } from "../source-contract/entity-catalog";
 import type { SyncDeps } from "./sync-deps";
 import type { ExecutionRun, SyncCursor, SyncState } from "./sync-state";
 import { updatedSince } from "./updated-since";
+import { trustedWatermark } from "../core/present-bound";
 
 /** The summary rows an entity's outcome lands on: /pipelines also carries the stages. */
 export function summaryRowsOf(entity: SyncEntity): SummaryEntity[] {
@@ -70,7 +71,13 @@ export async function startEntity(
     started: summaryRowsOf(entity),
   });
   const incremental = entityDefinition(entity).incremental;
-  const watermark = incremental ? await deps.records.getWatermark(run.connection_id, entity) : null;
+  const stored = incremental ? await deps.records.getWatermark(run.connection_id, entity) : null;
+  // A watermark past the present (stored before the rule, or by a source's clock gone wrong) would ask for nothing for
+  // ever: it is not trusted, and the entity is read again from sync_since; its first page writes a trusted one over it.
+  const watermark = trustedWatermark(stored, deps.clock.now());
+  if (watermark !== stored) {
+    deps.logger.warn("watermark past the present: read again from sync_since", { connection_id: run.connection_id, run_id: run.run_id, entity, watermark: stored });
+  }
   // An audit reads the entity in full from sync_since and never moves the watermark: it classifies against it (heal-plan.ts).
   const from = runModeOf(run.run_id) === "audit" ? null : watermark;
   return {

@@ -6,7 +6,7 @@ import { preparePage } from "../../../lambdas/domain/ingestion/prepare-page";
 import { contactRecord, eventRecord, leadRecord, type RawRecord } from "../../builders/source-records";
 
 /*
- * How an audit classifies one record it read (lambdas/audits/heal-plan.ts):
+ * How an audit classifies one record it read (lambdas/domain/audits/heal-plan.ts):
  * against the entity's committed watermark first, then against the stored
  * version by what the source sent. Records are prepared by the sync's own
  * preparePage, so the documents carry exactly what a page would store.

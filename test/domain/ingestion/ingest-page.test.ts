@@ -8,7 +8,7 @@ import { createMemoryLogger } from "../../../lambdas/adapters/local/json-logger"
 import { createHttpSourceClient } from "../../../lambdas/adapters/source-http/http-source-client";
 import { DynamoDbRunStore } from "../../../lambdas/adapters/dynamodb/runs/dynamodb-run-store";
 import { DynamoDbRecordStore } from "../../../lambdas/adapters/dynamodb/records/dynamodb-record-store";
-import { FAR_LEASE, PAGE_COMMITTED_AT, runHoldingLock } from "../../builders/page-runs";
+import { FAR_LEASE, runHoldingLock } from "../../builders/page-runs";
 import { leadRecord, pipelineRecord, stageRecord, taskRecord, userRecord } from "../../builders/source-records";
 import { createTestTable, testDynamoDbClient } from "../../support/dynamodb";
 import { envelope, startSourceServer, type SourceServer } from "../../support/source-server";
@@ -24,6 +24,8 @@ const client = testDynamoDbClient();
 let connectionId: string;
 
 const RUN_ID = "run-ingest";
+/** The page task's clock when each page commits: after every record's timestamp here, as a live CRM's clock is. */
+const PAGE_NOW = "2026-06-01T00:00:00.000Z";
 let runs: DynamoDbRunStore;
 
 beforeAll(async () => {
@@ -60,7 +62,7 @@ function input(entity: SyncEntity, overrides: Partial<IngestPageInput> = {}): In
     updatedSince: null,
     watermark: null,
     previous: null,
-    run: { runId: RUN_ID, leaseUntil: FAR_LEASE, committedAt: PAGE_COMMITTED_AT },
+    run: { runId: RUN_ID, leaseUntil: FAR_LEASE, committedAt: PAGE_NOW },
     ...overrides,
   };
 }
@@ -217,6 +219,38 @@ describe("findings in the run summary", () => {
     ]);
     expect(second.findingSamples).toEqual({ "task.unlinked": 5, "record.updated-at": 1, "reference.user": 1 });
     expect((await summaryRow("users")).findings).toEqual([]);
+  });
+});
+
+describe("the watermark never passes the present", () => {
+  const summaryRow = async (entity: string) => (await runs.get(connectionId, RUN_ID))!.entities.find((row) => row.entity === entity)!;
+
+  test("record.updated-at-future: exactly the page's clock plus the allowance moves the watermark; one second past it is stored as sent, counted by id, and moves nothing", async () => {
+    pages["/contacts"] = [
+      [
+        { id: "at-bound", updated_at: "2026-06-01T00:10:00Z" },
+        { id: "one-second-past", updated_at: "2026-06-01T00:10:01Z" },
+        { id: "placeholder", updated_at: "9999-12-31T23:59:59Z" },
+      ],
+    ];
+    const result = await ingestPage(deps(), connection(), input("contacts"));
+    expect(result.watermark).toBe("2026-06-01T00:10:00.000Z");
+    expect(await store.getWatermark(connectionId, "contacts")).toBe("2026-06-01T00:10:00.000Z");
+    expect((await records("contacts")).map((doc) => [doc["id"], doc["updated_at"]]).sort()).toEqual([
+      ["at-bound", "2026-06-01T00:10:00.000Z"],
+      ["one-second-past", "2026-06-01T00:10:01.000Z"],
+      ["placeholder", "9999-12-31T23:59:59.000Z"],
+    ]);
+    expect((await summaryRow("contacts")).findings).toEqual([
+      { rule: "record.updated-at-future", severity: "warning", count: 2, sample_ids: ["one-second-past", "placeholder"], detail: expect.stringMatching(/^record one-second-past: updated_at is "2026-06-01T00:10:01Z"/) },
+    ]);
+  });
+
+  test("a page of nothing but future timestamps leaves the watermark where it was", async () => {
+    pages["/leads"] = [[leadRecord({ id: "placeholder", updated_at: "9999-12-31T23:59:59Z" })]];
+    const result = await ingestPage(deps(), connection(), input("leads", { watermark: "2026-05-01T00:00:00.000Z" }));
+    expect(result.watermark).toBe("2026-05-01T00:00:00.000Z");
+    expect(await store.getWatermark(connectionId, "leads")).toBeNull();
   });
 });
 

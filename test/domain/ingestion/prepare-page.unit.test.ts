@@ -233,3 +233,53 @@ describe("stages", () => {
     expect(docsOf(page, "stages")).toEqual([expect.objectContaining({ id: "s1", name: "B" })]);
   });
 });
+
+describe("the watermark never passes the present", () => {
+  // The page's clock 2026-11-27T12:00:00Z plus the 10-minute allowance.
+  const latestTrusted = "2026-11-27T12:10:00.000Z";
+
+  test("record.updated-at-future: a far-future updated_at is stored as sent, counted by id with its rule, and never moves the watermark", () => {
+    const page = prepare(
+      "leads",
+      [leadRecord({ id: "today", updated_at: "2026-11-27T11:59:00Z" }), leadRecord({ id: "placeholder", updated_at: "9999-12-31T23:59:59Z" })],
+      { latestTrusted },
+    );
+    expect(page.maxCompared).toBe("2026-11-27T11:59:00.000Z");
+    expect(docsOf(page, "leads").map((doc) => [doc["id"], doc["updated_at"]])).toEqual([["today", "2026-11-27T11:59:00.000Z"], ["placeholder", "9999-12-31T23:59:59.000Z"]]);
+    // (Both leads also name a stage no /pipelines page listed yet: reference.stage, beside the point here.)
+    expect(page.findings.filter((finding) => finding.rule !== "reference.stage")).toEqual([
+      { rule: "record.updated-at-future", severity: "warning", ids: ["placeholder"], detail: expect.stringMatching(/^record placeholder: updated_at is "9999-12-31T23:59:59Z", later than the service's clock plus 10 minutes/) },
+    ]);
+    // Its lineage keeps the rule, for explain.
+    expect(page.ruleIdsById.get("placeholder")).toEqual(["record.updated-at-future", "reference.stage"]);
+    expect(page.ruleIdsById.get("today")).toEqual(["reference.stage"]);
+  });
+
+  test("record.updated-at-future at its edges: exactly the clock plus the allowance moves the watermark, one second past it does not", () => {
+    const atBound = prepare("contacts", [contact("at-bound", "2026-11-27T12:10:00Z")], { latestTrusted });
+    expect(atBound.maxCompared).toBe("2026-11-27T12:10:00.000Z");
+    expect(atBound.findings).toEqual([]);
+    const past = prepare("contacts", [contact("at-bound", "2026-11-27T12:10:00Z"), contact("past", "2026-11-27T12:10:01Z")], { latestTrusted });
+    expect(past.maxCompared).toBe("2026-11-27T12:10:00.000Z");
+    expect(past.findings.map((finding) => [finding.rule, finding.ids])).toEqual([["record.updated-at-future", ["past"]]]);
+    // An offset is read as an instant: 13:10:01+01:00 is 12:10:01Z, past the bound.
+    const offset = prepare("contacts", [contact("offset", "2026-11-27T13:10:01+01:00")], { latestTrusted });
+    expect(offset.maxCompared).toBeNull();
+  });
+
+  test("record.updated-at-future on events: created_at decides when updated_at is not sent", () => {
+    const page = prepare("events", [eventRecord({ id: "e-future", created_at: "9999-12-31T23:59:59Z", updated_at: undefined })], { latestTrusted });
+    expect(page.maxCompared).toBeNull();
+    expect(page.findings).toEqual([expect.objectContaining({ rule: "record.updated-at-future", ids: ["e-future"], detail: expect.stringMatching(/^record e-future: created_at is/) })]);
+  });
+
+  test("a record dated year 0000 or 0001 is not in the future: it may move an empty watermark", () => {
+    const page = prepare("contacts", [contact("year-0", "0000-01-01T00:00:00Z"), contact("year-1", "0001-01-01T00:00:00Z")], { latestTrusted });
+    expect(page.maxCompared).toBe("0001-01-01T00:00:00.000Z");
+    expect(page.findings).toEqual([]);
+  });
+});
+
+function contact(id: string, updatedAt: string) {
+  return { id, name: id, updated_at: updatedAt };
+}

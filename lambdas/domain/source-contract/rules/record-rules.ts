@@ -4,6 +4,8 @@ import { isPlainObject } from "../../records/fields/object";
 import type { PageValidationError } from "../../core/errors";
 import { parseTimestamp } from "../../records/fields/timestamp";
 import { rule } from "../rule";
+import { CLOCK_SKEW_ALLOWANCE_SECONDS } from "../../core/limits";
+import { isPastPresent } from "../../core/present-bound";
 
 /**
  * One record, with the first rule the sync's own schema (parseRecord) found
@@ -16,6 +18,8 @@ export interface RecordObservation {
   readonly invalid: PageValidationError | null;
   /** What the sync stores from it: the schema's output, null when it refused the record. */
   readonly output: unknown;
+  /** The latest compared timestamp the sync trusts now (its clock plus CLOCK_SKEW_ALLOWANCE_SECONDS); absent: not checked (the kit). */
+  readonly latestTrusted?: string;
 }
 
 const fails = "; the service fails the whole page";
@@ -197,6 +201,25 @@ export const recordCustomFieldsObject = rule<RecordObservation>({
   },
 });
 
+/**
+ * A compared timestamp later than the service's clock plus the allowance: a
+ * source clock gone wrong or a placeholder date. The record is stored as sent
+ * but does not move the watermark, so later runs still ask for today's changes.
+ */
+export const recordUpdatedAtFuture = rule<RecordObservation>({
+  id: "record.updated-at-future",
+  severity: "warning",
+  spec: "Resources > Conventions (timestamps); Incremental rules 3, 4",
+  fix: "Stamp updated_at from a correct clock when the record changes (UTC or with its offset); never a date in the future or a placeholder such as 9999-12-31.",
+  check: ({ entity, raw, invalid, recordId: id, latestTrusted }) => {
+    if (latestTrusted === undefined || invalid !== null || !INCREMENTAL.includes(entity)) return null;
+    const compared = comparedRaw(entity, raw);
+    if (compared === null || !isPastPresent(compared, latestTrusted)) return null;
+    const field = entity === "events" && parseTimestamp(raw["updated_at"]) === null ? "created_at" : "updated_at";
+    return `record ${id}: ${field} is ${JSON.stringify(raw[field])}, later than the service's clock plus ${CLOCK_SKEW_ALLOWANCE_SECONDS / 60} minutes (${latestTrusted}): stored as sent, but it does not move the watermark; stamp updated_at from a correct clock`;
+  },
+});
+
 /** The record rules the kit runs on every record it crawls. */
 export const RECORD_RULES = [...SPECIFIC, recordFields, recordUpdatedAt, recordTimestampFormat, recordTextTruncated];
 
@@ -204,7 +227,7 @@ export const RECORD_RULES = [...SPECIFIC, recordFields, recordUpdatedAt, recordT
  * What the sync alone reports: the spec accepts these records, so the kit
  * does not fail or warn a source for them, but each run counts them.
  */
-export const SYNC_ONLY_RECORD_RULES = [recordCustomFieldsObject, taskUnlinked, callDirectionDefaulted];
+export const SYNC_ONLY_RECORD_RULES = [recordCustomFieldsObject, taskUnlinked, callDirectionDefaulted, recordUpdatedAtFuture];
 
 /** The record rules a record the sync accepts can still break: what every sync counts. */
 export const SILENT_RECORD_RULES = [recordUpdatedAt, recordTimestampFormat, recordTextTruncated, ...SYNC_ONLY_RECORD_RULES];
