@@ -23,8 +23,11 @@ export type SourceReply =
       readonly headers?: Readonly<Record<string, string>>;
       /** Sent as `application/json` with a Content-Length. */
       readonly json?: unknown;
-      /** Sent as is: a string with a Content-Length, an array as chunks (chunked encoding, no Content-Length). */
-      readonly body?: string | readonly string[];
+      /**
+       * Sent as is: a string (as UTF-8) or raw bytes with a Content-Length, an array as chunks (chunked
+       * encoding, no Content-Length).
+       */
+      readonly body?: string | Uint8Array | readonly string[];
     }
   | { readonly hang: true }
   | { readonly destroy: true };
@@ -87,7 +90,7 @@ export async function startSourceServer(handler: SourceHandler): Promise<SourceS
             return;
           }
           const headers: Record<string, string> = { ...reply.headers };
-          let body: string | readonly string[] = reply.body ?? "";
+          let body: string | Uint8Array | readonly string[] = reply.body ?? "";
           if (reply.json !== undefined) {
             body = JSON.stringify(reply.json);
             headers["content-type"] ??= "application/json";
@@ -95,7 +98,7 @@ export async function startSourceServer(handler: SourceHandler): Promise<SourceS
           // setHeader, not writeHead, so that end(string) still adds the Content-Length.
           res.statusCode = reply.status ?? 200;
           for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
-          if (typeof body === "string") {
+          if (typeof body === "string" || body instanceof Uint8Array) {
             res.end(body);
             return;
           }

@@ -50,6 +50,16 @@ export const TEXT_LIMITS = {
 export const SOURCE_REQUEST_TIMEOUT_MS = 20_000;
 /** Largest source response body read; a bigger one fails the page instead of exhausting Lambda memory. */
 export const SOURCE_MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
+/**
+ * Deepest nesting of objects and arrays a source record may have, the record
+ * itself being level 1 (`{"custom_fields": {"a": [1]}}` is 3 levels). Documents
+ * are stored as JSON strings, so DynamoDB's 32-level limit on maps does not
+ * apply; 64 is far beyond what a CRM record means (custom fields are a flat map,
+ * an event's before and after values a few levels) and far below where a
+ * recursive reader on the way (valibot, JSON.stringify, the console) runs out of
+ * stack. A deeper record fails its page (rule `record.depth`).
+ */
+export const MAX_RECORD_DEPTH = 64;
 /** A rate_limit above this is refused: one limiter item keeps one start time per request per second. */
 export const MAX_RATE_LIMIT = 1000;
 

@@ -1,5 +1,6 @@
 import * as v from "valibot";
 import { PageValidationError } from "../core/errors";
+import { DEPTH_RULE, tooDeepField } from "./fields/depth";
 import { isPlainObject } from "./fields/object";
 
 /** The record's own id when it has a usable one, else its 0-based place in the page. */
@@ -17,13 +18,16 @@ function fieldOf(issue: v.BaseIssue<unknown>): string {
 
 /**
  * Validates and normalises one source record; the first broken rule throws a
- * PageValidationError, which fails the whole page.
+ * PageValidationError, which fails the whole page. Its depth is checked first,
+ * without recursion: valibot and every later reader recurse.
  */
 export function parseRecord<TSchema extends v.GenericSchema>(
   schema: TSchema,
   raw: unknown,
   index: number,
 ): v.InferOutput<TSchema> {
+  const deep = tooDeepField(raw);
+  if (deep !== null) throw new PageValidationError(recordIdOf(raw, index), deep, DEPTH_RULE);
   const result = v.safeParse(schema, raw, { abortEarly: true });
   if (result.success) return result.output;
   const issue = result.issues[0];

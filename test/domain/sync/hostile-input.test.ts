@@ -1,0 +1,64 @@
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { DEPTH_RULE } from "../../../lambdas/domain/records/fields/depth";
+import { customFieldsOfDepth, DEPTH_EDGES, nestedArraysJson } from "../../builders/hostile-records";
+import { minuteStamp, smallCrm } from "../../builders/small-crm";
+import { contactRecord } from "../../builders/source-records";
+import { useScriptedCrmSource } from "../../support/scripted-crm-source";
+import { createSyncHarness, entityRow, type SyncHarness } from "../../support/sync-harness";
+
+/**
+ * Hostile input on the real path: a loopback source, the HTTP client, the
+ * state machine on aws-local-stepfunctions and DynamoDB Local. Each case
+ * gets a clear answer (a failed page naming record, field and rule), or is
+ * stored exactly; none crashes or merges two records.
+ */
+
+const TOKEN = "hostile-input-token-5d1c";
+const source = useScriptedCrmSource(TOKEN, smallCrm);
+let harness: SyncHarness;
+
+beforeAll(async () => {
+  harness = await createSyncHarness();
+});
+afterAll(async () => {
+  await harness.close();
+});
+
+/** A 200 whose body is exactly this text or these bytes, for one path; the scripted source answers the rest. */
+function rawPage(path: string, body: string | Uint8Array): void {
+  source.fault = (request) => (request.path === path ? { body, headers: { "content-type": "application/json" } } : undefined);
+}
+
+async function syncNew() {
+  const connection = await harness.addConnection({ baseUrl: source.server.baseUrl, token: TOKEN });
+  return { connection, summary: await harness.sync(connection) };
+}
+
+describe("record.depth: a record nested deeper than the limit fails its page, naming record, field and rule", () => {
+  test("record.depth: custom_fields 100,000 levels deep fails contacts with the rule, never a stack overflow, and the fault is the source's", async () => {
+    const deep = `{"id":"c-deep","updated_at":"${minuteStamp(3)}","custom_fields":{"x":${nestedArraysJson(100_000)}}}`;
+    rawPage("/contacts", `{"data":[${deep}],"has_more":false}`);
+    const { connection, summary } = await syncNew();
+
+    expect(entityRow(summary, "contacts")).toMatchObject({ status: "failed", records: 0 });
+    expect(entityRow(summary, "contacts")?.error).toContain(`record c-deep: field custom_fields: ${DEPTH_RULE}`);
+    expect(summary.entities.filter((row) => row.status === "failed").map((row) => row.entity)).toEqual(["contacts"]);
+    const failed = harness.logger.lines.filter((line) => line["message"] === "entity failed" && line["connection_id"] === connection.id);
+    expect(failed).toMatchObject([{ entity: "contacts", error_class: "PageValidationError", fault: "customer" }]);
+    expect(JSON.stringify(harness.logger.lines)).not.toContain("Maximum call stack");
+  });
+
+  test(`record.depth: at the limit (${DEPTH_EDGES.accepted} levels) the contact is stored whole; one level more (${DEPTH_EDGES.refused}) fails its page`, async () => {
+    const atLimit = customFieldsOfDepth(DEPTH_EDGES.accepted);
+    source.data = { ...smallCrm(), contacts: [contactRecord({ id: "c-edge", updated_at: minuteStamp(1), custom_fields: atLimit })] };
+    const first = await syncNew();
+    expect(entityRow(first.summary, "contacts")).toMatchObject({ status: "succeeded", records: 1 });
+    expect((await harness.records.getRecord(first.connection.id, "contacts", ["c-edge"])).record?.["custom_fields"]).toEqual(atLimit);
+
+    source.data = { ...smallCrm(), contacts: [contactRecord({ id: "c-over", updated_at: minuteStamp(1), custom_fields: customFieldsOfDepth(DEPTH_EDGES.refused) })] };
+    const second = await syncNew();
+    expect(entityRow(second.summary, "contacts")).toMatchObject({ status: "failed" });
+    expect(entityRow(second.summary, "contacts")?.error).toContain(`record c-over: field custom_fields: ${DEPTH_RULE}`);
+    expect((await harness.records.getRecord(second.connection.id, "contacts", ["c-over"])).record).toBeNull();
+  });
+});
