@@ -1,5 +1,7 @@
 import { describe, expect, test } from "vitest";
+import { MAX_RECORD_DEPTH } from "../../../lambdas/domain/core/limits";
 import { KIT_RULES } from "../../../lambdas/domain/source-contract/rules/catalog";
+import { customFieldsOfDepth } from "../../builders/hostile-records";
 import type { SourceKnobs } from "../../support/preflight-source";
 import { runKitAgainst } from "./preflight-harness";
 
@@ -43,6 +45,7 @@ const CASES: readonly Case[] = [
   { rule: "incremental.filtered", knobs: { sinceIgnored: true }, endpoint: "/contacts" },
   { rule: "incremental.ascending", knobs: { order: "descending-within-page" }, endpoint: "/contacts" },
   { rule: "incremental.offset-honoured", knobs: { sinceOffsetIgnored: true }, endpoint: "/contacts" },
+  { rule: "record.depth", knobs: { patches: [{ entity: "contacts", index: 5, overrides: { custom_fields: customFieldsOfDepth(MAX_RECORD_DEPTH + 1) } }] }, endpoint: "/contacts" },
   { rule: "record.id", knobs: { patches: [{ entity: "contacts", index: 5, overrides: { id: "" } }] }, endpoint: "/contacts" },
   { rule: "record.updated-at", knobs: { patches: [{ entity: "contacts", index: 5, overrides: { updated_at: "last tuesday" } }] }, endpoint: "/contacts" },
   { rule: "record.fields", knobs: { patches: [{ entity: "users", index: 1, overrides: { name: 42 } }] }, endpoint: "/users" },

@@ -2,7 +2,9 @@ import { codePointLength } from "../../core/characters";
 import type { SyncEntity } from "../../core/entities";
 import { isPlainObject } from "../../records/fields/object";
 import type { PageValidationError } from "../../core/errors";
+import { DEPTH_RULE } from "../../records/fields/depth";
 import { parseTimestamp } from "../../records/fields/timestamp";
+import { MAX_RECORD_DEPTH } from "../../core/limits";
 import { rule } from "../rule";
 import { CLOCK_SKEW_ALLOWANCE_SECONDS } from "../../core/limits";
 import { isPastPresent } from "../../core/present-bound";
@@ -58,7 +60,19 @@ export const callAssociation = rule<RecordObservation>({
       : null,
 });
 
-const SPECIFIC = [recordId, pipelineStages, pipelineSortInteger, stageKind, leadPriceNumeric, callDurationInteger, eventLeadId, callAssociation];
+/** A record nested deeper than the service reads (checked before any other field). */
+export const recordDepth = rule<RecordObservation>({
+  id: "record.depth",
+  severity: "error",
+  spec: "Resources and their fields (custom_fields: a flat map)",
+  fix: `Keep every record within ${MAX_RECORD_DEPTH} levels of objects and arrays inside one another (custom_fields is a flat map of name to value).`,
+  check: ({ invalid }) =>
+    invalid !== null && invalid.rule === DEPTH_RULE
+      ? `record ${invalid.recordId}: field ${invalid.field} ${DEPTH_RULE}: keep records within ${MAX_RECORD_DEPTH} levels${fails}`
+      : null,
+});
+
+const SPECIFIC = [recordDepth, recordId, pipelineStages, pipelineSortInteger, stageKind, leadPriceNumeric, callDurationInteger, eventLeadId, callAssociation];
 
 /** Any other rule of the sync's schemas (a name that is a number, a boolean that is a string...). */
 export const recordFields = rule<RecordObservation>({
