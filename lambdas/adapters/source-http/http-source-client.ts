@@ -18,6 +18,7 @@ import { createSecretRedactor } from "../../domain/source-contract/redact-secret
 import { type DeadlineTimer, systemDeadlineTimer, withinDeadline } from "./request-deadline";
 import { retryAfterSeconds } from "../../domain/source-contract/retry-after";
 import { sourcePageUrl } from "./source-url";
+import { decodeUtf8Body } from "./utf8-body";
 
 export interface HttpSourceClientOptions {
   /** The transport; the seam for an SSRF-guarding fetch. A SyncError it throws passes through unchanged. */
@@ -107,8 +108,10 @@ export function createHttpSourceClient(options: HttpSourceClientOptions = {}): S
 }
 
 function parseJson(bytes: Uint8Array, response: Response): unknown {
+  // Not UTF-8: a SourceHardError that says where (redacted by the caller).
+  const text = decodeUtf8Body(bytes);
   try {
-    return JSON.parse(utf8.decode(bytes));
+    return JSON.parse(text);
   } catch {
     const type = response.headers.get("content-type");
     throw new SourceHardError(`response body is not JSON${type ? ` (content-type ${type})` : ""}`);

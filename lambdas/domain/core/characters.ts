@@ -22,3 +22,16 @@ export function truncateText(text: string, max: number): string {
   }
   return text.slice(0, end);
 }
+
+const LONE_SURROGATE = /\p{Cs}/u;
+const LONE_SURROGATES = /\p{Cs}/gu;
+
+/** Whether the text is valid Unicode: no half of a surrogate pair on its own (which UTF-8 cannot encode). */
+export function isWellFormedText(text: string): boolean {
+  return !LONE_SURROGATE.test(text);
+}
+
+/** The text with each lone surrogate written as its JSON escape (`\ud800`), so it survives any UTF-8 store or log. */
+export function escapeLoneSurrogates(text: string): string {
+  return text.replace(LONE_SURROGATES, (unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}

@@ -1,12 +1,13 @@
 import * as v from "valibot";
+import { escapeLoneSurrogates } from "../core/characters";
 import { PageValidationError } from "../core/errors";
 import { DEPTH_RULE, tooDeepField } from "./fields/depth";
 import { isPlainObject } from "./fields/object";
 
-/** The record's own id when it has a usable one, else its 0-based place in the page. */
+/** The record's own id when it has a usable one (a lone surrogate written as its escape), else its 0-based place in the page. */
 function recordIdOf(raw: unknown, index: number): string {
   const id = isPlainObject(raw) ? raw["id"] : undefined;
-  return typeof id === "string" && id.length > 0 ? id : `#${index}`;
+  return typeof id === "string" && id.length > 0 ? escapeLoneSurrogates(id) : `#${index}`;
 }
 
 /** `stages[2].kind`, `price`; a problem with the record as a whole is `(record)`. */

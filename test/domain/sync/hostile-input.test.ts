@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { DEPTH_RULE } from "../../../lambdas/domain/records/fields/depth";
+import { ID_TEXT_RULE } from "../../../lambdas/domain/records/fields/text";
 import { customFieldsOfDepth, DEPTH_EDGES, nestedArraysJson } from "../../builders/hostile-records";
 import { minuteStamp, smallCrm } from "../../builders/small-crm";
 import { contactRecord } from "../../builders/source-records";
@@ -60,5 +61,34 @@ describe("record.depth: a record nested deeper than the limit fails its page, na
     expect(entityRow(second.summary, "contacts")).toMatchObject({ status: "failed" });
     expect(entityRow(second.summary, "contacts")?.error).toContain(`record c-over: field custom_fields: ${DEPTH_RULE}`);
     expect((await harness.records.getRecord(second.connection.id, "contacts", ["c-over"])).record).toBeNull();
+  });
+});
+
+describe("record.id-unicode and envelope.utf8: ids are the exact strings the source sent; none is merged with another", () => {
+  test("record.id-unicode: ids differing only in code units (é composed or not, two emoji) are distinct records", async () => {
+    const ids = ["caf\u00e9", "cafe\u0301", "\ud83d\ude00", "\ud83d\ude01"];
+    source.data = { ...smallCrm(), contacts: ids.map((id, i) => contactRecord({ id, updated_at: minuteStamp(i) })) };
+    const { connection, summary } = await syncNew();
+    expect(entityRow(summary, "contacts")).toMatchObject({ status: "succeeded", records: 4 });
+    expect((await harness.listAll(connection.id, "contacts")).map((record) => record["id"]).sort()).toEqual([...ids].sort());
+  });
+
+  test("record.id-unicode: ids that differ only in a lone surrogate (a\\ud800, a\\udc00) fail their page with the rule; nothing is merged", async () => {
+    source.data = { ...smallCrm(), contacts: [contactRecord({ id: "a\ud800", updated_at: minuteStamp(1) }), contactRecord({ id: "a\udc00", updated_at: minuteStamp(2) })] };
+    const { connection, summary } = await syncNew();
+    expect(entityRow(summary, "contacts")).toMatchObject({ status: "failed", records: 0 });
+    expect(entityRow(summary, "contacts")?.error).toContain(`record a\\ud800: field id: ${ID_TEXT_RULE}`);
+    expect(await harness.listAll(connection.id, "contacts")).toEqual([]);
+  });
+
+  test("envelope.utf8: ids that differ only in bytes that are not UTF-8 fail their page, naming the byte and where it is; nothing is merged", async () => {
+    const record = (bad: number, minute: number) =>
+      Buffer.concat([Buffer.from('{"id":"a'), Buffer.from([bad]), Buffer.from(`","updated_at":"${minuteStamp(minute)}"}`)]);
+    const head = Buffer.from('{"data":[');
+    rawPage("/contacts", Buffer.concat([head, record(0xff, 1), Buffer.from(","), record(0xfe, 2), Buffer.from('],"has_more":false}')]));
+    const { connection, summary } = await syncNew();
+    expect(entityRow(summary, "contacts")).toMatchObject({ status: "failed", records: 0 });
+    expect(entityRow(summary, "contacts")?.error).toContain(`response body is not UTF-8: byte 0xFF at offset ${head.length + 8}, after "{\\"data\\":[{\\"id\\":\\"a"; send JSON encoded as UTF-8`);
+    expect(await harness.listAll(connection.id, "contacts")).toEqual([]);
   });
 });

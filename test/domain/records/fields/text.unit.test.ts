@@ -2,8 +2,13 @@ import * as v from "valibot";
 import { describe, expect, test } from "vitest";
 import { TEXT_LIMITS } from "../../../../lambdas/domain/core/limits";
 import { codePointLength, truncateText } from "../../../../lambdas/domain/core/characters";
-import { nullableText, recordId, referenceText, truncatedText } from "../../../../lambdas/domain/records/fields/text";
-import { hasLoneSurrogate } from "../rejection";
+import { createHash } from "node:crypto";
+import { lossReasonId } from "../../../../lambdas/domain/source-contract/loss-reason-id";
+import { ContactSchema } from "../../../../lambdas/domain/records/contact";
+import { ID_TEXT_RULE, nullableText, recordId, referenceText, truncatedText } from "../../../../lambdas/domain/records/fields/text";
+import { parseRecord } from "../../../../lambdas/domain/records/parse-record";
+import { contactRecord } from "../../../builders/source-records";
+import { hasLoneSurrogate, rejection } from "../rejection";
 
 describe("truncateText", () => {
   test("text within the limit is returned unchanged", () => {
@@ -73,5 +78,27 @@ describe("text building blocks", () => {
     for (const value of ["", "x".repeat(TEXT_LIMITS.id + 1), 12, null, undefined]) {
       expect(v.safeParse(recordId, value).success).toBe(false);
     }
+  });
+});
+
+describe("record.id-unicode: an id is kept as the exact string the source sent, or its page fails", () => {
+  test("record.id-unicode: an id holding a lone surrogate (high or low) is refused with the rule that says why", () => {
+    for (const id of ["a\ud800", "a\udc00", "\udfff", "x\ud83d"]) {
+      const error = rejection(ContactSchema, contactRecord({ id }), 2);
+      expect(error).toMatchObject({ field: "id", rule: ID_TEXT_RULE });
+      // The detail writes the lone surrogate as its escape: no UTF-8 store or log could keep it.
+      expect(hasLoneSurrogate(error.detail)).toBe(false);
+    }
+    expect(rejection(ContactSchema, contactRecord({ id: "a\ud800" })).recordId).toBe("a\\ud800");
+  });
+
+  test("record.id-unicode: whole surrogate pairs and every other character are ids like any other", () => {
+    for (const id of ["a😀", "\ud83d\ude00", "déjà", "\u0000", "\ufffd"]) expect(parseRecord(ContactSchema, contactRecord({ id }), 0).id).toBe(id);
+  });
+
+  test("record.id-unicode: loss reasons that differ only in a lone surrogate keep distinct ids; valid text keeps the id it had", () => {
+    expect(lossReasonId("lost\ud800")).not.toBe(lossReasonId("lost\udc00"));
+    expect(lossReasonId("lost\ud800")).not.toBe(lossReasonId("lost\ufffd"));
+    expect(lossReasonId("Too expensive")).toBe(`lr_${createHash("sha256").update("Too expensive", "utf8").digest("hex").slice(0, 32)}`);
   });
 });
