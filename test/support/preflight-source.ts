@@ -50,6 +50,8 @@ export interface SourceKnobs {
   readonly emptyAs404?: boolean;
   /** envelope.json: this endpoint's 200 body is plain text. */
   readonly nonJson?: SyncEntity;
+  /** envelope.utf8: this endpoint's 200 body carries one byte that is not UTF-8 (a Latin-1 é in the first name). */
+  readonly latin1?: SyncEntity;
   /** envelope.data-array: this endpoint wraps its records in an object. */
   readonly dataNotArray?: SyncEntity;
   /** envelope.has-more-boolean: has_more as the string "true"/"false", or left out. */
@@ -198,6 +200,11 @@ export async function startPreflightSource(knobs: SourceKnobs = {}): Promise<Pre
     if (knobs.hasMoreAs?.entity === entity) {
       if (knobs.hasMoreAs.mode === "missing") delete body["has_more"];
       else body["has_more"] = String(hasMore);
+    }
+    if (knobs.latin1 === entity) {
+      const text = Buffer.from(JSON.stringify(body));
+      const at = text.indexOf('"name":"') + '"name":"'.length;
+      return { body: Buffer.concat([text.subarray(0, at), Buffer.from([0xe9]), text.subarray(at)]), headers: { "content-type": "application/json" } };
     }
     return { json: body };
   });

@@ -6,7 +6,7 @@ import { isPlainObject } from "../records/fields/object";
 import { parseRecord } from "../records/parse-record";
 import type { PipelineOutput } from "../records/pipeline";
 import { crawlParams, idOf, instantOf, pageOf, type PreflightContext } from "./preflight-context";
-import { envelopeDataArray, envelopeHasMoreBoolean, envelopeJson } from "../source-contract/rules/envelope-rules";
+import { envelopeDataArray, envelopeHasMoreBoolean, envelopeJson, envelopeUtf8 } from "../source-contract/rules/envelope-rules";
 import { ascending, type TimedRecord } from "../source-contract/rules/incremental-rules";
 import { hasMoreSuccessor, limitHonoured, noDuplicateRecord, noRepeatPage, pageCap } from "../source-contract/rules/paging-rules";
 import { queryPage } from "../source-contract/rules/query-rules";
@@ -68,6 +68,8 @@ export async function crawlEndpoint(context: PreflightContext, entity: SyncEntit
   for (let page = 1; ; page++) {
     context.onProgress?.({ endpoint: path, page });
     if (findings.apply(envelopeJson, path, { response }, response.request) || !isPlainObject(response.json)) break;
+    // The sync fails such a page; the kit still reads it (with U+FFFD) to check the rest.
+    findings.apply(envelopeUtf8, path, { response }, response.request);
     const body = response.json;
     const brokenData = findings.apply(envelopeDataArray, path, { body }, response.request);
     findings.apply(envelopeHasMoreBoolean, path, { body }, response.request);

@@ -1,3 +1,4 @@
+import { isUtf8 } from "node:buffer";
 import { MAX_RETRIES, RETRY_BACKOFF_SECONDS, SOURCE_MAX_RESPONSE_BYTES, SOURCE_REQUEST_TIMEOUT_MS } from "../core/limits";
 import { retryAfterSeconds } from "../source-contract/retry-after";
 import { PreflightCannotRunError } from "./preflight-errors";
@@ -10,6 +11,8 @@ export type PreflightFetch = (
   url: string,
   init: { readonly method: "GET"; readonly headers: Record<string, string>; readonly signal?: AbortSignal },
 ) => Promise<Response>;
+
+const decoder = new TextDecoder();
 
 // The service retries these; a 500 is not retried (see the spec's Errors section).
 const TRANSIENT = new Set([502, 503, 504]);
@@ -75,22 +78,23 @@ export class SourceTransport {
     await this.window.acquire();
     const headers: Record<string, string> = { accept: "application/json" };
     if (authorization !== null) headers["authorization"] = authorization;
-    let text: string;
+    let bytes: Uint8Array;
     let status: number;
     let retryAfter: string | null;
     try {
       const response = await this.options.fetch(url.href, { method: "GET", headers, signal: AbortSignal.timeout(SOURCE_REQUEST_TIMEOUT_MS) });
       status = response.status;
       retryAfter = response.headers.get("retry-after");
-      text = await response.text();
+      bytes = new Uint8Array(await response.arrayBuffer());
     } catch (error) {
       throw unreachable(url, error);
     }
     // The service refuses a body this large, so it is no envelope here either.
-    if (Buffer.byteLength(text) > SOURCE_MAX_RESPONSE_BYTES) {
+    if (bytes.byteLength > SOURCE_MAX_RESPONSE_BYTES) {
       const over = `(a body over the service's ${SOURCE_MAX_RESPONSE_BYTES} bytes)`;
-      return { request: `GET ${url.href}`, status, retryAfter, text: over, json: undefined, jsonOk: false };
+      return { request: `GET ${url.href}`, status, retryAfter, text: over, json: undefined, jsonOk: false, utf8: true };
     }
-    return { request: `GET ${url.href}`, status, retryAfter, text, ...parseJson(text) };
+    const text = decoder.decode(bytes);
+    return { request: `GET ${url.href}`, status, retryAfter, text, ...parseJson(text), utf8: isUtf8(bytes) };
   }
 }

@@ -8,4 +8,6 @@ export interface SourceResponse {
   /** The body parsed as JSON, or `undefined` with `jsonOk` false when it is not JSON. */
   readonly json: unknown;
   readonly jsonOk: boolean;
+  /** Whether the body was UTF-8; `text` replaces bytes that are not with U+FFFD (the sync refuses such a body). */
+  readonly utf8: boolean;
 }

@@ -1,7 +1,7 @@
 import type { RuleInfo } from "../rule";
 import { missingToken401, wrongToken401 } from "./auth-rules";
 import { emptyIs200, optional200Or404, requiredPresent } from "./endpoint-rules";
-import { envelopeDataArray, envelopeHasMoreBoolean, envelopeJson } from "./envelope-rules";
+import { envelopeDataArray, envelopeHasMoreBoolean, envelopeJson, envelopeUtf8 } from "./envelope-rules";
 import { errorBody } from "./error-rules";
 import { ascending, filtered, inclusive, offsetHonoured } from "./incremental-rules";
 import { hasMoreSuccessor, limitHonoured, noDuplicateRecord, noRepeatPage, pageCap } from "./paging-rules";
@@ -19,6 +19,7 @@ export const KIT_RULES: readonly RuleInfo[] = [
   emptyIs200,
   ...QUERY_RULES,
   envelopeJson,
+  envelopeUtf8,
   envelopeDataArray,
   envelopeHasMoreBoolean,
   limitHonoured,

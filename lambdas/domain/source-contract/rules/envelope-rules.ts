@@ -18,6 +18,19 @@ export const envelopeJson = rule<{ readonly response: SourceResponse }>({
   },
 });
 
+/** A 200 body is UTF-8: the sync refuses any other bytes rather than guess, so two ids never merge. */
+export const envelopeUtf8 = rule<{ readonly response: SourceResponse }>({
+  id: "envelope.utf8",
+  severity: "error",
+  spec: SPEC,
+  fix: "Encode every body as UTF-8 (JSON's encoding), never Latin-1 or another legacy encoding.",
+  check: ({ response }) => {
+    if (response.utf8) return null;
+    const at = response.text.indexOf("\ufffd");
+    return `the 200 body is not UTF-8 (near ${JSON.stringify(response.text.slice(Math.max(0, at - 30), at))}): the service fails the page rather than replace the bytes; send UTF-8`;
+  },
+});
+
 /** `data` is an array; the sync's own envelope schema decides. */
 export const envelopeDataArray = rule<{ readonly body: Record<string, unknown> }>({
   id: "envelope.data-array",

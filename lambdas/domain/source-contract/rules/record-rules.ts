@@ -3,6 +3,7 @@ import type { SyncEntity } from "../../core/entities";
 import { isPlainObject } from "../../records/fields/object";
 import type { PageValidationError } from "../../core/errors";
 import { DEPTH_RULE } from "../../records/fields/depth";
+import { ID_TEXT_RULE } from "../../records/fields/text";
 import { parseTimestamp } from "../../records/fields/timestamp";
 import { MAX_RECORD_DEPTH } from "../../core/limits";
 import { rule } from "../rule";
@@ -26,21 +27,24 @@ export interface RecordObservation {
 
 const fails = "; the service fails the whole page";
 
-/** A schema failure at a field matching `field`, on `entities` (all when omitted). */
-function schemaRule(id: string, spec: string, field: RegExp, fix: string, entities?: readonly SyncEntity[]) {
+/** A schema failure at a field matching `field`, on `entities` (all when omitted); `only` narrows it to one broken rule. */
+function schemaRule(id: string, spec: string, field: RegExp, fix: string, entities?: readonly SyncEntity[], only?: (brokenRule: string) => boolean) {
   return rule<RecordObservation>({
     id,
     severity: "error",
     spec,
     fix: `${fix[0]!.toUpperCase()}${fix.slice(1)}.`,
     check: ({ entity, invalid }) =>
-      invalid !== null && field.test(invalid.field) && (entities === undefined || entities.includes(entity))
+      invalid !== null && field.test(invalid.field) && (entities === undefined || entities.includes(entity)) && (only === undefined || only(invalid.rule))
         ? `record ${invalid.recordId}: field ${invalid.field} ${invalid.rule}: ${fix}${fails}`
         : null,
   });
 }
 
-export const recordId = schemaRule("record.id", "Resources > Conventions for all source records", /^(stages\[\d+\]\.)?id$/, "send a stable non-empty string id of at most 255 characters");
+const ID_FIELD = /^(stages\[\d+\]\.)?id$/;
+export const recordId = schemaRule("record.id", "Resources > Conventions for all source records", ID_FIELD, "send a stable non-empty string id of at most 255 characters", undefined, (broken) => broken !== ID_TEXT_RULE);
+/** An id the store could not keep as sent (a lone surrogate): its own rule, so the fix says why. */
+export const recordIdUnicode = schemaRule("record.id-unicode", "Resources > Conventions for all source records (id: unique, never changes)", ID_FIELD, "send ids as valid Unicode text: a \\uD800 to \\uDFFF escape only as half of a surrogate pair", undefined, (broken) => broken === ID_TEXT_RULE);
 export const pipelineStages = schemaRule("pipeline.stages", "Resources > Pipeline", /^stages$/, "send stages as an array ([] when the pipeline has none)", ["pipelines"]);
 export const pipelineSortInteger = schemaRule("pipeline.sort-integer", "Resources > Pipeline; Stage", /^(stages\[\d+\]\.)?sort$/, "send sort as a JSON integer, or omit it", ["pipelines"]);
 export const stageKind = schemaRule("stage.kind", "Resources > Stage", /^stages\[\d+\]\.kind$/, "send kind as open, won or lost", ["pipelines"]);
@@ -72,7 +76,7 @@ export const recordDepth = rule<RecordObservation>({
       : null,
 });
 
-const SPECIFIC = [recordDepth, recordId, pipelineStages, pipelineSortInteger, stageKind, leadPriceNumeric, callDurationInteger, eventLeadId, callAssociation];
+const SPECIFIC = [recordDepth, recordId, recordIdUnicode, pipelineStages, pipelineSortInteger, stageKind, leadPriceNumeric, callDurationInteger, eventLeadId, callAssociation];
 
 /** Any other rule of the sync's schemas (a name that is a number, a boolean that is a string...). */
 export const recordFields = rule<RecordObservation>({
