@@ -12,7 +12,7 @@ import { purgeDeletedConnections, type PurgeDeps } from "../../../lambdas/domain
 import { DynamoDbRunStore } from "../../../lambdas/adapters/dynamodb/runs/dynamodb-run-store";
 import { DynamoDbRecordStore } from "../../../lambdas/adapters/dynamodb/records/dynamodb-record-store";
 import { RECORD_SHARDS, legacyRecordPartitionKey, partPartitionKey, recordPartitionKey, recordShardPartitionKey, recordSortKey } from "../../../lambdas/adapters/dynamodb/records/keys";
-import { DOC_PART_MAX_BYTES } from "../../../lambdas/adapters/dynamodb/records/page-transactions";
+import { DOC_PART_MAX_BYTES } from "../../../lambdas/adapters/dynamodb/records/record-items";
 import { FAR_LEASE, runHoldingLock } from "../../builders/page-runs";
 import { DynamoDbAuditStore } from "../../../lambdas/adapters/dynamodb/audits/dynamodb-audit-store";
 import { createTestTable, testDynamoDbClient } from "../../support/dynamodb";

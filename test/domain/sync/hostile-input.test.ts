@@ -1,9 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { dynamoDbKeySpace } from "../../../lambdas/adapters/dynamodb/dynamodb-key-space";
+import { SOURCE_MAX_RESPONSE_BYTES } from "../../../lambdas/domain/core/limits";
+import { explainRecord } from "../../../lambdas/domain/onboarding/explain-record";
 import { DEPTH_RULE } from "../../../lambdas/domain/records/fields/depth";
 import { ID_TEXT_RULE } from "../../../lambdas/domain/records/fields/text";
 import { customFieldsOfDepth, DEPTH_EDGES, nestedArraysJson } from "../../builders/hostile-records";
 import { minuteStamp, smallCrm } from "../../builders/small-crm";
-import { contactRecord } from "../../builders/source-records";
+import { contactRecord, taskRecord } from "../../builders/source-records";
 import { useScriptedCrmSource } from "../../support/scripted-crm-source";
 import { createSyncHarness, entityRow, type SyncHarness } from "../../support/sync-harness";
 
@@ -91,4 +94,32 @@ describe("record.id-unicode and envelope.utf8: ids are the exact strings the sou
     expect(entityRow(summary, "contacts")?.error).toContain(`response body is not UTF-8: byte 0xFF at offset ${head.length + 8}, after "{\\"data\\":[{\\"id\\":\\"a"; send JSON encoded as UTF-8`);
     expect(await harness.listAll(connection.id, "contacts")).toEqual([]);
   });
+});
+
+describe("a record of any size is stored whole: task text is never cut, up to the source's body limit", () => {
+  async function syncTask(text: string) {
+    source.data = { ...smallCrm(), tasks: [taskRecord({ id: "t-big", lead_id: "l1", text, updated_at: minuteStamp(5) })] };
+    const { connection, summary } = await syncNew();
+    const explained = await explainRecord({ connections: harness.connections, audits: harness.deps.audits, runs: harness.runs, keySpace: dynamoDbKeySpace, clock: harness.deps.clock }, "acct-1", connection.id, "tasks", "t-big", {});
+    return { connection, summary, explained, stored: (await harness.records.getRecord(connection.id, "tasks", ["t-big"])).record };
+  }
+
+  test("a record is stored whole at any size: a task of 4 MB of text syncs, is stored exactly, and explain calls it current", async () => {
+    const text = `${"ж".repeat(1_000_000)}${"t".repeat(2_000_000)}`;
+    const { connection, summary, explained, stored } = await syncTask(text);
+    expect(entityRow(summary, "tasks")).toMatchObject({ status: "succeeded", records: 1 });
+    expect(stored?.["text"] === text).toBe(true);
+    expect(explained).toMatchObject({ present: true, verdict: "current" });
+    expect(await harness.records.getWatermark(connection.id, "tasks")).toBe(minuteStamp(5));
+  });
+
+  test("a record is stored whole at any size: a task whose body is exactly the 16 MiB the service reads is stored whole", async () => {
+    const empty = Buffer.byteLength(JSON.stringify({ data: [taskRecord({ id: "t-big", lead_id: "l1", text: "", updated_at: minuteStamp(5) })], has_more: false }));
+    const text = "m".repeat(SOURCE_MAX_RESPONSE_BYTES - empty);
+    const { summary, explained, stored } = await syncTask(text);
+    expect(entityRow(summary, "tasks")).toMatchObject({ status: "succeeded", records: 1 });
+    expect((stored?.["text"] as string | undefined)?.length).toBe(text.length);
+    expect(stored?.["text"] === text).toBe(true);
+    expect(explained).toMatchObject({ present: true, verdict: "current" });
+  }, 120_000);
 });

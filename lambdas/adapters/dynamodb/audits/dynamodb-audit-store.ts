@@ -138,8 +138,8 @@ export class DynamoDbAuditStore extends DynamoDbTableAdapter implements AuditSto
             [this.tableName]: {
               Keys: keys,
               ConsistentRead: true,
-              ProjectionExpression: "#sk, #doc, #parts, #healed",
-              ExpressionAttributeNames: { "#sk": ATTR.sk, "#doc": ATTR.doc, "#parts": ATTR.parts, "#healed": ATTR.healed },
+              ProjectionExpression: "#sk, #doc, #parts, #partsVersion, #healed",
+              ExpressionAttributeNames: { "#sk": ATTR.sk, "#doc": ATTR.doc, "#parts": ATTR.parts, "#partsVersion": ATTR.partsVersion, "#healed": ATTR.healed },
             },
           },
         }),
@@ -150,16 +150,17 @@ export class DynamoDbAuditStore extends DynamoDbTableAdapter implements AuditSto
     return heads;
   }
 
-  /** The head's document, with its parts when it was split (the audit holds the connection's lock: no write races it). */
+  /** The head's document, with its parts when it was split, staged ones too (the audit holds the connection's lock: no write races it). */
   private async fullDoc(connectionId: string, collection: Collection, head: Item): Promise<string> {
     let doc = head[ATTR.doc]?.S ?? "";
     const parts = Number(head[ATTR.parts]?.N ?? "0");
     const sk = head[ATTR.sk]?.S ?? "";
+    const version = head[ATTR.partsVersion]?.S;
     for (let part = 1; part <= parts; part += 1) {
       const out = await this.client.send(
         new GetItemCommand({
           TableName: this.tableName,
-          Key: { [ATTR.pk]: { S: partPartitionKey(connectionId, collection, sk) }, [ATTR.sk]: { S: partSortKey(part) } },
+          Key: { [ATTR.pk]: { S: partPartitionKey(connectionId, collection, sk) }, [ATTR.sk]: { S: partSortKey(part, version) } },
           ConsistentRead: true,
         }),
       );

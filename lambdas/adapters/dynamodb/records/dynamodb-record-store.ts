@@ -4,7 +4,6 @@ import {
   UpdateItemCommand,
   GetItemCommand,
   QueryCommand,
-  TransactGetItemsCommand,
   TransactWriteItemsCommand,
   type AttributeValue,
   type DynamoDBClient,
@@ -25,8 +24,6 @@ import {
   ATTR,
   newestOfSortValue,
   newestSortValue,
-  partPartitionKey,
-  partSortKey,
   recordPartitionKey,
   recordShardPartitionKeys,
   recordSortKey,
@@ -34,13 +31,12 @@ import {
   watermarkSortKey,
 } from "./keys";
 import { SORT_KEY_MAX_BYTES, utf8Bytes } from "../table/key-limits";
-import { LOCK_ACTION_INDEX, PROGRESS_ACTION_INDEX, isRefusedHeal, planPageTransactions, replayedRecordWrite } from "./page-transactions";
+import { LOCK_ACTION_INDEX, PROGRESS_ACTION_INDEX, isRefusedHeal, planPage, replayedRecordWrite } from "./page-transactions";
+import { dropStaleParts, readRecordDoc, type PartsTable } from "./record-parts";
 import { mergeShardQueries } from "../table/sharded-query";
 
 /** listRecords accepts a limit of 1..LIST_MAX_LIMIT. */
 export const LIST_MAX_LIMIT = 1000;
-/** Re-reads of a split record whose part count changed under a concurrent write. */
-const ASSEMBLE_ATTEMPTS = 3;
 
 /**
  * RecordStore on the single DynamoDB table (key layout: ./keys.ts; how a page
@@ -49,6 +45,11 @@ const ASSEMBLE_ATTEMPTS = 3;
  * the page, which is safe because commitPage is idempotent.
  */
 export class DynamoDbRecordStore extends DynamoDbTableAdapter implements RecordStore {
+  /** The client and table the record's parts are read and dropped through (./record-parts.ts). */
+  private get parts(): PartsTable {
+    return { client: this.client, tableName: this.tableName };
+  }
+
   async getWatermark(connectionId: string, entity: SyncEntity): Promise<string | null> {
     const out = await this.client.send(
       new GetItemCommand({
@@ -171,11 +172,15 @@ export class DynamoDbRecordStore extends DynamoDbTableAdapter implements RecordS
    * any write), then sends the transactions in order; the watermark is in the
    * last one. The SDK's own ClientRequestToken makes its internal retries of a
    * transaction idempotent; a deterministic token would add nothing, since a
-   * replayed page rewrites the same items anyway.
+   * replayed page rewrites the same items anyway. Once the page has committed,
+   * a record whose parts were staged loses its other parts (only pages that
+   * stage one pay for it).
    */
   async commitPage(write: PageWrite): Promise<void> {
-    const transactions = planPageTransactions(this.tableName, write, await this.storedListing(write));
+    const plan = planPage(this.tableName, write, await this.storedListing(write));
+    const { transactions } = plan;
     for (const [index, input] of transactions.entries()) await this.sendFenced(write, input, index === transactions.length - 1);
+    for (const staged of plan.staged) await dropStaleParts(this.parts, staged);
   }
 
   /**
@@ -261,7 +266,7 @@ export class DynamoDbRecordStore extends DynamoDbTableAdapter implements RecordS
         ConsistentRead: true,
       }),
     );
-    const doc = out.Item === undefined ? null : await this.readDoc(connectionId, collection, out.Item);
+    const doc = out.Item === undefined ? null : await readRecordDoc(this.parts, connectionId, collection, out.Item);
     if (out.Item === undefined || doc === null) return { record: null, lineage: null };
     return { record: JSON.parse(doc) as Record<string, unknown>, lineage: readLineage(out.Item) };
   }
@@ -289,56 +294,10 @@ export class DynamoDbRecordStore extends DynamoDbTableAdapter implements RecordS
     const heads = items.slice(0, limit);
     const last = items.length > limit ? heads.at(-1) : undefined;
 
-    const docs = await Promise.all(heads.map((head) => this.readDoc(connectionId, collection, head)));
+    const docs = await Promise.all(heads.map((head) => readRecordDoc(this.parts, connectionId, collection, head)));
     const records: Record<string, unknown>[] = [];
     for (const doc of docs) if (doc !== null) records.push(JSON.parse(doc) as Record<string, unknown>);
     return { records, nextCursor: last === undefined ? null : encodeCursor(last, order) };
-  }
-
-  /** The document JSON of a head, with its parts when it was split; null when the record vanished. */
-  private async readDoc(
-    connectionId: string,
-    collection: Collection,
-    listedHead: Record<string, AttributeValue>,
-  ): Promise<string | null> {
-    let head = listedHead;
-    for (let attempt = 1; ; attempt += 1) {
-      const parts = partCount(head);
-      if (parts === 0) return head[ATTR.doc]?.S ?? "";
-      if (attempt > ASSEMBLE_ATTEMPTS) {
-        throw new Error(`${collection} record ${head[ATTR.key]?.S}: its parts kept changing while being read`);
-      }
-      const sk = head[ATTR.sk]?.S ?? "";
-      const partPk = partPartitionKey(connectionId, collection, sk);
-      // One atomic snapshot of head and parts: they all come from the same committed write.
-      const out = await this.client.send(
-        new TransactGetItemsCommand({
-          TransactItems: [
-            { Get: { TableName: this.tableName, Key: { [ATTR.pk]: head[ATTR.pk]!, [ATTR.sk]: head[ATTR.sk]! } } },
-            ...Array.from({ length: parts }, (_, index) => ({
-              Get: {
-                TableName: this.tableName,
-                Key: { [ATTR.pk]: { S: partPk }, [ATTR.sk]: { S: partSortKey(index + 1) } },
-              },
-            })),
-          ],
-        }),
-      );
-      const responses = out.Responses ?? [];
-      const current = responses[0]?.Item;
-      if (current === undefined) return null;
-      if (partCount(current) !== parts) {
-        head = current; // rewritten in between with another part count: read again
-        continue;
-      }
-      let doc = current[ATTR.doc]?.S ?? "";
-      for (let index = 1; index <= parts; index += 1) {
-        const chunk = responses[index]?.Item?.[ATTR.doc]?.S;
-        if (chunk === undefined) throw new Error(`${collection} record ${current[ATTR.key]?.S}: part ${index} is missing`);
-        doc += chunk;
-      }
-      return doc;
-    }
   }
 }
 
@@ -368,11 +327,6 @@ const StoredLineageSchema = v.object({
 
 function rethrow(error: unknown): never {
   throw error;
-}
-
-function partCount(head: Record<string, AttributeValue>): number {
-  const raw = head[ATTR.parts]?.N;
-  return raw === undefined ? 0 : Number(raw);
 }
 
 function parseKey(raw: string | undefined): string[] | undefined {

@@ -12,6 +12,7 @@ import { SORT_KEY_MAX_BYTES, checkedPartitionKey, utf8Bytes } from "../table/key
  *   stage head      pk = REC#<connectionId>#stages#00              sk = JSON.stringify([pipelineId, stageId])
  *   record part     pk = PART#<connectionId>#<collection>#<sha256(record sk), base64url>
  *                   sk = <part number, 4 digits: 0001, 0002, ...>
+ *   staged part     same pk                                  sk = v#<version>#<part number, 4 digits>
  *   watermark       pk = WM#<connectionId>                  sk = sharded#<entity>
  *
  * - Heads are write-sharded (docs/hot-keys.md): <shard> is recordShard(collection, sk),
@@ -39,13 +40,19 @@ import { SORT_KEY_MAX_BYTES, checkedPartitionKey, utf8Bytes } from "../table/key
  *   shards (docs/hot-keys.md, "Records stored before sharding").
  *   The three prefixes differ at their start, so heads, parts and watermarks
  *   never share a partition: querying a collection's partition sees heads only.
- * - A document over DOC_PART_MAX_BYTES (./page-transactions.ts) is cut into
+ * - A document over DOC_PART_MAX_BYTES (./record-items.ts) is cut into
  *   chunks: the head keeps chunk 0 in `doc` and the count of further chunks in
  *   `parts`; chunk i (i >= 1) is the part item with sk = pad4(i), in the
  *   record's own part partition. Head and parts are written in one transaction.
  *   A later, smaller version leaves stale parts beyond its count behind; they
  *   are never read (the head's `parts` is authoritative) and are overwritten
  *   when the record grows again.
+ * - A document too large for one transaction with its head has its parts
+ *   staged (written before the page's transactions) under sk = v#<version>#pad4(i),
+ *   where <version> is the sha256 of the document (base64url) and the head's
+ *   `parts_version`: nothing reads them until that head commits, the same
+ *   content always stages the same items, and the store drops every other
+ *   part of the record once the head is committed.
  */
 
 /** Attribute names of the items. */
@@ -56,6 +63,8 @@ export const ATTR = {
   doc: "doc",
   /** On a head: number of part items (absent = 0). */
   parts: "parts",
+  /** On a head whose parts were staged: the version (sha256 of the document) they are stored under. */
+  partsVersion: "parts_version",
   /** On a head: JSON.stringify(RecordWrite.key). */
   key: "key",
   /** On a stage head: the stage kind. */
@@ -156,6 +165,7 @@ const WATERMARK_LAYOUT_PREFIX = "sharded#";
 const HASHED_STAGE_PREFIX = "#sha256:";
 const NEWEST_KEY_SEPARATOR = "#";
 const PART_NUMBER_DIGITS = 4;
+const STAGED_PART_PREFIX = "v#";
 const SHARD_DIGITS = 2;
 
 /** The shard of a record: the first 32 bits of sha256(sort key), mod the collection's shard count. Stable across releases and processes. */
@@ -216,9 +226,18 @@ export function partPartitionKey(connectionId: string, collection: Collection, r
   return checkedPartitionKey(`${PART_PREFIX}${requireConnectionId(connectionId)}#${collection}#${digest}`);
 }
 
-/** Part numbers start at 1 (chunk 0 is on the head). */
-export function partSortKey(partNumber: number): string {
-  return String(partNumber).padStart(PART_NUMBER_DIGITS, "0");
+/** The largest part number the 4-digit sort key holds: 9,999 parts of 350 KB, far above a 16 MiB source body. */
+export const MAX_PART_NUMBER = 10 ** PART_NUMBER_DIGITS - 1;
+
+/** Part numbers start at 1 (chunk 0 is on the head); a staged part carries its version. */
+export function partSortKey(partNumber: number, version?: string): string {
+  const number = String(partNumber).padStart(PART_NUMBER_DIGITS, "0");
+  return version === undefined ? number : `${stagedPartPrefix(version)}${number}`;
+}
+
+/** The sort key prefix of every staged part of one version. */
+export function stagedPartPrefix(version: string): string {
+  return `${STAGED_PART_PREFIX}${version}#`;
 }
 
 export function watermarkPartitionKey(connectionId: string): string {

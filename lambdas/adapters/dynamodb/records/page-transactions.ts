@@ -1,20 +1,10 @@
 import { createHash } from "node:crypto";
 import type { AttributeValue, TransactWriteItem, TransactWriteItemsCommandInput, Update } from "@aws-sdk/client-dynamodb";
-import { STAGE_KINDS, type StageKind } from "../../../domain/core/entities";
-import { RecordTooLargeError } from "../../../domain/core/errors";
-import type { HealMark, PageRun, PageWrite, RecordWrite } from "../../../domain/core/ports/record-store";
+import type { PageRun, PageWrite, RecordWrite } from "../../../domain/core/ports/record-store";
 import { pageFence } from "../runs/run-item";
-import {
-  ATTR,
-  partPartitionKey,
-  partSortKey,
-  recordNewestSortValue,
-  recordPartitionKey,
-  recordSortKey,
-  watermarkPartitionKey,
-  watermarkSortKey,
-} from "./keys";
+import { ATTR, watermarkPartitionKey, watermarkSortKey } from "./keys";
 import { utf8Bytes } from "../table/key-limits";
+import { TRANSACTION_BYTE_BUDGET, TRANSACTION_MAX_ACTIONS, estimateItemBytes, recordItems, type RecordItems } from "./record-items";
 
 /**
  * How one validated page becomes DynamoDB transactions. Pure: no I/O.
@@ -26,12 +16,15 @@ import { utf8Bytes } from "../table/key-limits";
  * guarantees the spec's rule exists for are kept this way:
  *
  * 1. Validation happens before commitPage: a malformed record fails the page
- *    before anything is written (preparePage), and so does a record too large
- *    to store (planPageTransactions throws RecordTooLargeError before the
- *    first transaction is sent).
+ *    before anything is written (preparePage), and so does a record that
+ *    cannot be stored (planPageTransactions throws before the first
+ *    transaction is sent).
  * 2. Records are written in the page's order (loss reasons before the leads
  *    that point at them). A record and all its parts are always in the same
- *    transaction, so a record is never half written. A record's head is an
+ *    transaction, so a record is never half written; a record too large for
+ *    one has its parts staged in transactions of their own before any other,
+ *    under a version only its head names (./record-items.ts), so it too
+ *    appears whole, when its head commits. A record's head is an
  *    Update that sets its whole content (what a Put would write) and its
  *    lineage (core/record-lineage.ts) in the same action: no extra write or
  *    read per record. `writes` is counted once per (run, page): the Update is
@@ -59,27 +52,6 @@ import { utf8Bytes } from "../table/key-limits";
  *    always names the records its entity's last commit left in the table.
  */
 
-/** DynamoDB: at most 100 actions in one TransactWriteItems. */
-export const TRANSACTION_MAX_ACTIONS = 100;
-/** DynamoDB: at most 4 MB of items in one transaction (read as 4,000,000 bytes to be safe). */
-export const TRANSACTION_MAX_BYTES = 4_000_000;
-/** What the planner packs into one transaction: the cap minus a margin for estimation error. */
-export const TRANSACTION_BYTE_BUDGET = TRANSACTION_MAX_BYTES - 200_000;
-/** DynamoDB: at most 400 KB per item. */
-export const ITEM_MAX_BYTES = 400 * 1024;
-/** A document over this many UTF-8 bytes is cut into chunks of at most this size (head + parts). */
-export const DOC_PART_MAX_BYTES = 350_000;
-/** Added to every item's estimate for what the estimate does not see. */
-export const ITEM_OVERHEAD_BYTES = 100;
-
-/** The items one record is stored as: its head, then its parts. */
-export interface RecordItems {
-  readonly write: RecordWrite;
-  readonly items: readonly Record<string, AttributeValue>[];
-  /** Estimated bytes of all items. */
-  readonly bytes: number;
-}
-
 /** Where a page's commit can be refused, by index in every transaction of the plan. */
 export const LOCK_ACTION_INDEX = 0;
 /** In the last transaction only: the run summary's progress update. */
@@ -103,10 +75,31 @@ export function planPageTransactions(
   /** The hash stored on the entity's watermark item (read by the store for a page 1 with a listing); null: none. */
   storedListing: string | null = null,
 ): TransactWriteItemsCommandInput[] {
+  return planPage(tableName, write, storedListing).transactions;
+}
+
+/** A page's transactions, and the records whose parts they stage. */
+export interface PagePlan {
+  /** In order: the staged parts' transactions, the records', the closing one. */
+  readonly transactions: TransactWriteItemsCommandInput[];
+  /** Once the page has committed, every part of these records but their staged version's is stale. */
+  readonly staged: readonly StagedRecord[];
+}
+
+export interface StagedRecord {
+  /** The record's part partition. */
+  readonly partitionKey: string;
+  /** The version its head names (ATTR.partsVersion). */
+  readonly version: string;
+}
+
+/** planPageTransactions, with the records whose parts it stages. */
+export function planPage(tableName: string, write: PageWrite, storedListing: string | null = null): PagePlan {
   const all = distinctRecords(write.records).map((record) => recordItems(write.connectionId, record));
   const listing = listingPlan(write, all, storedListing);
   const records = listing.unchanged ? [] : all;
   const fence = pageFence(tableName, write.connectionId, write.run);
+  const staging = packStaged(tableName, records, fence.check);
   const closing: TransactWriteItem[] = [{ Update: fence.progress }, entityStateAction(tableName, write, listing)];
   const closingBytes = 2 * FENCE_BYTES;
 
@@ -135,13 +128,39 @@ export function planPageTransactions(
   // The hash is dropped first only when the page takes several transactions; in one, the last action replaces it.
   if (listing.dropFirst && groups.length === 0) last.puts = last.puts.slice(1);
 
-  return [
+  const transactions = [
+    ...staging,
     ...groups.filter((group) => group.puts.length > 0).map((group) => ({
       TransactItems: [{ ConditionCheck: fence.check }, ...group.puts],
     })),
     // Lock at LOCK_ACTION_INDEX, progress at PROGRESS_ACTION_INDEX, then the records, then the watermark.
     { TransactItems: [{ Update: fence.lease }, ...closing.slice(0, 1), ...last.puts, ...closing.slice(1)] },
   ];
+  const staged = records.flatMap((record) => {
+    const version = record.items[0]?.[ATTR.partsVersion]?.S;
+    const partitionKey = record.staged[0]?.[ATTR.pk]?.S;
+    return version === undefined || partitionKey === undefined ? [] : [{ partitionKey, version }];
+  });
+  return { transactions, staged };
+}
+
+/** The staged parts of the page's records, packed into fenced transactions of Puts (idempotent: same content, same items). */
+function packStaged(tableName: string, records: readonly RecordItems[], check: TransactWriteItem["ConditionCheck"]): TransactWriteItemsCommandInput[] {
+  const packed: TransactWriteItem[][] = [];
+  let current: TransactWriteItem[] = [];
+  let bytes = FENCE_BYTES;
+  for (const item of records.flatMap((record) => record.staged)) {
+    const size = estimateItemBytes(item);
+    if (current.length + 1 > TRANSACTION_MAX_ACTIONS - 1 || bytes + size > TRANSACTION_BYTE_BUDGET) {
+      packed.push(current);
+      current = [];
+      bytes = FENCE_BYTES;
+    }
+    current.push({ Put: { TableName: tableName, Item: item } });
+    bytes += size;
+  }
+  if (current.length > 0) packed.push(current);
+  return packed.map((puts) => ({ TransactItems: [{ ConditionCheck: check }, ...puts] }));
 }
 
 /** What page 1 of a whole or partial listing does about the stored listing hash. */
@@ -233,7 +252,7 @@ function dropListing(tableName: string, write: PageWrite) {
 }
 
 /** Content attributes a head may lack: a Put would drop them, so the Update removes them (an audit's marks included). */
-const OPTIONAL_HEAD_ATTRS = [ATTR.parts, ATTR.kind, ATTR.healed, ATTR.absent] as const;
+const OPTIONAL_HEAD_ATTRS = [ATTR.parts, ATTR.partsVersion, ATTR.kind, ATTR.healed, ATTR.absent] as const;
 
 /**
  * A head's write counts once per page: it applies only when the head was not
@@ -361,106 +380,5 @@ function distinctRecords(records: readonly RecordWrite[]): RecordWrite[] {
   const byKey = new Map<string, RecordWrite>();
   for (const record of records) byKey.set(JSON.stringify([record.collection, ...record.key]), record);
   return [...byKey.values()];
-}
-
-/** The head (and parts) of one record; throws RecordTooLargeError when they cannot share one transaction. */
-export function recordItems(connectionId: string, write: RecordWrite): RecordItems {
-  const sk = recordSortKey(write);
-  const pk = recordPartitionKey(connectionId, write.collection, sk);
-  const chunks = splitUtf8(JSON.stringify(write.doc), DOC_PART_MAX_BYTES);
-
-  const head: Record<string, AttributeValue> = {
-    [ATTR.pk]: { S: pk },
-    [ATTR.sk]: { S: sk },
-    [ATTR.key]: { S: JSON.stringify(write.key) },
-    [ATTR.doc]: { S: chunks[0] ?? "" },
-    [ATTR.newest]: { S: recordNewestSortValue(write.doc, sk) },
-  };
-  if (chunks.length > 1) head[ATTR.parts] = { N: String(chunks.length - 1) };
-  const kind = write.collection === "stages" ? stageKind(write.doc) : undefined;
-  if (kind !== undefined) head[ATTR.kind] = { S: kind };
-
-  if (write.heal !== undefined) head[ATTR.healed] = healMarkAttribute(write.heal);
-
-  const items = [head];
-  if (chunks.length > 1) {
-    const partPk = partPartitionKey(connectionId, write.collection, sk);
-    for (let part = 1; part < chunks.length; part += 1) {
-      items.push({
-        [ATTR.pk]: { S: partPk },
-        [ATTR.sk]: { S: partSortKey(part) },
-        [ATTR.doc]: { S: chunks[part] ?? "" },
-      });
-    }
-  }
-
-  const sizes = items.map(estimateItemBytes);
-  const bytes = sizes.reduce((sum, size) => sum + size, 0);
-  if (items.length > TRANSACTION_MAX_ACTIONS || bytes > TRANSACTION_BYTE_BUDGET || sizes.some((s) => s > ITEM_MAX_BYTES)) {
-    throw new RecordTooLargeError(
-      `${write.collection} record is ${bytes} bytes stored as ${items.length} items; one DynamoDB transaction holds at most ${TRANSACTION_BYTE_BUDGET} bytes; id ${write.key.join(" / ")}`,
-    );
-  }
-  return { write, items, bytes };
-}
-
-/**
- * Size of an item as DynamoDB counts it, estimated from above: UTF-8 bytes of
- * attribute names and string values, number strings plus one, and a fixed
- * overhead per item.
- */
-export function estimateItemBytes(item: Record<string, AttributeValue>): number {
-  let bytes = ITEM_OVERHEAD_BYTES;
-  for (const [name, value] of Object.entries(item)) {
-    bytes += utf8Bytes(name);
-    if (value.S !== undefined) bytes += utf8Bytes(value.S);
-    else if (value.N !== undefined) bytes += value.N.length + 1;
-    // A map (an audit's heal mark): its JSON form is longer than DynamoDB's count of it, so an estimate from above.
-    else if (value.M !== undefined) bytes += utf8Bytes(JSON.stringify(value.M));
-    else throw new TypeError(`estimateItemBytes: unexpected attribute type of ${name}`);
-  }
-  return bytes;
-}
-
-/**
- * Cuts text into chunks of at most maxBytes UTF-8 bytes, only between code
- * points (a chunk never ends inside a multi-byte character), so that joining
- * the chunks gives the text back exactly. Expects well-formed text, as
- * JSON.stringify produces.
- */
-export function splitUtf8(text: string, maxBytes: number): string[] {
-  // A chunk must hold the longest UTF-8 character (4 bytes).
-  if (!Number.isInteger(maxBytes) || maxBytes < 4) throw new RangeError(`splitUtf8: maxBytes must be an integer >= 4`);
-  // Most documents fit one item: count their bytes without copying them.
-  if (utf8Bytes(text) <= maxBytes) return [text];
-  const bytes = Buffer.from(text, "utf8");
-  const chunks: string[] = [];
-  let start = 0;
-  while (start < bytes.length) {
-    let end = Math.min(start + maxBytes, bytes.length);
-    // Step back over continuation bytes (10xxxxxx) to the start of a character.
-    while (end < bytes.length && end > start && ((bytes[end] ?? 0) & 0xc0) === 0x80) end -= 1;
-    chunks.push(bytes.toString("utf8", start, end));
-    start = end;
-  }
-  return chunks;
-}
-
-function stageKind(doc: Readonly<Record<string, unknown>>): StageKind | undefined {
-  const kind = doc["kind"];
-  return typeof kind === "string" && (STAGE_KINDS as readonly string[]).includes(kind) ? (kind as StageKind) : undefined;
-}
-
-/** The heal mark on a head, as a map (explain reads it). */
-function healMarkAttribute(heal: HealMark): AttributeValue {
-  return {
-    M: {
-      audit_id: { S: heal.auditId },
-      cause: { S: heal.cause },
-      updated_at: heal.updatedAt === null ? { NULL: true } : { S: heal.updatedAt },
-      watermark: heal.watermark === null ? { NULL: true } : { S: heal.watermark },
-      at: { S: heal.at },
-    },
-  };
 }
 

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { GetItemCommand, TransactWriteItemsCommand, paginateQuery, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { beforeAll, describe, expect, test } from "vitest";
 import type { Collection } from "../../../../lambdas/domain/core/entities";
-import { RecordTooLargeError, RunSupersededError, SyncSinceChangedError } from "../../../../lambdas/domain/core/errors";
+import { RunSupersededError, SyncSinceChangedError } from "../../../../lambdas/domain/core/errors";
 import type { PageFinding, PageWrite, RecordWrite } from "../../../../lambdas/domain/core/ports/record-store";
 import { DynamoDbRecordStore } from "../../../../lambdas/adapters/dynamodb/records/dynamodb-record-store";
 import { InvalidCursorError } from "../../../../lambdas/domain/core/errors";
@@ -291,18 +291,6 @@ describe("DynamoDbRecordStore on DynamoDB Local", () => {
     const [doc] = await listAll(connectionId, "tasks");
     expect(doc!["text"] === text).toBe(true);
     expect(await store.getWatermark(connectionId, "tasks")).toBe("2024-01-01T00:00:00.000Z");
-  });
-
-  test("a record too large for one transaction fails the page with RecordTooLargeError before any write", async () => {
-    const connectionId = newConnection();
-    const page: Omit<PageWrite, "run"> = {
-      connectionId,
-      records: [task("t-before", "ok"), task("t-huge", "z".repeat(5_000_000)), task("t-after", "ok")],
-      watermark: { entity: "tasks", value: "2024-07-01T00:00:00.000Z" },
-    };
-    await expect(store.commitPage(await fenced(page))).rejects.toBeInstanceOf(RecordTooLargeError);
-    expect(await storedCount(connectionId, "tasks")).toBe(0);
-    expect(await store.getWatermark(connectionId, "tasks")).toBeNull();
   });
 
   test("listRecords pages by limit and cursor and returns nextCursor null at the end", async () => {

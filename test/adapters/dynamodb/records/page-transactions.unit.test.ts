@@ -1,21 +1,13 @@
+import { createHash } from "node:crypto";
 import type { TransactWriteItemsCommandInput } from "@aws-sdk/client-dynamodb";
 import { describe, expect, test } from "vitest";
-import { RecordTooLargeError } from "../../../../lambdas/domain/core/errors";
 import type { PageWrite, RecordWrite } from "../../../../lambdas/domain/core/ports/record-store";
 import { runLockPartitionKey } from "../../../../lambdas/adapters/dynamodb/runs/run-item";
-import { recordPartitionKey, watermarkPartitionKey, watermarkSortKey } from "../../../../lambdas/adapters/dynamodb/records/keys";
+import { partPartitionKey, recordPartitionKey, stagedPartPrefix, watermarkPartitionKey, watermarkSortKey } from "../../../../lambdas/adapters/dynamodb/records/keys";
 import { pageRun } from "../../../builders/page-runs";
 import { writtenItem } from "../../../support/planned-items";
-import {
-  DOC_PART_MAX_BYTES,
-  LOCK_ACTION_INDEX,
-  PROGRESS_ACTION_INDEX,
-  TRANSACTION_BYTE_BUDGET,
-  TRANSACTION_MAX_ACTIONS,
-  estimateItemBytes,
-  planPageTransactions,
-  splitUtf8,
-} from "../../../../lambdas/adapters/dynamodb/records/page-transactions";
+import { LOCK_ACTION_INDEX, PROGRESS_ACTION_INDEX, planPage, planPageTransactions } from "../../../../lambdas/adapters/dynamodb/records/page-transactions";
+import { DOC_PART_MAX_BYTES, TRANSACTION_BYTE_BUDGET, TRANSACTION_MAX_ACTIONS, estimateItemBytes, splitUtf8 } from "../../../../lambdas/adapters/dynamodb/records/record-items";
 
 const TABLE = "records";
 const CONNECTION = "conn-1";
@@ -144,20 +136,41 @@ describe("planPageTransactions", () => {
     expect(all.at(-1)!.pk).toBe(watermarkPartitionKey(CONNECTION));
   });
 
-  test("a record too large for one transaction throws RecordTooLargeError naming its collection, id and size, before any write", () => {
-    const records = [lead("fine"), { collection: "tasks" as const, key: ["t-huge"] as const, doc: { text: "z".repeat(5_000_000) } }];
-    let thrown: unknown;
-    try {
-      planPageTransactions(TABLE, withRun({ connectionId: CONNECTION, records }));
-    } catch (error) {
-      thrown = error;
+  test("a record is stored whole at any size: a record too large for one transaction has its parts staged first, under its content's version; its head goes with the page", () => {
+    const huge = { collection: "tasks" as const, key: ["t-huge"] as const, doc: { id: "t-huge", text: "z".repeat(5_000_000) } };
+    const plan = planPage(TABLE, withRun({ connectionId: CONNECTION, records: [lead("fine"), huge], watermark: { entity: "tasks", value: "2024-05-01T00:00:00.000Z" } }));
+    const json = JSON.stringify(huge.doc);
+    const version = createHash("sha256").update(json).digest("base64url");
+    const partPk = partPartitionKey(CONNECTION, "tasks", "t-huge");
+    expect(plan.staged).toEqual([{ partitionKey: partPk, version }]);
+
+    const all = puts(plan.transactions);
+    const staged = all.filter((put) => put.sk.startsWith(stagedPartPrefix(version)));
+    const headAt = all.findIndex((put) => put.sk === "t-huge");
+    // Every staged part is sent in a transaction before the one that writes the head (which names them).
+    expect(staged.length).toBe(Math.ceil(Buffer.byteLength(json) / DOC_PART_MAX_BYTES) - 1);
+    expect(staged.every((put) => put.pk === partPk && put.tx < all[headAt]!.tx)).toBe(true);
+    const head = writtenItem(plan.transactions.flatMap((tx) => tx.TransactItems!).find((action) => writtenItem(action)?.["sk"]?.S === "t-huge")!)!;
+    expect(head["parts_version"]).toEqual({ S: version });
+    expect(head["parts"]).toEqual({ N: String(staged.length) });
+    // Head and parts join back to the document exactly.
+    const chunks = plan.transactions.flatMap((tx) => tx.TransactItems!).flatMap((action) => (action.Put?.Item?.["sk"]?.S?.startsWith(stagedPartPrefix(version)) ? [action.Put.Item["doc"]!.S!] : []));
+    expect(`${head["doc"]!.S!}${chunks.join("")}`).toBe(json);
+    for (const tx of plan.transactions) {
+      expect(tx.TransactItems!.length).toBeLessThanOrEqual(TRANSACTION_MAX_ACTIONS);
+      expect(txBytes(tx)).toBeLessThanOrEqual(TRANSACTION_BYTE_BUDGET);
+      expect(tx.TransactItems![LOCK_ACTION_INDEX]!.ConditionCheck ?? tx.TransactItems![LOCK_ACTION_INDEX]!.Update).toBeDefined();
     }
-    expect(thrown).toBeInstanceOf(RecordTooLargeError);
-    const error = thrown as RecordTooLargeError;
-    expect(error.name).toBe("RecordTooLargeError");
-    expect(error.retryable).toBe(false);
-    expect(error.detail).toMatch(/^tasks record is \d+ bytes/);
-    expect(error.detail).toContain("t-huge");
+    expect(all.at(-1)!.pk).toBe(watermarkPartitionKey(CONNECTION));
+  });
+
+  test("a record is stored whole at any size: the same content stages the same items (a replay rewrites them); changed content stages another version", () => {
+    const task = (text: string) => ({ collection: "tasks" as const, key: ["t-big"] as const, doc: { id: "t-big", text } });
+    const stagedOf = (text: string) => planPage(TABLE, withRun({ connectionId: CONNECTION, records: [task(text)] })).staged;
+    expect(stagedOf("a".repeat(4_000_000))).toEqual(stagedOf("a".repeat(4_000_000)));
+    expect(stagedOf("a".repeat(4_000_000))[0]!.version).not.toBe(stagedOf(`${"a".repeat(3_999_999)}b`)[0]!.version);
+    // A record that fits one transaction with its parts stages nothing.
+    expect(stagedOf("a".repeat(1_000_000))).toEqual([]);
   });
 
   test("a page with nothing to write is still one transaction: the run's fence, lease, progress and its entity's data_as_of", () => {
