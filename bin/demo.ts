@@ -7,6 +7,7 @@ import { startLocalRuntime, type LocalRuntime } from "../lambdas/runtimes/local/
 import { createJsonLogger } from "../lambdas/adapters/local/json-logger";
 import { issueSessionToken } from "../lambdas/runtimes/local/local-token-issuer";
 import type { RunSummary } from "../lambdas/domain/core/run-summary";
+import { wholeTotal } from "../lambdas/domain/records/fields/price";
 
 /**
  * `npm run demo`: the service and the reference source on this machine, a
@@ -134,7 +135,7 @@ async function printTotals(api: Api, connectionId: string): Promise<void> {
   const tasks = await all("tasks");
   const won = leads.filter((lead) => lead["is_won"]);
   const lost = leads.filter((lead) => lead["is_lost"]);
-  const revenue = won.reduce((sum, lead) => sum + Number(lead["price"] ?? 0), 0);
+  const revenue = BigInt(wholeTotal(won.map((lead) => lead["price"])));
   const now = Date.now();
   const overdue = tasks.filter((task) => !task["is_completed"] && task["due_at"] !== null && Date.parse(task["due_at"]) < now);
   say();

@@ -9,11 +9,17 @@ interface PipelineFunnel {
   readonly stages: readonly { readonly id: string; readonly name: string | null; readonly kind: string; readonly leads: number }[];
   readonly won: number;
   readonly lost: number;
-  readonly revenue_won: number;
+  /** A JSON integer, or beyond 2^53 its exact digits as a string. */
+  readonly revenue_won: number | string;
   readonly top_loss_reasons: readonly { readonly reason: string; readonly leads: number }[];
   readonly unresolved_won_lost: number;
   readonly overdue_tasks: number;
   readonly connected_calls: number;
+}
+
+/** A whole amount with thousands separators, exact at any size (a string beyond 2^53 is never rounded through a double). */
+function amount(value: number | string): string {
+  return BigInt(value).toLocaleString("en-US");
 }
 
 interface Funnel {
@@ -55,7 +61,7 @@ export async function funnelView(outlet: HTMLElement, id: string): Promise<void>
         { class: "card", "aria-label": `Pipeline ${pipeline.name ?? pipeline.id}`, "data-pipeline": pipeline.id },
         h("h2", null, pipeline.name ?? pipeline.id),
         funnelChart(
-          { name: pipeline.name ?? pipeline.id, stages: pipeline.stages, won: pipeline.won, lost: pipeline.lost, revenue: pipeline.revenue_won.toLocaleString("en-US") },
+          { name: pipeline.name ?? pipeline.id, stages: pipeline.stages, won: pipeline.won, lost: pipeline.lost, revenue: amount(pipeline.revenue_won) },
           h(
             "table",
             { class: "entities" },
@@ -75,7 +81,7 @@ export async function funnelView(outlet: HTMLElement, id: string): Promise<void>
           { class: "facts" },
           fact("Won", pipeline.won, "won"),
           fact("Lost", pipeline.lost, "lost"),
-          fact("Revenue won", pipeline.revenue_won.toLocaleString("en-US"), "revenue-won"),
+          fact("Revenue won", amount(pipeline.revenue_won), "revenue-won"),
           fact("Unresolved won/lost", pipeline.unresolved_won_lost, "unresolved"),
           fact("Overdue tasks", pipeline.overdue_tasks, "overdue-tasks"),
           fact("Connected calls", pipeline.connected_calls, "connected-calls"),

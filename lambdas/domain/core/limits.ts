@@ -60,6 +60,13 @@ export const SOURCE_MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
  * stack. A deeper record fails its page (rule `record.depth`).
  */
 export const MAX_RECORD_DEPTH = 64;
+/**
+ * Digits an exponent may give a price's whole part (a double reaches 1e308,
+ * 309 digits): "1e309" fails its page as before, while digits written out are
+ * kept exactly whatever their count. Bounds what a few characters can make
+ * the service write ("1e99999999").
+ */
+export const PRICE_EXPONENT_MAX_DIGITS = 309;
 /** A rate_limit above this is refused: one limiter item keeps one start time per request per second. */
 export const MAX_RATE_LIMIT = 1000;
 

@@ -2,6 +2,7 @@ import * as v from "valibot";
 import type { Collection } from "../core/entities";
 import { IsoTimeSchema } from "../core/iso-time-schema";
 import type { RecordStore } from "../core/ports/record-store";
+import { WholeAmountSchema, storedWhole, wholeAmountOf } from "../records/fields/price";
 import { findConnection } from "./connection-operations";
 import type { OnboardingDeps } from "./onboarding-deps";
 
@@ -28,8 +29,8 @@ export const PipelineFunnelSchema = v.object({
   stages: readonlyArray(FunnelStageSchema),
   won: count,
   lost: count,
-  /** Sum of `price` over won leads (whole numbers, the connection's one currency). */
-  revenue_won: v.number(),
+  /** Sum of `price` over won leads (whole numbers, the connection's one currency), exact: digits as a string beyond 2^53. */
+  revenue_won: WholeAmountSchema,
   top_loss_reasons: readonlyArray(v.object({ reason: v.string(), leads: count })),
   /** Leads whose stage does not resolve (not synced, or not in this pipeline): neither won nor lost. */
   unresolved_won_lost: count,
@@ -70,9 +71,9 @@ const bySortThenId = (a: Doc, b: Doc) => num(a["sort"]) - num(b["sort"]) || Stri
  * the lead it links to.
  */
 export function computeFunnel(input: FunnelInput, now: Date): Funnel {
-  const funnels = new Map<string, { stages: Map<string, { stage: Doc; leads: number }>; won: number; lost: number; revenue: number; reasons: Map<string, number>; unresolved: number; overdue: number; connected: number }>();
+  const funnels = new Map<string, { stages: Map<string, { stage: Doc; leads: number }>; won: number; lost: number; revenue: bigint; reasons: Map<string, number>; unresolved: number; overdue: number; connected: number }>();
   for (const pipeline of input.pipelines) {
-    funnels.set(String(pipeline["id"]), { stages: new Map(), won: 0, lost: 0, revenue: 0, reasons: new Map(), unresolved: 0, overdue: 0, connected: 0 });
+    funnels.set(String(pipeline["id"]), { stages: new Map(), won: 0, lost: 0, revenue: 0n, reasons: new Map(), unresolved: 0, overdue: 0, connected: 0 });
   }
   for (const stage of [...input.stages].sort(bySortThenId)) {
     funnels.get(String(stage["pipeline_id"]))?.stages.set(String(stage["id"]), { stage, leads: 0 });
@@ -92,7 +93,7 @@ export function computeFunnel(input: FunnelInput, now: Date): Funnel {
     else row.leads += 1;
     if (lead["is_won"] === true) {
       funnel.won += 1;
-      funnel.revenue += num(lead["price"]);
+      funnel.revenue += wholeAmountOf(lead["price"]);
     }
     if (lead["is_lost"] === true) {
       funnel.lost += 1;
@@ -121,7 +122,7 @@ export function computeFunnel(input: FunnelInput, now: Date): Funnel {
         stages: [...funnel.stages.values()].map(({ stage, leads }) => ({ id: String(stage["id"]), name: text(stage["name"]), kind: String(stage["kind"]), leads })),
         won: funnel.won,
         lost: funnel.lost,
-        revenue_won: funnel.revenue,
+        revenue_won: storedWhole(funnel.revenue.toString()),
         top_loss_reasons: [...funnel.reasons]
           .sort(([a, x], [b, y]) => y - x || a.localeCompare(b))
           .slice(0, TOP_LOSS_REASONS)

@@ -35,4 +35,14 @@ describe("computeFunnel (clock injected)", () => {
       { reason: "e", leads: 1 },
     ]);
   });
+
+  test("lead.price whole part exact: revenue won sums stored prices exactly, a number while safe, its digits beyond 2^53", () => {
+    const won = (id: string, price: number | string) => ({ ...lead, id, is_won: true, price });
+    const revenue = (...prices: (number | string)[]) =>
+      computeFunnel({ pipelines: [pipeline], stages, leads: prices.map((price, i) => won(`l${i}`, price)), tasks: [], calls: [] }, NOW).pipelines[0]?.revenue_won;
+    expect(revenue(1500, 2500)).toBe(4000);
+    expect(revenue(9007199254740991, 1)).toBe("9007199254740992");
+    expect(revenue("123456789012345678901234", 1, "-4")).toBe("123456789012345678901231");
+    expect(revenue("-9007199254740993", 2)).toBe(-9007199254740991);
+  });
 });

@@ -86,6 +86,21 @@ describe("lead", () => {
       expect(Object.is(parseLead({ price: value }).price, expected)).toBe(true);
     });
 
+    test.each([
+      ["a numeric string beyond 2^53 keeps every digit", "123456789012345678901234", "123456789012345678901234"],
+      ["a negative one drops its fraction toward zero", " -123456789012345678901234.999 ", "-123456789012345678901234"],
+      ["the largest safe integer stays a number", "9007199254740991", 9007199254740991],
+      ["one above it is its digits", "9007199254740992", "9007199254740992"],
+      ["400 written digits are kept, however long", "7".repeat(400), "7".repeat(400)],
+      ["an exponent up to a double's range writes its zeros", "1e308", `1${"0".repeat(308)}`],
+      ["a mantissa beyond 2^53 shifted by its exponent", "12345678901234567.89e3", "12345678901234567890"],
+      ["a tiny exponent is 0", "5e-99999999999", 0],
+      ["a JSON number beyond 2^53 is the double JSON.parse reads, written exactly", JSON.parse("123456789012345678901234") as number, "123456789012345685803008"],
+      ["a JSON number at -2^53 + 1 stays a number", -9007199254740991, -9007199254740991],
+    ])("lead.price whole part exact: %s", (_rule, value, expected) => {
+      expect(parseLead({ price: value }).price).toStrictEqual(expected);
+    });
+
     test("lead price: omitted becomes 0", () => {
       expect(parseLead({ price: undefined }).price).toBe(0);
     });
@@ -98,6 +113,8 @@ describe("lead", () => {
       ["an empty string", ""],
       ["a number with a currency", "100 USD"],
       ["a numeric string out of number range", "1e999"],
+      ["an exponent writing one digit more than a double reaches", "1e309"],
+      ["an exponent too large to read", `1e${"9".repeat(400)}`],
     ])("lead price: %s fails the page", (_rule, value) => {
       expect(rejection(LeadSchema, leadRecord({ price: value }))).toMatchObject({
         recordId: "lead-1",

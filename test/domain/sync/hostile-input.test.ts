@@ -2,11 +2,12 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { dynamoDbKeySpace } from "../../../lambdas/adapters/dynamodb/dynamodb-key-space";
 import { SOURCE_MAX_RESPONSE_BYTES } from "../../../lambdas/domain/core/limits";
 import { explainRecord } from "../../../lambdas/domain/onboarding/explain-record";
+import { computeFunnel, readFunnelInput } from "../../../lambdas/domain/onboarding/funnel-analytics";
 import { DEPTH_RULE } from "../../../lambdas/domain/records/fields/depth";
 import { ID_TEXT_RULE } from "../../../lambdas/domain/records/fields/text";
 import { customFieldsOfDepth, DEPTH_EDGES, nestedArraysJson } from "../../builders/hostile-records";
 import { minuteStamp, smallCrm } from "../../builders/small-crm";
-import { contactRecord, taskRecord } from "../../builders/source-records";
+import { contactRecord, leadRecord, taskRecord } from "../../builders/source-records";
 import { useScriptedCrmSource } from "../../support/scripted-crm-source";
 import { createSyncHarness, entityRow, type SyncHarness } from "../../support/sync-harness";
 
@@ -122,4 +123,31 @@ describe("a record of any size is stored whole: task text is never cut, up to th
     expect(stored?.["text"] === text).toBe(true);
     expect(explained).toMatchObject({ present: true, verdict: "current" });
   }, 120_000);
+});
+
+describe("lead.price whole part exact: price keeps its whole part exactly, and revenue sums it exactly", () => {
+  test("lead.price whole part exact: a numeric string of 24 digits is stored digit for digit, and revenue won adds it without rounding", async () => {
+    const huge = "123456789012345678901234";
+    source.data = {
+      ...smallCrm(),
+      leads: [
+        leadRecord({ id: "l1", pipeline_id: "p1", stage_id: "won", price: `${huge}.99`, updated_at: minuteStamp(1) }),
+        leadRecord({ id: "l2", pipeline_id: "p1", stage_id: "won", price: 1000, updated_at: minuteStamp(2) }),
+      ],
+    };
+    const { connection, summary } = await syncNew();
+    expect(entityRow(summary, "leads")).toMatchObject({ status: "succeeded", records: 2 });
+    expect((await harness.records.getRecord(connection.id, "leads", ["l1"])).record?.["price"]).toBe(huge);
+    expect((await harness.records.getRecord(connection.id, "leads", ["l2"])).record?.["price"]).toBe(1000);
+    const funnel = computeFunnel(await readFunnelInput(harness.records, connection.id), new Date(Date.UTC(2026, 5, 1)));
+    expect(funnel.pipelines[0]?.revenue_won).toBe("123456789012345678902234");
+  });
+
+  test("lead.price whole part exact: a JSON number beyond 2^53 is as precise as JSON.parse reads it (a double), stored as that double's exact digits", async () => {
+    const lead = JSON.stringify(leadRecord({ id: "l-num", pipeline_id: "p1", stage_id: "won", updated_at: minuteStamp(1) })).replace('"price":1500', '"price":123456789012345678901234');
+    rawPage("/leads", `{"data":[${lead}],"has_more":false}`);
+    const { connection, summary } = await syncNew();
+    expect(entityRow(summary, "leads")).toMatchObject({ status: "succeeded", records: 1 });
+    expect((await harness.records.getRecord(connection.id, "leads", ["l-num"])).record?.["price"]).toBe("123456789012345685803008");
+  });
 });
