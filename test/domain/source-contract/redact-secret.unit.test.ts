@@ -49,7 +49,7 @@ describe("redactSecret: any run of 8 or more characters of the secret or its enc
     expect(redactSecret(`q=${upper.toLowerCase()}`, special)).toBe("q=[redacted]");
   });
 
-  test("a secret shorter than 8 characters is redacted whole, never by its pieces", () => {
+  test("a secret shorter than 8 characters is redacted whole where it stands, never by its pieces", () => {
     expect(redactSecret("abc12 and abc1", "abc12")).toBe("[redacted] and abc1");
   });
 
@@ -67,5 +67,37 @@ describe("redactSecret: any run of 8 or more characters of the secret or its enc
     const detail = `${"e".repeat(140)}${big.slice(1000, 1020)}${"e".repeat(140)}`;
     expect(redact(detail)).toBe(`${"e".repeat(140)}[redacted]${"e".repeat(140)}`);
     expect(redact("e".repeat(300))).toBe("e".repeat(300));
+  });
+});
+
+describe("a short token never garbles ordinary words: hidden where it stands as the token, in any of its whole forms", () => {
+  const DETAIL = "the source answered 401: the token e is not valid here (e)";
+
+  test("a short token never garbles ordinary words: a one-character token hides only where it stands alone", () => {
+    expect(redactSecret(DETAIL, "e")).toBe("the source answered 401: the token [redacted] is not valid here ([redacted])");
+    expect(redactSecret("the source answered 401", "e")).toBe("the source answered 401");
+  });
+
+  test.each(["a", "Zq", "abc", "x7k2", "s3cr3", "tok-en", "abcdefg"])("a short token never garbles ordinary words: %s, at every length under 8", (token) => {
+    const words = `${token}x x${token} ${token}${token}`;
+    expect(redactSecret(`pre ${token} mid ${words} end:${token}`, token)).toBe(`pre [redacted] mid ${words} end:[redacted]`);
+  });
+
+  test("a short token never garbles ordinary words: its base64 and URL-encoded forms hide where they stand alone", () => {
+    const token = "a+b/c";
+    const base64 = Buffer.from(token).toString("base64");
+    expect(redactSecret(`q=${encodeURIComponent(token)}&r=${encodeURIComponent(token).toLowerCase()}`, token)).toBe("q=[redacted]&r=[redacted]");
+    expect(redactSecret(`auth ${base64} and ${Buffer.from(token).toString("base64url")}`, token)).toBe("auth [redacted] and [redacted]");
+    expect(redactSecret(`x${base64}`, token)).toBe(`x${base64}`);
+  });
+
+  test("a short token never garbles ordinary words: an edge that is not a letter or digit needs no boundary", () => {
+    expect(redactSecret("value-x9 x-x9", "-x9")).toBe("value[redacted] x[redacted]");
+    expect(redactSecret("token déjàvu or 9é", "é")).toBe("token déjàvu or 9é");
+  });
+
+  test("a short token never garbles ordinary words: the 8-character rule for longer tokens is unchanged", () => {
+    expect(redactSecret("x abcdefgh y abcdefg", "abcdefgh")).toBe("x [redacted] y abcdefg");
+    expect(redactSecret("wordabcdefghword", "abcdefgh")).toBe("word[redacted]word");
   });
 });

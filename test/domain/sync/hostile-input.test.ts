@@ -151,3 +151,15 @@ describe("lead.price whole part exact: price keeps its whole part exactly, and r
     expect((await harness.records.getRecord(connection.id, "leads", ["l-num"])).record?.["price"]).toBe("123456789012345685803008");
   });
 });
+
+describe("a short token never garbles ordinary words: what the source says reaches the owner readable, the token hidden where it stands", () => {
+  test("a short token never garbles ordinary words: a one-character token is hidden in the failure detail, every other e kept", async () => {
+    source.fault = (request) =>
+      request.headers.authorization === "Bearer e" ? { status: 403, json: { error: `the source refused the token e: it cannot read ${request.path}` } } : undefined;
+    const connection = await harness.addConnection({ baseUrl: source.server.baseUrl, token: "e" });
+    const summary = await harness.sync(connection);
+    expect(entityRow(summary, "pipelines")).toMatchObject({ status: "failed" });
+    expect(entityRow(summary, "pipelines")?.error).toContain("the source refused the token [redacted]: it cannot read /pipelines");
+    expect(entityRow(summary, "users")?.error).toContain("the source refused the token [redacted]: it cannot read /users");
+  });
+});
