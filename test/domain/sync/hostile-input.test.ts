@@ -6,8 +6,9 @@ import { computeFunnel, readFunnelInput } from "../../../lambdas/domain/onboardi
 import { DEPTH_RULE } from "../../../lambdas/domain/records/fields/depth";
 import { ID_TEXT_RULE } from "../../../lambdas/domain/records/fields/text";
 import { customFieldsOfDepth, DEPTH_EDGES, nestedArraysJson } from "../../builders/hostile-records";
-import { minuteStamp, smallCrm } from "../../builders/small-crm";
+import { minuteStamp, smallContacts, smallCrm } from "../../builders/small-crm";
 import { contactRecord, leadRecord, taskRecord } from "../../builders/source-records";
+import { envelope } from "../../support/source-server";
 import { useScriptedCrmSource } from "../../support/scripted-crm-source";
 import { createSyncHarness, entityRow, type SyncHarness } from "../../support/sync-harness";
 
@@ -161,5 +162,50 @@ describe("a short token never garbles ordinary words: what the source says reach
     expect(entityRow(summary, "pipelines")).toMatchObject({ status: "failed" });
     expect(entityRow(summary, "pipelines")?.error).toContain("the source refused the token [redacted]: it cannot read /pipelines");
     expect(entityRow(summary, "users")?.error).toContain("the source refused the token [redacted]: it cannot read /users");
+  });
+});
+
+describe("records counts distinct records: a run summary counts each record it wrote once", () => {
+  /** Contacts c0..c149 on two pages, c99 sent again at the top of page 2 (as a live CRM does when a record changes mid-run). */
+  function contactsOnTwoPagesWithOneRepeated(): void {
+    const contacts = smallContacts(150);
+    source.fault = (request) => {
+      if (request.path !== "/contacts") return undefined;
+      return request.query.get("page") === "1" ? { json: envelope(contacts.slice(0, 100), true) } : { json: envelope(contacts.slice(99), false) };
+    };
+  }
+
+  test("records counts distinct records: a record the source sends on two pages is one record in the run's count", async () => {
+    contactsOnTwoPagesWithOneRepeated();
+    const { connection, summary } = await syncNew();
+    expect(entityRow(summary, "contacts")).toMatchObject({ status: "succeeded", pages: 2, records: 150 });
+    expect(await harness.listAll(connection.id, "contacts")).toHaveLength(150);
+    expect((await harness.records.getRecord(connection.id, "contacts", ["c99"])).lineage).toMatchObject({ writes: 2, first_seen: { page: 1 }, last_written: { page: 2 } });
+  });
+
+  test("records counts distinct records: a page whose commit reply is lost is replayed by the state machine and counts nothing twice", async () => {
+    contactsOnTwoPagesWithOneRepeated();
+    let lost = 0;
+    // The reply to the transaction that counts contacts' page 2 is lost once, after DynamoDB committed it.
+    harness.client.middlewareStack.add(
+      (next, context) => async (args) => {
+        const out = await next(args);
+        const input = args.input as { TransactItems?: { Update?: { ExpressionAttributeNames?: Record<string, string>; ExpressionAttributeValues?: Record<string, { N?: string }> } }[] };
+        const progress = input.TransactItems?.[1]?.Update;
+        if (context.commandName === "TransactWriteItemsCommand" && lost === 0 && progress?.ExpressionAttributeNames?.["#entity"] === "contacts" && progress.ExpressionAttributeValues?.[":page"]?.N === "2") {
+          lost += 1;
+          throw Object.assign(new Error("injected: the reply was lost after the commit"), { name: "InternalServerError" });
+        }
+        return out;
+      },
+      { step: "initialize", name: "loseOneReply" },
+    );
+    try {
+      const { summary } = await syncNew();
+      expect(lost).toBe(1);
+      expect(entityRow(summary, "contacts")).toMatchObject({ status: "succeeded", pages: 2, records: 150 });
+    } finally {
+      harness.client.middlewareStack.remove("loseOneReply");
+    }
   });
 });

@@ -19,11 +19,12 @@ import type { PageWrite, RecordOrder, RecordPage, RecordStore, RecordWrite, Stag
 import { RecordLineageSchema, type RecordLineage, type RecordWithLineage } from "../../../domain/core/record-lineage";
 import type { Freshness } from "../../../domain/core/freshness";
 import { UNDATED_NEWEST_VALUE } from "../../../domain/core/record-newest";
-import { getLockRequest, lockHolder, watermarksResetUpdate } from "../runs/run-item";
+import { getLockRequest, lockHolder, progressWithout, watermarksResetUpdate, type Uncounted } from "../runs/run-item";
 import {
   ATTR,
   newestOfSortValue,
   newestSortValue,
+  recordPartitionCollection,
   recordPartitionKey,
   recordShardPartitionKeys,
   recordSortKey,
@@ -31,7 +32,8 @@ import {
   watermarkSortKey,
 } from "./keys";
 import { SORT_KEY_MAX_BYTES, utf8Bytes } from "../table/key-limits";
-import { LOCK_ACTION_INDEX, PROGRESS_ACTION_INDEX, isRefusedHeal, planPage, replayedRecordWrite } from "./page-transactions";
+import { LOCK_ACTION_INDEX, PROGRESS_ACTION_INDEX, planPage } from "./page-transactions";
+import { isRefusedHeal, retryOfRefusedHead } from "./head-writes";
 import { dropStaleParts, readRecordDoc, type PartsTable } from "./record-parts";
 import { mergeShardQueries } from "../table/sharded-query";
 
@@ -179,7 +181,9 @@ export class DynamoDbRecordStore extends DynamoDbTableAdapter implements RecordS
   async commitPage(write: PageWrite): Promise<void> {
     const plan = planPage(this.tableName, write, await this.storedListing(write));
     const { transactions } = plan;
-    for (const [index, input] of transactions.entries()) await this.sendFenced(write, input, index === transactions.length - 1);
+    // Records an earlier page of this run already counted: the page's progress leaves them out.
+    const uncounted: Uncounted & { readonly heads: Set<string> } = { records: 0, stages: 0, heads: new Set() };
+    for (const [index, input] of transactions.entries()) await this.sendFenced(write, input, index === transactions.length - 1, uncounted);
     for (const staged of plan.staged) await dropStaleParts(this.parts, staged);
   }
 
@@ -205,16 +209,20 @@ export class DynamoDbRecordStore extends DynamoDbTableAdapter implements RecordS
   /**
    * Sends one transaction of a page. When an earlier attempt of the page
    * committed part of it (a retry after a lost reply, a replay after a crash),
-   * the conditions that keep counts exact refuse those actions: the page's
-   * progress (already counted: dropped) and the heads it already wrote (sent
-   * again in replay form, written without being counted again). The rest is
-   * sent again as fetched now, until it commits; no read is added either way.
+   * or an earlier page of the run wrote one of its records, the conditions
+   * that keep counts exact refuse those actions: the page's progress (already
+   * counted: dropped) and those heads (sent again in the form the stored head
+   * calls for: ./head-writes.ts). A record an earlier page counted is left out
+   * of the page's progress. The rest is sent again as fetched now, until it
+   * commits; no read is added either way.
    */
-  private async sendFenced(write: PageWrite, input: TransactWriteItemsCommandInput, last: boolean): Promise<void> {
+  private async sendFenced(write: PageWrite, input: TransactWriteItemsCommandInput, last: boolean, uncounted: Uncounted & { readonly heads: Set<string> }): Promise<void> {
     let actions = input.TransactItems ?? [];
     let hasProgress = last;
-    // Each round turns at least one refused action into its replay form, so it ends.
-    for (let round = 0; round <= actions.length; round += 1) {
+    const progress = last ? actions[PROGRESS_ACTION_INDEX]?.Update : undefined;
+    // Each round turns at least one refused action into a later form (a head has at most two), so it ends.
+    for (let round = 0; round <= 2 * actions.length; round += 1) {
+      if (hasProgress && progress !== undefined) actions = actions.map((action, index) => (index === PROGRESS_ACTION_INDEX ? { Update: progressWithout(progress, uncounted) } : action));
       try {
         await this.client.send(new TransactWriteItemsCommand({ ...input, TransactItems: actions }));
         return;
@@ -231,7 +239,11 @@ export class DynamoDbRecordStore extends DynamoDbTableAdapter implements RecordS
         for (const [index, action] of actions.entries()) {
           if (!refused.has(index)) next.push(action);
           else if (hasProgress && index === PROGRESS_ACTION_INDEX) hasProgress = false;
-          else next.push(replayedRecordWrite(action) ?? rethrow(error));
+          else {
+            const retry = retryOfRefusedHead(action, reasons[index]?.Item) ?? rethrow(error);
+            if (retry.countedEarlier) countOnce(uncounted, write, action);
+            next.push(retry.action);
+          }
         }
         actions = next;
       }
@@ -324,6 +336,18 @@ const StoredLineageSchema = v.object({
   healed_by_audit: v.optional(lineageFields.healed_by_audit, null),
   findings: v.optional(lineageFields.findings, []),
 });
+
+/** Leaves a head an earlier page of the run counted out of this page's records (or a pipelines page's stages), once. */
+function countOnce(uncounted: Uncounted & { readonly heads: Set<string> }, write: PageWrite, action: TransactWriteItem): void {
+  const key = action.Update?.Key;
+  const pk = key?.[ATTR.pk]?.S ?? "";
+  const id = `${pk}\u0000${key?.[ATTR.sk]?.S ?? ""}`;
+  if (uncounted.heads.has(id)) return;
+  uncounted.heads.add(id);
+  const collection = recordPartitionCollection(pk);
+  if (collection === write.run.entity) uncounted.records += 1;
+  else if (collection === "stages" && write.run.entity === "pipelines") uncounted.stages += 1;
+}
 
 function rethrow(error: unknown): never {
   throw error;

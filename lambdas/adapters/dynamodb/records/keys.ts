@@ -188,6 +188,13 @@ export function recordPartitionKey(connectionId: string, collection: Collection,
   return recordShardPartitionKey(connectionId, collection, recordShard(collection, recordSk));
 }
 
+/** The collection of a record head's partition key (its next-to-last `#` segment: ids never reach the pk). */
+export function recordPartitionCollection(pk: string): string | undefined {
+  if (!pk.startsWith(RECORD_PREFIX)) return undefined;
+  const segments = pk.split("#");
+  return segments.length >= 4 ? segments[segments.length - 2] : undefined;
+}
+
 /** Every shard's partition key of a collection, shard 0 first. */
 export function recordShardPartitionKeys(connectionId: string, collection: Collection): string[] {
   return Array.from({ length: recordShards(collection) }, (_, shard) => recordShardPartitionKey(connectionId, collection, shard));

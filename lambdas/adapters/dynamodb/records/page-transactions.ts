@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
-import type { AttributeValue, TransactWriteItem, TransactWriteItemsCommandInput, Update } from "@aws-sdk/client-dynamodb";
+import type { AttributeValue, TransactWriteItem, TransactWriteItemsCommandInput } from "@aws-sdk/client-dynamodb";
+import { headUpdate } from "./head-writes";
 import type { PageRun, PageWrite, RecordWrite } from "../../../domain/core/ports/record-store";
 import { pageFence } from "../runs/run-item";
 import { ATTR, watermarkPartitionKey, watermarkSortKey } from "./keys";
@@ -27,10 +28,9 @@ import { TRANSACTION_BYTE_BUDGET, TRANSACTION_MAX_ACTIONS, estimateItemBytes, re
  *    appears whole, when its head commits. A record's head is an
  *    Update that sets its whole content (what a Put would write) and its
  *    lineage (core/record-lineage.ts) in the same action: no extra write or
- *    read per record. `writes` is counted once per (run, page): the Update is
- *    conditioned on the head's last_written not being this page, and a page
- *    replayed after it wrote the record is sent again in replay form
- *    (replayedRecordWrite: same content, no count, no condition).
+ *    read per record. Its condition keeps the counts exact with no read
+ *    (./head-writes.ts): `writes` once per (run, page), and the run's
+ *    `records` once per record, however many of the run's pages send it.
  * 3. The watermark Put is in the LAST transaction, after every record of the
  *    page; it is never ahead of committed records. That transaction also
  *    extends the run's lease and counts the page in the run summary, once.
@@ -249,118 +249,6 @@ function dropListing(tableName: string, write: PageWrite) {
     UpdateExpression: "REMOVE #listing",
     ExpressionAttributeNames: { "#listing": ATTR.listing },
   };
-}
-
-/** Content attributes a head may lack: a Put would drop them, so the Update removes them (an audit's marks included). */
-const OPTIONAL_HEAD_ATTRS = [ATTR.parts, ATTR.partsVersion, ATTR.kind, ATTR.healed, ATTR.absent] as const;
-
-/**
- * A head's write counts once per page: it applies only when the head was not
- * last written by this (run, page). A replay of the page meets a failed
- * condition and is sent again in replay form (replayedRecordWrite).
- */
-export const WRITTEN_ONCE_CONDITION = "attribute_not_exists(#lastWritten) OR #lastWritten.#runId <> :runId OR #lastWritten.#page <> :page";
-
-/**
- * An audit's write applies only while the store lacks the record or holds a
- * version not newer than the audit's (by the newest-first value: updated_at,
- * else created_at, then the same key): an audit never overwrites a newer one.
- */
-export const HEAL_GUARD_CONDITION = "attribute_not_exists(#pk) OR #newest <= :healNewest";
-/** An audit's head: the guard and the count-once condition together; its replay form keeps the guard alone. */
-export const HEAL_WRITTEN_ONCE_CONDITION = `(${HEAL_GUARD_CONDITION}) AND (${WRITTEN_ONCE_CONDITION})`;
-
-/**
- * The Update of one record head: every content attribute of `head` (what a Put
- * of it would leave), and the lineage: first_seen only if absent, last_written,
- * writes + 1, findings, deleted_at (leads: set when first soft-deleted,
- * removed when not), healed_by_audit when an audit heals it.
- */
-export function headUpdate(tableName: string, head: Record<string, AttributeValue>, write: RecordWrite, run: PageRun): Update {
-  const names: Record<string, string> = {};
-  const values: Record<string, AttributeValue> = {};
-  const sets: string[] = [];
-  const removes: string[] = [];
-  const name = (attr: string) => {
-    names[`#${attr}`] = attr;
-    return `#${attr}`;
-  };
-  for (const [attr, value] of Object.entries(head)) {
-    if (attr === ATTR.pk || attr === ATTR.sk) continue;
-    values[`:${attr}`] = value;
-    sets.push(`${name(attr)} = :${attr}`);
-  }
-  for (const attr of OPTIONAL_HEAD_ATTRS) if (head[attr] === undefined) removes.push(name(attr));
-
-  const at: AttributeValue = { S: run.committedAt };
-  const page: AttributeValue = { N: String(run.page) };
-  const runId: AttributeValue = { S: run.runId };
-  const sourceUpdatedAt = write.lineage?.sourceUpdatedAt ?? null;
-  values[":firstSeen"] = { M: { run_id: runId, page, at } };
-  values[":lastWritten"] = {
-    M: { run_id: runId, page, at, source_updated_at: sourceUpdatedAt === null ? { NULL: true } : { S: sourceUpdatedAt } },
-  };
-  values[":zero"] = { N: "0" };
-  values[":inc"] = { N: "1" };
-  sets.push(
-    `${name(ATTR.firstSeen)} = if_not_exists(#${ATTR.firstSeen}, :firstSeen)`,
-    `${name(ATTR.lastWritten)} = :lastWritten`,
-    `${name(ATTR.writes)} = if_not_exists(#${ATTR.writes}, :zero) + :inc`,
-  );
-  const findings = write.lineage?.findings ?? [];
-  if (findings.length > 0) {
-    values[":findings"] = { L: findings.map((rule) => ({ S: rule })) };
-    sets.push(`${name(ATTR.findings)} = :findings`);
-  } else removes.push(name(ATTR.findings));
-  if (write.doc["is_deleted"] === true) {
-    values[":at"] = at;
-    sets.push(`${name(ATTR.deletedAt)} = if_not_exists(#${ATTR.deletedAt}, :at)`);
-  } else removes.push(name(ATTR.deletedAt));
-  const audit = write.heal?.auditId;
-  if (audit !== undefined) {
-    values[":healedByAudit"] = { S: audit };
-    sets.push(`${name(ATTR.healedByAudit)} = :healedByAudit`);
-    names["#pk"] = ATTR.pk;
-    values[":healNewest"] = head[ATTR.newest]!;
-  }
-
-  // The condition's own names and values: replayedRecordWrite drops exactly these.
-  names["#lastWritten"] = ATTR.lastWritten;
-  names["#runId"] = "run_id";
-  names["#page"] = "page";
-  values[":runId"] = runId;
-  values[":page"] = page;
-  return {
-    TableName: tableName,
-    Key: { [ATTR.pk]: head[ATTR.pk]!, [ATTR.sk]: head[ATTR.sk]! },
-    UpdateExpression: `SET ${sets.join(", ")}${removes.length > 0 ? ` REMOVE ${removes.join(", ")}` : ""}`,
-    ConditionExpression: audit === undefined ? WRITTEN_ONCE_CONDITION : HEAL_WRITTEN_ONCE_CONDITION,
-    ExpressionAttributeNames: names,
-    ExpressionAttributeValues: values,
-  };
-}
-
-/**
- * The replay form of a head's Update whose WRITTEN_ONCE_CONDITION failed (the
- * same page wrote it before): the same content and lineage, `writes` not
- * counted again, no condition. Undefined for any other action.
- */
-export function replayedRecordWrite(action: TransactWriteItem): TransactWriteItem | undefined {
-  const update = action.Update;
-  const heal = update?.ConditionExpression === HEAL_WRITTEN_ONCE_CONDITION;
-  if (update === undefined || !(heal || update.ConditionExpression === WRITTEN_ONCE_CONDITION)) return undefined;
-  const { "#lastWritten": _lastWritten, "#runId": _runId, "#page": _page, ...names } = update.ExpressionAttributeNames ?? {};
-  const { ":runId": _run, ":page": _pageValue, ...values } = update.ExpressionAttributeValues ?? {};
-  const { ConditionExpression: _condition, ...rest } = update;
-  // An audit's head keeps its guard: a stored version newer than the audit's still refuses it.
-  return {
-    Update: { ...rest, ...(heal ? { ConditionExpression: HEAL_GUARD_CONDITION } : {}), ExpressionAttributeNames: names, ExpressionAttributeValues: { ...values, ":inc": { N: "0" } } },
-  };
-}
-
-/** An audit head's write, in its replay form, refused: the store holds a version newer than the audit's. */
-export function isRefusedHeal(action: TransactWriteItem): boolean {
-  return action.Update?.ConditionExpression === HEAL_GUARD_CONDITION;
 }
 
 /** Estimated bytes the lineage adds to a head (names, run id twice, times, findings). */

@@ -625,6 +625,29 @@ export function pageFence(tableName: string, connectionId: string, run: PageRun)
   return { check, lease, progress };
 }
 
+/** Records of a page that an earlier page of its run already counted (a record a source sent on both). */
+export interface Uncounted {
+  records: number;
+  /** A /pipelines page's stages. */
+  stages: number;
+}
+
+/**
+ * The page's progress update (pageFence) with the records an earlier page of
+ * the run counted left out, so that `records` counts distinct records: the
+ * store learns them from its heads' refusals, never from a read.
+ */
+export function progressWithout(progress: Update, uncounted: Uncounted): Update {
+  const values = { ...progress.ExpressionAttributeValues };
+  const lower = (name: string, by: number) => {
+    const count = values[name]?.N;
+    if (count !== undefined && by > 0) values[name] = { N: String(Math.max(0, Number(count) - by)) };
+  };
+  lower(":records", uncounted.records);
+  lower(":stages", uncounted.stages);
+  return { ...progress, ExpressionAttributeValues: values };
+}
+
 function requireCount(what: string, value: number): number {
   if (!Number.isSafeInteger(value) || value < 0) throw new RangeError(`${what} must be an integer >= 0; got ${value}`);
   return value;
