@@ -4,35 +4,21 @@ import { isPlainObject } from "./object";
 /** What a record nested deeper than MAX_RECORD_DEPTH breaks (its PageValidationError's rule). */
 export const DEPTH_RULE = `nests objects and arrays more than ${MAX_RECORD_DEPTH} levels deep, counting the record; the service reads at most ${MAX_RECORD_DEPTH}`;
 
-function isContainer(value: unknown): value is object {
-  return typeof value === "object" && value !== null;
-}
-
-function childrenOf(container: object): readonly unknown[] {
-  return Array.isArray(container) ? container : Object.values(container);
-}
-
 /**
  * Whether `value` nests objects and arrays more than `levels` deep (a scalar
- * is 0 levels, `{}` and `[]` are 1). Iterative, and it never holds more than
- * `levels` frames, so no depth or width can exhaust the stack or the heap.
+ * is 0 levels, `{}` and `[]` are 1). It recurses, but never more than
+ * `levels` + 1 calls deep, whatever the depth of `value`: no input can
+ * exhaust the stack here.
  */
 export function nestsDeeperThan(value: unknown, levels: number): boolean {
-  if (!isContainer(value)) return false;
+  if (typeof value !== "object" || value === null) return false;
   if (levels < 1) return true;
-  const frames: { readonly items: readonly unknown[]; next: number }[] = [{ items: childrenOf(value), next: 0 }];
-  while (frames.length > 0) {
-    const top = frames[frames.length - 1]!;
-    if (top.next === top.items.length) {
-      frames.pop();
-      continue;
-    }
-    const child = top.items[top.next];
-    top.next += 1;
-    if (!isContainer(child)) continue;
-    if (frames.length === levels) return true;
-    frames.push({ items: childrenOf(child), next: 0 });
+  if (Array.isArray(value)) {
+    for (const item of value) if (nestsDeeperThan(item, levels - 1)) return true;
+    return false;
   }
+  // JSON.parse makes plain objects: every enumerable key is the record's own.
+  for (const key in value) if (nestsDeeperThan((value as Record<string, unknown>)[key], levels - 1)) return true;
   return false;
 }
 
