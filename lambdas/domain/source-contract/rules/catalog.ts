@@ -3,6 +3,7 @@ import { missingToken401, wrongToken401 } from "./auth-rules";
 import { emptyIs200, optional200Or404, requiredPresent } from "./endpoint-rules";
 import { envelopeDataArray, envelopeHasMoreBoolean, envelopeJson, envelopeUtf8 } from "./envelope-rules";
 import { errorBody } from "./error-rules";
+import { SYNC_FAILURE_RULES } from "./failure-rules";
 import { ascending, filtered, inclusive, offsetHonoured } from "./incremental-rules";
 import { hasMoreSuccessor, limitHonoured, noDuplicateRecord, noRepeatPage, pageCap } from "./paging-rules";
 import { QUERY_RULES } from "./query-rules";
@@ -41,9 +42,10 @@ export const KIT_RULES: readonly RuleInfo[] = [
 ];
 
 /**
- * The one list of rule ids: the kit's, then those only a sync can see. Run
- * findings, record lineage and the quality route name rules by these ids.
+ * The one list of rule ids: the kit's, then those only a sync can see (silent
+ * rules its records hit, then why an entity failed). Run findings, failed
+ * entity rows, record lineage and the quality route name rules by these ids.
  */
-export const ALL_RULES: readonly RuleInfo[] = [...KIT_RULES, ...SYNC_ONLY_RECORD_RULES];
+export const ALL_RULES: readonly RuleInfo[] = [...KIT_RULES, ...SYNC_ONLY_RECORD_RULES, ...SYNC_FAILURE_RULES];
 
 export const RULES_BY_ID: ReadonlyMap<string, RuleInfo> = new Map(ALL_RULES.map((r) => [r.id, r]));
