@@ -76,7 +76,7 @@ export async function createTransactionFloor(options: {
     const runId = newRunId(now);
     const begun = await runs.begin({ connectionId, runId, startedAt: now.toISOString(), leaseUntil: leaseUntil(now) });
     if (!begun.started) throw new Error("the floor's run did not start");
-    await runs.entitiesMoved(connectionId, runId, { finished: [], outcome: { status: "succeeded", error: null }, started: ["leads"] });
+    await runs.entitiesMoved(connectionId, runId, { finished: [], outcome: { status: "succeeded" }, started: ["leads"] });
     const times: number[] = [];
     for (const [index, prepared] of pages.entries()) {
       // Planned outside the timing: planning is the service's in-process work, not the store's.

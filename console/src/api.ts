@@ -81,10 +81,21 @@ export interface EntityProgress {
   readonly pages: number;
   readonly records: number;
   readonly error: string | null;
+  /** Why it failed: the catalog's rule, the record and field when one is at fault, what happened, and the fix; null unless it failed. */
+  readonly failure: EntityFailure | null;
   /** Each wait before a page was tried again, oldest first (docs/console.md, run). */
   readonly waits: readonly RunWait[];
   /** The silent rules of the spec its records hit in the run. */
   readonly findings: readonly RunFinding[];
+}
+
+/** Why an entity of a run failed. */
+export interface EntityFailure {
+  readonly rule: string;
+  readonly record_id: string | null;
+  readonly field: string | null;
+  readonly detail: string;
+  readonly fix: string;
 }
 
 /** Records of an entity that hit one silent rule in a run. */

@@ -7,6 +7,7 @@ import { resetForm } from "./reset-form";
 import { scheduleCard } from "./schedule-controls";
 import { readOnlyNote } from "./read-only-note";
 import { runsChart } from "./runs-chart";
+import { failureNote } from "./failure-note";
 import { isOwner } from "./session";
 import { duration, timeOf, utcDay } from "./time";
 
@@ -107,6 +108,14 @@ export async function connectionView(outlet: HTMLElement, id: string, navigate: 
   );
 
   const history = h("ul", { class: "runs", "aria-label": "Run history" }, h("li", null, "Loading runs…"));
+  // Why the last finished run's entities failed, each with its rule and fix: shown only when some did.
+  const failures = h("ul", { class: "failures", "aria-label": "Failed entities of the last run" });
+  const failuresCard = h(
+    "section",
+    { class: "card", "aria-labelledby": "failures-title", hidden: true },
+    h("h2", { id: "failures-title" }, "What failed in the last run"),
+    failures,
+  );
   outlet.replaceChildren(
     heading,
     urlLine,
@@ -126,6 +135,7 @@ export async function connectionView(outlet: HTMLElement, id: string, navigate: 
     ...(isOwner() ? [scheduleCard(connection, showFacts), resetForm(id, navigate)] : []),
     editConnectionForm(connection, showFacts),
     rotateTokenForm(connection),
+    failuresCard,
     h("section", { class: "card", "aria-labelledby": "history-title" }, h("h2", { id: "history-title" }, "Run history"), history),
     h(
       "nav",
@@ -167,7 +177,17 @@ export async function connectionView(outlet: HTMLElement, id: string, navigate: 
           )),
     );
     if (runs.length > 0) history.after(runsChart(id, runs));
+    showFailures(failuresCard, failures, id, runs);
   } catch (error) {
     history.replaceChildren(h("li", null, (error as Error).message));
   }
+}
+
+/** The failed entities of the newest finished run (stages left out when its pipelines failed the same way). */
+function showFailures(card: HTMLElement, list: HTMLElement, id: string, runs: readonly RunSummary[]): void {
+  const last = runs.find((run) => run.status !== "running");
+  const failed = (last?.entities ?? []).filter((entity) => entity.failure !== null);
+  const shown = failed.filter((entity) => !(entity.entity === "stages" && failed.some((other) => other.entity === "pipelines")));
+  card.hidden = shown.length === 0;
+  list.replaceChildren(...shown.map((entity) => h("li", { "data-entity": entity.entity }, h("h3", null, entity.entity), failureNote(id, entity.entity, entity.failure!))));
 }

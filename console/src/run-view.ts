@@ -4,6 +4,7 @@ import { recordsOf } from "./health";
 import { pollWhileRunning } from "./live-poll";
 import { liveProgress } from "./live-progress";
 import { runFindings } from "./run-findings";
+import { failureNote } from "./failure-note";
 import { isOwner } from "./session";
 import { duration, timeOf } from "./time";
 
@@ -98,7 +99,7 @@ export function runView(outlet: HTMLElement, id: string, runId: string): () => v
           h("td", null, entity.pages),
           h("td", null, entity.records),
           h("td", null, entity.waits.length),
-          h("td", { class: "error-cell" }, entity.error ?? ""),
+          h("td", { class: "error-cell" }, entity.failure === null ? (entity.error ?? "") : failureNote(id, entity.entity, entity.failure)),
         ),
       ),
     );

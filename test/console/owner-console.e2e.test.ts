@@ -10,6 +10,7 @@ import {
   taskRecord,
   userRecord,
 } from "../builders/source-records";
+import { RULES_BY_ID } from "../../lambdas/domain/source-contract/rules/catalog";
 import { crmSource, type CrmData } from "../support/crm-source";
 import { startPreflightSource } from "../support/preflight-source";
 import { startSourceServer, type SourceServer } from "../support/source-server";
@@ -333,13 +334,17 @@ describe("owner's console, end to end (Chromium against the local service and a 
     await shot(owner, "connections");
   });
 
-  it("a failed run shows each entity's error detail, and the connection turns failing", async () => {
+  it("a failed run shows each entity's failure: what happened, its rule and its fix; the connection turns failing", async () => {
     acceptedToken = "a-token-the-service-does-not-have";
     await owner.goto(connectionUrl);
     await owner.getByRole("button", { name: "Sync now" }).click();
     await owner.locator('.run-status[data-status="failed"]').waitFor();
-    const error = await owner.locator('tr[data-entity="pipelines"] .error-cell').textContent();
-    expect(error).toBe("SourceAuthError: invalid token");
+    const cell = owner.locator('tr[data-entity="pipelines"] .error-cell');
+    expect(await cell.locator(".failure-detail").textContent()).toBe("the source refused the token (401): invalid token");
+    expect(await cell.locator(".failure-rule code").textContent()).toBe("auth.token-accepted");
+    expect(await cell.locator(".fix").textContent()).toBe(`Fix: ${RULES_BY_ID.get("auth.token-accepted")!.fix}`);
+    const error = await cell.textContent();
+    expect(error).not.toMatch(/\b\w+Error\b/);
     expect(error).not.toContain(ROTATED_TOKEN);
     await expectAccessible(owner, "a failed run");
     await shot(owner, "sync-failed");

@@ -19,6 +19,7 @@ import { type DeadlineTimer, systemDeadlineTimer, withinDeadline } from "./reque
 import { retryAfterSeconds } from "../../domain/source-contract/retry-after";
 import { sourcePageUrl } from "./source-url";
 import { decodeUtf8Body } from "./utf8-body";
+import { envelopeSize, sourceAnswersInTime } from "../../domain/source-contract/rules/failure-rules";
 
 export interface HttpSourceClientOptions {
   /** The transport; the seam for an SSRF-guarding fetch. A SyncError it throws passes through unchanged. */
@@ -63,7 +64,7 @@ export function createHttpSourceClient(options: HttpSourceClientOptions = {}): S
     ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
   });
   const tooLarge = `response body exceeds ${formatBytes(maxResponseBytes)}`;
-  const timedOut = (): Error => new SourceTransientError(`request timed out after ${timeoutMs} ms`);
+  const timedOut = (): Error => new SourceTransientError(`request timed out after ${timeoutMs} ms`, { rule: sourceAnswersInTime.id });
 
   async function fetchPage(connection: SourceConnection, request: SourcePageRequest): Promise<SourcePage> {
     const { token } = connection;
@@ -86,7 +87,8 @@ export function createHttpSourceClient(options: HttpSourceClientOptions = {}): S
         // Ours (already redacted), or the injected fetch's own verdict.
         if (error instanceof SyncError) throw error;
         // No cause attached: fetch errors can reference the request and its headers.
-        throw new SourceTransientError(redact(networkReason(error)));
+        const reason = networkReason(error);
+        throw new SourceTransientError(redact(reason), TIMED_OUT.has(reason) ? { rule: sourceAnswersInTime.id } : undefined);
       }
     });
   }
@@ -94,12 +96,12 @@ export function createHttpSourceClient(options: HttpSourceClientOptions = {}): S
   /** A 200: the capped body as an envelope. Network failures while reading propagate unchanged. */
   async function readPage(response: Response, signal: AbortSignal, redact: Redact): Promise<SourcePage> {
     const bytes = await readBodyCapped(response, maxResponseBytes, signal);
-    if (bytes === null) throw new SourceHardError(tooLarge);
+    if (bytes === null) throw new SourceHardError(tooLarge, { rule: envelopeSize.id });
     try {
       return parseEnvelope(parseJson(bytes, response));
     } catch (error) {
       // The detail may quote the source (its content-type), so redact it like an error body.
-      if (error instanceof SourceHardError) throw new SourceHardError(redact(error.detail));
+      if (error instanceof SourceHardError) throw new SourceHardError(redact(error.detail), error.ruleId === null ? undefined : { rule: error.ruleId });
       throw error;
     }
   }
@@ -192,6 +194,9 @@ const NETWORK_REASONS: Readonly<Record<string, string>> = {
   EHOSTUNREACH: "host unreachable",
   ENETUNREACH: "network unreachable",
 };
+
+/** Reasons that mean the source was reached but did not answer in time (the others: not reached at all). */
+const TIMED_OUT: ReadonlySet<string> = new Set(["request timed out"]);
 
 /** A short reason for a failed request, from the first `code` in the error's cause chain. */
 function networkReason(error: unknown): string {

@@ -1,6 +1,7 @@
 import { SourceHardError } from "../../domain/core/errors";
 import { PAGE_SIZE } from "../../domain/core/limits";
 import type { SourcePageRequest } from "../../domain/core/ports/source-client";
+import { sourceBaseUrlAllowed } from "../../domain/source-contract/rules/failure-rules";
 
 /**
  * `{base_url}{path}?limit=100&page=N[&updated_since=...]`. URLSearchParams
@@ -12,10 +13,10 @@ export function sourcePageUrl(baseUrl: string, request: SourcePageRequest): stri
     // The stored base URL has no trailing slash; strip again so `//leads` can never happen.
     url = new URL(`${baseUrl.replace(/\/+$/, "")}${request.path}`);
   } catch {
-    throw new SourceHardError("base URL is not a valid URL");
+    throw new SourceHardError("base URL is not a valid URL", { rule: sourceBaseUrlAllowed.id });
   }
   if (url.protocol !== "https:" && url.protocol !== "http:") {
-    throw new SourceHardError(`base URL scheme ${url.protocol} is not http or https`);
+    throw new SourceHardError(`base URL scheme ${url.protocol} is not http or https`, { rule: sourceBaseUrlAllowed.id });
   }
   const query = new URLSearchParams({ limit: String(PAGE_SIZE), page: String(request.page) });
   if (request.updatedSince !== undefined) query.set("updated_since", request.updatedSince);

@@ -25,6 +25,20 @@ export function cutDetail(text: string): string {
   return truncateText(text, ERROR_DETAIL_MAX_CHARS);
 }
 
+/** The record a failure is about: its id (null when it has none the service can use) and the field, when one is. */
+export interface FailedRecord {
+  readonly id: string | null;
+  readonly field: string | null;
+}
+
+export interface SyncErrorOptions {
+  readonly cause?: unknown;
+  readonly httpStatus?: number;
+  /** The rule's id in the catalog (lambdas/preflight/rules/catalog.ts) when the throw site knows it better than the class does. */
+  readonly rule?: string;
+  readonly record?: FailedRecord;
+}
+
 export abstract class SyncError extends Error {
   abstract override readonly name: string;
   /** Whether the state machine retries this error with backoff. */
@@ -33,12 +47,18 @@ export abstract class SyncError extends Error {
   readonly detail: string;
   /** The source's HTTP status when the error comes from a response; null for network failures and our own checks. */
   readonly httpStatus: number | null;
+  /** The catalog's rule id the throw site named; null: the class's own (lambdas/sync/entity-failure.ts). */
+  readonly ruleId: string | null;
+  /** The record the failure is about; null when it is not about one record. */
+  readonly record: FailedRecord | null;
 
-  constructor(detail: string, options?: { cause?: unknown; httpStatus?: number }) {
+  constructor(detail: string, options?: SyncErrorOptions) {
     const cut = cutDetail(detail);
     super(cut, options?.cause === undefined ? undefined : { cause: options.cause });
     this.detail = cut;
     this.httpStatus = options?.httpStatus ?? null;
+    this.ruleId = options?.rule ?? null;
+    this.record = options?.record ?? null;
   }
 }
 
@@ -61,7 +81,7 @@ export class SourceThrottledError extends SyncError {
   constructor(
     detail: string,
     readonly retryAfterSeconds: number,
-    options?: { cause?: unknown; httpStatus?: number },
+    options?: SyncErrorOptions,
   ) {
     super(detail, { httpStatus: 429, ...options });
   }
@@ -71,6 +91,12 @@ export class SourceThrottledError extends SyncError {
 export class SourceTransientError extends SyncError {
   override readonly name = "SourceTransientError";
   readonly retryable = true;
+  /** No try of the page reached the source (the page task saw every earlier try fail so too): the source is down. */
+  readonly sourceDown: boolean;
+  constructor(detail: string, options?: SyncErrorOptions & { readonly sourceDown?: boolean }) {
+    super(detail, options);
+    this.sourceDown = options?.sourceDown ?? false;
+  }
 }
 
 /** Any other 4xx, a body that is not JSON or has no envelope, or a body over the size cap. */
@@ -100,8 +126,13 @@ export class PageValidationError extends SyncError {
     readonly field: string,
     /** The rule that was broken, in words. */
     readonly rule: string,
+    /** The rule's catalog id (set where the entity is known); `idUsable` false when recordId is only the record's place. */
+    options?: { readonly ruleId?: string; readonly idUsable?: boolean },
   ) {
-    super(`record ${recordId}: field ${field}: ${rule}`);
+    super(`record ${recordId}: field ${field}: ${rule}`, {
+      ...(options?.ruleId === undefined ? {} : { rule: options.ruleId }),
+      record: { id: options?.idUsable === false ? null : recordId, field },
+    });
   }
 }
 

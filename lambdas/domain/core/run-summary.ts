@@ -58,14 +58,35 @@ export const RunFindingSchema = v.object({
 });
 export type RunFinding = v.InferOutput<typeof RunFindingSchema>;
 
+/**
+ * Why an entity failed, for the owner: the rule of the catalog it broke (the
+ * kit's rules and the sync's own failures share one list), the record and
+ * field when the failure is about one, what happened in words, and the fix.
+ */
+export const EntityFailureSchema = v.object({
+  /** The rule's id in the catalog (lambdas/preflight/rules/catalog.ts). */
+  rule: v.string(),
+  /** The record's id as the source sent it (an id over 255 characters cut there, ending in …); null when the failure is not about one record or it has no usable id. */
+  record_id: v.nullable(v.string()),
+  /** The field's path in the record (`price`, `stages[2].kind`); null when no one field is at fault. */
+  field: v.nullable(v.string()),
+  /** What happened, for a person: record, field and rule first; at most 300 characters, never the token or an error class. */
+  detail: v.pipe(v.string(), v.metadata({ maxLength: ERROR_DETAIL_MAX_CHARS })),
+  /** What to change, from the catalog. */
+  fix: v.string(),
+});
+export type EntityFailure = v.InferOutput<typeof EntityFailureSchema>;
+
 /** One row of the summary: an entity's progress. */
 export const EntityProgressSchema = v.object({
   entity: v.picklist(SUMMARY_ENTITIES),
   status: EntityRunStatusSchema,
   pages: count,
   records: count,
-  /** Never the token; cut to ERROR_DETAIL_MAX_CHARS by the store (characters, so not re-checked on read). */
+  /** The failure's detail (failure.detail); never the token; cut to ERROR_DETAIL_MAX_CHARS by the store (characters, so not re-checked on read). */
   error: v.nullable(v.pipe(v.string(), v.metadata({ maxLength: ERROR_DETAIL_MAX_CHARS }))),
+  /** Why the entity failed, with the rule and its fix; null unless it failed. */
+  failure: v.nullable(EntityFailureSchema),
   /** Each wait before a page was tried again, oldest first, as the page task recorded it (at most MAX_RECORDED_WAITS). */
   waits: v.pipe(v.array(RunWaitSchema), v.readonly()),
   /** The silent rules its records hit, errors first, then by rule id. */

@@ -12,6 +12,7 @@ import { AUDIT_ENTITIES, runModeOf, type AuditEntity } from "../core/run-mode";
 import { planAuditPage } from "../audits/heal-plan";
 import { NAMES_USERS, pageFindings, type SampledSoFar } from "./record-findings";
 import { latestTrusted } from "../core/present-bound";
+import { pageCap } from "../source-contract/rules/paging-rules";
 
 export interface IngestPageDeps {
   readonly source: SourceClient;
@@ -69,7 +70,7 @@ export async function ingestPage(
   input: IngestPageInput,
 ): Promise<IngestPageResult> {
   if (input.page > MAX_PAGES_PER_ENTITY) {
-    throw new PaginationError(`more than ${MAX_PAGES_PER_ENTITY} pages of ${input.entity}; the source's has_more never ended`);
+    throw new PaginationError(`more than ${MAX_PAGES_PER_ENTITY} pages of ${input.entity}; the source's has_more never ended`, { rule: pageCap.id });
   }
   const definition = entityDefinition(input.entity);
   // Read while the page is fetched, off the page's critical path; awaited only if the fetch succeeds.

@@ -3,10 +3,12 @@ import type { SyncEntity } from "../core/entities";
 import { PaginationError } from "../core/errors";
 import type { RecordWrite, StageKinds, WriteLineage } from "../core/ports/record-store";
 import { isPlainObject } from "../records/fields/object";
-import { parseRecord } from "../records/parse-record";
 import { isPastPresent } from "../core/present-bound";
 import { entityDefinition } from "../source-contract/entity-catalog";
 import { recordHits, tallyPage, type PageTally } from "./record-findings";
+import { parseSourceRecord } from "./refused-record";
+import { noRepeatPage } from "../source-contract/rules/paging-rules";
+import { ascending } from "../source-contract/rules/incremental-rules";
 
 /** What the next page is checked against: small enough to travel in the state machine's state. */
 export interface PageFingerprint {
@@ -54,12 +56,12 @@ export function preparePage(input: {
 }): PreparedPage {
   const definition = entityDefinition(input.entity);
   // Every record is validated before anything is written: one bad record fails the page.
-  const parsed = input.data.map((raw, index) => parseRecord(definition.schema, raw, index));
+  const parsed = input.data.map((raw, index) => parseSourceRecord(input.entity, definition.schema, raw, index));
 
   const ids = parsed.map((record) => record.id);
   const idsDigest = ids.length === 0 ? null : createHash("sha256").update(JSON.stringify(ids)).digest("base64url");
   if (idsDigest !== null && idsDigest === input.previous?.idsDigest) {
-    throw new PaginationError(`page ${input.page} repeats the ids of page ${input.page - 1}`);
+    throw new PaginationError(`page ${input.page} repeats the ids of page ${input.page - 1}`, { rule: noRepeatPage.id });
   }
 
   let lastCompared = input.previous?.lastCompared ?? null;
@@ -70,6 +72,7 @@ export function preparePage(input: {
     if (definition.incremental && lastCompared !== null && compared < lastCompared) {
       throw new PaginationError(
         `page ${input.page}: record ${record.id} steps backwards (${compared} after ${lastCompared}); records must ascend by their timestamp`,
+        { rule: ascending.id, record: { id: record.id, field: null } },
       );
     }
     lastCompared = compared;

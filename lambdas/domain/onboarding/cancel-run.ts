@@ -1,5 +1,6 @@
 import type { RunSummary } from "../core/run-summary";
-import { failUnfinishedEntities } from "../sync/fail-unfinished-entities";
+import { endUnfinishedEntities } from "../sync/fail-unfinished-entities";
+import { serviceFailure } from "../sync/entity-failure";
 import type { OnboardingDeps } from "./onboarding-deps";
 import { ConflictError, NotFoundError } from "./onboarding-errors";
 import { getRun } from "./run-operations";
@@ -19,7 +20,7 @@ export async function cancelRun(deps: OnboardingDeps, account: string, id: strin
   const run = await getRun(deps, account, id, runId);
   if (run.status !== "running") throw new ConflictError(`run ${runId} has already finished (${run.status})`);
   const lock = await deps.runs.lock(id);
-  await failUnfinishedEntities(deps.runs, run, CANCELLED_BY_OWNER);
+  await endUnfinishedEntities(deps.runs, run, { status: "failed", failure: serviceFailure(CANCELLED_BY_OWNER) });
   await deps.runs.finish(id, runId, { status: "failed", finishedAt: deps.clock.now().toISOString() });
   if (lock !== null && lock.runId === runId && lock.executionRef !== null) {
     try {

@@ -4,10 +4,10 @@ import { PageValidationError } from "../core/errors";
 import { DEPTH_RULE, tooDeepField } from "./fields/depth";
 import { isPlainObject } from "./fields/object";
 
-/** The record's own id when it has a usable one (a lone surrogate written as its escape), else its 0-based place in the page. */
-function recordIdOf(raw: unknown, index: number): string {
+/** The record's own id when it has a usable one (a lone surrogate written as its escape). */
+function usableIdOf(raw: unknown): string | null {
   const id = isPlainObject(raw) ? raw["id"] : undefined;
-  return typeof id === "string" && id.length > 0 ? escapeLoneSurrogates(id) : `#${index}`;
+  return typeof id === "string" && id.length > 0 ? escapeLoneSurrogates(id) : null;
 }
 
 /** `stages[2].kind`, `price`; a problem with the record as a whole is `(record)`. */
@@ -27,10 +27,12 @@ export function parseRecord<TSchema extends v.GenericSchema>(
   raw: unknown,
   index: number,
 ): v.InferOutput<TSchema> {
+  // Without a usable id the record is named by its 0-based place in the page.
+  const id = usableIdOf(raw);
   const deep = tooDeepField(raw);
-  if (deep !== null) throw new PageValidationError(recordIdOf(raw, index), deep, DEPTH_RULE);
+  if (deep !== null) throw new PageValidationError(id ?? `#${index}`, deep, DEPTH_RULE, { idUsable: id !== null });
   const result = v.safeParse(schema, raw, { abortEarly: true });
   if (result.success) return result.output;
   const issue = result.issues[0];
-  throw new PageValidationError(recordIdOf(raw, index), fieldOf(issue), issue.message);
+  throw new PageValidationError(id ?? `#${index}`, fieldOf(issue), issue.message, { idUsable: id !== null });
 }

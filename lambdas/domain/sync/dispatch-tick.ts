@@ -1,5 +1,6 @@
 import * as v from "valibot";
-import { failUnfinishedEntities } from "./fail-unfinished-entities";
+import { endUnfinishedEntities } from "./fail-unfinished-entities";
+import { serviceFailure } from "./entity-failure";
 import { claimRun } from "./start-sync";
 import type { SyncExecutionInput } from "../core/ports/run-starter";
 import { runLiveness } from "../core/run-lock";
@@ -241,7 +242,7 @@ export async function releaseDispatchedRun(deps: StartSyncDeps, run: RunReferenc
   if (caughtError !== undefined) deps.logger.error(DISPATCH_START_FAILED_MESSAGE, { connection_id: run.connection_id, run_id: run.run_id, error: caughtError });
   const summary = await deps.runs.get(run.connection_id, run.run_id);
   if (summary === null || summary.status !== "running") return;
-  await failUnfinishedEntities(deps.runs, summary, DISPATCHED_RUN_NOT_STARTED);
+  await endUnfinishedEntities(deps.runs, summary, { status: "failed", failure: serviceFailure(DISPATCHED_RUN_NOT_STARTED) });
   await deps.runs.finish(run.connection_id, run.run_id, { status: "failed", finishedAt: deps.clock.now().toISOString() });
   deps.logger.error("dispatched run could not go on; its lock is released", { connection_id: run.connection_id, run_id: run.run_id });
 }

@@ -1,21 +1,23 @@
 import { ConnectionNotFoundError } from "../core/errors";
 import { METRIC } from "../core/metric-names";
-import { caughtErrorDetail } from "./caught-error-detail";
+import { caughtFailure } from "./entity-failure";
 import { classifyCaught } from "./failure-fault";
-import { finishEntityAndAdvance, handOverIfContinuing, loadConnection } from "./entity-steps";
-import { stopRun } from "./stop-run";
+import { finishEntityAndAdvance, handOverIfContinuing, loadConnection, summaryRowsOf } from "./entity-steps";
+import { stopRun, stopUnfinished } from "./stop-run";
 import type { SyncDeps } from "./sync-deps";
 import type { CaughtState, SyncState } from "./sync-state";
 
 /**
  * The entity failed (retries exhausted, a hard error, a bad page): report it
- * and go on with the next entity. Committed pages stay; the next run resumes
- * the entity from its watermark.
+ * with its rule and fix, and go on with the next entity. Committed pages
+ * stay; the next run resumes the entity from its watermark. When no try of
+ * its page reached the source at all, the entities after it fail at once
+ * with the same rule instead of each walking the retry ladder again.
  */
 export async function entityFailed(deps: SyncDeps, state: CaughtState): Promise<SyncState> {
   if (state.cursor === null) throw new TypeError("entityFailed was called without a cursor");
-  const detail = caughtErrorDetail(state.error);
-  const failure = classifyCaught(state.error);
+  const { sourceDown, ...failure } = caughtFailure(state.error);
+  const classified = classifyCaught(state.error);
   let connection;
   try {
     connection = await loadConnection(deps, state.run);
@@ -23,16 +25,20 @@ export async function entityFailed(deps: SyncDeps, state: CaughtState): Promise<
     if (!(error instanceof ConnectionNotFoundError)) throw error;
     return stopRun(deps, { ...state, error: { Error: error.name, Cause: error.detail } });
   }
-  deps.metrics.count(METRIC.entityFailures, 1, { entity: state.cursor.entity, ...failure });
+  deps.metrics.count(METRIC.entityFailures, 1, { entity: state.cursor.entity, ...classified });
   deps.logger.warn("entity failed", {
     connection_id: state.run.connection_id,
     run_id: state.run.run_id,
     entity: state.cursor.entity,
-    ...failure,
-    error: detail,
+    ...classified,
+    rule: failure.rule,
+    error: failure.detail,
   });
-  return handOverIfContinuing(
-    deps,
-    await finishEntityAndAdvance(deps, state.run, state.cursor, { status: "failed", error: detail }, connection),
-  );
+  if (sourceDown) {
+    const { entity, page } = state.cursor;
+    await deps.runs.entitiesMoved(state.run.connection_id, state.run.run_id, { finished: summaryRowsOf(entity), outcome: { status: "failed", failure }, started: [] });
+    const detail = `not tried: no try of ${entity}, page ${page}, reached the source, so the entities after it were not asked (${failure.detail})`;
+    return stopUnfinished(deps, state, { ...failure, detail }, classified);
+  }
+  return handOverIfContinuing(deps, await finishEntityAndAdvance(deps, state.run, state.cursor, { status: "failed", failure }, connection));
 }

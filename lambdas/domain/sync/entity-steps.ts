@@ -3,6 +3,7 @@ import { entitiesOfMode, runModeOf, type AuditEntity } from "../core/run-mode";
 import { ConnectionNotFoundError } from "../core/errors";
 import { PAGE_TASKS_PER_EXECUTION, PAGE_TASKS_PER_SEGMENT, RUN_LEASE_SECONDS } from "../core/limits";
 import type { StoredConnection } from "../core/connection";
+import type { EntityOutcome } from "../core/ports/run-store";
 import { entityDefinition } from "../source-contract/entity-catalog";
 import type { SyncDeps } from "./sync-deps";
 import type { ExecutionRun, SyncCursor, SyncState } from "./sync-state";
@@ -50,7 +51,7 @@ export async function handOverIfContinuing(deps: SyncDeps, state: SyncState): Pr
 /** What the summary records for the entity that just ended, in the same write that starts the next one. */
 export interface EntityEnded {
   readonly entity: SyncEntity;
-  readonly outcome: { readonly status: "succeeded" | "failed"; readonly error: string | null };
+  readonly outcome: EntityOutcome;
 }
 
 /**
@@ -67,7 +68,7 @@ export async function startEntity(
 ): Promise<SyncCursor> {
   await deps.runs.entitiesMoved(run.connection_id, run.run_id, {
     finished: ended === undefined ? [] : summaryRowsOf(ended.entity),
-    outcome: ended?.outcome ?? { status: "succeeded", error: null },
+    outcome: ended?.outcome ?? { status: "succeeded" },
     started: summaryRowsOf(entity),
   });
   const incremental = entityDefinition(entity).incremental;
@@ -97,7 +98,7 @@ export async function finishEntityAndAdvance(
   deps: SyncDeps,
   run: ExecutionRun,
   cursor: SyncCursor,
-  outcome: { readonly status: "succeeded" | "failed"; readonly error: string | null },
+  outcome: EntityOutcome,
   connection: StoredConnection,
 ): Promise<SyncState> {
   const order = entitiesOfMode(runModeOf(run.run_id));
@@ -114,7 +115,7 @@ export async function finishEntityAndAdvance(
     run_id: run.run_id,
     entity: cursor.entity,
     status: outcome.status,
-    error: outcome.error,
+    ...(outcome.status === "failed" ? { rule: outcome.failure.rule, error: outcome.failure.detail } : {}),
   });
 
   if (nextCursor === undefined) return { run, cursor: null, step: { outcome: "done" } };

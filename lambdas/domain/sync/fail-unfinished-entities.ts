@@ -1,5 +1,5 @@
 import type { SummaryEntity } from "../core/entities";
-import type { RunStore } from "../core/ports/run-store";
+import type { EntityOutcome, RunStore } from "../core/ports/run-store";
 import type { RunSummary } from "../core/run-summary";
 
 /** The summary's rows not finished yet: not reached (pending) or under way (running). */
@@ -8,18 +8,19 @@ export function unfinishedEntities(summary: RunSummary | null): SummaryEntity[] 
 }
 
 /**
- * Fails every row of the run not finished yet with one error (a run that
- * stops, is cancelled, taken over or released), in one write of the summary:
- * rows that finished keep their outcome, and a run that has finished by then
- * keeps its summary (the store's running condition). Returns the rows failed.
+ * Ends every row of the run not finished yet with one outcome (a run that
+ * stops, is taken over or released: failed with its failure), in one write of
+ * the summary: rows that finished keep their outcome, and a run that has
+ * finished by then keeps its summary (the store's running condition).
+ * Returns the rows ended.
  */
-export async function failUnfinishedEntities(
+export async function endUnfinishedEntities(
   runs: Pick<RunStore, "entitiesMoved">,
   summary: RunSummary | null,
-  error: string,
+  outcome: Exclude<EntityOutcome, { readonly status: "succeeded" }>,
 ): Promise<readonly SummaryEntity[]> {
   const unfinished = unfinishedEntities(summary);
   if (summary === null || unfinished.length === 0) return [];
-  await runs.entitiesMoved(summary.connection_id, summary.id, { finished: unfinished, outcome: { status: "failed", error }, started: [] });
+  await runs.entitiesMoved(summary.connection_id, summary.id, { finished: unfinished, outcome, started: [] });
   return unfinished;
 }

@@ -3,7 +3,8 @@ import { METRIC } from "../core/metric-names";
 import { ENTITY_CATALOG } from "../source-contract/entity-catalog";
 import type { SyncDeps } from "./sync-deps";
 import { summaryRowsOf } from "./entity-steps";
-import { failUnfinishedEntities } from "./fail-unfinished-entities";
+import { endUnfinishedEntities } from "./fail-unfinished-entities";
+import { serviceFailure } from "./entity-failure";
 import type { SyncState } from "./sync-state";
 import { runEndNotices } from "./run-end-notices";
 import { runModeOf } from "../core/run-mode";
@@ -27,7 +28,7 @@ export async function finishRun(deps: SyncDeps, state: SyncState): Promise<Finis
   const summary = await deps.runs.get(run.connection_id, run.run_id);
   const entities = summary?.entities ?? [];
   // Defensive: a row never reached (cannot happen in the definition's paths) must not read as a success.
-  await failUnfinishedEntities(deps.runs, summary, "the run ended before this entity finished");
+  await endUnfinishedEntities(deps.runs, summary, { status: "failed", failure: serviceFailure("the run ended before this entity finished") });
   const failed = entities.some(
     (row) => REQUIRED_SUMMARY_ENTITIES.has(row.entity) && row.status !== "succeeded",
   );

@@ -2,7 +2,8 @@ import { SyncQueueUnavailableError } from "../core/errors";
 import { runLiveness, type RunLock } from "../core/run-lock";
 import type { SyncExecutionInput } from "../core/ports/run-starter";
 import { leaseUntil } from "./entity-steps";
-import { failUnfinishedEntities } from "./fail-unfinished-entities";
+import { endUnfinishedEntities } from "./fail-unfinished-entities";
+import { serviceFailure } from "./entity-failure";
 import { newAuditId, newRunId } from "./run-id";
 import type { RunMode } from "../core/run-mode";
 import type { StartSyncDeps } from "./sync-deps";
@@ -100,7 +101,7 @@ async function isDead(deps: StartSyncDeps, holder: RunLock, now: Date, options: 
 const DEAD_RUN_TAKEN_OVER = "the run stopped without finishing (its execution ended, or it never started in time)";
 
 async function reportDead(deps: StartSyncDeps, connectionId: string, runId: string, now: Date): Promise<void> {
-  await failUnfinishedEntities(deps.runs, await deps.runs.get(connectionId, runId), DEAD_RUN_TAKEN_OVER);
+  await endUnfinishedEntities(deps.runs, await deps.runs.get(connectionId, runId), { status: "failed", failure: serviceFailure(DEAD_RUN_TAKEN_OVER) });
   await deps.runs.finish(connectionId, runId, { status: "failed", finishedAt: now.toISOString() });
   deps.logger.warn("dead run taken over", { connection_id: connectionId, run_id: runId });
 }

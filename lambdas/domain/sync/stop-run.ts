@@ -1,7 +1,9 @@
+import { cutDetail } from "../core/errors";
 import { METRIC } from "../core/metric-names";
-import { caughtErrorDetail } from "./caught-error-detail";
-import { failUnfinishedEntities } from "./fail-unfinished-entities";
-import { classifyCaught } from "./failure-fault";
+import type { EntityFailure } from "../core/run-summary";
+import { caughtFailure } from "./entity-failure";
+import { endUnfinishedEntities } from "./fail-unfinished-entities";
+import { classifyCaught, type ClassifiedFailure } from "./failure-fault";
 import type { SyncDeps } from "./sync-deps";
 import type { CaughtState, SyncState } from "./sync-state";
 
@@ -11,11 +13,16 @@ import type { CaughtState, SyncState } from "./sync-state";
  * already finished keep their outcome.
  */
 export async function stopRun(deps: SyncDeps, state: CaughtState): Promise<SyncState> {
+  const { sourceDown: _sourceDown, ...failure } = caughtFailure(state.error);
+  return stopUnfinished(deps, state, failure, classifyCaught(state.error));
+}
+
+/** Every entity of the run not finished yet fails with `failure`, and the run goes to its end. */
+export async function stopUnfinished(deps: SyncDeps, state: SyncState, failure: EntityFailure, classified: ClassifiedFailure): Promise<SyncState> {
   const { run } = state;
-  const detail = caughtErrorDetail(state.error);
-  const failure = classifyCaught(state.error);
-  const failed = await failUnfinishedEntities(deps.runs, await deps.runs.get(run.connection_id, run.run_id), detail);
-  for (const entity of failed) deps.metrics.count(METRIC.entityFailures, 1, { entity, ...failure });
-  deps.logger.error("run stopped", { connection_id: run.connection_id, run_id: run.run_id, ...failure, error: detail });
+  const ended = { ...failure, detail: cutDetail(failure.detail) };
+  const failed = await endUnfinishedEntities(deps.runs, await deps.runs.get(run.connection_id, run.run_id), { status: "failed", failure: ended });
+  for (const entity of failed) deps.metrics.count(METRIC.entityFailures, 1, { entity, ...classified });
+  deps.logger.error("run stopped", { connection_id: run.connection_id, run_id: run.run_id, ...classified, rule: failure.rule, error: ended.detail });
   return { run, cursor: null, step: { outcome: "done" } };
 }

@@ -8,6 +8,7 @@ import { finishEntityAndAdvance, handOverIfContinuing, leaseUntil, nextPageStep 
 import { readPageConnection, rotatedConnection } from "./page-connection";
 import { recordRetryWait, recordThrottleWait } from "./record-wait";
 import type { StoredConnection } from "../core/connection";
+import { rateRetryAfterMax } from "../source-contract/rules/failure-rules";
 import type { SyncDeps } from "./sync-deps";
 import type { SyncCursor, SyncState } from "./sync-state";
 
@@ -88,6 +89,7 @@ export async function syncPage(deps: SyncDeps, state: SyncState): Promise<SyncSt
       throw new SourceThrottledError(
         `the source asked to wait ${error.retryAfterSeconds} s (Retry-After); the service waits at most ${MAX_RETRY_AFTER_SECONDS} s, so the entity failed and the next run resumes it from its watermark. ${error.detail}`,
         error.retryAfterSeconds,
+        { rule: rateRetryAfterMax.id },
       );
     }
     if (error instanceof SourceThrottledError) {
@@ -126,7 +128,7 @@ export async function syncPage(deps: SyncDeps, state: SyncState): Promise<SyncSt
       });
       return handOverIfContinuing(
         deps,
-        await finishEntityAndAdvance(deps, run, { ...cursor, steps }, { status: "succeeded", error: null }, connection),
+        await finishEntityAndAdvance(deps, run, { ...cursor, steps }, { status: "succeeded" }, connection),
       );
     }
     throw error;
@@ -154,7 +156,7 @@ export async function syncPage(deps: SyncDeps, state: SyncState): Promise<SyncSt
       deps,
       run,
       { ...cursor, page: cursor.page + 1, steps },
-      { status: "succeeded", error: null },
+      { status: "succeeded" },
       connection,
     ),
   );

@@ -10,6 +10,7 @@ import type { SyncDeps } from "../../domain/sync/sync-deps";
 import { CaughtStateSchema, SyncStateSchema, type SyncState } from "../../domain/sync/sync-state";
 import { parseTaskEvent } from "../../domain/sync/task-event";
 import { classifyThrown } from "../../domain/sync/failure-fault";
+import { withFailureMessage } from "../../domain/sync/entity-failure";
 
 /**
  * The state machine's Task handlers, keyed by the Task state that calls them
@@ -49,7 +50,8 @@ export function makeSyncHandlers(syncDeps: SyncDeps): SyncHandlers {
  * Counts a page attempt that failed with an error the state machine retries
  * (a busy store is already StoreUnavailableError, named at its adapter's
  * edge): the retry happens in the definition's Retry block, which nothing
- * else reports.
+ * else reports. The error goes on with its failure (rule, record, field,
+ * detail) as its message: all a Catch hands on (../entity-failure.ts).
  */
 async function countingRetries(deps: SyncDeps, state: SyncState, work: () => Promise<SyncState>): Promise<SyncState> {
   try {
@@ -58,6 +60,6 @@ async function countingRetries(deps: SyncDeps, state: SyncState, work: () => Pro
     if (error instanceof SyncError && error.retryable && state.cursor !== null) {
       deps.metrics.count(METRIC.pageRetries, 1, { entity: state.cursor.entity, ...classifyThrown(error) });
     }
-    throw error;
+    throw withFailureMessage(error);
   }
 }

@@ -2,6 +2,7 @@ import { describe, expect, test } from "vitest";
 import { SUMMARY_ENTITIES } from "../../../lambdas/domain/core/entities";
 import type { RunFinding, RunSummary } from "../../../lambdas/domain/core/run-summary";
 import { overviewOf } from "../../../lambdas/domain/onboarding/connection-overview";
+import { failure } from "../../builders/entity-failures";
 
 /** A run whose rows hold these findings (by entity); `failed` lists the entities that failed. */
 function run(id: string, status: RunSummary["status"], findings: Partial<Record<string, RunFinding[]>>, failed: string[] = []): RunSummary {
@@ -17,7 +18,8 @@ function run(id: string, status: RunSummary["status"], findings: Partial<Record<
       status: failed.includes(entity) ? ("failed" as const) : status === "running" ? ("pending" as const) : ("succeeded" as const),
       pages: 1,
       records: 2,
-      error: failed.includes(entity) ? "SourceAuthError: invalid token" : null,
+      error: failed.includes(entity) ? "the source refused the token (401): invalid token" : null,
+      failure: failed.includes(entity) ? failure("auth.token-accepted", "the source refused the token (401): invalid token") : null,
       waits: [],
       findings: findings[entity] ?? [],
     })),

@@ -19,6 +19,7 @@ function run(id: string, status: "succeeded" | "failed", findings: RunFinding[])
       pages: 1,
       records: 1,
       error: null,
+      failure: null,
       waits: [],
       findings: entity === "tasks" ? findings : [],
     })),

@@ -1,8 +1,9 @@
 import { expect, test } from "vitest";
 import { DynamoDbRunStore } from "../../../lambdas/adapters/dynamodb/runs/dynamodb-run-store";
-import { failUnfinishedEntities } from "../../../lambdas/domain/sync/fail-unfinished-entities";
+import { endUnfinishedEntities } from "../../../lambdas/domain/sync/fail-unfinished-entities";
 import { FAR_LEASE } from "../../builders/page-runs";
 import { useTestTable } from "../../support/dynamodb";
+import { failedWith } from "../../builders/entity-failures";
 
 const table = useTestTable();
 
@@ -11,8 +12,8 @@ test("fail every unfinished entity: one write of the summary; rows that finished
   const connectionId = "conn-unfinished";
   const runId = "20261121T162000000Z-aa0001";
   await store.begin({ connectionId, runId, startedAt: "2026-11-21T16:20:00.000Z", leaseUntil: FAR_LEASE });
-  await store.entitiesMoved(connectionId, runId, { finished: [], outcome: { status: "succeeded", error: null }, started: ["pipelines", "stages"] });
-  await store.entitiesMoved(connectionId, runId, { finished: ["pipelines", "stages"], outcome: { status: "succeeded", error: null }, started: ["users"] });
+  await store.entitiesMoved(connectionId, runId, { finished: [], outcome: { status: "succeeded" }, started: ["pipelines", "stages"] });
+  await store.entitiesMoved(connectionId, runId, { finished: ["pipelines", "stages"], outcome: { status: "succeeded" }, started: ["users"] });
 
   const sent: string[] = [];
   table.client.middlewareStack.add(
@@ -23,7 +24,7 @@ test("fail every unfinished entity: one write of the summary; rows that finished
     { step: "initialize", name: "countCommands" },
   );
   try {
-    const failed = await failUnfinishedEntities(store, await store.get(connectionId, runId), "the run stopped");
+    const failed = await endUnfinishedEntities(store, await store.get(connectionId, runId), failedWith("service.completes", "the run stopped"));
     expect(failed).toEqual(["users", "contacts", "leads", "tasks", "calls", "events"]);
     expect(sent.filter((command) => command !== "GetItemCommand")).toEqual(["UpdateItemCommand"]);
   } finally {

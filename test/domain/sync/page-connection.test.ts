@@ -166,7 +166,7 @@ describe("the page task's connection read, at the page's start", () => {
     const summary = await syncWith(new DynamoDbConnectionStore({ client: harness.client, tableName: harness.tableName }), connection);
 
     expect(summary.status).toBe("failed");
-    expect([...new Set(summary.entities.map((row) => `${row.status}: ${row.error}`))]).toEqual(["failed: SourceAuthError: invalid token"]);
+    expect([...new Set(summary.entities.map((row) => `${row.status}: ${row.error}`))]).toEqual(["failed: the source refused the token (401): invalid token"]);
     expect(sourceRequests()).toEqual([{ path: "/pipelines", page: "1", authorization: bearer(OLD_TOKEN) }]);
   });
 });

@@ -121,7 +121,7 @@ describe.concurrent("paging and incremental rules", () => {
     expect(pagesOf(server.requests, "/leads")).toEqual(["1", "2"]);
     const row = entityRow(summary, "leads");
     expect(row).toMatchObject({ status: "failed", pages: 1, records: 100 });
-    expect(row?.error).toContain("PaginationError");
+    expect(row?.failure?.rule).toBe("paging.no-repeat-page");
     expect(row?.error).toContain("repeats");
     expect(ids(await harness.listAll(connection.id, "leads"))).toEqual(range(0, 100, "l"));
     expect(summary.status).toBe("failed");
@@ -142,7 +142,7 @@ describe.concurrent("paging and incremental rules", () => {
     expect(pagesOf(server.requests, "/contacts")).toEqual(["1", "2"]);
     const row = entityRow(summary, "contacts");
     expect(row).toMatchObject({ status: "failed", pages: 1, records: 100 });
-    expect(row?.error).toContain("PaginationError");
+    expect(row?.failure).toMatchObject({ rule: "incremental.ascending", record_id: "c100" });
     expect(row?.error).toContain("c100");
     expect(ids(await harness.listAll(connection.id, "contacts"))).toEqual(range(0, 100, "c"));
     expect(await harness.records.getWatermark(connection.id, "contacts")).toBe(minuteStamp(199));
@@ -182,7 +182,7 @@ describe.concurrent("paging and incremental rules", () => {
     expect(pagesOf(server.requests, "/leads")).toEqual(["4999", "5000"]);
     const row = entityRow(summary, "leads");
     expect(row).toMatchObject({ status: "failed", pages: 2, records: 200 });
-    expect(row?.error).toContain("PaginationError");
+    expect(row?.failure?.rule).toBe("paging.page-cap");
     expect(row?.error).toContain("5000");
     expect(entityOrder(server.requests)).toEqual(["/leads", "/tasks", "/calls", "/events"]);
     for (const entity of ["tasks", "calls", "events"]) expect(entityRow(summary, entity)?.status, entity).toBe("succeeded");

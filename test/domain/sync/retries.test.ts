@@ -84,8 +84,8 @@ describe.concurrent("the retry ladder: the waits the state machine asks for", ()
 
     const row = entityRow(summary, "contacts");
     expect(row?.status).toBe("failed");
-    expect(row?.error).toContain("SourceTransientError");
-    expect(row?.error).toContain("maintenance window in progress");
+    expect(row?.failure?.rule).toBe("source.server-errors-recover");
+    expect(row?.error).toBe("the source kept failing (HTTP 503), through 5 retries: maintenance window in progress");
     expect(summary.status).toBe("failed");
     // A failed entity never stops the ones after it.
     expect(entityOrder(server.requests)).toEqual(["/pipelines", "/users", "/contacts", "/leads", "/tasks", "/calls", "/events"]);
@@ -196,7 +196,8 @@ describe.concurrent("statuses and failures", () => {
     expect(harness.waitsOf(summary.id)).toEqual([1, 2, 4, 8, 16]);
     const row = entityRow(summary, "calls");
     expect(row?.status).toBe("failed");
-    expect(row?.error).toMatch(/^SourceTransientError: /);
+    expect(row?.failure?.rule).toBe("source.reachable");
+    expect(row?.error).toMatch(/^the source could not be reached, through 5 retries: /);
     // calls is optional: the run still succeeds, and events still ran.
     expect(summary.status).toBe("succeeded");
     expect(entityRow(summary, "events")?.status).toBe("succeeded");
@@ -214,7 +215,8 @@ describe.concurrent("statuses and failures", () => {
     );
     const row = entityRow(summary, "users");
     expect(row?.status).toBe("failed");
-    expect(row?.error).toMatch(/429|throttl/i);
+    expect(row?.failure?.rule).toBe("rate.retries-exhausted");
+    expect(row?.error).toMatch(/^the source still answered 429 after 5 retries/);
     expect(summary.status).toBe("failed");
     expect(entityRow(summary, "contacts")?.status).toBe("succeeded");
   });
@@ -227,7 +229,8 @@ describe.concurrent("statuses and failures", () => {
     expect(summary.entities.map((row) => row.entity)).toEqual([...SUMMARY_ENTITIES]);
     expect(summary.entities.every((row) => row.status === "failed")).toBe(true);
     const errors = [...new Set(summary.entities.map((row) => row.error))];
-    expect(errors).toEqual(["SourceAuthError: invalid token"]);
+    expect(errors).toEqual(["the source refused the token (401): invalid token"]);
+    expect([...new Set(summary.entities.map((row) => row.failure?.rule))]).toEqual(["auth.token-accepted"]);
   });
 
   test("401 mid-run: no further request; entities already finished keep their outcome", async ({ expect }) => {
@@ -250,7 +253,7 @@ describe.concurrent("statuses and failures", () => {
     });
     for (const entity of ["pipelines", "stages", "users"]) expect(entityRow(summary, entity)?.error, entity).toBeNull();
     for (const entity of ["contacts", "leads", "tasks", "calls", "events"]) {
-      expect(entityRow(summary, entity)?.error, entity).toBe("SourceAuthError: token revoked");
+      expect(entityRow(summary, entity)?.error, entity).toBe("the source refused the token (401): token revoked");
     }
     expect(summary.status).toBe("failed");
   });
@@ -272,7 +275,11 @@ describe.concurrent("statuses and failures", () => {
 
     expect(to(server, "/pipelines")).toHaveLength(1);
     for (const entity of ["pipelines", "stages"]) {
-      expect(entityRow(summary, entity), entity).toMatchObject({ status: "failed", error: "SourceNotImplementedError: not implemented" });
+      expect(entityRow(summary, entity), entity).toMatchObject({
+        status: "failed",
+        error: "the source answered 404: this required endpoint is not implemented: not implemented",
+        failure: { rule: "endpoint.required-present", record_id: null, field: null },
+      });
     }
     for (const entity of ["users", "contacts", "leads", "tasks", "calls", "events"]) {
       expect(entityRow(summary, entity)?.status, entity).toBe("succeeded");
@@ -286,7 +293,11 @@ describe.concurrent("statuses and failures", () => {
     );
 
     expect(to(server, "/leads")).toHaveLength(1);
-    expect(entityRow(summary, "leads")).toMatchObject({ status: "failed", error: `SourceHardError: rejected with ${status}` });
+    expect(entityRow(summary, "leads")).toMatchObject({
+      status: "failed",
+      error: `the source refused the request (HTTP ${status}): rejected with ${status}`,
+      failure: { rule: "source.status-200" },
+    });
     expect(summary.status).toBe("failed");
     expect(entityRow(summary, "tasks")?.status).toBe("succeeded");
   });
@@ -299,7 +310,7 @@ describe.concurrent("statuses and failures", () => {
     expect(to(server, "/users")).toHaveLength(1);
     const row = entityRow(summary, "users");
     expect(row?.status).toBe("failed");
-    expect(row?.error).toContain("SourceHardError");
+    expect(row?.failure?.rule).toBe("envelope.json");
     expect(row?.error).toContain("not JSON");
     expect(summary.status).toBe("failed");
     expect(entityRow(summary, "contacts")?.status).toBe("succeeded");
@@ -315,10 +326,8 @@ describe.concurrent("statuses and failures", () => {
     expect(to(server, "/leads").map((request) => request.query["page"])).toEqual(["1", "2"]);
     const row = entityRow(summary, "leads");
     expect(row).toMatchObject({ status: "failed", pages: 1, records: 100 });
-    expect(row?.error).toContain("PageValidationError");
-    expect(row?.error).toContain("lead-120");
-    expect(row?.error).toContain("price");
-    expect(row?.error).toContain(PRICE_RULE);
+    expect(row?.error).toBe(`record lead-120, field price, rule lead.price-numeric: ${PRICE_RULE}`);
+    expect(row?.failure).toMatchObject({ rule: "lead.price-numeric", record_id: "lead-120", field: "price" });
     // Page 1 is committed and kept, with its watermark; page 2 wrote nothing.
     const stored = (await harness.listAll(connection.id, "leads")).map((lead) => String(lead["id"]));
     expect(stored.sort()).toEqual(Array.from({ length: 100 }, (_, i) => `lead-${i}`).sort());

@@ -199,7 +199,11 @@ describe("the document's response schemas are generated from the valibot schemas
     const components = openApiDocument()["components"] as { schemas: Record<string, any> };
     expect(Object.keys(components.schemas.Connection.properties)).toEqual(Object.keys(ConnectionResourceSchema.entries));
     expect(Object.keys(components.schemas.RunSummary.properties)).toEqual(Object.keys(RunSummarySchema.entries));
-    expect(Object.keys(components.schemas.RunSummary.properties.entities.items.properties)).toEqual(["entity", "status", "pages", "records", "error", "waits", "findings"]);
+    const row = components.schemas.RunSummary.properties.entities.items.properties;
+    expect(Object.keys(row)).toEqual(["entity", "status", "pages", "records", "error", "failure", "waits", "findings"]);
+    // A failed row's failure: the rule, the record and field (null where they do not apply), the detail and the fix.
+    const failure = row.failure.anyOf?.find((variant: { type?: string }) => variant.type === "object") ?? row.failure;
+    expect(Object.keys(failure.properties)).toEqual(["rule", "record_id", "field", "detail", "fix"]);
     expect(Object.keys(components.schemas.RecordsPage.properties)).toEqual(Object.keys(RecordsPageSchema.entries));
     for (const name of Object.keys(RESPONSE_SCHEMAS)) expect(components.schemas, name).toHaveProperty(name);
   });

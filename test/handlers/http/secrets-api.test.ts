@@ -227,14 +227,20 @@ describe("encryption context: a ciphertext copied to another connection does not
     expect(bSource.requests).toEqual([]);
   });
 
-  test("a sync of B fails every entity with TokenDecryptionError, and no request reaches the source", async () => {
+  test("a sync of B fails every entity on its unreadable token (connection.token-readable), and no request reaches the source", async () => {
     const started = await api.request("POST", `${CONNECTIONS_PATH}/${bId}/syncs`, { token: owner });
     expect(started.status).toBe(202);
     const summary = await api.waitForRun(bId, started.body.id);
     expect(summary.status).toBe("failed");
     expect(summary.entities.map((row) => row.entity)).toEqual([...SUMMARY_ENTITIES]);
     for (const row of summary.entities) {
-      expect(row, row.entity).toMatchObject({ status: "failed", pages: 0, records: 0, error: expect.stringContaining("TokenDecryptionError") });
+      expect(row, row.entity).toMatchObject({
+        status: "failed",
+        pages: 0,
+        records: 0,
+        error: expect.stringMatching(/^the stored token can no longer be read/),
+        failure: { rule: "connection.token-readable", fix: expect.stringContaining("token") },
+      });
     }
     expect(bSource.requests).toEqual([]);
     // And the answer over HTTP says the same.

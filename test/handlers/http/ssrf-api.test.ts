@@ -176,7 +176,12 @@ describe("connect-time check: a loopback base_url stored by a permissive service
     const summary = await cloud.waitForRun(connectionId, started.body.id);
     expect(summary.status).toBe("failed");
     const pipelines = summary.entities.find((row) => row.entity === "pipelines");
-    expect(pipelines).toMatchObject({ status: "failed", pages: 0, error: expect.stringContaining("SourceAddressRefusedError") });
+    expect(pipelines).toMatchObject({
+      status: "failed",
+      pages: 0,
+      error: "the service may not call this base URL: host 127.0.0.1 is a loopback address",
+      failure: { rule: "source.base-url-allowed" },
+    });
     expect(source.requests).toEqual([]);
   });
 });

@@ -68,7 +68,7 @@ const EXPECTED_COUNTS: Readonly<Record<Collection, number>> = {
 };
 
 const SUMMARY_FIELDS = ["connection_id", "entities", "finished_at", "id", "started_at", "status", "unresolved_won_lost"];
-const ENTITY_FIELDS = ["entity", "error", "findings", "pages", "records", "status", "waits"];
+const ENTITY_FIELDS = ["entity", "error", "failure", "findings", "pages", "records", "status", "waits"];
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 let api: ApiHarness;

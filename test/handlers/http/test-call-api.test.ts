@@ -58,7 +58,8 @@ describe("redirects: the test call and the sync report the same detail, and foll
     const failed = summary.entities.filter((entity) => entity.status === "failed");
     expect(failed.length).toBeGreaterThan(0);
     for (const entity of failed) {
-      expect(entity.error).toBe(`SourceRedirectError: the source answered 302 to ${target.baseUrl}/v2; set base_url to the final address`);
+      expect(entity.error).toBe(`the source answered 302 to ${target.baseUrl}/v2; set base_url to the final address`);
+      expect(entity.failure?.rule).toBe("source.no-redirect");
     }
     expect(source.requests.length).toBeGreaterThan(0);
     expect(target.requests).toHaveLength(0);

@@ -72,7 +72,11 @@ export function recordItems(connectionId: string, write: RecordWrite): RecordIte
 
   // Too large for one transaction: the parts go first, under a version of the content that only this head names.
   if (chunks.length - 1 > MAX_PART_NUMBER) {
-    throw new RecordTooLargeError(`${write.collection} record is ${utf8Bytes(json)} bytes, more than ${MAX_PART_NUMBER} parts of ${DOC_PART_MAX_BYTES} bytes; id ${write.key.join(" / ")}`);
+    throw new RecordTooLargeError(
+      `${write.collection} record is ${utf8Bytes(json)} bytes, more than ${MAX_PART_NUMBER} parts of ${DOC_PART_MAX_BYTES} bytes; id ${write.key.join(" / ")}`,
+      // A stage's id alone does not find it: only a record of the entity itself is named.
+      write.key.length === 1 ? { record: { id: write.key[0]!, field: null } } : undefined,
+    );
   }
   const version = hash("sha256", json, "base64url");
   head[ATTR.partsVersion] = { S: version };

@@ -12,7 +12,7 @@ import {
 import { DynamoDbTableAdapter } from "../table/dynamodb-table-adapter";
 import type { SummaryEntity } from "../../../domain/core/entities";
 import { StoreUnavailableError } from "../../../domain/core/errors";
-import type { BeginResult, EntitiesMove, NewRun, RunStore } from "../../../domain/core/ports/run-store";
+import type { BeginResult, EntitiesMove, EntityOutcome, NewRun, RunStore } from "../../../domain/core/ports/run-store";
 import type { RunLock } from "../../../domain/core/run-lock";
 import type { RunSummary, RunWait } from "../../../domain/core/run-summary";
 import type { AuditSummary } from "../../../domain/core/audit-summary";
@@ -175,7 +175,7 @@ export class DynamoDbRunStore extends DynamoDbTableAdapter implements RunStore {
   }
 
   async entityStarted(connectionId: string, runId: string, entity: SummaryEntity): Promise<void> {
-    await this.entitiesMoved(connectionId, runId, { finished: [], outcome: { status: "succeeded", error: null }, started: [entity] });
+    await this.entitiesMoved(connectionId, runId, { finished: [], outcome: { status: "succeeded" }, started: [entity] });
   }
 
   async entitiesMoved(connectionId: string, runId: string, move: EntitiesMove): Promise<void> {
@@ -187,13 +187,8 @@ export class DynamoDbRunStore extends DynamoDbTableAdapter implements RunStore {
     await this.updateRun(connectionId, runId, entityWaitedUpdate(this.tableName, connectionId, runId, entity, wait));
   }
 
-  /** Sets the entity's final status; the error is cut to 300 characters. */
-  async entityFinished(
-    connectionId: string,
-    runId: string,
-    entity: SummaryEntity,
-    outcome: { readonly status: "succeeded" | "failed"; readonly error: string | null },
-  ): Promise<void> {
+  /** Sets the entity's final status; a failure's detail is cut to 300 characters. */
+  async entityFinished(connectionId: string, runId: string, entity: SummaryEntity, outcome: EntityOutcome): Promise<void> {
     await this.entitiesMoved(connectionId, runId, { finished: [entity], outcome, started: [] });
   }
 

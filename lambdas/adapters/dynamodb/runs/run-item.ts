@@ -94,6 +94,8 @@ export const RUN_ATTR = {
   entityPages: "pages",
   entityRecords: "records",
   entityError: "error",
+  /** A map { rule, record_id, field, detail, fix } (EntityFailureSchema), or null. */
+  entityFailure: "failure",
   /** A list of maps, one per RunWait (MAX_RECORDED_WAITS at most). */
   entityWaits: "waits",
   /** The last page number counted: a page is counted only when its number is above it (replays count once). */
@@ -208,9 +210,11 @@ const StoredProgressSchema = v.pipe(
     pages: v.optional(progressFields.pages, 0),
     records: v.optional(progressFields.records, 0),
     error: v.optional(progressFields.error, null),
+    // Rows written before failures named their rule have none.
+    failure: v.optional(progressFields.failure, null),
     waits: v.optional(progressFields.waits, []),
   }),
-  v.transform(({ status, pages, records, error, waits, ...rest }) => ({ status, pages, records, error, waits, findings: storedFindings(rest) })),
+  v.transform(({ status, pages, records, error, failure, waits, ...rest }) => ({ status, pages, records, error, failure, waits, findings: storedFindings(rest) })),
   v.object({ ...progressFields }),
 );
 const { entities: _entities, ...summaryFields } = RunSummarySchema.entries;
@@ -436,12 +440,15 @@ export function entitiesMovedUpdate(tableName: string, connectionId: string, run
   const values: Record<string, AttributeValue> = {};
   move.finished.forEach((entity, index) => {
     names[`#f${index}`] = entityMapKey(entity);
-    sets.push(`#entities.#f${index}.#status = :finished`, `#entities.#f${index}.#error = :error`);
+    sets.push(`#entities.#f${index}.#status = :finished`, `#entities.#f${index}.#error = :error`, `#entities.#f${index}.#failure = :failure`);
   });
   if (move.finished.length > 0) {
     names["#error"] = RUN_ATTR.entityError;
+    names["#failure"] = RUN_ATTR.entityFailure;
     values[":finished"] = { S: move.outcome.status };
-    values[":error"] = move.outcome.error === null ? { NULL: true } : { S: cutDetail(move.outcome.error) };
+    const failure = move.outcome.status === "failed" ? move.outcome.failure : null;
+    values[":error"] = failure === null ? { NULL: true } : { S: cutDetail(failure.detail) };
+    values[":failure"] = failure === null ? { NULL: true } : { M: marshall({ ...failure, detail: cutDetail(failure.detail) }) };
   }
   move.started.forEach((entity, index) => {
     names[`#s${index}`] = entityMapKey(entity);

@@ -1,5 +1,6 @@
 import { Agent, fetch as undiciFetch } from "undici";
 import { SourceHardError, SyncError } from "../../../domain/core/errors";
+import { sourceBaseUrlAllowed } from "../../../domain/source-contract/rules/failure-rules";
 import { checkHost, type HostPolicyOptions } from "./host-policy";
 import { createPinnedLookup, resolveAllAddresses, type ResolveAll } from "./pinned-lookup";
 import { SourceAddressRefusedError } from "../../../domain/source-contract/source-address-refused-error";
@@ -63,10 +64,10 @@ export function createGuardedFetch(options: GuardedFetchOptions): typeof fetch {
 /** The scheme, credential and host rules. */
 function assertTargetAllowed(url: URL, policy: HostPolicyOptions): void {
   if (url.protocol !== "http:" && url.protocol !== "https:") {
-    throw new SourceHardError(`URL scheme ${url.protocol} is not http or https`);
+    throw new SourceHardError(`URL scheme ${url.protocol} is not http or https`, { rule: sourceBaseUrlAllowed.id });
   }
   if (url.username !== "" || url.password !== "") {
-    throw new SourceHardError("URL must not contain a user name or password");
+    throw new SourceHardError("URL must not contain a user name or password", { rule: sourceBaseUrlAllowed.id });
   }
   const host = checkHost(url.hostname, policy);
   if (!host.ok) throw new SourceAddressRefusedError(`host ${url.hostname} is ${host.reason}`);

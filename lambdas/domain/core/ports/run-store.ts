@@ -1,7 +1,7 @@
 import type { SummaryEntity } from "../entities";
 import type { RunLock } from "../run-lock";
 import type { AuditSummary } from "../audit-summary";
-import type { RunSummary, RunWait } from "../run-summary";
+import type { EntityFailure, RunSummary, RunWait } from "../run-summary";
 
 export interface NewRun {
   readonly connectionId: string;
@@ -12,10 +12,13 @@ export interface NewRun {
 
 export type BeginResult = { readonly started: true } | { readonly started: false; readonly holder: RunLock };
 
+/** How an entity's row ends: succeeded, or failed with why (its `error` is the failure's detail). */
+export type EntityOutcome = { readonly status: "succeeded" } | { readonly status: "failed"; readonly failure: EntityFailure };
+
 /** Entities whose rows end (with one outcome) and entities whose rows start, in one write of a run summary. */
 export interface EntitiesMove {
   readonly finished: readonly SummaryEntity[];
-  readonly outcome: { readonly status: "succeeded" | "failed"; readonly error: string | null };
+  readonly outcome: EntityOutcome;
   readonly started: readonly SummaryEntity[];
 }
 
@@ -65,12 +68,7 @@ export interface RunStore {
   entityStarted(connectionId: string, runId: string, entity: SummaryEntity): Promise<void>;
   /** Appends a wait to the entity's list; a no-op once the run has finished or the list holds MAX_RECORDED_WAITS. */
   entityWaited(connectionId: string, runId: string, entity: SummaryEntity, wait: RunWait): Promise<void>;
-  entityFinished(
-    connectionId: string,
-    runId: string,
-    entity: SummaryEntity,
-    outcome: { readonly status: "succeeded" | "failed"; readonly error: string | null },
-  ): Promise<void>;
+  entityFinished(connectionId: string, runId: string, entity: SummaryEntity, outcome: EntityOutcome): Promise<void>;
   /**
    * entityFinished of one entity's rows and entityStarted of the next one's,
    * in one write of the summary (an idle run moves through 7 entities): both

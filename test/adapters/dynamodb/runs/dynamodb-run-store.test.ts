@@ -7,6 +7,7 @@ import type { RunWait } from "../../../../lambdas/domain/core/run-summary";
 import { DynamoDbRunStore, RunAlreadyExistsError, RunNotFoundError } from "../../../../lambdas/adapters/dynamodb/runs/dynamodb-run-store";
 import { LOCK_SORT_KEY, MAX_RECORDED_WAITS, runExpiresAt, runLockPartitionKey, runPartitionKey, runSortKey } from "../../../../lambdas/adapters/dynamodb/runs/run-item";
 import { readItem, useTestTable } from "../../../support/dynamodb";
+import { failedWith, failure } from "../../../builders/entity-failures";
 
 const table = useTestTable();
 let store: DynamoDbRunStore;
@@ -56,7 +57,7 @@ describe("begin", () => {
       started_at: "2026-11-21T16:18:00.123Z",
       finished_at: null,
       unresolved_won_lost: 0,
-      entities: SUMMARY_ENTITIES.map((entity) => ({ entity, status: "pending", pages: 0, records: 0, error: null, waits: [], findings: [] })),
+      entities: SUMMARY_ENTITIES.map((entity) => ({ entity, status: "pending", pages: 0, records: 0, error: null, failure: null, waits: [], findings: [] })),
     });
     expect((await store.get(connectionId, RUN_A))?.entities).toHaveLength(8);
   });
@@ -220,32 +221,35 @@ describe("progress", () => {
     const connectionId = newConnection();
     await store.begin(newRun(connectionId, RUN_A));
     await store.entityStarted(connectionId, RUN_A, "tasks");
-    await store.entityFinished(connectionId, RUN_A, "tasks", { status: "succeeded", error: null });
+    await store.entityFinished(connectionId, RUN_A, "tasks", { status: "succeeded" });
     expect((await store.get(connectionId, RUN_A))!.entities.find((e) => e.entity === "tasks")).toEqual({
       entity: "tasks",
       status: "succeeded",
       pages: 0,
       records: 0,
       error: null,
+      failure: null,
       waits: [],
       findings: [],
     });
   });
 
-  test("entityFinished cuts the error to 300 characters", async () => {
+  test("entityFinished keeps the failure (rule, record, field, fix) and cuts its detail, the row's error, to 300 characters", async () => {
     const connectionId = newConnection();
     await store.begin(newRun(connectionId, RUN_A));
-    await store.entityFinished(connectionId, RUN_A, "calls", { status: "failed", error: "é".repeat(250) + "😀".repeat(200) });
+    const stored = { ...failure("call.duration-integer", "é".repeat(250) + "😀".repeat(200)), record_id: "c-1", field: "duration_seconds" };
+    await store.entityFinished(connectionId, RUN_A, "calls", { status: "failed", failure: stored });
     const calls = (await store.get(connectionId, RUN_A))!.entities.find((e) => e.entity === "calls")!;
     expect(calls.status).toBe("failed");
     expect([...calls.error!]).toHaveLength(300);
     expect(calls.error).toBe("é".repeat(250) + "😀".repeat(50));
+    expect(calls.failure).toEqual({ ...stored, detail: calls.error });
   });
 
   test("progress on a run that does not exist throws RunNotFoundError and creates nothing", async () => {
     const connectionId = newConnection();
     await expect(store.entityStarted(connectionId, RUN_A, "leads")).rejects.toThrow(RunNotFoundError);
-    await expect(store.entityFinished(connectionId, RUN_A, "leads", { status: "failed", error: "x" })).rejects.toThrow(
+    await expect(store.entityFinished(connectionId, RUN_A, "leads", failedWith("service.completes", "x"))).rejects.toThrow(
       RunNotFoundError,
     );
     await expect(store.finish(connectionId, RUN_A, { status: "failed", finishedAt: "2026-11-21T16:19:00.000Z" })).rejects.toThrow(
@@ -259,12 +263,12 @@ describe("a finished run", () => {
   test("the first finish wins: a superseded run's later updates change nothing", async () => {
     const connectionId = newConnection();
     await store.begin(newRun(connectionId, RUN_A));
-    await store.entityFinished(connectionId, RUN_A, "leads", { status: "failed", error: "the run stopped without finishing" });
+    await store.entityFinished(connectionId, RUN_A, "leads", failedWith("service.completes", "the run stopped without finishing"));
     await store.finish(connectionId, RUN_A, { status: "failed", finishedAt: "2026-11-21T16:19:00.000Z" });
     const reported = await store.get(connectionId, RUN_A);
 
     await store.entityStarted(connectionId, RUN_A, "tasks");
-    await store.entityFinished(connectionId, RUN_A, "leads", { status: "succeeded", error: null });
+    await store.entityFinished(connectionId, RUN_A, "leads", { status: "succeeded" });
     await store.finish(connectionId, RUN_A, { status: "succeeded", finishedAt: "2026-11-21T17:00:00.000Z" });
     expect(await store.get(connectionId, RUN_A)).toEqual(reported);
   });
@@ -452,12 +456,12 @@ describe("stored item format", () => {
       // A summary from before waits were recorded reads with none.
       entities: SUMMARY_ENTITIES.map((entity) =>
         entity === "leads"
-          ? { entity, status: "failed", pages: 3, records: 250, error: "the source answered 500", waits: [], findings: [] }
+          ? { entity, status: "failed", pages: 3, records: 250, error: "the source answered 500", failure: null, waits: [], findings: [] }
           : entity === "pipelines"
-            ? { entity, status: "succeeded", pages: 1, records: 2, error: null, waits: [], findings: [] }
+            ? { entity, status: "succeeded", pages: 1, records: 2, error: null, failure: null, waits: [], findings: [] }
             : entity === "stages"
-              ? { entity, status: "succeeded", pages: 0, records: 0, error: null, waits: [], findings: [] }
-              : { entity, status: "pending", pages: 0, records: 0, error: null, waits: [], findings: [] },
+              ? { entity, status: "succeeded", pages: 0, records: 0, error: null, failure: null, waits: [], findings: [] }
+              : { entity, status: "pending", pages: 0, records: 0, error: null, failure: null, waits: [], findings: [] },
       ),
     });
   });
