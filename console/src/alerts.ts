@@ -1,15 +1,18 @@
 import { api, NOTIFICATIONS, type ConnectionOverview, type Notification } from "./api";
 import { h, uid } from "./dom";
-import { dashboardOrder, displayName, loadOverview, oldestDataAsOf } from "./overview";
+import { dashboardOrder, displayName, failedInWords, loadOverview, oldestDataAsOf } from "./overview";
 import { timeOf } from "./time";
 
 const plural = (count: number, one: string, many = `${one}s`) => `${count} ${count === 1 ? one : many}`;
 
-/** What the header counts: stale connections, connections whose last run failed, and findings new in their last successful run. */
+/**
+ * What the header counts: stale connections, connections a required entity of whose last finished run failed (a
+ * cancelled run is no failure), and findings new in their last successful run.
+ */
 export function alertCounts(connections: readonly ConnectionOverview[]) {
   return {
     stale: connections.filter((connection) => connection.stale).length,
-    failed: connections.filter((connection) => connection.last_run?.status === "failed").length,
+    failed: connections.filter((connection) => connection.health.failed_entities.length > 0).length,
     newFindings: connections.reduce((sum, connection) => sum + (connection.open_findings?.new ?? 0), 0),
   };
 }
@@ -100,17 +103,11 @@ function concernOf(connection: ConnectionOverview): HTMLElement[] {
     const asOf = oldestDataAsOf(connection);
     lines.push(h("li", { "data-alert": "stale" }, h("a", { href: path }, name), ": stale, ", asOf === null ? "no data yet" : ["data as of ", timeOf(asOf)]));
   }
-  const run = connection.last_run;
-  if (run?.status === "failed") {
+  const failedRun = connection.health.run_id;
+  const failed = failedInWords(connection);
+  if (failedRun !== null && failed !== null) {
     lines.push(
-      h(
-        "li",
-        { "data-alert": "failed" },
-        h("a", { href: `${path}/runs/${encodeURIComponent(run.id)}` }, name),
-        ": last run failed ",
-        timeOf(run.finished_at ?? run.started_at),
-        run.failed_entities.length > 0 ? ` (${run.failed_entities.join(", ")})` : "",
-      ),
+      h("li", { "data-alert": "failed" }, h("a", { href: `${path}/runs/${encodeURIComponent(failedRun)}` }, name), `: ${failed[0]!.toLowerCase()}${failed.slice(1)}`),
     );
   }
   const findings = connection.open_findings;

@@ -42,8 +42,10 @@ export interface Connection {
   readonly freshness_hours: number | null;
 }
 
-/** An item of GET /connections: the connection, its newest sync run in brief, and its open data-quality findings. */
+/** An item of GET /connections: the connection, its health, its newest sync run in brief, and its open data-quality findings. */
 export interface ConnectionOverview extends Connection {
+  /** Healthy: not stale, and no required entity failed in the last finished (not cancelled) run, which `failed_entities` otherwise names. */
+  readonly health: { readonly healthy: boolean; readonly run_id: string | null; readonly failed_entities: readonly string[] };
   readonly last_run: {
     readonly id: string;
     readonly status: "running" | "succeeded" | "failed";

@@ -1,7 +1,7 @@
 import { ApiError, type ConnectionOverview } from "./api";
 import { h } from "./dom";
 import { nextRunOf } from "./health";
-import { dashboardOrder, displayName, healthOfOverview, loadOverview, needsAttention, oldestDataAsOf } from "./overview";
+import { dashboardOrder, displayName, failedInWords, healthOfOverview, loadOverview, needsAttention, oldestDataAsOf } from "./overview";
 import { readOnlyNote } from "./read-only-note";
 import { isOwner } from "./session";
 import { duration, timeOf } from "./time";
@@ -42,6 +42,7 @@ export async function connectionsView(outlet: HTMLElement): Promise<void> {
 function connectionCard(connection: ConnectionOverview): HTMLElement {
   const path = `#/connections/${encodeURIComponent(connection.id)}`;
   const health = healthOfOverview(connection);
+  const failed = failedInWords(connection);
   const asOf = oldestDataAsOf(connection);
   const run = connection.last_run;
   const findings = connection.open_findings;
@@ -59,6 +60,7 @@ function connectionCard(connection: ConnectionOverview): HTMLElement {
         { "data-test": "health" },
         h("span", { class: `badge health-${health.replace(" ", "-")}` }, health),
         connection.stale ? [" ", h("span", { class: "badge health-stale" }, "stale")] : null,
+        failed === null ? null : h("span", { class: "health-why", "data-test": "failed-entities" }, ` · ${failed}`),
       ),
       h("dt", null, "Data as of"),
       h(

@@ -1,5 +1,5 @@
 import { api, CONNECTIONS, type ConnectionOverview } from "./api";
-import { healthOf, type Health } from "./health";
+import type { Health } from "./health";
 
 /*
  * The workspace's overview (GET /connections: every connection with its last run and open findings), read once per
@@ -24,13 +24,30 @@ export function displayName(connection: { readonly name: string | null; readonly
   return connection.name ?? connection.base_url;
 }
 
+/**
+ * A run under way shows first, then a paused schedule; else the last finished
+ * run decides (a cancelled one says nothing about the source): failing while
+ * a required entity failed in it.
+ */
 export function healthOfOverview(connection: ConnectionOverview): Health {
-  return healthOf(connection.last_run ?? undefined, connection.paused);
+  if (connection.last_run?.status === "running") return "running";
+  if (connection.paused) return "paused";
+  // Only runs under way or cancelled so far: no finished run to judge by.
+  if (connection.health.run_id === null) return "never synced";
+  return connection.health.failed_entities.length > 0 ? "failing" : "healthy";
 }
 
-/** Needs a look: stale data, or a last finished run that failed. */
+/** "Leads and contacts failed in the last run": the owner's words for what keeps a connection failing; null when nothing does. */
+export function failedInWords(connection: ConnectionOverview): string | null {
+  const failed = connection.health.failed_entities.filter((entity) => entity !== "stages");
+  if (failed.length === 0) return null;
+  const names = failed.length === 1 ? failed[0]! : `${failed.slice(0, -1).join(", ")} and ${failed.at(-1)}`;
+  return `${names[0]!.toUpperCase()}${names.slice(1)} failed in the last run`;
+}
+
+/** Needs a look: stale data, or a required entity that failed in the last finished run. */
 export function needsAttention(connection: ConnectionOverview): boolean {
-  return connection.stale || connection.last_run?.status === "failed";
+  return connection.stale || connection.health.failed_entities.length > 0;
 }
 
 /** Stale and failing first, then by name (the URL where there is none), as a person sorts: case and accents aside. */

@@ -10,7 +10,7 @@ import { IsoTimeSchema } from "./iso-time-schema";
 
 /** One entity's freshness. */
 export const EntityFreshnessSchema = v.object({
-  /** When the entity's last page committed (every committed page moves it, even one with nothing new); null: never synced. */
+  /** When the entity last finished a run with every page committed (its last page's commit, one with nothing new too); a failed or cancelled entity keeps it; null: never. */
   data_as_of: v.nullable(IsoTimeSchema),
   /** The largest committed updated_at (incremental entities); null for /pipelines and /users, or before the first page. */
   watermark: v.nullable(IsoTimeSchema),

@@ -112,6 +112,7 @@ export async function ingestPage(
     connectionId: input.connectionId,
     records: audit?.writes ?? prepared.writes,
     ...(advances && watermark !== null ? { watermark: { entity: input.entity, value: watermark } } : {}),
+    lastPage: !sourcePage.hasMore,
     ...(audit === undefined ? { listing: { hasMore: sourcePage.hasMore, updatedSince: definition.incremental ? input.updatedSince : null } } : {}),
     run: {
       runId: input.run.runId,

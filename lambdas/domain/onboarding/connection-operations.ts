@@ -7,7 +7,7 @@ import {
   parseFields,
   UpdateConnectionSchema,
 } from "./connection-input";
-import { OVERVIEW_RUNS, overviewOf, type ConnectionOverview } from "./connection-overview";
+import { healthOf, OVERVIEW_RUNS, overviewOf, type ConnectionOverview } from "./connection-overview";
 import { connectionResource, type ConnectionResource } from "./connection-resource";
 import type { OnboardingDeps } from "./onboarding-deps";
 import { InvalidFieldError, NotFoundError } from "./onboarding-errors";
@@ -80,7 +80,7 @@ export async function listConnections(deps: OnboardingDeps, account: string): Pr
   return Promise.all(
     (await deps.connections.listByAccount(account)).map(async (stored) => {
       const [resource, runs] = await Promise.all([connectionResource(deps, stored), deps.runs.list(stored.id, { limit: OVERVIEW_RUNS })]);
-      return { ...resource, ...overviewOf(runs) };
+      return { ...resource, health: healthOf(runs, resource.stale), ...overviewOf(runs) };
     }),
   );
 }

@@ -3,6 +3,7 @@ import { SUMMARY_ENTITIES } from "../core/entities";
 import { IsoTimeSchema } from "../core/iso-time-schema";
 import { RunStatusSchema, type RunSummary } from "../core/run-summary";
 import { ConnectionResourceSchema } from "./connection-resource";
+import { REQUIRED_SUMMARY_ENTITIES } from "../sync/finish-run";
 
 /*
  * GET /connections answers an overview, not only the connections: each one's
@@ -45,9 +46,25 @@ export const OpenFindingsSchema = v.object({
 });
 export type OpenFindings = v.InferOutput<typeof OpenFindingsSchema>;
 
-/** One connection of the list: the resource, its last run and its open findings. */
+/**
+ * Whether the connection is healthy: its data is not stale and no required
+ * entity failed in its last finished run (a run still going, or one the owner
+ * cancelled, says nothing about the source: the run before it decides).
+ */
+export const ConnectionHealthSchema = v.object({
+  /** Not stale, and no required entity failed in the last finished run. */
+  healthy: v.boolean(),
+  /** The newest finished, not cancelled, sync run among the newest OVERVIEW_RUNS; null when there is none. */
+  run_id: v.nullable(v.string()),
+  /** The required entities (and stages with their pipelines) that failed in that run, in sync order: what keeps the connection unhealthy. */
+  failed_entities: v.array(v.picklist(SUMMARY_ENTITIES)),
+});
+export type ConnectionHealth = v.InferOutput<typeof ConnectionHealthSchema>;
+
+/** One connection of the list: the resource, its health, its last run and its open findings. */
 export const ConnectionOverviewSchema = v.strictObject({
   ...ConnectionResourceSchema.entries,
+  health: v.pipe(ConnectionHealthSchema, v.description(`Healthy: not stale, and no required entity failed in the last finished sync run (cancelled ones aside) among the newest ${OVERVIEW_RUNS}; otherwise the entities that failed are named`)),
   last_run: v.pipe(v.nullable(LastRunSchema), v.description("The newest sync run (running or finished); null before the first")),
   open_findings: v.pipe(
     v.nullable(OpenFindingsSchema),
@@ -58,6 +75,13 @@ export type ConnectionOverview = v.InferOutput<typeof ConnectionOverviewSchema>;
 
 /** GET /connections: this workspace's connections, each with its overview. */
 export const ConnectionListSchema = v.object({ data: v.array(ConnectionOverviewSchema) });
+
+/** Pure: the health from the connection's newest sync runs (newest first) and whether its data is stale. */
+export function healthOf(runs: readonly RunSummary[], stale: boolean): ConnectionHealth {
+  const finished = runs.find((run) => run.status === "succeeded" || run.status === "failed");
+  const failed = (finished?.entities ?? []).filter((row) => row.status === "failed" && REQUIRED_SUMMARY_ENTITIES.has(row.entity)).map((row) => row.entity);
+  return { healthy: !stale && failed.length === 0, run_id: finished?.id ?? null, failed_entities: failed };
+}
 
 /** Pure: the last run and open findings from the connection's newest sync runs (newest first). */
 export function overviewOf(runs: readonly RunSummary[]): Pick<ConnectionOverview, "last_run" | "open_findings"> {

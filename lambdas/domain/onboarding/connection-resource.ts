@@ -23,7 +23,7 @@ export const ConnectionResourceSchema = v.strictObject({
     v.nullable(FreshnessHoursSchema),
     v.description("Hours after which a required entity's data is stale: the connection's own value, else twice the schedule interval; null when neither is set (schedule off): never stale"),
   ),
-  freshness: v.pipe(FreshnessSchema, v.description("Per synced entity: data_as_of, when its last page committed, and its watermark")),
+  freshness: v.pipe(FreshnessSchema, v.description("Per synced entity: data_as_of, when it last finished a run with every page committed (a failed or cancelled entity keeps it), and its watermark")),
   stale: v.pipe(
     v.boolean(),
     v.description("A required entity's data is older than freshness_hours (one never synced counts from created_at)"),

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "vitest";
 import { SUMMARY_ENTITIES } from "../../../lambdas/domain/core/entities";
 import type { RunFinding, RunSummary } from "../../../lambdas/domain/core/run-summary";
-import { overviewOf } from "../../../lambdas/domain/onboarding/connection-overview";
+import { healthOf, overviewOf } from "../../../lambdas/domain/onboarding/connection-overview";
 import { failure } from "../../builders/entity-failures";
 
 /** A run whose rows hold these findings (by entity); `failed` lists the entities that failed. */
@@ -55,5 +55,19 @@ describe("the list's overview: the last run and the open findings of each connec
   test("with no successful run before it, every open finding is new; with none successful at all, open findings are null", () => {
     expect(overviewOf([run("r1", "succeeded", { leads: [finding("lead.stage-unresolved", "warning", 1)] })]).open_findings).toMatchObject({ findings: 1, new: 1 });
     expect(overviewOf([run("r1", "failed", {}, ["pipelines"])]).open_findings).toBeNull();
+  });
+});
+
+describe("the connection's health: stale data, or a required entity that failed in the last finished run", () => {
+  test("a required entity that failed in the newest finished run makes it unhealthy, naming it; a run under way is not judged", () => {
+    const runs = [run("r3", "running", {}), run("r2", "failed", {}, ["leads", "calls"]), run("r1", "succeeded", {})];
+    // calls is optional: it failed too, but only leads keeps the connection unhealthy.
+    expect(healthOf(runs, false)).toEqual({ healthy: false, run_id: "r2", failed_entities: ["leads"] });
+  });
+
+  test("an optional entity's failure leaves it healthy; stale data alone makes it unhealthy; no finished run: nothing failed", () => {
+    expect(healthOf([run("r1", "succeeded", {}, ["events"])], false)).toEqual({ healthy: true, run_id: "r1", failed_entities: [] });
+    expect(healthOf([run("r1", "succeeded", {})], true)).toEqual({ healthy: false, run_id: "r1", failed_entities: [] });
+    expect(healthOf([run("r1", "running", {})], false)).toEqual({ healthy: true, run_id: null, failed_entities: [] });
   });
 });

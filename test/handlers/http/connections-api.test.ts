@@ -107,8 +107,8 @@ describe("GET /connections: an overview, each connection with its last run and o
     const id = created.body.id as string;
     const overview = async () => ((await api.request("GET", CONNECTIONS_PATH, { token: owner })).body.data as Record<string, unknown>[]).find((item) => item["id"] === id)!;
     const before = await overview();
-    expect(Object.keys(before).sort()).toEqual([...CONNECTION_FIELDS, "last_run", "open_findings"].sort());
-    expect(before).toMatchObject({ last_run: null, open_findings: null });
+    expect(Object.keys(before).sort()).toEqual([...CONNECTION_FIELDS, "health", "last_run", "open_findings"].sort());
+    expect(before).toMatchObject({ last_run: null, open_findings: null, health: { healthy: true, run_id: null, failed_entities: [] } });
 
     const first = (await api.request("POST", `${CONNECTIONS_PATH}/${id}/syncs`, { token: owner })).body.id as string;
     const run = await api.waitForRun(id, first);
@@ -129,6 +129,8 @@ describe("GET /connections: an overview, each connection with its last run and o
       const after = await overview();
       expect(after["last_run"]).toMatchObject({ id: second, status: "failed", failed_entities: expect.arrayContaining(["pipelines"]) });
       expect(after["open_findings"]).toMatchObject({ run_id: first });
+      // A 401 fails every entity: the required ones (stages with pipelines) keep the connection unhealthy.
+      expect(after["health"]).toEqual({ healthy: false, run_id: second, failed_entities: ["pipelines", "stages", "users", "contacts", "leads"] });
     } finally {
       acceptedToken = SOURCE_TOKEN;
     }

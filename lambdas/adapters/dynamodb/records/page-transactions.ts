@@ -100,8 +100,9 @@ export function planPage(tableName: string, write: PageWrite, storedListing: str
   const records = listing.unchanged ? [] : all;
   const fence = pageFence(tableName, write.connectionId, write.run);
   const staging = packStaged(tableName, records, fence.check);
-  const closing: TransactWriteItem[] = [{ Update: fence.progress }, entityStateAction(tableName, write, listing)];
-  const closingBytes = 2 * FENCE_BYTES;
+  const entityState = entityStateAction(tableName, write, listing);
+  const closing: TransactWriteItem[] = [{ Update: fence.progress }, ...(entityState === undefined ? [] : [entityState])];
+  const closingBytes = closing.length * FENCE_BYTES;
 
   // Every transaction keeps one action for the lock; the first one more when it must drop a stale listing hash.
   const maxActions = TRANSACTION_MAX_ACTIONS - 1;
@@ -204,21 +205,23 @@ function watermarkKey(write: PageWrite, entity = write.run.entity): Record<strin
 }
 
 /**
- * The watermark item's action in the last transaction: the entity's
- * data_as_of (this commit's time: every committed page says the store holds
- * what the source had then), with the moved watermark and the listing hash
- * when they change (one action per item in a transaction).
+ * The watermark item's action in the last transaction: the moved watermark,
+ * the listing hash when it changes, and the entity's data_as_of on its last
+ * page only (`lastPage`, has_more false: the entity finished this run with every page
+ * committed, so the store holds what the source had then; a failed or
+ * cancelled entity keeps the data_as_of of its last complete run). One Update:
+ * it keeps what it does not name (data_as_of on a page before the last).
+ * Undefined when the page changes none of them.
  */
-function entityStateAction(tableName: string, write: PageWrite, listing: ListingPlan): TransactWriteItem {
-  const dataAsOf: AttributeValue = { S: write.run.committedAt };
-  if (listing === KEEP_LISTING && write.watermark !== undefined) {
-    // Not a listing's page 1: the Put replaces the item, so no hash outlives a page after page 1.
-    const item = { ...watermarkKey(write, write.watermark.entity), [ATTR.value]: { S: write.watermark.value }, [ATTR.dataAsOf]: dataAsOf };
-    return { Put: { TableName: tableName, Item: item } };
+function entityStateAction(tableName: string, write: PageWrite, listing: ListingPlan): TransactWriteItem | undefined {
+  const sets: string[] = [];
+  const names: Record<string, string> = {};
+  const values: Record<string, AttributeValue> = {};
+  if (write.lastPage === true) {
+    sets.push("#dataAsOf = :dataAsOf");
+    names["#dataAsOf"] = ATTR.dataAsOf;
+    values[":dataAsOf"] = { S: write.run.committedAt };
   }
-  const sets: string[] = ["#dataAsOf = :dataAsOf"];
-  const names: Record<string, string> = { "#dataAsOf": ATTR.dataAsOf };
-  const values: Record<string, AttributeValue> = { ":dataAsOf": dataAsOf };
   if (write.watermark !== undefined) {
     sets.push("#value = :value");
     names["#value"] = ATTR.value;
@@ -229,15 +232,17 @@ function entityStateAction(tableName: string, write: PageWrite, listing: Listing
     names["#listing"] = ATTR.listing;
     values[":listing"] = { S: listing.store };
   }
-  const remove = listing.store === null;
+  // A page after page 1 that moves the watermark drops the hash: no hash outlives a page after page 1.
+  const remove = listing.store === null || (listing === KEEP_LISTING && write.watermark !== undefined);
   if (remove) names["#listing"] = ATTR.listing;
+  if (sets.length === 0 && !remove) return undefined;
   return {
     Update: {
       TableName: tableName,
-      Key: watermarkKey(write),
-      UpdateExpression: `SET ${sets.join(", ")}${remove ? " REMOVE #listing" : ""}`,
+      Key: watermarkKey(write, write.watermark?.entity),
+      UpdateExpression: [sets.length > 0 ? `SET ${sets.join(", ")}` : "", remove ? "REMOVE #listing" : ""].filter(Boolean).join(" "),
       ExpressionAttributeNames: names,
-      ExpressionAttributeValues: values,
+      ...(sets.length > 0 ? { ExpressionAttributeValues: values } : {}),
     },
   };
 }

@@ -102,6 +102,12 @@ export interface PageWrite {
   readonly records: readonly RecordWrite[];
   /** Written with the page's last records, never before them; absent when the page does not move it. */
   readonly watermark?: WatermarkWrite;
+  /**
+   * The entity's last page in this run (has_more false): the entity finished
+   * the run with every page committed, so this commit sets its data_as_of.
+   * Absent or false: a page with more to come leaves data_as_of as it is.
+   */
+  readonly lastPage?: boolean;
   readonly run: PageRun;
   /**
    * Where the page sits in its entity's listing. Page 1 without a next page is

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { TransactWriteItemsCommandInput } from "@aws-sdk/client-dynamodb";
+import type { TransactWriteItem, TransactWriteItemsCommandInput } from "@aws-sdk/client-dynamodb";
 import { describe, expect, test } from "vitest";
 import type { PageWrite, RecordWrite } from "../../../../lambdas/domain/core/ports/record-store";
 import { runLockPartitionKey } from "../../../../lambdas/adapters/dynamodb/runs/run-item";
@@ -26,13 +26,19 @@ const stage = (pipelineId: string, stageId: string): RecordWrite => ({
 const range = (n: number) => Array.from({ length: n }, (_, i) => i);
 const withRun = (write: Omit<PageWrite, "run">): PageWrite => ({ ...write, run: pageRun() });
 
-/** (pk, sk) of every Put, in send order, with the index of its transaction. */
+/** The key of an action that writes a record or the entity's watermark item (not the fence or the progress). */
+function writtenKey(action: TransactWriteItem) {
+  const key = writtenItem(action) ?? action.Update?.Key;
+  return key?.["pk"]?.S?.startsWith("REC#") || key?.["pk"]?.S?.startsWith("PART#") || key?.["pk"]?.S === watermarkPartitionKey(CONNECTION) ? key : undefined;
+}
+
+/** (pk, sk) of every record and watermark write, in send order, with the index of its transaction. */
 function puts(plan: TransactWriteItemsCommandInput[]) {
   return plan.flatMap((tx, txIndex) =>
-    (tx.TransactItems ?? []).filter((action) => writtenItem(action) !== undefined).map((action) => ({
+    (tx.TransactItems ?? []).filter((action) => writtenKey(action) !== undefined).map((action) => ({
       tx: txIndex,
-      pk: writtenItem(action)?.["pk"]?.S ?? "",
-      sk: writtenItem(action)?.["sk"]?.S ?? "",
+      pk: writtenKey(action)?.["pk"]?.S ?? "",
+      sk: writtenKey(action)?.["sk"]?.S ?? "",
       table: (action.Put ?? action.Update)?.TableName,
     })),
   );
@@ -79,10 +85,10 @@ describe("planPageTransactions", () => {
 
   test("a /pipelines page with 500 stages is packed into transactions of at most 100 actions", () => {
     const records = range(500).map((i) => stage(`p${i % 5}`, `s${Math.floor(i / 5)}`));
-    const plan = planPageTransactions(TABLE, withRun({ connectionId: CONNECTION, records }));
-    // 99 stages and the lock check per transaction; the last also carries the lease, the progress and the entity's data_as_of.
+    const plan = planPageTransactions(TABLE, withRun({ connectionId: CONNECTION, records, lastPage: true }));
+    // 99 stages and the lock check per transaction; the last also carries the lease, the progress and the entity's data_as_of (its last page).
     expect(plan.map((tx) => tx.TransactItems!.length)).toEqual([100, 100, 100, 100, 100, 8]);
-    const keys = puts(plan).map((put) => put.sk);
+    const keys = puts(plan).filter((put) => put.pk.startsWith("REC#")).map((put) => put.sk);
     expect(new Set(keys).size).toBe(500);
   });
 
@@ -173,9 +179,13 @@ describe("planPageTransactions", () => {
     expect(stagedOf("a".repeat(1_000_000))).toEqual([]);
   });
 
-  test("a page with nothing to write is still one transaction: the run's fence, lease, progress and its entity's data_as_of", () => {
-    const empty = planPageTransactions(TABLE, withRun({ connectionId: CONNECTION, records: [] }));
+  test("a page with nothing to write is still one transaction: the run's fence, lease and progress, and on the entity's last page its data_as_of", () => {
+    const empty = planPageTransactions(TABLE, withRun({ connectionId: CONNECTION, records: [], lastPage: true }));
     expect(empty.map((tx) => tx.TransactItems!.map((action) => Object.keys(action)[0]))).toEqual([["Update", "Update", "Update"]]);
+    expect(empty[0]!.TransactItems![2]!.Update!.UpdateExpression).toBe("SET #dataAsOf = :dataAsOf");
+    // A page with more to come leaves data_as_of alone: nothing but the fence, the lease and the progress.
+    const more = planPageTransactions(TABLE, withRun({ connectionId: CONNECTION, records: [], lastPage: false }));
+    expect(more.map((tx) => tx.TransactItems!.length)).toEqual([2]);
     const plan = planPageTransactions(TABLE, withRun({
       connectionId: CONNECTION,
       records: [],

@@ -78,8 +78,8 @@ describe("a record's lineage", () => {
 
   test("lineage adds no write per record: a page's transactions hold one action per record head, as before", () => {
     const records = Array.from({ length: 10 }, (_, i) => lead(`l${i}`));
-    const plan = planPageTransactions("t", { connectionId: "c", records, run: pageRun() });
-    // The lease, the progress, one action per record, then the entity's data_as_of.
+    const plan = planPageTransactions("t", { connectionId: "c", records, run: pageRun(), lastPage: true });
+    // The lease, the progress, one action per record, then the entity's data_as_of (its last page).
     expect(plan.map((tx) => tx.TransactItems!.length)).toEqual([2 + records.length + 1]);
     const heads = plan[0]!.TransactItems!.slice(2, -1);
     expect(heads.every((action) => action.Update?.UpdateExpression?.includes("#last_written = :lastWritten"))).toBe(true);
@@ -177,18 +177,34 @@ describe("a record's lineage", () => {
 });
 
 describe("an entity's freshness on its watermark item", () => {
-  test("data_as_of is when the entity's last page committed: every committed page moves it, one that writes nothing too, beside the watermark", async () => {
+  test("data_as_of is when the entity last finished a run with every page committed: only its last page (has_more false) moves it, an idle one too", async () => {
     const connectionId = newConnection();
     const run = await runsOf(connectionId);
     expect((await store.getFreshness(connectionId)).leads).toEqual({ data_as_of: null, watermark: null });
+    // Page 1 of 2: the watermark moves with the page, data_as_of waits for the entity's last page.
     const first = run.page([lead("l1")], T1);
-    await store.commitPage({ ...first, watermark: { entity: "leads", value: "2026-01-05T00:00:00.000Z" } });
-    expect((await store.getFreshness(connectionId)).leads).toEqual({ data_as_of: T1, watermark: "2026-01-05T00:00:00.000Z" });
-    // An idle page: nothing new, the watermark unmoved; the data is still current as of this commit.
-    await store.commitPage(run.page([], T2));
+    await store.commitPage({ ...first, lastPage: false, watermark: { entity: "leads", value: "2026-01-05T00:00:00.000Z" } });
+    expect((await store.getFreshness(connectionId)).leads).toEqual({ data_as_of: null, watermark: "2026-01-05T00:00:00.000Z" });
+    const second = run.page([lead("l2", { updated_at: "2026-01-06T00:00:00.000Z" })], T1);
+    await store.commitPage({ ...second, lastPage: true, run: { ...second.run, page: 2 }, watermark: { entity: "leads", value: "2026-01-06T00:00:00.000Z" } });
+    expect((await store.getFreshness(connectionId)).leads).toEqual({ data_as_of: T1, watermark: "2026-01-06T00:00:00.000Z" });
+    // The next run: an idle last page (nothing new, the watermark unmoved): the data is current as of its commit.
+    await run.next();
+    await store.commitPage({ ...run.page([], T2), lastPage: true });
     const freshness = await store.getFreshness(connectionId);
-    expect(freshness.leads).toEqual({ data_as_of: T2, watermark: "2026-01-05T00:00:00.000Z" });
+    expect(freshness.leads).toEqual({ data_as_of: T2, watermark: "2026-01-06T00:00:00.000Z" });
     expect(freshness.contacts).toEqual({ data_as_of: null, watermark: null });
+  });
+
+  test("a run whose entity stops after page 1 (a failed or cancelled entity) moves its watermark but keeps the data_as_of of its last complete run", async () => {
+    const connectionId = newConnection();
+    const run = await runsOf(connectionId);
+    await store.commitPage({ ...run.page([lead("l1")], T1), lastPage: true });
+    await run.next();
+    // Page 1 of a run whose page 2 never commits.
+    const page = run.page([lead("l2", { updated_at: "2026-01-07T00:00:00.000Z" })], T2);
+    await store.commitPage({ ...page, lastPage: false, watermark: { entity: "leads", value: "2026-01-07T00:00:00.000Z" } });
+    expect((await store.getFreshness(connectionId)).leads).toEqual({ data_as_of: T1, watermark: "2026-01-07T00:00:00.000Z" });
   });
 
   test("a full listing not rewritten (unchanged) still moves data_as_of", async () => {
@@ -198,7 +214,7 @@ describe("an entity's freshness on its watermark item", () => {
     const listing = { hasMore: false, updatedSince: null };
     const page = (committedAt: string) => {
       const write = run.page([user], committedAt);
-      return { ...write, listing, run: { ...write.run, entity: "users" as const } };
+      return { ...write, listing, lastPage: true, run: { ...write.run, entity: "users" as const } };
     };
     await store.commitPage(page(T1));
     await run.next();
@@ -210,7 +226,7 @@ describe("an entity's freshness on its watermark item", () => {
   test("a reset forgets the watermark and keeps data_as_of: the records it describes are still there", async () => {
     const connectionId = newConnection();
     const run = await runsOf(connectionId);
-    await store.commitPage({ ...run.page([lead("l1")], T1), watermark: { entity: "leads", value: "2026-01-05T00:00:00.000Z" } });
+    await store.commitPage({ ...run.page([lead("l1")], T1), lastPage: true, watermark: { entity: "leads", value: "2026-01-05T00:00:00.000Z" } });
     await runs.finish(connectionId, run.runId, { status: "succeeded", finishedAt: T1 });
     await store.resetWatermarks(connectionId);
     expect(await store.getWatermark(connectionId, "leads")).toBeNull();
