@@ -48,7 +48,7 @@ export interface ConnectionOverview extends Connection {
   readonly health: { readonly healthy: boolean; readonly run_id: string | null; readonly failed_entities: readonly string[] };
   readonly last_run: {
     readonly id: string;
-    readonly status: "running" | "succeeded" | "failed";
+    readonly status: "running" | "succeeded" | "failed" | "cancelled";
     readonly started_at: string;
     readonly finished_at: string | null;
     readonly records: number;
@@ -79,7 +79,7 @@ export interface TestResult {
 
 export interface EntityProgress {
   readonly entity: string;
-  readonly status: "pending" | "running" | "succeeded" | "failed";
+  readonly status: "pending" | "running" | "succeeded" | "failed" | "cancelled";
   readonly pages: number;
   readonly records: number;
   readonly error: string | null;
@@ -125,7 +125,7 @@ export const MAX_RETRIES = 5;
 
 export interface RunSummary {
   readonly id: string;
-  readonly status: "running" | "succeeded" | "failed";
+  readonly status: "running" | "succeeded" | "failed" | "cancelled";
   readonly started_at: string;
   readonly finished_at: string | null;
   readonly unresolved_won_lost: number;

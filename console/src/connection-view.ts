@@ -1,7 +1,7 @@
 import { api, COLLECTIONS, connectionPath, type Connection, type RunSummary, type TestResult } from "./api";
 import { h } from "./dom";
 import { editConnectionForm, rotateTokenForm } from "./connection-form";
-import { healthOf, nextRunOf, recordsOf } from "./health";
+import { healthOf, nextRunOf, ranToItsEnd, recordsOf } from "./health";
 import { preflightCard } from "./preflight-card";
 import { resetForm } from "./reset-form";
 import { scheduleCard } from "./schedule-controls";
@@ -183,9 +183,9 @@ export async function connectionView(outlet: HTMLElement, id: string, navigate: 
   }
 }
 
-/** The failed entities of the newest finished run (stages left out when its pipelines failed the same way). */
+/** The failed entities of the newest run that ran to its end, a cancelled one aside (stages left out when its pipelines failed too). */
 function showFailures(card: HTMLElement, list: HTMLElement, id: string, runs: readonly RunSummary[]): void {
-  const last = runs.find((run) => run.status !== "running");
+  const last = runs.find(ranToItsEnd);
   const failed = (last?.entities ?? []).filter((entity) => entity.failure !== null);
   const shown = failed.filter((entity) => !(entity.entity === "stages" && failed.some((other) => other.entity === "pipelines")));
   card.hidden = shown.length === 0;

@@ -1,13 +1,19 @@
 import type { RunSummary } from "./api";
 
-export type Health = "healthy" | "failing" | "running" | "paused" | "never synced";
+export type Health = "healthy" | "failing" | "running" | "paused" | "never synced" | "cancelled";
 
-/** A connection's health is its latest run's outcome: a run under way shows first, then a paused schedule, then no run yet. */
+/** A run's outcome as a badge: a run under way shows first, then a paused schedule, then no run yet; a cancelled run is no failure. */
 export function healthOf(latest: Pick<RunSummary, "status"> | undefined, paused = false): Health {
   if (latest?.status === "running") return "running";
   if (paused) return "paused";
   if (latest === undefined) return "never synced";
+  if (latest.status === "cancelled") return "cancelled";
   return latest.status === "succeeded" ? "healthy" : "failing";
+}
+
+/** A run that ran to its end (succeeded or failed), not one under way or cancelled: what a later run is compared with. */
+export function ranToItsEnd(run: Pick<RunSummary, "status">): boolean {
+  return run.status === "succeeded" || run.status === "failed";
 }
 
 export function recordsOf(run: RunSummary): number {

@@ -4,7 +4,7 @@ import { recordsOf } from "./health";
 
 /**
  * A live run's progress: per entity a bar of the pages read so far against
- * the pages the last finished run read (the only honest estimate: the source
+ * the pages the last run that ran to its end read, a cancelled one aside (the only honest estimate: the source
  * does not say how many pages it has), and the run's records per second.
  */
 export function liveProgress(): { readonly element: HTMLElement; update(run: RunSummary, previous: RunSummary | null): void } {
@@ -40,7 +40,7 @@ export function liveProgress(): { readonly element: HTMLElement; update(run: Run
 }
 
 function showEntity(bar: HTMLProgressElement, text: HTMLElement, entity: EntityProgress, before: EntityProgress | null): void {
-  const done = entity.status === "succeeded" || entity.status === "failed";
+  const done = entity.status === "succeeded" || entity.status === "failed" || entity.status === "cancelled";
   if (before === null || before.pages === 0) {
     // Nothing to compare with: an indeterminate bar until the entity ends.
     if (done) {

@@ -1,6 +1,6 @@
 import { api, connectionPath, MAX_RETRIES, type RunSummary, type RunWait } from "./api";
 import { h } from "./dom";
-import { recordsOf } from "./health";
+import { ranToItsEnd, recordsOf } from "./health";
 import { pollWhileRunning } from "./live-poll";
 import { liveProgress } from "./live-progress";
 import { runFindings } from "./run-findings";
@@ -8,7 +8,8 @@ import { failureNote } from "./failure-note";
 import { isOwner } from "./session";
 import { duration, timeOf } from "./time";
 
-/** How often a running run's summary is read again. */
+/** A finished run's outcome, in words. */
+const RUN_OUTCOME: Readonly<Record<Exclude<RunSummary["status"], "running">, string>> = { succeeded: "Succeeded", failed: "Failed", cancelled: "Cancelled by the owner" };
 
 /** One line per wait: what the source answered, how long the sync waits, and which retry comes after. */
 export function waitLine(entity: string, wait: RunWait): string {
@@ -34,7 +35,7 @@ export function runView(outlet: HTMLElement, id: string, runId: string): () => v
     cancelStatus.textContent = "Cancelling…";
     try {
       const run = await api<RunSummary>("POST", `${connectionPath(id)}/syncs/${encodeURIComponent(runId)}/cancel`);
-      cancelStatus.textContent = "Cancelled: entities not finished failed with \"cancelled by the owner\".";
+      cancelStatus.textContent = "Cancelled: the entities not finished are marked cancelled. A cancelled run is not a failure: the next run picks up where this one stopped.";
       if (!watch.stopped()) show(run);
     } catch (error) {
       cancelStatus.textContent = (error as Error).message;
@@ -43,9 +44,9 @@ export function runView(outlet: HTMLElement, id: string, runId: string): () => v
   });
   const progress = liveProgress();
   const findings = runFindings(id);
-  // The last finished run before this one: what each entity's progress bar is measured against.
+  // The last run before this one that ran to its end (not one cancelled): what each entity's progress bar is measured against.
   const previous = api<{ data: RunSummary[] }>("GET", `${connectionPath(id)}/syncs`)
-    .then((runs) => runs.data.find((run) => run.id !== runId && run.status !== "running" && run.id < runId) ?? null)
+    .then((runs) => runs.data.find((run) => run.id !== runId && ranToItsEnd(run) && run.id < runId) ?? null)
     .catch(() => null);
   outlet.replaceChildren(
     heading,
@@ -82,7 +83,7 @@ export function runView(outlet: HTMLElement, id: string, runId: string): () => v
       ...(run.status === "running"
         ? ["Running since ", timeOf(run.started_at), ` · ${recordsOf(run)} records so far`]
         : [
-            `${run.status === "succeeded" ? "Succeeded" : "Failed"} · started `,
+            `${RUN_OUTCOME[run.status]} · started `,
             timeOf(run.started_at),
             ` · took ${duration(run.started_at, run.finished_at)} · ${recordsOf(run)} records · ${run.unresolved_won_lost} unresolved won/lost leads`,
           ]),

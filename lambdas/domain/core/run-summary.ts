@@ -10,12 +10,13 @@ import { SeveritySchema } from "./severity";
  * store parses every summary it reads with them.
  */
 
-export const RUN_STATUSES = ["running", "succeeded", "failed"] as const;
+/** cancelled: the owner cancelled it; not a failure (health, alerts and metrics leave it out). */
+export const RUN_STATUSES = ["running", "succeeded", "failed", "cancelled"] as const;
 export const RunStatusSchema = v.picklist(RUN_STATUSES);
 export type RunStatus = v.InferOutput<typeof RunStatusSchema>;
 
-/** pending: not reached yet; running: in progress; the final summary holds only succeeded and failed. */
-export const ENTITY_RUN_STATUSES = ["pending", "running", "succeeded", "failed"] as const;
+/** pending: not reached yet; running: in progress; the final summary holds succeeded, failed and (a cancelled run's unfinished rows) cancelled. */
+export const ENTITY_RUN_STATUSES = ["pending", "running", "succeeded", "failed", "cancelled"] as const;
 export const EntityRunStatusSchema = v.picklist(ENTITY_RUN_STATUSES);
 export type EntityRunStatus = v.InferOutput<typeof EntityRunStatusSchema>;
 

@@ -1,16 +1,14 @@
 import type { RunSummary } from "../core/run-summary";
 import { endUnfinishedEntities } from "../sync/fail-unfinished-entities";
-import { serviceFailure } from "../sync/entity-failure";
 import type { OnboardingDeps } from "./onboarding-deps";
 import { ConflictError, NotFoundError } from "./onboarding-errors";
 import { getRun } from "./run-operations";
 
-/** The error each entity not yet finished gets when the owner cancels its run. */
-export const CANCELLED_BY_OWNER = "cancelled by the owner";
-
 /**
- * Cancels a running sync. Order matters (docs/run-safety.md): entities not
- * finished fail first (a no-op once the run has finished),
+ * Cancels a running sync: the run and its entities not finished end
+ * `cancelled`, which is no failure (the connection's health, the alerts and
+ * the metrics leave it out). Order matters (docs/run-safety.md): entities not
+ * finished are cancelled first (a no-op once the run has finished),
  * then finish() closes the run and releases the lock, which fences the
  * execution off (its in-flight page writes nothing), and only then is the
  * execution aborted. If the run finished first, its finish wins and the
@@ -20,8 +18,8 @@ export async function cancelRun(deps: OnboardingDeps, account: string, id: strin
   const run = await getRun(deps, account, id, runId);
   if (run.status !== "running") throw new ConflictError(`run ${runId} has already finished (${run.status})`);
   const lock = await deps.runs.lock(id);
-  await endUnfinishedEntities(deps.runs, run, { status: "failed", failure: serviceFailure(CANCELLED_BY_OWNER) });
-  await deps.runs.finish(id, runId, { status: "failed", finishedAt: deps.clock.now().toISOString() });
+  await endUnfinishedEntities(deps.runs, run, { status: "cancelled" });
+  await deps.runs.finish(id, runId, { status: "cancelled", finishedAt: deps.clock.now().toISOString() });
   if (lock !== null && lock.runId === runId && lock.executionRef !== null) {
     try {
       await deps.starter.abort(lock.executionRef);

@@ -9,7 +9,8 @@ export function unfinishedEntities(summary: RunSummary | null): SummaryEntity[] 
 
 /**
  * Ends every row of the run not finished yet with one outcome (a run that
- * stops, is taken over or released: failed with its failure), in one write of
+ * stops, is taken over or released: failed with its failure; one the owner
+ * cancels: cancelled), in one write of
  * the summary: rows that finished keep their outcome, and a run that has
  * finished by then keeps its summary (the store's running condition).
  * Returns the rows ended.

@@ -19,13 +19,18 @@ export const REQUIRED_SUMMARY_ENTITIES: ReadonlySet<SummaryEntity> = new Set(
 
 export interface FinishRunResult {
   readonly run_id: string;
-  readonly status: "succeeded" | "failed";
+  readonly status: "succeeded" | "failed" | "cancelled";
 }
 
 /** The run fails exactly when a required entity failed. Releases the connection's run lock. */
 export async function finishRun(deps: SyncDeps, state: SyncState): Promise<FinishRunResult> {
   const { run } = state;
   const summary = await deps.runs.get(run.connection_id, run.run_id);
+  if (summary?.status === "cancelled") {
+    // The owner cancelled it while this segment went on (Express cannot be stopped): no outcome, notice or count of ours.
+    deps.logger.info("run finished after its cancel; it stays cancelled", { connection_id: run.connection_id, run_id: run.run_id });
+    return { run_id: run.run_id, status: "cancelled" };
+  }
   const entities = summary?.entities ?? [];
   // Defensive: a row never reached (cannot happen in the definition's paths) must not read as a success.
   await endUnfinishedEntities(deps.runs, summary, { status: "failed", failure: serviceFailure("the run ended before this entity finished") });

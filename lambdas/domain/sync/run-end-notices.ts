@@ -3,7 +3,7 @@ import { runModeOf } from "../core/run-mode";
 import { oldestDataAgeHours } from "../core/freshness";
 import { DETAIL_TYPE } from "../core/service-events";
 import { METRIC } from "../core/metric-names";
-import type { RunSummary } from "../core/run-summary";
+import type { RunStatus, RunSummary } from "../core/run-summary";
 import { REQUIRED_ENTITIES } from "../source-contract/entity-catalog";
 import type { ExecutionRun } from "./sync-state";
 import type { SyncDeps } from "./sync-deps";
@@ -54,7 +54,7 @@ export async function runEndNotices(deps: SyncDeps, run: ExecutionRun, summary: 
 }
 
 /** "Audit Finished": what the audit healed, by cause over its entities, what the next sync brings, and what the source no longer returns. Never the token. */
-async function auditFinished(deps: SyncDeps, run: ExecutionRun, audit: AuditSummary, status: "succeeded" | "failed", finishedAt: string): Promise<void> {
+async function auditFinished(deps: SyncDeps, run: ExecutionRun, audit: AuditSummary, status: Exclude<RunStatus, "running">, finishedAt: string): Promise<void> {
   const total = (cause: HealCause) => audit.entities.reduce((sum, row) => sum + row.healed[cause], 0);
   await deps.events.publish({
     detail_type: DETAIL_TYPE.auditFinished,

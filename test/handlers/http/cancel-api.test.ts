@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { CANCELLED_BY_OWNER } from "../../../lambdas/domain/onboarding/cancel-run";
+import { METRIC } from "../../../lambdas/domain/core/metric-names";
+import type { CountingMetrics } from "../../../lambdas/adapters/local/counting-metrics";
 import { contactRecord, leadRecord, pipelineRecord, userRecord } from "../../builders/source-records";
 import { CONNECTIONS_PATH } from "../../support/api-harness";
 import { useHoldableSourceApi } from "../../support/holdable-crm-source";
@@ -21,17 +22,17 @@ const executionsOf = (runId: string) =>
   env.api.sync.engine.list().filter((execution) => (execution.input as { run_id?: string }).run_id === runId);
 
 describe("POST /connections/{id}/syncs/{runId}/cancel", () => {
-  test("cancelling a running sync: unfinished entities fail 'cancelled by the owner', finished ones keep their outcome, the execution is aborted", async () => {
+  test("cancelling a running sync: the run and its unfinished entities are cancelled, not failed; finished ones keep their outcome; the execution is aborted", async () => {
     const id = await env.newConnection();
     const { runId, acted: cancelled } = await env.whileLeadsInFlight(id, async (runId) => {
       const response = await env.api.request("POST", `${CONNECTIONS_PATH}/${id}/syncs/${runId}/cancel`, { token: env.owner });
       expect(response.status, response.text).toBe(200);
       return response.body as Record<string, any>;
     });
-    expect(cancelled).toMatchObject({ id: runId, status: "failed", finished_at: expect.any(String) });
+    expect(cancelled).toMatchObject({ id: runId, status: "cancelled", finished_at: expect.any(String) });
     const byEntity = Object.fromEntries(cancelled.entities.map((row: { entity: string }) => [row.entity, row]));
     for (const entity of ["pipelines", "stages", "users", "contacts"]) expect(byEntity[entity]).toMatchObject({ status: "succeeded", error: null });
-    for (const entity of ["leads", "tasks", "calls", "events"]) expect(byEntity[entity]).toMatchObject({ status: "failed", error: CANCELLED_BY_OWNER });
+    for (const entity of ["leads", "tasks", "calls", "events"]) expect(byEntity[entity]).toMatchObject({ status: "cancelled", error: null, failure: null });
     const [execution] = executionsOf(runId);
     expect(execution?.status).toBe("ABORTED");
   });
@@ -79,5 +80,34 @@ describe("POST /connections/{id}/syncs/{runId}/cancel", () => {
     expect((await env.api.request("POST", `${CONNECTIONS_PATH}/${id}/syncs/20260101T000000000Z-nothing/cancel`, { token: env.owner })).status).toBe(404);
     expect((await env.api.request("POST", `${CONNECTIONS_PATH}/${other}/syncs/${runId}/cancel`, { token: env.owner })).status).toBe(404);
     await env.api.waitForRun(id, runId);
+  });
+
+  test("cancel mid-run: the run is cancelled, not failed; the connection's health stays as its last finished run left it; no failure is alerted, notified or counted", async () => {
+    const id = await env.newConnection();
+    const first = (await env.api.request("POST", `${CONNECTIONS_PATH}/${id}/syncs`, { token: env.owner })).body.id as string;
+    expect((await env.api.waitForRun(id, first)).status).toBe("succeeded");
+    const overview = async () => (await env.api.request("GET", CONNECTIONS_PATH, { token: env.owner })).body.data.find((item: { id: string }) => item.id === id);
+    const healthBefore = (await overview()).health;
+    expect(healthBefore).toEqual({ healthy: true, run_id: first, failed_entities: [] });
+
+    const metrics = env.api.sync.deps.metrics as CountingMetrics;
+    const counted = () => [metrics.sum(METRIC.runsFailed), metrics.sum(METRIC.entityFailures), metrics.sum(METRIC.runsSucceeded)];
+    const before = counted();
+    const { runId } = await env.whileLeadsInFlight(id, async (runId) => {
+      expect((await env.api.request("POST", `${CONNECTIONS_PATH}/${id}/syncs/${runId}/cancel`, { token: env.owner })).status).toBe(200);
+    });
+    await Promise.all(executionsOf(runId).map((execution) => env.api.sync.engine.settled(execution.executionId)));
+
+    const cancelled = (await env.api.request("GET", `${CONNECTIONS_PATH}/${id}/syncs/${runId}`, { token: env.owner })).body;
+    expect(cancelled.status).toBe("cancelled");
+    expect(cancelled.entities.filter((row: { status: string }) => row.status === "failed")).toEqual([]);
+    const item = await overview();
+    // The newest run is the cancelled one; the health is still the last finished run's, and nothing needs attention.
+    expect(item.last_run).toMatchObject({ id: runId, status: "cancelled", failed_entities: [] });
+    expect(item.health).toEqual(healthBefore);
+    // No failure counted by the metrics the alarms read, and no "Sync Run Finished" told of the cancelled run.
+    expect(counted()).toEqual(before);
+    const notifications = (await env.api.request("GET", "/api/v1/crm/custom/notifications", { token: env.owner })).body.data as { detail: { run_id?: string } }[];
+    expect(notifications.filter((notification) => notification.detail.run_id === runId)).toEqual([]);
   });
 });

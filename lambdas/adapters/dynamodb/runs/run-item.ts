@@ -10,7 +10,7 @@ import * as v from "valibot";
 import { SUMMARY_ENTITIES, type SummaryEntity } from "../../../domain/core/entities";
 import { cutDetail } from "../../../domain/core/errors";
 import type { PageRun } from "../../../domain/core/ports/record-store";
-import type { EntitiesMove, NewRun } from "../../../domain/core/ports/run-store";
+import type { EntitiesMove, NewRun, RunEnd } from "../../../domain/core/ports/run-store";
 import { RunLockSchema, type RunLock } from "../../../domain/core/run-lock";
 import { AUDIT_ENTITIES, AUDIT_ID_PREFIX, runModeOf, type RunMode } from "../../../domain/core/run-mode";
 import { AUDIT_SAMPLE_IDS, type AuditSummary, type HealedCounts } from "../../../domain/core/audit-summary";
@@ -488,7 +488,7 @@ export function entityWaitedUpdate(tableName: string, connectionId: string, runI
   );
 }
 
-export type RunOutcome = { readonly status: "succeeded" | "failed"; readonly finishedAt: string };
+export type RunOutcome = RunEnd;
 
 /** The summary's final status and finish time, under RUNNING_CONDITION (the first finish wins). */
 export function finishUpdate(tableName: string, connectionId: string, runId: string, outcome: RunOutcome): Update {

@@ -12,8 +12,17 @@ export interface NewRun {
 
 export type BeginResult = { readonly started: true } | { readonly started: false; readonly holder: RunLock };
 
-/** How an entity's row ends: succeeded, or failed with why (its `error` is the failure's detail). */
-export type EntityOutcome = { readonly status: "succeeded" } | { readonly status: "failed"; readonly failure: EntityFailure };
+/** How an entity's row ends: succeeded, failed with why (its `error` is the failure's detail), or cancelled by the owner. */
+export type EntityOutcome =
+  | { readonly status: "succeeded" }
+  | { readonly status: "failed"; readonly failure: EntityFailure }
+  | { readonly status: "cancelled" };
+
+/** How a run ends: the first finish wins. */
+export interface RunEnd {
+  readonly status: "succeeded" | "failed" | "cancelled";
+  readonly finishedAt: string;
+}
 
 /** Entities whose rows end (with one outcome) and entities whose rows start, in one write of a run summary. */
 export interface EntitiesMove {
@@ -79,5 +88,5 @@ export interface RunStore {
    * Sets the final status and finished_at, and releases the lock if this run
    * still holds it. The first finish wins: a later one changes nothing.
    */
-  finish(connectionId: string, runId: string, outcome: { readonly status: "succeeded" | "failed"; readonly finishedAt: string }): Promise<void>;
+  finish(connectionId: string, runId: string, outcome: RunEnd): Promise<void>;
 }
