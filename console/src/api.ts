@@ -118,6 +118,8 @@ export interface RunWait {
   readonly retry_after_seconds: number | null;
   readonly at: string;
   readonly detail: string | null;
+  /** The catalog's rule the failed try broke (retries); null for a 429's wait. */
+  readonly rule: string | null;
 }
 
 /** Retries of one page before its entity fails (the service's RETRY_BACKOFF_SECONDS: 1, 2, 4, 8, 16 s). */

@@ -16,7 +16,9 @@ export function waitLine(entity: string, wait: RunWait): string {
   const cause =
     wait.kind === "throttled"
       ? `the source answered 429${wait.retry_after_seconds === null ? " (no Retry-After)" : ` (Retry-After ${wait.retry_after_seconds} s)`}`
-      : "the source failed (5xx, timeout or broken connection)";
+      : wait.rule === "source.reachable"
+        ? "the source could not be reached"
+        : "the source failed (5xx, timeout or broken connection)";
   return `${entity}, page ${wait.page}: ${cause}; waiting ${wait.seconds} s, then retry ${wait.attempt} of ${MAX_RETRIES}`;
 }
 

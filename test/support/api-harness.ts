@@ -5,7 +5,7 @@ import { join } from "node:path";
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { afterAll, beforeAll } from "vitest";
 import type { RunSummary } from "../../lambdas/domain/core/run-summary";
-import type { Clock } from "../../lambdas/domain/core/ports/clock";
+import type { Clock, Sleep } from "../../lambdas/domain/core/ports/clock";
 import type { TokenCipher } from "../../lambdas/domain/core/ports/token-cipher";
 import type { SessionRole } from "../../lambdas/domain/onboarding/auth/session-claims";
 import { issueSessionToken } from "../../lambdas/runtimes/local/local-token-issuer";
@@ -40,7 +40,7 @@ export interface SharedStore {
  * shared client to its owner.
  */
 export async function createApiHarness(
-  options: { allowLoopbackSources?: boolean; timeScale?: number; shareStore?: SharedStore; schedule?: string; clock?: Clock } = {},
+  options: { allowLoopbackSources?: boolean; timeScale?: number; shareStore?: SharedStore; schedule?: string; clock?: Clock; sleep?: Sleep } = {},
 ) {
   const shared = options.shareStore;
   const client = shared?.client ?? testDynamoDbClient();
@@ -59,6 +59,7 @@ export async function createApiHarness(
     sourceTimeoutMs: 2_000,
     ...(options.schedule === undefined ? {} : { schedule: options.schedule }),
     ...(options.clock === undefined ? {} : { clock: options.clock }),
+    ...(options.sleep === undefined ? {} : { sleep: options.sleep }),
   });
   const api = await service.listen(0);
   /** Every response text, to check that no secret ever appears in one. */

@@ -19,7 +19,7 @@ import { type DeadlineTimer, systemDeadlineTimer, withinDeadline } from "./reque
 import { retryAfterSeconds } from "../../domain/source-contract/retry-after";
 import { sourcePageUrl } from "./source-url";
 import { decodeUtf8Body } from "./utf8-body";
-import { envelopeSize, sourceAnswersInTime } from "../../domain/source-contract/rules/failure-rules";
+import { envelopeSize, sourceAnswersInTime, sourceReachable, sourceServerErrorsRecover } from "../../domain/source-contract/rules/failure-rules";
 
 export interface HttpSourceClientOptions {
   /** The transport; the seam for an SSRF-guarding fetch. A SyncError it throws passes through unchanged. */
@@ -88,7 +88,7 @@ export function createHttpSourceClient(options: HttpSourceClientOptions = {}): S
         if (error instanceof SyncError) throw error;
         // No cause attached: fetch errors can reference the request and its headers.
         const reason = networkReason(error);
-        throw new SourceTransientError(redact(reason), TIMED_OUT.has(reason) ? { rule: sourceAnswersInTime.id } : undefined);
+        throw new SourceTransientError(redact(reason), { rule: ruleOfNetworkReason(reason) });
       }
     });
   }
@@ -195,8 +195,16 @@ const NETWORK_REASONS: Readonly<Record<string, string>> = {
   ENETUNREACH: "network unreachable",
 };
 
-/** Reasons that mean the source was reached but did not answer in time (the others: not reached at all). */
-const TIMED_OUT: ReadonlySet<string> = new Set(["request timed out"]);
+/**
+ * The catalog's rule of a request that got no HTTP answer: connected but not
+ * answered in time, connected but broken off, or not connected at all
+ * (refused, DNS, unreachable, TLS: the only ones that say the source is down).
+ */
+function ruleOfNetworkReason(reason: string): string {
+  if (reason === "request timed out") return sourceAnswersInTime.id;
+  if (reason === "connection reset" || reason === "connection closed before the response was complete") return sourceServerErrorsRecover.id;
+  return sourceReachable.id;
+}
 
 /** A short reason for a failed request, from the first `code` in the error's cause chain. */
 function networkReason(error: unknown): string {

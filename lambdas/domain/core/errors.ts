@@ -34,7 +34,7 @@ export interface FailedRecord {
 export interface SyncErrorOptions {
   readonly cause?: unknown;
   readonly httpStatus?: number;
-  /** The rule's id in the catalog (lambdas/preflight/rules/catalog.ts) when the throw site knows it better than the class does. */
+  /** The rule's id in the catalog (lambdas/domain/source-contract/rules/catalog.ts) when the throw site knows it better than the class does. */
   readonly rule?: string;
   readonly record?: FailedRecord;
 }

@@ -39,6 +39,8 @@ export const RunWaitSchema = v.object({
   at: IsoTimeSchema,
   /** What the source answered, cut to 300 characters; never the token. */
   detail: v.nullable(v.pipe(v.string(), v.metadata({ maxLength: ERROR_DETAIL_MAX_CHARS }))),
+  /** The catalog's rule the failed try broke (a retry's: `source.reachable`, `source.server-errors-recover`, ...); null for a 429's wait and waits recorded before rules were. */
+  rule: v.nullable(v.string()),
 });
 export type RunWait = v.InferOutput<typeof RunWaitSchema>;
 
@@ -65,7 +67,7 @@ export type RunFinding = v.InferOutput<typeof RunFindingSchema>;
  * field when the failure is about one, what happened in words, and the fix.
  */
 export const EntityFailureSchema = v.object({
-  /** The rule's id in the catalog (lambdas/preflight/rules/catalog.ts). */
+  /** The rule's id in the catalog (lambdas/domain/source-contract/rules/catalog.ts). */
   rule: v.string(),
   /** The record's id as the source sent it (an id over 255 characters cut there, ending in …); null when the failure is not about one record or it has no usable id. */
   record_id: v.nullable(v.string()),

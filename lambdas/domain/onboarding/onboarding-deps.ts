@@ -1,4 +1,4 @@
-import type { Clock } from "../core/ports/clock";
+import type { Clock, Sleep } from "../core/ports/clock";
 import type { BaseUrlPolicy } from "../core/ports/base-url-policy";
 import type { ConnectionStore } from "../core/ports/connection-store";
 import type { KeySpace } from "../core/ports/key-space";
@@ -38,4 +38,6 @@ export interface OnboardingDeps {
   readonly keySpace: KeySpace;
   /** The scheduled dispatcher's interval as configured (`1h`, `off`), shown on each connection; absent when not known. */
   readonly schedule?: string;
+  /** How the test call waits before trying its own busy store again; real time when absent (tests pass a manual clock's). */
+  readonly sleep?: Sleep;
 }

@@ -53,6 +53,16 @@ export class PreflightUnavailableError extends OnboardingError {
   readonly code = "unavailable";
 }
 
+/**
+ * The service's own store or rate limiter stayed busy through the test call's
+ * retries, so no request reached the source: the answer says nothing about
+ * the customer's CRM (a 503, never `reachable: false`).
+ */
+export class ServiceBusyError extends OnboardingError {
+  override readonly name = "ServiceBusyError";
+  readonly code = "unavailable";
+}
+
 /** The request is valid but the resource is not in a state that allows it (e.g. cancelling a finished run). */
 export class ConflictError extends OnboardingError {
   override readonly name = "ConflictError";

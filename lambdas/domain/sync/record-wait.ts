@@ -4,6 +4,8 @@ import type { RunWait } from "../core/run-summary";
 import { summaryRowsOf } from "./entity-steps";
 import type { SyncDeps } from "./sync-deps";
 import type { ExecutionRun, SyncCursor } from "./sync-state";
+import { ruleOfError } from "./entity-failure";
+import { sourceReachable } from "../source-contract/rules/failure-rules";
 
 /**
  * The waits the state machine is about to make, written to the run summary by
@@ -31,6 +33,7 @@ export async function recordThrottleWait(
     retry_after_seconds: error.retryAfterSeconds,
     at: deps.clock.now().toISOString(),
     detail: error.detail,
+    rule: null,
   });
 }
 
@@ -38,13 +41,16 @@ export async function recordThrottleWait(
  * A 5xx, timeout or broken connection: SyncPage's Retry waits 1, 2, 4, 8, 16 s.
  * The task cannot see the Retry's count, so it counts the retries of this page
  * already recorded since the page was last entered (a 429 wait enters it anew).
+ * Returns whether this was the page's last try and no try of it reached the
+ * source at all (every recorded retry and this one `source.reachable`): the
+ * source is down, and the entities after this one need not walk the ladder too.
  */
 export async function recordRetryWait(
   deps: Pick<SyncDeps, "runs" | "clock" | "logger">,
   run: ExecutionRun,
   cursor: SyncCursor,
   error: SourceTransientError,
-): Promise<void> {
+): Promise<{ readonly sourceDown: boolean }> {
   try {
     const [row] = summaryRowsOf(cursor.entity);
     const summary = await deps.runs.get(run.connection_id, run.run_id);
@@ -52,7 +58,12 @@ export async function recordRetryWait(
     let earlier = 0;
     for (let i = waits.length - 1; i >= 0 && waits[i]!.kind === "retry" && waits[i]!.page === cursor.page; i -= 1) earlier += 1;
     const attempt = earlier + 1;
-    if (attempt > MAX_RETRIES) return; // the Retry is used up: the entity fails
+    const rule = ruleOfError(error);
+    if (attempt > MAX_RETRIES) {
+      // The Retry is used up: the entity fails.
+      const tries = waits.slice(waits.length - earlier);
+      return { sourceDown: rule === sourceReachable.id && tries.every((wait) => wait.rule === sourceReachable.id) };
+    }
     await record(deps, run, cursor, {
       kind: "retry",
       page: cursor.page,
@@ -61,10 +72,12 @@ export async function recordRetryWait(
       retry_after_seconds: null,
       at: deps.clock.now().toISOString(),
       detail: error.detail,
+      rule,
     });
   } catch (failure) {
     warn(deps, run, cursor, failure);
   }
+  return { sourceDown: false };
 }
 
 async function record(deps: Pick<SyncDeps, "runs" | "logger">, run: ExecutionRun, cursor: SyncCursor, wait: RunWait): Promise<void> {

@@ -8,7 +8,7 @@ import { finishEntityAndAdvance, handOverIfContinuing, leaseUntil, nextPageStep 
 import { readPageConnection, rotatedConnection } from "./page-connection";
 import { recordRetryWait, recordThrottleWait } from "./record-wait";
 import type { StoredConnection } from "../core/connection";
-import { rateRetryAfterMax } from "../source-contract/rules/failure-rules";
+import { rateRetryAfterMax, sourceReachable } from "../source-contract/rules/failure-rules";
 import type { SyncDeps } from "./sync-deps";
 import type { SyncCursor, SyncState } from "./sync-state";
 
@@ -118,7 +118,10 @@ export async function syncPage(deps: SyncDeps, state: SyncState): Promise<SyncSt
         page: cursor.page,
         error: `${error.name}: ${error.detail}`,
       });
-      if (error instanceof SourceTransientError) await recordRetryWait(deps, run, cursor, error);
+      if (error instanceof SourceTransientError && (await recordRetryWait(deps, run, cursor, error)).sourceDown) {
+        // No try of this page reached the source: EntityFailed fails the entities after it at once (docs/state-machine.md).
+        throw new SourceTransientError(error.detail, { rule: sourceReachable.id, sourceDown: true });
+      }
     }
     if (error instanceof SourceNotImplementedError && !entityDefinition(cursor.entity).required) {
       deps.logger.info("optional endpoint not implemented (404): 0 records", {

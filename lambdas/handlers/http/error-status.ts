@@ -6,6 +6,7 @@ import {
   NotFoundError,
   NotOwnerError,
   PreflightUnavailableError,
+  ServiceBusyError,
   UnauthenticatedError,
 } from "../../domain/onboarding/onboarding-errors";
 
@@ -26,6 +27,7 @@ export const ERROR_STATUSES: ReadonlyArray<readonly [ErrorClass, number]> = [
   [ConflictError, 409],
   [SyncQueueUnavailableError, 503],
   [PreflightUnavailableError, 503],
+  [ServiceBusyError, 503],
   [StoreUnavailableError, 503],
 ];
 

@@ -82,7 +82,7 @@ const ERROR_RESPONSES: Record<string, { description: string; headers?: Record<st
   "409": { description: "Not possible in the resource's state (cancelling a run that has finished; an audit or a sync while an audit or a sync of the connection runs: the body names it)" },
   "422": { description: "A field breaks a rule: the body names the field and the rule" },
   "503": {
-    description: "Briefly unavailable (the store throttled or busy, or the sync queue); try again after Retry-After",
+    description: "Briefly unavailable (the store throttled or busy, or the sync queue; for the test call, the service's own store stayed busy through its retries, so no request reached the CRM); try again after Retry-After",
     headers: { "Retry-After": { description: "Seconds to wait before retrying", schema: { type: "integer", const: RETRY_AFTER_SECONDS } } },
   },
 };

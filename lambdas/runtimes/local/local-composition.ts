@@ -1,6 +1,6 @@
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { DynamoDbConnectionStore } from "../../adapters/dynamodb/connections/dynamodb-connection-store";
-import type { Clock } from "../../domain/core/ports/clock";
+import type { Clock, Sleep } from "../../domain/core/ports/clock";
 import { systemClock } from "../../domain/core/ports/clock";
 import type { Logger } from "../../domain/core/ports/logger";
 import type { Metrics } from "../../domain/core/ports/metrics";
@@ -160,6 +160,8 @@ export interface LocalServiceOptions {
   readonly schedule?: string;
   /** The domain's clock (tests drive it); the system clock when unset. */
   readonly clock?: Clock;
+  /** How the test call waits before trying its own busy store again (tests pass a manual clock's); real time when unset. */
+  readonly sleep?: Sleep;
   /** OIDC_ISSUER and OIDC_CLIENT_ID: the console signs in there (authorization code + PKCE) and the API accepts its tokens. */
   readonly oidc?: LocalOidcSettings;
 }
@@ -206,6 +208,7 @@ export async function createLocalService(options: LocalServiceOptions): Promise<
     baseUrls: baseUrlPolicy({ allowLoopback: options.allowLoopbackSources }),
     keySpace: dynamoDbKeySpace,
     ...(options.schedule === undefined ? {} : { schedule: options.schedule }),
+    ...(options.sleep === undefined ? {} : { sleep: options.sleep }),
   };
   const signingKey = await loadOrCreateSigningKey(options.dataDir);
   const apiHandler = makeApiHandler(onboarding);

@@ -9,6 +9,8 @@ import {
 } from "@aws-sdk/client-dynamodb";
 import { beforeAll, describe, expect, test } from "vitest";
 import { RETRY_AFTER_SECONDS } from "../../../lambdas/handlers/http/error-status";
+import { SERVICE_BUSY_DETAIL, TEST_CALL_BUSY_WAITS_MS } from "../../../lambdas/domain/onboarding/test-connection";
+import { ManualClock } from "../../support/manual-clock";
 import { CONNECTIONS_PATH, useOwnerApi } from "../../support/api-harness";
 
 /**
@@ -23,7 +25,9 @@ const BASE_URL = "http://127.0.0.1:9/api";
 const SOURCE_TOKEN = "src-throttling-7a42";
 const $metadata = { httpStatusCode: 400 };
 
-const env = useOwnerApi("acct-throttling");
+/** The test call's waits before it tries its busy store again: on this clock, never the wall clock. */
+const clock = new ManualClock();
+const env = useOwnerApi("acct-throttling", { sleep: clock.sleep });
 let connectionId: string;
 
 beforeAll(async () => {
@@ -112,10 +116,29 @@ describe("DynamoDB throttling inside the onboarding API is a 503 with Retry-Afte
   });
 });
 
-describe("a busy store of ours during the test call is the API's 503, not a result about the source", () => {
-  test("the rate limiter's table throttled (its PutItem) is a 503 with Retry-After, never reachable/authenticated answers", async () => {
-    const injected = env.api.failNextDynamoDbCommand(new ProvisionedThroughputExceededException({ message: "throughput exceeded", $metadata }), "PutItemCommand");
-    expectBusy(await send("POST", `${CONNECTIONS_PATH}/${connectionId}/test`));
+describe("a busy store of ours during the test call is retried, then the API's 503: never a result about the source", () => {
+  const throttled = () => new ProvisionedThroughputExceededException({ message: "throughput exceeded", $metadata });
+
+  test("service.available: the rate limiter's table throttled once (its PutItem) is tried again, and the answer is the source's", async () => {
+    clock.sleeps.length = 0;
+    const injected = env.api.failNextDynamoDbCommand(throttled(), "PutItemCommand");
+    const response = await send("POST", `${CONNECTIONS_PATH}/${connectionId}/test`);
     await injected.thrown;
+    expect(response.status).toBe(200);
+    // Nothing answers at port 9: that is the source's answer, after one wait of ours.
+    expect(JSON.parse(response.text)).toMatchObject({ reachable: false, detail: expect.stringMatching(/^the source could not be reached: /) });
+    expect(clock.sleeps).toEqual([TEST_CALL_BUSY_WAITS_MS[0]]);
+  });
+
+  test("service.available: throttled through every retry, it is a 503 with Retry-After saying the service was busy, never reachable/authenticated answers", async () => {
+    clock.sleeps.length = 0;
+    const injected = TEST_CALL_BUSY_WAITS_MS.map(() => env.api.failNextDynamoDbCommand(throttled(), "PutItemCommand"));
+    injected.push(env.api.failNextDynamoDbCommand(throttled(), "PutItemCommand"));
+    const response = await send("POST", `${CONNECTIONS_PATH}/${connectionId}/test`);
+    await Promise.all(injected.map((failure) => failure.thrown));
+    expect(response.status, response.text).toBe(503);
+    expect(response.headers.get("retry-after")).toBe(String(RETRY_AFTER_SECONDS));
+    expect(JSON.parse(response.text)).toEqual({ error: { code: "unavailable", message: SERVICE_BUSY_DETAIL } });
+    expect(clock.sleeps).toEqual([...TEST_CALL_BUSY_WAITS_MS]);
   });
 });

@@ -15,7 +15,7 @@ import { RunLockSchema, type RunLock } from "../../../domain/core/run-lock";
 import { AUDIT_ENTITIES, AUDIT_ID_PREFIX, runModeOf, type RunMode } from "../../../domain/core/run-mode";
 import { AUDIT_SAMPLE_IDS, type AuditSummary, type HealedCounts } from "../../../domain/core/audit-summary";
 import { FINDING_SAMPLE_IDS } from "../../../domain/core/limits";
-import { EntityProgressSchema, RunFindingSchema, RunSummarySchema, type EntityProgress, type RunSummary, type RunWait } from "../../../domain/core/run-summary";
+import { EntityProgressSchema, RunFindingSchema, RunSummarySchema, RunWaitSchema, type EntityProgress, type RunSummary, type RunWait } from "../../../domain/core/run-summary";
 import { PARTITION_KEY_MAX_BYTES, SORT_KEY_MAX_BYTES, utf8Bytes } from "../table/key-limits";
 
 /**
@@ -212,7 +212,8 @@ const StoredProgressSchema = v.pipe(
     error: v.optional(progressFields.error, null),
     // Rows written before failures named their rule have none.
     failure: v.optional(progressFields.failure, null),
-    waits: v.optional(progressFields.waits, []),
+    // Waits recorded before they named their rule have none.
+    waits: v.optional(v.array(v.object({ ...RunWaitSchema.entries, rule: v.optional(RunWaitSchema.entries.rule, null) })), []),
   }),
   v.transform(({ status, pages, records, error, failure, waits, ...rest }) => ({ status, pages, records, error, failure, waits, findings: storedFindings(rest) })),
   v.object({ ...progressFields }),
@@ -473,6 +474,7 @@ export function entityWaitedUpdate(tableName: string, connectionId: string, runI
       retry_after_seconds: wait.retry_after_seconds === null ? { NULL: true } : { N: String(wait.retry_after_seconds) },
       at: { S: wait.at },
       detail: wait.detail === null ? { NULL: true } : { S: cutDetail(wait.detail) },
+      ...(wait.rule === null ? {} : { rule: { S: wait.rule } }),
     },
   };
   return runningRunUpdate(

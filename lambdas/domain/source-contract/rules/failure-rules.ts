@@ -19,7 +19,7 @@ export const authTokenAccepted: RuleInfo = {
   fix: "Issue a new read-only token, set it as the connection's token, then run the sync again.",
 };
 
-/** No HTTP answer at all through the retries: connection refused, DNS, TLS, a network failure. */
+/** Not connected at all through the retries: connection refused, DNS, an unreachable host, TLS. */
 export const sourceReachable: RuleInfo = {
   id: "source.reachable",
   severity: "error",
@@ -35,12 +35,12 @@ export const sourceAnswersInTime: RuleInfo = {
   fix: `Answer each page, headers and body, within ${SOURCE_REQUEST_TIMEOUT_MS / 1000} s (index the updated_at filter and order; serve at most limit records).`,
 };
 
-/** 5xx on every try of the page. */
+/** 5xx, or a connection the source broke off, on every try of the page. */
 export const sourceServerErrorsRecover: RuleInfo = {
   id: "source.server-errors-recover",
   severity: "error",
   spec: "Errors > Status codes (5xx); Limits (retries)",
-  fix: `Answer 502, 503 or 504 only for trouble that clears within the service's ${RETRIES}, and 200 once it has.`,
+  fix: `Let trouble at the source (a 5xx, a connection it breaks off) clear within the service's ${RETRIES}: answer 502, 503 or 504 only while it lasts, and 200 once it has passed.`,
 };
 
 /** Another 4xx (400, 403, 422, ...): no retry. */

@@ -73,6 +73,7 @@ describe("begin", () => {
       retry_after_seconds: attempt % 2 === 0 ? null : attempt,
       at: "2026-11-21T16:19:00.000Z",
       detail: attempt === 1 ? "x".repeat(400) : null,
+      rule: attempt % 2 === 0 ? "source.server-errors-recover" : null,
     });
     for (let attempt = 1; attempt <= MAX_RECORDED_WAITS + 3; attempt += 1) await store.entityWaited(connectionId, RUN_A, "leads", wait(attempt));
     const waits = (await store.get(connectionId, RUN_A))!.entities.find((e) => e.entity === "leads")!.waits;
