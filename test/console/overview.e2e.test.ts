@@ -169,7 +169,8 @@ describe("owner's console: the overview, names, alerts and craft (Chromium again
     const failing = card(ids.failing);
     expect(await failing.locator("h2").textContent()).toBe(clean.baseUrl);
     expect(await failing.locator("p.secondary").count()).toBe(0);
-    expect(await failing.locator('[data-test="health"]').textContent()).toBe("failing");
+    // The 401 failed every entity: the required ones are named, in owner words.
+    expect(await failing.locator('[data-test="health"]').textContent()).toBe("failing · Pipelines, users, contacts and leads failed in the last run");
     expect(await failing.locator('[data-test="last-run"]').textContent()).toContain(" · failed · ");
     expect(await failing.locator('[data-test="last-run"]').textContent()).toContain("failed: pipelines");
     expect(await failing.locator('[data-test="findings"]').textContent()).toBe("no successful run yet");

@@ -375,7 +375,7 @@ describe("owner's console, end to end (Chromium against the local service and a 
     expect(problems.take()).toEqual([]);
   });
 
-  it("a running sync is cancelled from its live view by keyboard alone: unfinished entities fail 'cancelled by the owner'", async () => {
+  it("a running sync is cancelled from its live view by keyboard alone: the run and its unfinished entities are cancelled, not failed", async () => {
     leadsGate = new Promise((resolve) => (releaseLeads = resolve));
     onTestFinished(() => releaseLeads());
     // Focus is on "Resume schedule", after "Sync now": Shift+Tab back to it.
@@ -384,9 +384,12 @@ describe("owner's console, end to end (Chromium against the local service and a 
     await owner.locator('tr[data-entity="leads"] .badge', { hasText: "running" }).waitFor();
     await tabTo(owner, owner.getByRole("button", { name: "Cancel sync" }));
     await owner.keyboard.press("Enter");
-    await owner.locator('.run-status[data-status="failed"]').waitFor();
-    expect(await owner.locator('tr[data-entity="leads"] .error-cell').textContent()).toBe("cancelled by the owner");
-    expect(await owner.locator('tr[data-entity="events"] .error-cell').textContent()).toBe("cancelled by the owner");
+    await owner.locator('.run-status[data-status="cancelled"]').waitFor();
+    expect(await owner.locator(".run-status").textContent()).toMatch(/^Cancelled by the owner · started /);
+    for (const entity of ["leads", "events"]) {
+      expect(await owner.locator(`tr[data-entity="${entity}"] .badge`).textContent(), entity).toBe("cancelled");
+      expect(await owner.locator(`tr[data-entity="${entity}"] .error-cell`).textContent(), entity).toBe("");
+    }
     expect(await owner.locator('tr[data-entity="contacts"] .badge').textContent()).toBe("succeeded");
     expect(await owner.getByRole("button", { name: "Cancel sync" }).isHidden()).toBe(true);
     expect(problems.take()).toEqual([]);
