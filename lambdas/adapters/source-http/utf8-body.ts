@@ -1,5 +1,6 @@
 import { isUtf8 } from "node:buffer";
 import { SourceHardError } from "../../domain/core/errors";
+import { envelopeUtf8 } from "../../domain/source-contract/rules/envelope-rules";
 
 /** Characters of the body quoted before a byte that is not UTF-8, so the source's developer can find it. */
 const CONTEXT_CHARS = 40;
@@ -15,7 +16,9 @@ export function decodeUtf8Body(bytes: Uint8Array): string {
   const offset = firstInvalidUtf8(bytes);
   const before = utf8.decode(bytes.subarray(Math.max(0, offset - 4 * CONTEXT_CHARS), offset)).slice(-CONTEXT_CHARS);
   const byte = (bytes[offset] ?? 0).toString(16).toUpperCase().padStart(2, "0");
-  throw new SourceHardError(`response body is not UTF-8: byte 0x${byte} at offset ${offset}, after ${JSON.stringify(before)}; send JSON encoded as UTF-8`);
+  throw new SourceHardError(`response body is not UTF-8: byte 0x${byte} at offset ${offset}, after ${JSON.stringify(before)}; send JSON encoded as UTF-8`, {
+    rule: envelopeUtf8.id,
+  });
 }
 
 /** Offset of the first byte that does not start a well-formed UTF-8 sequence (RFC 3629). */

@@ -47,7 +47,8 @@ describe("record.depth: a record nested deeper than the limit fails its page, na
     const { connection, summary } = await syncNew();
 
     expect(entityRow(summary, "contacts")).toMatchObject({ status: "failed", records: 0 });
-    expect(entityRow(summary, "contacts")?.error).toContain(`record c-deep: field custom_fields: ${DEPTH_RULE}`);
+    expect(entityRow(summary, "contacts")?.error).toContain(`record c-deep, field custom_fields, rule record.depth: ${DEPTH_RULE}`);
+    expect(entityRow(summary, "contacts")?.failure).toMatchObject({ rule: "record.depth", record_id: "c-deep", field: "custom_fields" });
     expect(summary.entities.filter((row) => row.status === "failed").map((row) => row.entity)).toEqual(["contacts"]);
     const failed = harness.logger.lines.filter((line) => line["message"] === "entity failed" && line["connection_id"] === connection.id);
     expect(failed).toMatchObject([{ entity: "contacts", error_class: "PageValidationError", fault: "customer" }]);
@@ -64,7 +65,7 @@ describe("record.depth: a record nested deeper than the limit fails its page, na
     source.data = { ...smallCrm(), contacts: [contactRecord({ id: "c-over", updated_at: minuteStamp(1), custom_fields: customFieldsOfDepth(DEPTH_EDGES.refused) })] };
     const second = await syncNew();
     expect(entityRow(second.summary, "contacts")).toMatchObject({ status: "failed" });
-    expect(entityRow(second.summary, "contacts")?.error).toContain(`record c-over: field custom_fields: ${DEPTH_RULE}`);
+    expect(entityRow(second.summary, "contacts")?.error).toContain(`record c-over, field custom_fields, rule record.depth: ${DEPTH_RULE}`);
     expect((await harness.records.getRecord(second.connection.id, "contacts", ["c-over"])).record).toBeNull();
   });
 });
@@ -82,7 +83,8 @@ describe("record.id-unicode and envelope.utf8: ids are the exact strings the sou
     source.data = { ...smallCrm(), contacts: [contactRecord({ id: "a\ud800", updated_at: minuteStamp(1) }), contactRecord({ id: "a\udc00", updated_at: minuteStamp(2) })] };
     const { connection, summary } = await syncNew();
     expect(entityRow(summary, "contacts")).toMatchObject({ status: "failed", records: 0 });
-    expect(entityRow(summary, "contacts")?.error).toContain(`record a\\ud800: field id: ${ID_TEXT_RULE}`);
+    expect(entityRow(summary, "contacts")?.error).toContain(`record a\\ud800, field id, rule record.id-unicode: ${ID_TEXT_RULE}`);
+    expect(entityRow(summary, "contacts")?.failure).toMatchObject({ rule: "record.id-unicode", field: "id" });
     expect(await harness.listAll(connection.id, "contacts")).toEqual([]);
   });
 
@@ -94,6 +96,7 @@ describe("record.id-unicode and envelope.utf8: ids are the exact strings the sou
     const { connection, summary } = await syncNew();
     expect(entityRow(summary, "contacts")).toMatchObject({ status: "failed", records: 0 });
     expect(entityRow(summary, "contacts")?.error).toContain(`response body is not UTF-8: byte 0xFF at offset ${head.length + 8}, after "{\\"data\\":[{\\"id\\":\\"a"; send JSON encoded as UTF-8`);
+    expect(entityRow(summary, "contacts")?.failure).toMatchObject({ rule: "envelope.utf8", record_id: null, field: null });
     expect(await harness.listAll(connection.id, "contacts")).toEqual([]);
   });
 });

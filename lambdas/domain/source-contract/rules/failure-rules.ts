@@ -75,12 +75,15 @@ export const envelopeSize: RuleInfo = {
   fix: `Keep each page's body under ${MIB} MiB: at most limit (100) records a page, without data the spec does not ask for.`,
 };
 
-/** One record too large to store with its page. */
+/**
+ * One record too large to store with its page. Records are stored whole at any size a page body may hold
+ * (docs/design.md), so envelope.size refuses the page first; this names the store's last bound.
+ */
 export const recordStorableSize: RuleInfo = {
   id: "record.storable-size",
   severity: "error",
   spec: "Sync order and transaction scope (a page is written as one transaction)",
-  fix: "Keep each record's JSON under 3.5 MB; move large attachments out of the record and send a link instead.",
+  fix: `Keep each record's JSON within the page body limit (${MIB} MiB); move large attachments out of the record and send a link instead.`,
 };
 
 /** Retry-After longer than the service waits. */
