@@ -1,5 +1,5 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
-import { dirname, join, relative, resolve } from "node:path";
+import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { describe, expect, it } from "vitest";
 import { API_PREFIX, ROUTES } from "../../lambdas/handlers/http/routes";
 
@@ -51,6 +51,30 @@ function brokenLink(page: string, target: string): string | null {
     : `${target}: no heading #${anchor} in ${relative(root, file)}`;
 }
 
+/** True when `target`, read from `page`'s folder, is a path inside the repository. */
+function insideRepository(page: string, target: string): boolean {
+  const path = relative(root, resolve(dirname(join(root, page)), decodeURI(target.split("#")[0]!)));
+  return path !== ".." && !path.startsWith(`..${sep}`) && !isAbsolute(path);
+}
+
+/**
+ * What a page names outside the repository: a relative link that climbs out of it, a code span with a path that climbs
+ * (`../shared/...`) to anything but a file of the repository, or a code span naming a Markdown file that is not in the
+ * repository (read from the page's folder or from the root). A clone has nothing outside the repository to read.
+ */
+function outsideReferences(page: string, text = readFileSync(join(root, page), "utf8")): string[] {
+  const markdown = withoutCodeBlocks(text);
+  const links = relativeLinks(markdown).filter((target) => !insideRepository(page, target));
+  const spans = [...markdown.matchAll(/`([^`\s]+)`/g)].map((m) => m[1]!);
+  const climbing = spans.filter(
+    (span) => span.startsWith("../") && !(insideRepository(page, span) && existsSync(resolve(dirname(join(root, page)), span.split("#")[0]!))),
+  );
+  const missingPages = spans
+    .filter((span) => /^[\w./-]+\.md$/.test(span) && !span.startsWith("../"))
+    .filter((span) => !existsSync(resolve(dirname(join(root, page)), span)) && !existsSync(join(root, span)));
+  return [...links, ...climbing, ...missingPages];
+}
+
 /** Source files whose comments may cite the docs. */
 function sourceFiles(): string[] {
   const folders = ["lambdas", "lib", "bin", "statemachine", "test", "console/src"];
@@ -99,6 +123,19 @@ describe("documentation", () => {
       .map((target) => brokenLink(page, target))
       .filter((problem) => problem !== null);
     expect(broken).toEqual([]);
+  });
+
+  it.each(pages)("no link or path in %s points outside the repository: the contract is the repository's own", (page) => {
+    expect(outsideReferences(page)).toEqual([]);
+  });
+
+  it("the outside-reference check refuses each form a page could use to point outside the repository, and nothing inside it", () => {
+    const page = "docs/source-api.md";
+    expect(outsideReferences(page, "[the spec](../../shared/spec/crm-integration-spec.md)")).toEqual(["../../shared/spec/crm-integration-spec.md"]);
+    expect(outsideReferences("README.md", "contract: `../shared/spec/crm-integration-spec.md`")).toEqual(["../shared/spec/crm-integration-spec.md"]);
+    expect(outsideReferences(page, "the spec (`shared/spec/crm-integration-spec.md`)")).toEqual(["shared/spec/crm-integration-spec.md"]);
+    expect(outsideReferences("docs/code-map.md", "1. `../shared/spec/crm-integration-spec.md`: the contract")).toEqual(["../shared/spec/crm-integration-spec.md"]);
+    expect(outsideReferences(page, "[rules](rules.md), [the README](../README.md), `docs/rules.md`, `GET /api/v1/openapi.json`")).toEqual([]);
   });
 
   it("every reference in code to a README or docs section resolves: the file exists and the section is one of its headings", () => {
