@@ -2,7 +2,7 @@ import { fileURLToPath } from "node:url";
 import { Duration, Stack, Validations } from "aws-cdk-lib";
 import { PolicyStatement, Role, ServicePrincipal } from "aws-cdk-lib/aws-iam";
 import { Alias, ApplicationLogLevel, Architecture, LoggingFormat, Runtime, SystemLogLevel, Tracing } from "aws-cdk-lib/aws-lambda";
-import { NodejsFunction, OutputFormat } from "aws-cdk-lib/aws-lambda-nodejs";
+import { LogLevel, NodejsFunction, OutputFormat } from "aws-cdk-lib/aws-lambda-nodejs";
 import { LogGroup, type RetentionDays } from "aws-cdk-lib/aws-logs";
 import { Construct } from "constructs";
 import { METRIC_SERVICE } from "../lambdas/domain/core/metric-names";
@@ -116,6 +116,10 @@ export class ServiceFunction extends Construct {
         minify: true,
         sourceMap: true,
         sourcesContent: false,
+        // esbuild's warnings and errors, not its info-level summary of output files, which marks every file over
+        // 1 MiB: each bundle carries undici and the AWS SDK on purpose; test/cdk/bundling.e2e.test.ts checks the
+        // sizes instead (docs/operations.md, "Bundles").
+        logLevel: LogLevel.WARNING,
       },
     });
     this.alias = new Alias(this, "Live", { aliasName: LIVE_ALIAS, version: this.function.currentVersion });
