@@ -77,6 +77,8 @@ export class CrmIntegrationStack extends Stack {
       oidcClientId: config.consoleClientId,
       connectOrigins: config.consoleConnectOrigins,
       logRetention,
+      ...(config.consoleDomain === undefined ? {} : { domain: config.consoleDomain }),
+      ...(config.consoleWebAclArn === undefined ? {} : { webAclArn: config.consoleWebAclArn }),
     });
     const functions = this.functions();
     this.alarms = new Alarms(this, "Alarms", {

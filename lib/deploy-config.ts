@@ -99,6 +99,18 @@ export interface DeployConfig {
   readonly consoleConnectOrigins: readonly string[];
   /** The console build the stack deploys: context consoleBuildDir (relative to the working directory), else console/dist. */
   readonly consoleBuildDir: string;
+  /**
+   * The console's own domain and its ACM certificate (context consoleDomainName and consoleCertificateArn, both or
+   * neither): the distribution then answers on that name with TLS 1.2 at least. Unset: CloudFront's default name.
+   */
+  readonly consoleDomain: ConsoleDomain | undefined;
+  /** A WAF web ACL (CloudFront scope, in us-east-1) the distribution is attached to: context consoleWebAclArn. */
+  readonly consoleWebAclArn: string | undefined;
+}
+
+export interface ConsoleDomain {
+  readonly domainName: string;
+  readonly certificateArn: string;
 }
 
 export class DeployConfigError extends Error {
@@ -169,6 +181,31 @@ const ConnectOriginsSchema = v.optional(
   ),
 );
 
+/** A DNS name of two labels or more (RFC 1123 labels, lower or upper case), as CloudFront takes an alternate domain name. */
+const DomainNameSchema = v.optional(
+  v.pipe(
+    text("consoleDomainName"),
+    v.regex(/^(?=.{1,253}$)(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,63}$/, "context consoleDomainName must be a domain name, e.g. crm.example.com"),
+  ),
+);
+/** CloudFront takes certificates from ACM in us-east-1 only, whatever the stack's region. */
+const CertificateArnSchema = v.optional(
+  v.pipe(
+    text("consoleCertificateArn"),
+    v.regex(/^arn:aws[a-z-]*:acm:us-east-1:\d{12}:certificate\/[A-Za-z0-9-]+$/, "context consoleCertificateArn must be an ACM certificate ARN in us-east-1 (CloudFront takes no other region)"),
+  ),
+);
+/** A WAFv2 web ACL of CloudFront scope: created in us-east-1, its ARN under `global/webacl/`. */
+const WebAclArnSchema = v.optional(
+  v.pipe(
+    text("consoleWebAclArn"),
+    v.regex(
+      /^arn:aws[a-z-]*:wafv2:us-east-1:\d{12}:global\/webacl\/[A-Za-z0-9_-]+\/[A-Za-z0-9-]+$/,
+      "context consoleWebAclArn must be the ARN of a WAF web ACL of CloudFront scope (arn:aws:wafv2:us-east-1:<account>:global/webacl/<name>/<id>)",
+    ),
+  ),
+);
+
 const EmailSchema = v.optional(v.pipe(text("alarmEmail"), v.email("context alarmEmail must be an e-mail address")));
 
 /**
@@ -197,7 +234,15 @@ function scheduleOf(value: string): { schedule: Schedule; enabled: boolean } {
 }
 
 /** Context keys with no cdk.json default: unset means "not wanted" or "derived from another key". */
-const OPTIONAL_KEYS = ["alarmEmail", "consoleClientId", "consoleConnectOrigins", "consoleBuildDir"] as const;
+const OPTIONAL_KEYS = [
+  "alarmEmail",
+  "consoleClientId",
+  "consoleConnectOrigins",
+  "consoleBuildDir",
+  "consoleDomainName",
+  "consoleCertificateArn",
+  "consoleWebAclArn",
+] as const;
 type OptionalKey = (typeof OPTIONAL_KEYS)[number];
 const isOptional = (key: string): key is OptionalKey => (OPTIONAL_KEYS as readonly string[]).includes(key);
 
@@ -245,6 +290,13 @@ export function readDeployConfig(node: Node): DeployConfig {
       `context maxConcurrentRuns (${maxConcurrentRuns}) must be at most pageTaskConcurrency (${pageTaskConcurrency}): each run holds at most one page task, and runs past the page slots would fail over to throttled retries instead of waiting in the dispatch Map`,
     );
   }
+  const domainName = parse(DomainNameSchema, "consoleDomainName", get("consoleDomainName"));
+  const certificateArn = parse(CertificateArnSchema, "consoleCertificateArn", get("consoleCertificateArn"));
+  if ((domainName === undefined) !== (certificateArn === undefined)) {
+    throw new DeployConfigError(
+      "context consoleDomainName and consoleCertificateArn go together: the console's own domain needs an ACM certificate (us-east-1) that covers it, and a certificate needs the name it serves",
+    );
+  }
   const apiConcurrency = parse(ApiConcurrencySchema, "apiConcurrency", get("apiConcurrency"));
   const accountConcurrency = parse(AccountConcurrencySchema, "accountConcurrency", get("accountConcurrency"));
   checkReservedConcurrency({ pageTaskConcurrency, apiConcurrency, accountConcurrency });
@@ -266,6 +318,8 @@ export function readDeployConfig(node: Node): DeployConfig {
     consoleClientId,
     consoleConnectOrigins: parse(ConnectOriginsSchema, "consoleConnectOrigins", get("consoleConnectOrigins")) ?? [],
     consoleBuildDir: resolve(parse(BuildDirSchema, "consoleBuildDir", get("consoleBuildDir")) ?? CONSOLE_DIST_DIR),
+    consoleDomain: domainName === undefined || certificateArn === undefined ? undefined : { domainName, certificateArn },
+    consoleWebAclArn: parse(WebAclArnSchema, "consoleWebAclArn", get("consoleWebAclArn")),
   };
 }
 
