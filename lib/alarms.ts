@@ -185,16 +185,19 @@ export class Alarms extends Construct {
       "EventBridge could not invoke the dispatcher",
     );
 
-    // Lambda: errors of the functions that never fail because of a source, throttles of all.
-    const quiet = Object.entries(props.functions).filter(([name]) => name !== "SyncPage");
+    // Lambda: errors of the functions that never fail because of a source, throttles of all. The public OpenApi
+    // function is left out of both: its every error or throttle is an API 5xx, which ApiServerErrors counts, and its
+    // reserved concurrency of 5 throttles a flood on the public route on purpose. (CloudWatch takes at most 10 metrics
+    // in one alarm: both sums are at 10.)
+    const quiet = Object.entries(props.functions).filter(([name]) => name !== "SyncPage" && name !== "OpenApi");
     this.add(
       "LambdaErrors",
       sum("Errors", Object.fromEntries(quiet.map(([name, fn]) => [name, fn.function.metricErrors({ period: PERIOD })]))),
       THRESHOLDS.lambdaErrors,
-      `Errors of ${quiet.map(([name]) => name).join(", ")} (SyncPage's errors include customers' sources and are left out)`,
+      `Errors of ${quiet.map(([name]) => name).join(", ")} (SyncPage's errors include customers' sources and are left out; OpenApi's are API 5xx answers)`,
     );
     // The purge's reserved concurrency of 1 throttles an overlapping hourly run on purpose; Lambda retries that event itself.
-    const throttled = Object.entries(props.functions).filter(([name]) => name !== "PurgeDeleted");
+    const throttled = Object.entries(props.functions).filter(([name]) => name !== "PurgeDeleted" && name !== "OpenApi");
     this.add(
       "LambdaThrottles",
       sum("Throttles", Object.fromEntries(throttled.map(([name, fn]) => [name, fn.function.metricThrottles({ period: PERIOD })]))),

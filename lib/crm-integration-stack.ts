@@ -113,7 +113,7 @@ export class CrmIntegrationStack extends Stack {
     new CfnOutput(this, "DashboardName", { value: this.dashboard.dashboard.dashboardName, description: "CloudWatch dashboard of the service" });
   }
 
-  /** The stack's ten functions, by a short name (alarms, dashboard, tests). */
+  /** The stack's twelve functions, by a short name (alarms, dashboard, tests). */
   functions(): Record<string, ServiceFunction> {
     const tasks = this.syncFunctions.tasks;
     return {
@@ -127,6 +127,7 @@ export class CrmIntegrationStack extends Stack {
       TestConnectionApi: this.api.testConnectionFunction,
       OpenApi: this.api.openApiFunction,
       PreflightWorker: this.api.preflightWorkerFunction,
+      PreflightFailed: this.api.preflightFailedFunction,
       PurgeDeleted: this.purge.purger,
     };
   }

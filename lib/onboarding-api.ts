@@ -1,4 +1,4 @@
-import { Validations } from "aws-cdk-lib";
+import { Duration, Validations } from "aws-cdk-lib";
 import { AccessLogFormat } from "aws-cdk-lib/aws-apigateway";
 import {
   HttpApi,
@@ -12,9 +12,11 @@ import {
 } from "aws-cdk-lib/aws-apigatewayv2";
 import { HttpJwtAuthorizer } from "aws-cdk-lib/aws-apigatewayv2-authorizers";
 import { HttpLambdaIntegration } from "aws-cdk-lib/aws-apigatewayv2-integrations";
+import { LambdaDestination } from "aws-cdk-lib/aws-lambda-destinations";
 import { LogGroup, type RetentionDays } from "aws-cdk-lib/aws-logs";
 import { Construct } from "constructs";
 import { PUBLIC_ROUTE_KEYS, ROUTES } from "../lambdas/handlers/http/routes";
+import { PREFLIGHT_TIME_LIMIT_MS } from "../lambdas/domain/preflight/preflight-failure";
 import { FIXED_RESERVED_CONCURRENCY } from "./deploy-config";
 import type { RecordTable } from "./record-table";
 import { FUNCTION_SIZES, ServiceFunction } from "./service-function";
@@ -63,6 +65,9 @@ export function parseRouteKey(routeKey: string): HttpRouteKey {
  * - OpenApi: `GET /api/v1/openapi.json` (lambdas/runtimes/aws/entrypoints/openapi-document.ts);
  *   no table, no key, no state machine, so the one public route reaches no data.
  *
+ * Beside them, the preflight worker (POST .../preflight invokes it asynchronously) and its on-failure destination,
+ * PreflightFailed, which ends a run the worker could not.
+ *
  * So no single function of the API can both write a token and read one back.
  * The stage throttles all routes together; each function has reserved
  * concurrency, so a burst of syncs cannot starve the API (nor the API the syncs).
@@ -74,6 +79,7 @@ export class OnboardingApi extends Construct {
   readonly testConnectionFunction: ServiceFunction;
   readonly openApiFunction: ServiceFunction;
   readonly preflightWorkerFunction: ServiceFunction;
+  readonly preflightFailedFunction: ServiceFunction;
   readonly authorizer: HttpJwtAuthorizer;
   readonly accessLogs: LogGroup;
 
@@ -99,6 +105,23 @@ export class OnboardingApi extends Construct {
     });
     props.table.grantItemActions(this.preflightWorkerFunction.role, TABLE_ACCESS.PreflightWorker);
     props.tokenKey.grantDecryptToken(this.preflightWorkerFunction.role);
+
+    // A worker that fails or times out cannot end its own run: Lambda hands the job to this function, which ends it
+    // failed (by the time limit, or on an error of ours). No retry: it would start a second check of the source.
+    this.preflightFailedFunction = new ServiceFunction(this, "PreflightFailed", {
+      entry: "preflight-failed",
+      description: "Onboarding API: ends a preflight its worker left running (the worker's on-failure destination)",
+      ...FUNCTION_SIZES.preflightFailed,
+      environment: { TABLE_NAME: props.table.table.tableName },
+      logRetention: props.logRetention,
+    });
+    props.table.grantItemActions(this.preflightFailedFunction.role, TABLE_ACCESS.PreflightFailed);
+    this.preflightWorkerFunction.alias.configureAsyncInvoke({
+      onFailure: new LambdaDestination(this.preflightFailedFunction.alias),
+      retryAttempts: 0,
+      // A job still queued when its run's time limit has passed could only fail by it.
+      maxEventAge: Duration.millis(PREFLIGHT_TIME_LIMIT_MS),
+    });
 
     // Both API functions run the same composition root (lambdas/runtimes/aws/aws-config.ts ApiConfigSchema).
     const apiEnvironment = {

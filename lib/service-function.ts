@@ -24,6 +24,7 @@ export type EntryPoint =
   | "onboarding-api"
   | "openapi-document"
   | "preflight-worker"
+  | "preflight-failed"
   | "purge-deleted-connections";
 
 export const entryPath = (entry: EntryPoint): string => fileURLToPath(new URL(`../lambdas/runtimes/aws/entrypoints/${entry}.ts`, import.meta.url));
@@ -148,6 +149,8 @@ export const FUNCTION_SIZES = {
   openApi: { memorySize: 256, timeout: Duration.seconds(10) },
   /** The conformance kit from the service: Lambda's longest run; the check samples PREFLIGHT_SERVICE_MAX_PAGES per endpoint to fit. */
   preflightWorker: { memorySize: 512, timeout: Duration.minutes(15) },
+  /** The worker's on-failure destination: one read and one write of a preflight run. */
+  preflightFailed: { memorySize: 256, timeout: Duration.seconds(30) },
   /** The hourly purge: PURGE_MAX_ITEMS_PER_INVOCATION deletes take minutes at most; the rest waits for the next hour. */
   purge: { memorySize: 512, timeout: Duration.minutes(15) },
 } as const;

@@ -76,6 +76,8 @@ export const TABLE_ACCESS = {
   TestConnectionApi: ["dynamodb:GetItem", "dynamodb:PutItem"],
   /** runPreflightJob: connections.get and preflights.get (GetItem), preflights.put and the limiter's slot (GetItem, PutItem). */
   PreflightWorker: ["dynamodb:GetItem", "dynamodb:PutItem"],
+  /** failUnfinishedPreflight, the worker's on-failure destination: preflights.get (GetItem), preflights.put (PutItem). */
+  PreflightFailed: ["dynamodb:GetItem", "dynamodb:PutItem"],
   /**
    * purgeDeletedConnections: purges.due and the deleted connection's partitions
    * (Query), connections.get (GetItem), the deletes (BatchWriteItem), and

@@ -129,14 +129,17 @@ describe("CDK stack: IAM", () => {
     }
   });
 
-  test("only the Api function may invoke the preflight worker, and only its live alias", () => {
+  test("only the Api function may invoke the preflight worker, and only the worker its on-failure destination, each only the live alias", () => {
     const invokers = Object.entries(functions).filter(([, fn]) =>
       roleStatements(template, roleId(fn)).some((statement) => actionsOf(statement).includes("lambda:InvokeFunction")),
     );
-    expect(invokers.map(([name]) => name)).toEqual(["Api"]);
-    const invoke = roleStatements(template, roleId(functions.Api!)).filter((statement) => actionsOf(statement).includes("lambda:InvokeFunction"));
-    expect(invoke).toHaveLength(1);
-    expect(JSON.stringify(invoke[0]!.Resource)).toContain(logicalId(functions.PreflightWorker!.alias));
+    expect(invokers.map(([name]) => name).sort()).toEqual(["Api", "PreflightWorker"]);
+    const invokes = (name: string) => roleStatements(template, roleId(functions[name]!)).filter((statement) => actionsOf(statement).includes("lambda:InvokeFunction"));
+    expect(invokes("Api")).toHaveLength(1);
+    expect(JSON.stringify(invokes("Api")[0]!.Resource)).toContain(logicalId(functions.PreflightWorker!.alias));
+    expect(invokes("PreflightWorker")).toHaveLength(1);
+    expect(JSON.stringify(invokes("PreflightWorker")[0]!.Resource)).toContain(logicalId(functions.PreflightFailed!.alias));
+    expect(JSON.stringify(invokes("PreflightWorker")[0]!.Resource)).not.toContain(logicalId(functions.PreflightFailed!.function));
   });
 
   test("least privilege: each function gets exactly the table actions of TABLE_ACCESS, on the table's ARN only", () => {

@@ -17,7 +17,9 @@ import { DynamoDbRecordStore } from "../../lambdas/adapters/dynamodb/records/dyn
 import { makeDispatchHandler } from "../../lambdas/handlers/sync/dispatch-handler";
 import type { PlannedDispatchPage } from "../../lambdas/domain/sync/dispatch-tick";
 import { InProcessPreflightLauncher } from "../../lambdas/adapters/local/in-process-preflight-launcher";
+import { failUnfinishedPreflight } from "../../lambdas/domain/preflight/preflight-failure";
 import { runPreflightJob } from "../../lambdas/domain/preflight/preflight-job";
+import { makePreflightFailedHandler } from "../../lambdas/handlers/preflight/preflight-worker-handler";
 import { DynamoDbPreflightStore } from "../../lambdas/adapters/dynamodb/preflight-runs/dynamodb-preflight-store";
 import { makeApiHandler, type ApiEvent } from "../../lambdas/handlers/http/api-handler";
 import { makeSyncHandlers } from "../../lambdas/handlers/sync/sync-handlers";
@@ -57,7 +59,18 @@ function actionsOf(commandName: string, input: Record<string, any>): TableAction
   return [`dynamodb:${name}` as TableAction];
 }
 
-type SyncFunctionName = "BeginRun" | "SyncPage" | "EntityFailed" | "StopRun" | "FinishRun" | "Dispatcher" | "Api" | "TestConnectionApi" | "PreflightWorker" | "PurgeDeleted";
+type SyncFunctionName =
+  | "BeginRun"
+  | "SyncPage"
+  | "EntityFailed"
+  | "StopRun"
+  | "FinishRun"
+  | "Dispatcher"
+  | "Api"
+  | "TestConnectionApi"
+  | "PreflightWorker"
+  | "PreflightFailed"
+  | "PurgeDeleted";
 const recorded = new Map<SyncFunctionName, Set<TableAction>>();
 
 const TOKEN = "table-access-token-7f1e";
@@ -97,7 +110,7 @@ function storesOf(name: SyncFunctionName) {
   };
 }
 
-type TaskFunctionName = Exclude<SyncFunctionName, "Dispatcher" | "Api" | "TestConnectionApi" | "PreflightWorker" | "PurgeDeleted">;
+type TaskFunctionName = Exclude<SyncFunctionName, "Dispatcher" | "Api" | "TestConnectionApi" | "PreflightWorker" | "PreflightFailed" | "PurgeDeleted">;
 const handlersOf = (name: TaskFunctionName) => {
   const stores = storesOf(name);
   // The events' way out has no table access of its own (EventBridge in AWS); the notifications do.
@@ -106,11 +119,15 @@ const handlersOf = (name: TaskFunctionName) => {
 };
 let handlers: { [K in TaskFunctionName]: ReturnType<typeof handlersOf> };
 
-/** The preflight worker on its own recording client, launched in process as the local runtime does. */
-const preflightWorker = new InProcessPreflightLauncher((job) => {
-  const { connections, limiter, preflights } = storesOf("PreflightWorker");
-  return runPreflightJob({ connections, limiter, preflights, cipher, sourceFetch: fetch, clock, logger }, job);
-}, logger);
+/** The preflight worker on its own recording client, launched in process as the local runtime does; its failures go to PreflightFailed's. */
+const preflightWorker = new InProcessPreflightLauncher(
+  (job) => {
+    const { connections, limiter, preflights } = storesOf("PreflightWorker");
+    return runPreflightJob({ connections, limiter, preflights, cipher, sourceFetch: fetch, clock, logger }, job);
+  },
+  logger,
+  (job) => failUnfinishedPreflight({ preflights: storesOf("PreflightFailed").preflights, clock, logger }, job),
+);
 
 /** An API function (the onboarding entry point) on its own recording client; the run starter is a stub. */
 function apiOf(name: "Api" | "TestConnectionApi") {
@@ -310,6 +327,30 @@ describe("least privilege: the table actions the functions send", () => {
     expect([...recorded.get("Api")!]).toEqual(expect.arrayContaining(["dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem", "dynamodb:DeleteItem"]));
     expect([...recorded.get("TestConnectionApi")!].sort()).toEqual(["dynamodb:GetItem", "dynamodb:PutItem"]);
     expect([...recorded.get("PreflightWorker")!].sort()).toEqual(["dynamodb:GetItem", "dynamodb:PutItem"]);
+  }, 60_000);
+
+  test("the preflight worker's on-failure destination sends only the table actions TABLE_ACCESS grants it, ending a run its worker left running", async () => {
+    const connection = await addConnection();
+    const job = { business_account_id: connection.business_account_id, connection_id: connection.id, preflight_id: "20261121T000000000Z-left01" };
+    const startedAt = new Date().toISOString();
+    await new DynamoDbPreflightStore({ client: setup, tableName }).put({
+      id: job.preflight_id,
+      connection_id: connection.id,
+      base_url: connection.base_url,
+      status: "running",
+      started_at: startedAt,
+      finished_at: null,
+      progress: null,
+      error: null,
+      conforms: true,
+      findings: [],
+      checked: [],
+    });
+    const handler = makePreflightFailedHandler({ preflights: storesOf("PreflightFailed").preflights, clock, logger });
+    await handler({ requestContext: { condition: "RetriesExhausted" }, requestPayload: job, responsePayload: { errorType: "Error" } });
+
+    expect(await new DynamoDbPreflightStore({ client: setup, tableName }).get(connection.id, job.preflight_id)).toMatchObject({ status: "failed" });
+    expect([...recorded.get("PreflightFailed")!].sort()).toEqual([...TABLE_ACCESS.PreflightFailed].sort());
   }, 60_000);
 
   test("the purge of deleted connections sends only the table actions TABLE_ACCESS grants it, over a synced connection's data", async () => {

@@ -4,7 +4,9 @@ import type { PreflightJob, PreflightLauncher } from "../../domain/preflight/pre
 /**
  * The PreflightLauncher of the local runtime: the job runs in this process,
  * after the request that launched it has been answered (in AWS it is an async
- * Lambda invoke). `idle()` is the gate tests wait on instead of the clock.
+ * Lambda invoke). A job that throws is handed to `onFailure`, as Lambda hands a
+ * failed invocation to the worker's on-failure destination. `idle()` is the
+ * gate tests wait on instead of the clock.
  */
 export class InProcessPreflightLauncher implements PreflightLauncher {
   private readonly running = new Set<Promise<void>>();
@@ -12,6 +14,7 @@ export class InProcessPreflightLauncher implements PreflightLauncher {
   constructor(
     private readonly run: (job: PreflightJob) => Promise<unknown>,
     private readonly logger: Logger,
+    private readonly onFailure: (job: PreflightJob) => Promise<unknown>,
   ) {}
 
   async launch(job: PreflightJob): Promise<void> {
@@ -19,8 +22,12 @@ export class InProcessPreflightLauncher implements PreflightLauncher {
       .then(() => this.run(job))
       .then(
         () => undefined,
-        (error: unknown) => this.logger.error("preflight job failed", { ...job, error: error instanceof Error ? error.name : "unknown" }),
+        async (error: unknown) => {
+          this.logger.error("preflight job failed", { ...job, error: error instanceof Error ? error.name : "unknown" });
+          await this.onFailure(job);
+        },
       )
+      .catch((error: unknown) => this.logger.error("preflight failure not recorded", { ...job, error: error instanceof Error ? error.name : "unknown" }))
       .finally(() => this.running.delete(running));
     this.running.add(running);
   }

@@ -1,3 +1,4 @@
+import { failUnfinishedPreflight, PREFLIGHT_ABANDONED_AFTER_MS } from "../preflight/preflight-failure";
 import type { PreflightRun } from "../preflight/preflight-run";
 import { newRunId } from "../sync/run-id";
 import { findConnection } from "./connection-operations";
@@ -37,10 +38,16 @@ export async function startPreflight(deps: OnboardingDeps, account: string, id: 
   return run;
 }
 
-/** One conformance run of the connection, as far as it has got. */
+/**
+ * One conformance run of the connection, as far as it has got. A run still "running" long after any worker could
+ * (its process stopped, its failure lost) is ended here, failed by its time limit: never running for ever.
+ */
 export async function getPreflight(deps: OnboardingDeps, account: string, id: string, preflightId: string): Promise<PreflightRun> {
   await findConnection(deps, account, id);
   const run = deps.keySpace.isStorableId(preflightId) ? await deps.preflights.get(id, preflightId) : null;
   if (run === null) throw new NotFoundError(`no preflight ${preflightId}`);
+  if (run.status === "running" && deps.clock.now().getTime() - Date.parse(run.started_at) >= PREFLIGHT_ABANDONED_AFTER_MS) {
+    return (await failUnfinishedPreflight(deps, { business_account_id: account, connection_id: id, preflight_id: preflightId })) ?? run;
+  }
   return run;
 }

@@ -4,7 +4,8 @@ import type { Logger } from "../core/ports/logger";
 import type { RateLimiter } from "../core/ports/rate-limiter";
 import type { TokenCipher } from "../core/ports/token-cipher";
 import { redactSecret } from "../source-contract/redact-secret";
-import { PreflightCannotRunError } from "./preflight-errors";
+import { PreflightCannotRunError, PreflightTimeLimitReachedError } from "./preflight-errors";
+import { PREFLIGHT_INTERNAL_ERROR, PREFLIGHT_TIME_LIMIT_MS, timedOutRun } from "./preflight-failure";
 import type { PreflightJob, PreflightRun, PreflightStore } from "./preflight-run";
 import { runPreflight } from "./run-preflight";
 import type { PreflightFetch } from "./source-transport";
@@ -34,8 +35,10 @@ export interface PreflightJobDeps {
  * Runs the conformance kit from the service for one connection: its stored
  * token, its base_url through the SSRF guard, at its rate_limit under its
  * shared limiter. Saves the report as it grows and when done; a kit that
- * cannot run leaves a failed report saying why. Never throws for the source's
- * sake: every outcome is in the stored report.
+ * cannot run leaves a failed report saying why, and one that reaches its time
+ * limit (PREFLIGHT_TIME_LIMIT_MS from the owner's request) stops before its
+ * next request and fails by preflight.time-limit. Never throws for the
+ * source's sake: every outcome is in the stored report.
  */
 export async function runPreflightJob(deps: PreflightJobDeps, job: PreflightJob): Promise<PreflightRun | null> {
   const started = await deps.preflights.get(job.connection_id, job.preflight_id);
@@ -61,6 +64,10 @@ export async function runPreflightJob(deps: PreflightJobDeps, job: PreflightJob)
 
   let saving = Promise.resolve();
   let savedAt = Number.NEGATIVE_INFINITY;
+  // The report as far as the run got, and where it stood: what a run stopped by its time limit keeps.
+  let latest: PreflightRun = started;
+  let timedOut = false;
+  const deadline = Date.parse(started.started_at) + PREFLIGHT_TIME_LIMIT_MS;
   try {
     const result = await runPreflight({
       baseUrl: connection.base_url,
@@ -68,14 +75,17 @@ export async function runPreflightJob(deps: PreflightJobDeps, job: PreflightJob)
       rate: connection.rate_limit,
       maxPages: PREFLIGHT_SERVICE_MAX_PAGES,
       fetch: async (url, init) => {
+        stopAtDeadline();
         await deps.limiter.acquire(connection.id, connection.rate_limit);
+        stopAtDeadline();
         return deps.sourceFetch(url, init);
       },
       onProgress: ({ endpoint, page, report }) => {
+        latest = { ...started, ...report(), progress: { endpoint, page } };
         const now = deps.clock.now().getTime();
         if (now - savedAt < PREFLIGHT_PROGRESS_SAVE_MS) return;
         savedAt = now;
-        const partial: PreflightRun = { ...started, ...report(), progress: { endpoint, page } };
+        const partial = latest;
         saving = saving.then(() => deps.preflights.put(partial)).catch(() => undefined);
       },
     });
@@ -83,8 +93,23 @@ export async function runPreflightJob(deps: PreflightJobDeps, job: PreflightJob)
     return await finish({ ...result.report, status: "succeeded", error: null });
   } catch (error) {
     await saving;
+    // The kit reads a failed fetch as an unreachable source; this flag says it was the time limit.
+    if (timedOut) return finishTimedOut();
     if (error instanceof PreflightCannotRunError) return finish({ status: "failed", error: redactSecret(error.message, token) });
     deps.logger.error("preflight failed", { connection_id: job.connection_id, preflight_id: job.preflight_id, error: error instanceof Error ? error.name : "unknown" });
-    return finish({ status: "failed", error: "the check stopped on an internal error; try again" });
+    return finish({ status: "failed", error: PREFLIGHT_INTERNAL_ERROR });
+  }
+
+  function stopAtDeadline(): void {
+    if (deps.clock.now().getTime() < deadline) return;
+    timedOut = true;
+    throw new PreflightTimeLimitReachedError(`the check reached its time limit of ${PREFLIGHT_TIME_LIMIT_MS} ms`);
+  }
+
+  async function finishTimedOut(): Promise<PreflightRun> {
+    const done = timedOutRun(latest, deps.clock.now(), latest.progress);
+    await deps.preflights.put(done);
+    deps.logger.info("preflight finished", { connection_id: job.connection_id, preflight_id: job.preflight_id, status: done.status, findings: done.findings.length });
+    return done;
   }
 }

@@ -20,12 +20,14 @@ import { baseUrlPolicy } from "../../adapters/source-http/ssrf/base-url-policy";
 import { dynamoDbKeySpace } from "../../adapters/dynamodb/dynamodb-key-space";
 import { DynamoDbRecordStore } from "../../adapters/dynamodb/records/dynamodb-record-store";
 import type { StartSyncDeps, SyncDeps } from "../../domain/sync/sync-deps";
+import type { PreflightFailureDeps } from "../../domain/preflight/preflight-failure";
 import type { PreflightJobDeps } from "../../domain/preflight/preflight-job";
 import { DynamoDbPreflightStore } from "../../adapters/dynamodb/preflight-runs/dynamodb-preflight-store";
 import { DynamoDbPurgeQueue } from "../../adapters/dynamodb/purges/dynamodb-purge-queue";
 import type { PurgeDeps } from "../../domain/retention/purge-deleted-connections";
 import {
   ApiConfigSchema,
+  PreflightFailedConfigSchema,
   PreflightWorkerConfigSchema,
   PurgeConfigSchema,
   readConfig,
@@ -149,6 +151,12 @@ export function awsPreflightJobDeps(env: Record<string, string | undefined> = pr
     clock,
     logger,
   };
+}
+
+/** The worker's on-failure destination: ends a run its worker left running. */
+export function awsPreflightFailedDeps(env: Record<string, string | undefined> = process.env): PreflightFailureDeps {
+  const config = readConfig(PreflightFailedConfigSchema, env);
+  return { preflights: new DynamoDbPreflightStore({ client: dynamoDbClient(), tableName: config.TABLE_NAME }), clock, logger };
 }
 
 export function awsPurgeDeps(env: Record<string, string | undefined> = process.env): PurgeDeps {

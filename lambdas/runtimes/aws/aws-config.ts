@@ -43,6 +43,9 @@ export const PurgeConfigSchema = v.object({
   TABLE_NAME: required("TABLE_NAME"),
 });
 
+/** The preflight worker's on-failure destination: the table only (it ends a stored run; no key, no source). */
+export const PreflightFailedConfigSchema = PurgeConfigSchema;
+
 export type SyncTaskConfig = v.InferOutput<typeof SyncTaskConfigSchema>;
 export type StarterConfig = v.InferOutput<typeof StarterConfigSchema>;
 export type ApiConfig = v.InferOutput<typeof ApiConfigSchema>;

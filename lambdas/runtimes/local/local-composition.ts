@@ -25,6 +25,7 @@ import { loadOrCreateSigningKey, type LocalSigningKey } from "./local-token-issu
 import { makeApiHandler } from "../../handlers/http/api-handler";
 import type { OnboardingDeps } from "../../domain/onboarding/onboarding-deps";
 import { DynamoDbPreflightStore } from "../../adapters/dynamodb/preflight-runs/dynamodb-preflight-store";
+import { failUnfinishedPreflight } from "../../domain/preflight/preflight-failure";
 import { runPreflightJob } from "../../domain/preflight/preflight-job";
 import { createHttpSourceClient } from "../../adapters/source-http/http-source-client";
 import { createGuardedFetch } from "../../adapters/source-http/ssrf/guarded-fetch";
@@ -190,6 +191,7 @@ export async function createLocalService(options: LocalServiceOptions): Promise<
         job,
       ),
     options.logger,
+    (job) => failUnfinishedPreflight({ preflights, clock: sync.deps.clock, logger: options.logger }, job),
   );
   const onboarding: OnboardingDeps = {
     connections: sync.connections,

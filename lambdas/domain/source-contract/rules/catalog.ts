@@ -6,6 +6,7 @@ import { errorBody } from "./error-rules";
 import { SYNC_FAILURE_RULES } from "./failure-rules";
 import { ascending, filtered, inclusive, offsetHonoured } from "./incremental-rules";
 import { hasMoreSuccessor, limitHonoured, noDuplicateRecord, noRepeatPage, pageCap } from "./paging-rules";
+import { preflightTimeLimit } from "./preflight-rules";
 import { QUERY_RULES } from "./query-rules";
 import { rateDeclared, rateRetriesExhausted, rateRetryAfter } from "./rate-rules";
 import { RECORD_RULES, SYNC_ONLY_RECORD_RULES } from "./record-rules";
@@ -43,9 +44,10 @@ export const KIT_RULES: readonly RuleInfo[] = [
 
 /**
  * The one list of rule ids: the kit's, then those only a sync can see (silent
- * rules its records hit, then why an entity failed). Run findings, failed
- * entity rows, record lineage and the quality route name rules by these ids.
+ * rules its records hit, then why an entity failed), then the service's check's
+ * own (its time limit). Run findings, failed entity rows, record lineage, the
+ * quality route and the service's check name rules by these ids.
  */
-export const ALL_RULES: readonly RuleInfo[] = [...KIT_RULES, ...SYNC_ONLY_RECORD_RULES, ...SYNC_FAILURE_RULES];
+export const ALL_RULES: readonly RuleInfo[] = [...KIT_RULES, ...SYNC_ONLY_RECORD_RULES, ...SYNC_FAILURE_RULES, preflightTimeLimit];
 
 export const RULES_BY_ID: ReadonlyMap<string, RuleInfo> = new Map(ALL_RULES.map((r) => [r.id, r]));
