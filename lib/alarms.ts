@@ -80,7 +80,7 @@ export const THRESHOLDS = {
   dynamoSystemErrors: 5,
 } as const;
 
-/** Throttles are retried with jitter for minutes (docs/operations.md, "Guardrails"): only throttling sustained for this many 5-minute periods alarms. */
+/** Throttles are retried with jitter for minutes (docs/aws-guardrails.md, "Guardrails"): only throttling sustained for this many 5-minute periods alarms. */
 export const SUSTAINED_PERIODS = 3;
 
 const PERIOD = Duration.minutes(5);

@@ -119,7 +119,7 @@ export class ServiceFunction extends Construct {
         sourcesContent: false,
         // esbuild's warnings and errors, not its info-level summary of output files, which marks every file over
         // 1 MiB: each bundle carries undici and the AWS SDK on purpose; test/cdk/bundling.e2e.test.ts checks the
-        // sizes instead (docs/operations.md, "Bundles").
+        // sizes instead (docs/aws-guardrails.md, "Bundles").
         logLevel: LogLevel.WARNING,
       },
     });
