@@ -5,6 +5,7 @@ import { MAX_FRESHNESS_HOURS } from "../core/freshness";
 import { InvalidFieldError, MalformedBodyError } from "./onboarding-errors";
 import { AuditScheduleSchema } from "../core/audit-schedule";
 import { MAX_CONNECTION_NAME_LENGTH } from "../core/connection";
+import { LINE_OF_TEXT } from "../core/portable-patterns";
 
 export { MAX_RATE_LIMIT };
 /** Longest accepted source token; anything longer is not a Bearer token anyone issues. */
@@ -52,13 +53,17 @@ const freshnessHours = v.pipe(
   v.maxValue(MAX_FRESHNESS_HOURS, FRESHNESS_RULE),
 );
 
-/** The owner's name for the connection: trimmed; a line of text, so no control character (a newline, a tab). */
+/**
+ * The owner's name for the connection: a line of text, so no control character (a newline, a tab), and not blank;
+ * trimmed. The pattern comes first, on the text as sent, so the published pattern refuses what the API refuses.
+ */
 const name = v.pipe(
   v.string("must be a string"),
+  v.minLength(1, "must not be empty"),
+  v.check((text) => text.trim() !== "", "must not be empty"),
+  v.regex(LINE_OF_TEXT, "must not contain control characters"),
   v.trim(),
-  v.nonEmpty("must not be empty"),
   v.maxLength(MAX_CONNECTION_NAME_LENGTH, `must be at most ${MAX_CONNECTION_NAME_LENGTH} characters`),
-  v.regex(/^\P{Cc}+$/u, "must not contain control characters"),
 );
 
 /** POST body. Unknown fields are ignored (v.object drops them). */

@@ -9,6 +9,7 @@
 import { toJsonSchema } from "@valibot/to-json-schema";
 import type * as v from "valibot";
 import { STAGE_KINDS, SYNC_ENTITIES, type SyncEntity } from "../core/entities";
+import { patternSourceOf } from "../core/portable-patterns";
 import { MAX_RETRIES, PAGE_SIZE, TEXT_LIMITS } from "../core/limits";
 import { entityDefinition } from "../source-contract/entity-catalog";
 import { customFieldsMap, customFieldsPairs } from "../records/fields/custom-fields";
@@ -44,6 +45,9 @@ function resourceSchema(entity: SyncEntity): JsonObject {
   const { $schema: _dialect, ...schema } = toJsonSchema(entityDefinition(entity).schema as v.GenericSchema, {
     target: "draft-2020-12",
     errorMode: "ignore",
+    // A pattern as it was written (RegExp's own source escapes some characters in a way not every engine reads).
+    overrideAction: ({ valibotAction, jsonSchema }) =>
+      valibotAction.type === "regex" ? { ...jsonSchema, pattern: patternSourceOf((valibotAction as unknown as { requirement: RegExp }).requirement) } : undefined,
     // Pipes are not offered to overrideSchema, so their first schema stands for them.
     overrideSchema: ({ valibotSchema }) => {
       if (valibotSchema === recordId.pipe[0]) return { type: "string", minLength: 1, maxLength: TEXT_LIMITS.id, description: "Stable and unique per connection; over-length fails the page" };
@@ -106,9 +110,15 @@ function operation(entity: SyncEntity): JsonObject {
       description: "ISO-8601 with an offset (Z, +HH:MM or -HH:MM, all to be honoured). Return only records whose updated_at (events: updated_at, else created_at) is >= this instant, ascending by it within and across pages",
     });
   }
+  const incremental = definition.incremental
+    ? "Incremental: only records changed since updated_since, oldest first."
+    : "A full list on every sync: updated_since is not sent.";
+  const presence = definition.required ? "Every source implements it." : "A source may leave it out and answer 404: the entity is skipped.";
   return {
     operationId: `list${RESOURCE[entity]}s`,
     summary: `${definition.required ? "Required" : "Optional"}: ${entity}`,
+    description: `Pages of ${entity}, ${PAGE_SIZE} at most, in the envelope {data, has_more}. ${incremental} ${presence}`,
+    tags: [definition.required ? "Required endpoints" : "Optional endpoints"],
     parameters,
     responses: {
       "200": { description: "A page; an empty result is 200 with data [] and has_more false, never 404", content: json(ref(`${RESOURCE[entity]}Page`)) },
@@ -140,7 +150,13 @@ export function buildSourceApiOpenApi(): JsonObject {
       title: "CRM source API (implemented by the customer)",
       version: "1.0",
       description: "The read-only pull API a customer's CRM exposes to the analytics service. Check an implementation with `npx crm-preflight <base_url>`; see docs/source-api.md.",
+      contact: { name: "The CRM integration service's team (docs/source-api.md)" },
+      license: { name: "Proprietary: for the service's workspaces and their source API's developers", identifier: "LicenseRef-Proprietary" },
     },
+    tags: [
+      { name: "Required endpoints", description: "The four endpoints every source implements: pipelines (with their stages), users, contacts, leads" },
+      { name: "Optional endpoints", description: "Tasks, calls and events: a 404 means not implemented, and the entity is skipped" },
+    ],
     servers: [{ url: "{base_url}", variables: { base_url: { default: "https://crm.example.com/api/v1", description: "The versioned root of the source API" } } }],
     security: [{ sourceToken: [] }],
     paths: Object.fromEntries(SYNC_ENTITIES.map((entity) => [entityDefinition(entity).path, { get: operation(entity) }])),

@@ -1,5 +1,6 @@
 import { toJsonSchema, toJsonSchemaDefs } from "@valibot/to-json-schema";
 import { COLLECTIONS } from "../../domain/core/entities";
+import { patternSourceOf } from "../../domain/core/portable-patterns";
 import { RunSummarySchema } from "../../domain/core/run-summary";
 import { RecordWithLineageSchema } from "../../domain/core/record-lineage";
 import { NotificationListSchema } from "../../domain/core/service-events";
@@ -20,7 +21,12 @@ import { PreflightRunSchema } from "../../domain/preflight/preflight-run";
 import { API_PREFIX, ROUTES, type Route } from "./routes";
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+
 const content = (schema: object) => ({ "application/json": { schema } });
+
+/** A regex action's pattern as it was written (RegExp's own source escapes some characters in a way not every engine reads). */
+const publishedPattern = ({ valibotAction, jsonSchema }: { valibotAction: { type: string }; jsonSchema: object }) =>
+  valibotAction.type === "regex" ? { ...jsonSchema, pattern: patternSourceOf((valibotAction as unknown as { requirement: RegExp }).requirement) } : undefined;
 
 /**
  * Request bodies come from the valibot schemas the handlers validate with: one
@@ -28,7 +34,7 @@ const content = (schema: object) => ({ "application/json": { schema } });
  * transform or a custom check; those few facts are added back here.
  */
 const bodySchema = (schema: Parameters<typeof toJsonSchema>[0], options: { atLeastOneField?: boolean } = {}) => {
-  const { $schema: _dialect, ...rest } = toJsonSchema(schema, { errorMode: "ignore" }) as {
+  const { $schema: _dialect, ...rest } = toJsonSchema(schema, { errorMode: "ignore", overrideAction: publishedPattern }) as {
     $schema?: string;
     properties?: Record<string, Record<string, unknown>>;
   };
@@ -69,6 +75,7 @@ export const RESPONSE_SCHEMAS = {
 function responseComponents(): Record<string, object> {
   return toJsonSchemaDefs(RESPONSE_SCHEMAS, {
     errorMode: "ignore",
+    overrideAction: publishedPattern,
     overrideRef: ({ referenceId }) => `#/components/schemas/${referenceId}`,
   });
 }
@@ -86,6 +93,28 @@ const ERROR_RESPONSES: Record<string, { description: string; headers?: Record<st
     headers: { "Retry-After": { description: "Seconds to wait before retrying", schema: { type: "integer", const: RETRY_AFTER_SECONDS } } },
   },
 };
+
+/** Each operation's group in the document (its tag), by operationId: a route without one fails the lint test. */
+const TAGS = {
+  Connections: ["createConnection", "listConnections", "getConnection", "updateConnection", "deleteConnection", "testConnection", "pauseConnection", "resumeConnection"],
+  Syncs: ["triggerSync", "listSyncRuns", "getSyncRun", "cancelSyncRun", "resetSync"],
+  Audits: ["startAudit", "listAudits", "getAudit"],
+  Records: ["listRecords", "getRecord", "explainRecord"],
+  Preflight: ["startPreflight", "getPreflight"],
+  Insights: ["getFunnel", "getQuality"],
+  Notifications: ["listNotifications"],
+} as const;
+const TAG_DESCRIPTIONS: Record<keyof typeof TAGS, string> = {
+  Connections: "A workspace's connections to its custom CRM source API: register, read, change, test, pause, delete",
+  Syncs: "Sync runs of a connection: start one, read its summary, cancel it, reset the watermarks",
+  Audits: "Audits that compare the source with the stored records and heal the difference",
+  Records: "The canonical records a connection's syncs have stored, and why a record is as it is",
+  Preflight: "The conformance check of the connection's source API, run from the service",
+  Insights: "Analytics and data quality over a connection's records",
+  Notifications: "What the service told the workspace: runs that failed, connections gone stale",
+};
+const tagOf = (operationId: string): string | undefined =>
+  Object.entries(TAGS).find(([, operations]) => (operations as readonly string[]).includes(operationId))?.[0];
 
 function responsesOf(route: Route): Record<string, unknown> {
   const success: Record<string, unknown> = {
@@ -123,6 +152,12 @@ function responsesOf(route: Route): Record<string, unknown> {
   return { [String(route.successStatus)]: success[route.operationId], ...errors };
 }
 
+/** What an operation answers on success, in a sentence (its description in the document). */
+function descriptionOf(route: Route, responses: Record<string, unknown>): string {
+  const answer = (responses[String(route.successStatus)] as { description?: string } | undefined)?.description ?? "";
+  return `${route.summary}. The workspace owner's only. Answers ${route.successStatus}: ${answer.charAt(0).toLowerCase()}${answer.slice(1)}.`;
+}
+
 function operationOf(route: Route): Record<string, unknown> {
   const [, path = ""] = route.routeKey.split(" ");
   const parameters = [...path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({
@@ -131,13 +166,14 @@ function operationOf(route: Route): Record<string, unknown> {
     required: true,
     schema: name === "entity" ? { type: "string", enum: [...COLLECTIONS] } : { type: "string" },
   }));
-  if (route.operationId === "getRecord") {
-    parameters.push({ name: "pipeline_id", in: "query", required: false, schema: { type: "string", description: "Required for a stage: the pipeline it belongs to" } as never });
+  if (route.operationId === "getRecord" || route.operationId === "explainRecord") {
+    // An empty value is refused (422), as a missing one is for a stage.
+    parameters.push({ name: "pipeline_id", in: "query", required: false, schema: { type: "string", minLength: 1, description: "Required for a stage: the pipeline it belongs to" } as never });
   }
   if (route.operationId === "listRecords") {
     parameters.push(
       { name: "limit", in: "query", required: false, schema: { type: "integer", minimum: 1, maximum: RECORDS_MAX_LIMIT, default: RECORDS_DEFAULT_LIMIT } as never },
-      { name: "cursor", in: "query", required: false, schema: { type: "string" } },
+      { name: "cursor", in: "query", required: false, schema: { type: "string", minLength: 1, description: "next_cursor of the previous page; an empty one is refused (422)" } as never },
       {
         name: "order",
         in: "query",
@@ -155,13 +191,17 @@ function operationOf(route: Route): Record<string, unknown> {
         : route.operationId === "resetSync"
           ? bodySchema(ResetSyncSchema)
           : undefined;
+  const responses = responsesOf(route);
+  const tag = tagOf(route.operationId);
   return {
     operationId: route.operationId,
     summary: route.summary,
+    description: descriptionOf(route, responses),
+    ...(tag === undefined ? {} : { tags: [tag] }),
     security: [{ ownerSession: [] }],
     ...(parameters.length > 0 ? { parameters } : {}),
     ...(body ? { requestBody: { required: route.operationId !== "resetSync", content: content(body) } } : {}),
-    responses: responsesOf(route),
+    responses,
   };
 }
 
@@ -178,7 +218,19 @@ export function openApiDocument(): Record<string, unknown> {
       title: "Custom CRM integration: onboarding API",
       version: "1.0.0",
       description: `Register and operate connections to a customer's custom CRM source API. Base path ${API_PREFIX}. Only the workspace owner may call it.`,
+      contact: { name: "The CRM integration service's team (docs/onboarding-api.md)" },
+      license: { name: "Proprietary: for the service's workspaces", identifier: "LicenseRef-Proprietary" },
     },
+    // The origin that serves this document (the console's in AWS, the local runtime's on one machine): every path
+    // already starts with the base path.
+    servers: [
+      {
+        url: "{origin}",
+        description: "The origin this document is served from",
+        variables: { origin: { default: "http://127.0.0.1:3000", description: "The console's origin in AWS (ConsoleUrl), or the local runtime's" } },
+      },
+    ],
+    tags: Object.keys(TAGS).map((name) => ({ name, description: TAG_DESCRIPTIONS[name as keyof typeof TAGS] })),
     paths,
     components: {
       securitySchemes: {

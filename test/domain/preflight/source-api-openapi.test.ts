@@ -20,7 +20,7 @@ function validatorFor(schemaName: string) {
   const ajv = new Ajv2020({ allErrors: true, strict: true });
   ajv.addKeyword("components"); // the document's top level, so that its #/components/... refs resolve
   ajv.addKeyword("openapi");
-  for (const key of ["info", "servers", "security", "paths"]) ajv.addKeyword(key);
+  for (const key of ["info", "servers", "security", "tags", "paths"]) ajv.addKeyword(key);
   ajv.addSchema({ $id: DOC_ID, ...doc });
   return ajv.getSchema(`${DOC_ID}#/components/schemas/${schemaName}`) ?? ajv.compile({ $ref: `${DOC_ID}#/components/schemas/${schemaName}` });
 }

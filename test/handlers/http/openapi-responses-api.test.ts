@@ -50,7 +50,7 @@ const DATE_TIME = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2
 function documentValidator(document: object): Ajv2020 {
   const validator = new Ajv2020({ allErrors: true, strict: true });
   // The document's own top-level keys: not JSON Schema keywords, but its #/components/... refs must resolve.
-  for (const key of ["openapi", "info", "paths", "components", "x-error-statuses"]) validator.addKeyword(key);
+  for (const key of ["openapi", "info", "servers", "tags", "paths", "components", "x-error-statuses"]) validator.addKeyword(key);
   validator.addFormat("date-time", (text: string) => DATE_TIME.test(text) && !Number.isNaN(Date.parse(text)));
   validator.addFormat("uri", (text: string) => URL.canParse(text));
   validator.addSchema({ $id: DOC_ID, ...document });

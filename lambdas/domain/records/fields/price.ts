@@ -1,10 +1,13 @@
 import * as v from "valibot";
 import { PRICE_EXPONENT_MAX_DIGITS } from "../../core/limits";
+import { DIGIT, portableRegExp, WHITESPACE } from "../../core/portable-patterns";
 
 export const PRICE_RULE = "must be a number or a numeric string";
 
-// Decimal with optional sign and exponent; surrounding whitespace is fine.
-const NUMERIC = /^\s*[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?\s*$/;
+// Decimal with optional sign and exponent; surrounding whitespace (ECMAScript's \s) is fine. Spelled portably: the
+// source API's OpenAPI document publishes this pattern (core/portable-patterns.ts).
+const NUMERIC = portableRegExp(`^[${WHITESPACE}]*[+-]?(?:${DIGIT}+(?:\\.${DIGIT}*)?|\\.${DIGIT}+)(?:[eE][+-]?${DIGIT}+)?[${WHITESPACE}]*$`);
+// Only ever run on text NUMERIC has accepted, and never published.
 const PARTS = /^\s*([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?\s*$/;
 
 /**
@@ -17,7 +20,7 @@ export type WholeAmount = number | string;
 
 /** A whole amount as the API documents it: an integer, or beyond 2^53 its decimal digits as a string. */
 export const WholeAmountSchema = v.pipe(
-  v.union([v.pipe(v.number(), v.integer(), v.safeInteger()), v.pipe(v.string(), v.regex(/^-?[1-9]\d{15,}$/))]),
+  v.union([v.pipe(v.number(), v.integer(), v.safeInteger()), v.pipe(v.string(), v.regex(/^-?[1-9][0-9]{15,}$/))]),
   v.description("A whole amount: a JSON integer while it is within ±(2^53 - 1), else its exact decimal digits as a string"),
 );
 

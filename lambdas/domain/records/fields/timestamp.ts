@@ -1,8 +1,9 @@
 import * as v from "valibot";
 
-// Date, then optionally: T/space, time, fraction of any length, and Z or ±HH:MM / ±HHMM.
+// Date, then optionally: T/space, time, fraction of any length, and Z or ±HH:MM / ±HHMM. [0-9], not \d: the source
+// API's OpenAPI document publishes this pattern, and \d is any Unicode digit in some engines (core/portable-patterns.ts).
 export const TIMESTAMP =
-  /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(?:([Zz])|([+-])(\d{2}):?(\d{2}))?)?$/;
+  /^([0-9]{4})-([0-9]{2})-([0-9]{2})(?:[Tt ]([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\.([0-9]+))?(?:([Zz])|([+-])([0-9]{2}):?([0-9]{2}))?)?$/;
 
 const MS_PER_MINUTE = 60_000;
 // The Gregorian calendar repeats every 400 years (146097 days exactly).
