@@ -149,6 +149,9 @@ async function launch(port: number, dataDir: string | undefined): Promise<Dynamo
 
 class ReadyTimeoutError extends Error {}
 
+/** How long one readiness poll may wait for its answer. */
+const READY_REQUEST_TIMEOUT_MS = 10_000;
+
 /** Polls ListTables until it answers; gives up at the deadline or when aborted (the child failed). */
 async function waitUntilReady(endpoint: string, abort: AbortSignal): Promise<void> {
   const client = new DynamoDBClient({
@@ -156,7 +159,9 @@ async function waitUntilReady(endpoint: string, abort: AbortSignal): Promise<voi
     region: "us-east-1",
     credentials: { accessKeyId: "local", secretAccessKey: "local" },
     maxAttempts: 1,
-    requestHandler: { connectionTimeout: 1_000, requestTimeout: 2_000 },
+    // A cold JVM may take seconds to answer its first request: that is waiting, not a warning. A request still
+    // unanswered after READY_REQUEST_TIMEOUT_MS is ended as an error (the SDK would only warn) and polled again.
+    requestHandler: { connectionTimeout: 1_000, requestTimeout: READY_REQUEST_TIMEOUT_MS, throwOnRequestTimeout: true },
   });
   const deadline = Date.now() + START_TIMEOUT_MS;
   try {

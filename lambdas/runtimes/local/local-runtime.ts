@@ -12,6 +12,7 @@ import { createLocalJobs, createLocalService, type LocalService } from "./local-
 import { StartupError, type LocalRuntimeConfig } from "./local-runtime-config";
 import { scheduleLabel, startLocalSchedule } from "./local-schedule";
 import { checkDataDir, checkJava, checkPortFree } from "./startup-checks";
+import { lockDataDir } from "./data-dir-lock";
 
 /** The local table; DynamoDB Local keeps it in DATA_DIR/dynamodb. */
 export const LOCAL_TABLE_NAME = "crm-integration";
@@ -40,7 +41,16 @@ export async function startLocalRuntime(config: LocalRuntimeConfig, logger: Logg
   await checkPortFree(config.PORT, config.HOST);
   await checkJava();
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const unlock = lockDataDir(dataDir);
+  try {
+    return await startOnLockedDataDir(config, logger, dataDir, dynamoDbDir, unlock);
+  } catch (error) {
+    unlock();
+    throw error;
+  }
+}
 
+async function startOnLockedDataDir(config: LocalRuntimeConfig, logger: Logger, dataDir: string, dynamoDbDir: string, unlock: () => void): Promise<LocalRuntime> {
   let key: Buffer;
   try {
     key = await loadOrCreateKeyFile(join(dataDir, "token-encryption.key"));
@@ -108,6 +118,7 @@ export async function startLocalRuntime(config: LocalRuntimeConfig, logger: Logg
           await service.sync.stop();
           client.destroy();
           await dynamodb.stop();
+          unlock();
         })()),
     };
   } catch (error) {

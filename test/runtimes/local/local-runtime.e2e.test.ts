@@ -226,6 +226,20 @@ describe("friendly failure", () => {
     expect(cannotStart(result.stderr)).toEqual([expect.stringMatching(/data directory is corrupt.*move .* away/)]);
   });
 
+  test("a second npm start on a DATA_DIR in use: one line that says so, naming the running one's pid, exit non-zero; the first runs on", async () => {
+    const shared = join(dataDir, "in-use");
+    const first = await startLocalRuntime(readLocalRuntimeConfig({ DATA_DIR: shared, PORT: "0", SCHEDULE: "off" }), createMemoryLogger());
+    try {
+      const second = await runStart({ PORT: "0", DATA_DIR: shared });
+      expect(second.code).not.toBe(0);
+      expect(cannotStart(second.stderr)).toEqual([`cannot start: DATA_DIR ${shared} is in use by another npm start (pid ${process.pid}): stop that one first, or set DATA_DIR to another directory`]);
+      expect(second.stdout).not.toContain("CRM integration service:");
+      expect((await fetch(`${first.url}/api/v1/openapi.json`)).status).toBe(200);
+    } finally {
+      await first.stop();
+    }
+  }, 120_000);
+
   test("a bad setting: one line naming it, exit non-zero", async () => {
     const result = await runStart({ PORT: "0", DATA_DIR: join(dataDir, "bad"), TIME_SCALE: "fast" });
     expect(result.code).not.toBe(0);
