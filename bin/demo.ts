@@ -22,25 +22,72 @@ const say = (line = "") => process.stdout.write(`${line}\n`);
 // The machines here run Node 20; Lambda runs nodejs22.x. The SDK's notice about Node 22 says nothing new locally.
 process.env["AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED"] ??= "true";
 
-async function main(): Promise<number> {
+const DEMO_USAGE = `Usage: npm run demo [-- --help]
+
+Starts the service and the reference source API on this machine, creates a connection as a
+workspace owner, runs one full sync showing each entity's pages, retries and waits, then prints
+the run summary and totals from the canonical data. Ctrl-C stops everything and removes the
+data folder (unless DATA_DIR named it).
+
+Environment:
+  DATA_DIR    keep the data in this folder; default a new temporary folder, removed at the end
+  PORT        the API's port (default: a free one)
+  TIME_SCALE  multiplies the state machine's waits (default 0.1)
+`;
+
+/** Exit status after Ctrl-C, as a shell reports a process ended by SIGINT (128 + 2). */
+const INTERRUPTED = 130;
+
+async function main(args: readonly string[]): Promise<number> {
+  if (args.includes("--help") || args.includes("-h")) {
+    process.stdout.write(DEMO_USAGE);
+    return 0;
+  }
+  if (args.length > 0) {
+    process.stderr.write(`unknown argument ${args[0]}\n\n${DEMO_USAGE}`);
+    return 2;
+  }
   const keepData = process.env["DATA_DIR"] !== undefined;
   const dataDir = process.env["DATA_DIR"] ?? mkdtempSync(join(tmpdir(), "crm-demo-"));
   const events: Array<Record<string, unknown>> = [];
   // The service's JSON log lines go to memory: the demo shows what they mean instead.
   const logger = createJsonLogger({ write: (line) => events.push(JSON.parse(line) as Record<string, unknown>) });
 
-  const source = await startReferenceSource({
-    port: 0,
-    sizes: { contacts: 2000, leads: 2000, tasks: 1000, calls: 1000, events: 3000 },
-    faults: { throttleEvery: 37, retryAfterSeconds: 2, burst503: 2, burstEvery: 53 },
+  let source: Awaited<ReturnType<typeof startReferenceSource>> | undefined;
+  let starting: Promise<LocalRuntime> | undefined;
+  let cleaning: Promise<void> | undefined;
+  // Once, from the end of the run or from Ctrl-C: whatever has started is stopped (a runtime still starting is
+  // awaited first, so its DynamoDB Local is stopped too), then the data folder goes.
+  const cleanUp = () =>
+    (cleaning ??= (async () => {
+      const runtime = await starting?.catch(() => undefined);
+      await runtime?.stop();
+      await source?.close();
+      if (!keepData) rmSync(dataDir, { recursive: true, force: true });
+    })());
+  // `on`, not `once`: DynamoDB Local's orphan guard re-raises a SIGINT that no listener is left to handle, which
+  // would end the process before the clean-up. A second Ctrl-C while cleaning changes nothing.
+  let interrupted = false;
+  process.on("SIGINT", () => {
+    if (interrupted) return;
+    interrupted = true;
+    say();
+    say(`Interrupted: stopping${keepData ? "" : ` and removing ${dataDir}`}`);
+    void cleanUp().finally(() => process.exit(INTERRUPTED));
   });
-  let runtime: LocalRuntime | undefined;
+
   try {
-    runtime = await startLocalRuntime(
+    source = await startReferenceSource({
+      port: 0,
+      sizes: { contacts: 2000, leads: 2000, tasks: 1000, calls: 1000, events: 3000 },
+      faults: { throttleEvery: 37, retryAfterSeconds: 2, burst503: 2, burstEvery: 53 },
+    });
+    starting = startLocalRuntime(
       readLocalRuntimeConfig({ ...process.env, PORT: process.env["PORT"] ?? "0", DATA_DIR: dataDir, SCHEDULE: "off", TIME_SCALE: process.env["TIME_SCALE"] ?? "0.1" }),
       logger,
     );
-    say(`Service:          ${runtime.url}/api/v1  (data in ${dataDir}${keepData ? "" : ", removed at the end"})`);
+    const runtime = await starting;
+    say(`Service:          ${runtime.url}/api/v1  (data in ${dataDir}${keepData ? "" : ", removed at the end or on Ctrl-C"})`);
     say(`Reference source: ${source.url}  (${source.dataset.leads.length} leads, ${source.dataset.contacts.length} contacts; faults: a 429 every 37 requests, 2×503 every 53)`);
 
     const token = await issueSessionToken({ key: runtime.service.signingKey, account: "demo-workspace", role: "owner" });
@@ -59,9 +106,7 @@ async function main(): Promise<number> {
     await printTotals(api, connection.id);
     return summary.status === "succeeded" ? 0 : 1;
   } finally {
-    await runtime?.stop();
-    await source.close();
-    if (!keepData) rmSync(dataDir, { recursive: true, force: true });
+    await cleanUp();
   }
 }
 
@@ -142,7 +187,7 @@ async function printTotals(api: Api, connectionId: string): Promise<void> {
   say(`Canonical data: ${leads.length} leads: ${won.length} won, ${lost.length} lost, revenue won ${revenue.toLocaleString("en-US")}; ${tasks.length} tasks, ${overdue.length} overdue`);
 }
 
-main().then(
+main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error: unknown) => {
     console.error(error instanceof StartupError ? `cannot start: ${error.message}` : `demo failed: ${error instanceof Error ? error.message : String(error)}`);
