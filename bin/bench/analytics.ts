@@ -1,8 +1,7 @@
 import { performance } from "node:perf_hooks";
 import type { RecordWrite } from "../../lambdas/domain/core/ports/record-store";
 import { computeFunnel, readFunnelInput } from "../../lambdas/domain/onboarding/funnel-analytics";
-import { DynamoDbRunStore } from "../../lambdas/adapters/dynamodb/runs/dynamodb-run-store";
-import { DynamoDbRecordStore } from "../../lambdas/adapters/dynamodb/records/dynamodb-record-store";
+import { dynamoDbAdapters } from "../../lambdas/adapters/dynamodb/dynamodb-adapters";
 import { newRunId } from "../../lambdas/domain/sync/run-id";
 import { benchClient, bySize, dropTable, freshTable, type BenchContext, type MeasurementResult } from "./bench-env";
 import { num, type Table } from "./table";
@@ -24,8 +23,7 @@ export async function measureAnalytics(context: BenchContext): Promise<Measureme
   const client = benchClient(context.endpoint);
   const tableName = await freshTable(client, "analytics");
   try {
-    const records = new DynamoDbRecordStore({ client, tableName });
-    const runs = new DynamoDbRunStore({ client, tableName });
+    const { records, runs } = dynamoDbAdapters({ client, tableName });
     const connectionId = "bench-analytics";
     const now = new Date();
     const runId = newRunId(now);

@@ -13,7 +13,7 @@ import type { StoredConnection } from "../../lambdas/domain/core/connection";
 import { AesGcmTokenCipher } from "../../lambdas/adapters/local/aes-token-cipher";
 import { createLocalSync } from "../../lambdas/runtimes/local/local-composition";
 import { LocalSyncEngine } from "../../lambdas/runtimes/local/local-sync-engine";
-import { DynamoDbRunStore } from "../../lambdas/adapters/dynamodb/runs/dynamodb-run-store";
+import { dynamoDbAdapters } from "../../lambdas/adapters/dynamodb/dynamodb-adapters";
 import { createHttpSourceClient } from "../../lambdas/adapters/source-http/http-source-client";
 import { createGuardedFetch } from "../../lambdas/adapters/source-http/ssrf/guarded-fetch";
 import { leaseUntil } from "../../lambdas/domain/sync/entity-steps";
@@ -282,7 +282,7 @@ export function createInstrumentedSync(options: InstrumentedSyncOptions) {
 
   const engine = new LocalSyncEngine({ handlers, timeScale: 1 });
   const startDeps: StartSyncDeps = { ...local.startDeps, starter: engine };
-  const pollRuns = new DynamoDbRunStore({ client: pollClient, tableName: options.tableName });
+  const pollRuns = dynamoDbAdapters({ client: pollClient, tableName: options.tableName }).runs;
 
   function reset(): void {
     pages = [];

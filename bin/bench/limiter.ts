@@ -2,7 +2,8 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { randomUUID } from "node:crypto";
 import type { SourceClient } from "../../lambdas/domain/core/ports/source-client";
-import { DynamoDbRateLimiter, RATE_WINDOW_MS } from "../../lambdas/adapters/dynamodb/rate-limit/dynamodb-rate-limiter";
+import { RATE_WINDOW_MS } from "../../lambdas/adapters/dynamodb/rate-limit/dynamodb-rate-limiter";
+import { dynamoDbAdapters } from "../../lambdas/adapters/dynamodb/dynamodb-adapters";
 import { rateLimited } from "../../lambdas/domain/sync/rate-limited-source-client";
 import { createHttpSourceClient } from "../../lambdas/adapters/source-http/http-source-client";
 import { benchClient, bySize, dropTable, freshTable, type BenchContext, type MeasurementResult } from "./bench-env";
@@ -32,7 +33,7 @@ export async function measureLimiter(context: BenchContext): Promise<Measurement
   const caller = (connectionId: string, rate: number): SourceClient => {
     const own = benchClient(context.endpoint);
     processClients.push(own);
-    return rateLimited(http, new DynamoDbRateLimiter({ client: own, tableName }), { connectionId, rateLimit: rate });
+    return rateLimited(http, dynamoDbAdapters({ client: own, tableName }).limiter, { connectionId, rateLimit: rate });
   };
   const pages = (source: SourceClient, token: string, count: number) =>
     Promise.all(Array.from({ length: count }, (_, i) => source.fetchPage({ baseUrl, token }, { path: "/leads", page: i + 1 })));

@@ -3,7 +3,7 @@ import { performance } from "node:perf_hooks";
 import { TransactWriteItemsCommand, type DynamoDBClient, type TransactWriteItemsCommandInput } from "@aws-sdk/client-dynamodb";
 import type { PageWrite, StageKinds } from "../../lambdas/domain/core/ports/record-store";
 import { preparePage, type PreparedPage } from "../../lambdas/domain/ingestion/prepare-page";
-import { DynamoDbRunStore } from "../../lambdas/adapters/dynamodb/runs/dynamodb-run-store";
+import { dynamoDbAdapters } from "../../lambdas/adapters/dynamodb/dynamodb-adapters";
 import { planPageTransactions } from "../../lambdas/adapters/dynamodb/records/page-transactions";
 import { leaseUntil } from "../../lambdas/domain/sync/entity-steps";
 import { newRunId } from "../../lambdas/domain/sync/run-id";
@@ -50,7 +50,7 @@ export async function createTransactionFloor(options: {
     if (data.length !== 100) throw new Error(`GET /leads?page=${page} gave ${data.length} leads, not 100: the source needs more leads for the floor`);
     pages.push(preparePage({ entity: "leads", page, data, previous: null, stageKinds }));
   }
-  const runs = new DynamoDbRunStore({ client, tableName });
+  const { runs } = dynamoDbAdapters({ client, tableName });
   const pageWrite = (connectionId: string, runId: string, page: number, prepared: PreparedPage): PageWrite => ({
     connectionId,
     records: prepared.writes,

@@ -1,5 +1,5 @@
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { DynamoDbConnectionStore } from "../../adapters/dynamodb/connections/dynamodb-connection-store";
+import { dynamoDbAdapters, type DynamoDbAdapters } from "../../adapters/dynamodb/dynamodb-adapters";
 import type { Clock, Sleep } from "../../domain/core/ports/clock";
 import { systemClock } from "../../domain/core/ports/clock";
 import type { Logger } from "../../domain/core/ports/logger";
@@ -7,16 +7,10 @@ import type { Metrics } from "../../domain/core/ports/metrics";
 import type { SourceClient } from "../../domain/core/ports/source-client";
 import type { TokenCipher } from "../../domain/core/ports/token-cipher";
 import { CountingMetrics } from "../../adapters/local/counting-metrics";
-import { DynamoDbNotificationStore } from "../../adapters/dynamodb/notifications/dynamodb-notification-store";
 import { logEventPublisher } from "../../adapters/local/log-event-publisher";
 import { notifyingPublisher } from "../../domain/notifications/notifying-publisher";
 import { scheduleIntervalMs } from "../../domain/sync/schedule-interval";
-import { DynamoDbRateLimiter } from "../../adapters/dynamodb/rate-limit/dynamodb-rate-limiter";
-import { DynamoDbPurgeQueue } from "../../adapters/dynamodb/purges/dynamodb-purge-queue";
 import { purgeDeletedConnections, type PurgeDeps, type PurgeResult } from "../../domain/retention/purge-deleted-connections";
-import { DynamoDbRunStore } from "../../adapters/dynamodb/runs/dynamodb-run-store";
-import { DynamoDbRecordStore } from "../../adapters/dynamodb/records/dynamodb-record-store";
-import { DynamoDbAuditStore } from "../../adapters/dynamodb/audits/dynamodb-audit-store";
 import { makeSyncHandlers } from "../../handlers/sync/sync-handlers";
 import type { StartSyncDeps, SyncDeps } from "../../domain/sync/sync-deps";
 import { LocalSyncEngine } from "./local-sync-engine";
@@ -24,7 +18,6 @@ import type { TaskHandler } from "./step-functions/local-step-functions";
 import { loadOrCreateSigningKey, type LocalSigningKey } from "./local-token-issuer";
 import { makeApiHandler } from "../../handlers/http/api-handler";
 import type { OnboardingDeps } from "../../domain/onboarding/onboarding-deps";
-import { DynamoDbPreflightStore } from "../../adapters/dynamodb/preflight-runs/dynamodb-preflight-store";
 import { failUnfinishedPreflight } from "../../domain/preflight/preflight-failure";
 import { runPreflightJob } from "../../domain/preflight/preflight-job";
 import { createHttpSourceClient } from "../../adapters/source-http/http-source-client";
@@ -52,10 +45,12 @@ export interface LocalSync {
   /** What starting a run needs (the API, the schedule tick, tests): its starter is `engine`. */
   readonly startDeps: StartSyncDeps;
   readonly engine: LocalSyncEngine;
-  readonly records: DynamoDbRecordStore;
-  readonly runs: DynamoDbRunStore;
-  readonly connections: DynamoDbConnectionStore;
-  readonly limiter: DynamoDbRateLimiter;
+  /** Every adapter on the table (the API's and the jobs' too), built once here. */
+  readonly adapters: DynamoDbAdapters;
+  readonly records: DynamoDbAdapters["records"];
+  readonly runs: DynamoDbAdapters["runs"];
+  readonly connections: DynamoDbAdapters["connections"];
+  readonly limiter: DynamoDbAdapters["limiter"];
   stop(): Promise<void>;
 }
 
@@ -97,14 +92,12 @@ export interface LocalSyncOptions {
 export function createLocalSync(options: LocalSyncOptions): LocalSync {
   const { client, tableName } = options;
   const clock = options.clock ?? systemClock;
-  const records = new DynamoDbRecordStore({ client, tableName });
-  const runs = new DynamoDbRunStore({ client, tableName });
-  const connections = new DynamoDbConnectionStore({ client, tableName });
-  const limiter = new DynamoDbRateLimiter({ client, tableName });
+  const adapters = dynamoDbAdapters({ client, tableName });
+  const { records, runs, connections, limiter } = adapters;
   const deps: SyncDeps = {
     // The same events as in AWS: recorded as notifications, then logged instead of sent to EventBridge.
     events: notifyingPublisher({
-      notifications: new DynamoDbNotificationStore({ client, tableName }),
+      notifications: adapters.notifications,
       out: logEventPublisher(options.logger),
       clock,
       logger: options.logger,
@@ -114,7 +107,7 @@ export function createLocalSync(options: LocalSyncOptions): LocalSync {
     cipher: options.cipher,
     runs,
     records,
-    audits: new DynamoDbAuditStore({ client, tableName }),
+    audits: adapters.audits,
     source: options.source,
     limiter,
     clock,
@@ -138,7 +131,7 @@ export function createLocalSync(options: LocalSyncOptions): LocalSync {
     logger: options.logger,
     staleCheck: { records, events: deps.events, scheduleIntervalMs: deps.scheduleIntervalMs ?? null },
   };
-  return { deps, startDeps, engine, records, runs, connections, limiter, stop: () => engine.stop() };
+  return { deps, startDeps, engine, adapters, records, runs, connections, limiter, stop: () => engine.stop() };
 }
 
 export interface LocalServiceOptions {
@@ -183,7 +176,7 @@ export async function createLocalService(options: LocalServiceOptions): Promise<
   if (gates !== undefined) gateDynamoDbClient(options.client, gates);
   const source = gates === undefined ? httpSource : gateSourceClient(httpSource, gates);
   const sync = createLocalSync({ ...options, source, ...(gates === undefined ? {} : { gates }) });
-  const preflights = new DynamoDbPreflightStore({ client: options.client, tableName: options.tableName });
+  const { preflights, notifications } = sync.adapters;
   const preflightLauncher = new InProcessPreflightLauncher(
     (job) =>
       runPreflightJob(
@@ -206,7 +199,7 @@ export async function createLocalService(options: LocalServiceOptions): Promise<
     logger: options.logger,
     preflights,
     preflightLauncher,
-    notifications: new DynamoDbNotificationStore({ client: options.client, tableName: options.tableName }),
+    notifications,
     baseUrls: baseUrlPolicy({ allowLoopback: options.allowLoopbackSources }),
     keySpace: dynamoDbKeySpace,
     ...(options.schedule === undefined ? {} : { schedule: options.schedule }),
@@ -244,9 +237,6 @@ export interface LocalJobs {
 }
 
 export interface LocalJobsOptions {
-  /** The sync's client and table: the purge queue is one more adapter on them. */
-  readonly client: DynamoDBClient;
-  readonly tableName: string;
   /** MAX_CONCURRENT_RUNS: the cap on concurrent runs, as context maxConcurrentRuns sets it in AWS. */
   readonly maxConcurrentRuns: number;
   readonly timeScale: number;
@@ -263,7 +253,7 @@ export function createLocalJobs(sync: LocalSync, options: LocalJobsOptions): Loc
     logger: options.logger,
   });
   const purgeDeps: PurgeDeps = {
-    purges: new DynamoDbPurgeQueue({ client: options.client, tableName: options.tableName }),
+    purges: sync.adapters.purges,
     connections: sync.connections,
     clock: sync.deps.clock,
     logger: options.logger,

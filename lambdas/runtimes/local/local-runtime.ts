@@ -84,8 +84,6 @@ async function startOnLockedDataDir(config: LocalRuntimeConfig, logger: Logger, 
     const api = await service.listen(config.PORT, config.HOST);
     await resumeCutShortRuns(service, logger);
     const jobs = createLocalJobs(service.sync, {
-      client,
-      tableName: LOCAL_TABLE_NAME,
       maxConcurrentRuns: config.MAX_CONCURRENT_RUNS,
       timeScale: config.TIME_SCALE,
       logger,

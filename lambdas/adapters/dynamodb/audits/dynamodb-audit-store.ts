@@ -2,11 +2,11 @@ import {
   BatchGetItemCommand,
   GetItemCommand,
   PutItemCommand,
-  QueryCommand,
   UpdateItemCommand,
   ConditionalCheckFailedException,
   type AttributeValue,
 } from "@aws-sdk/client-dynamodb";
+import { queryAll, queryPages } from "../table/query-all";
 import { DynamoDbTableAdapter } from "../table/dynamodb-table-adapter";
 import type { Collection } from "../../../domain/core/entities";
 import { StoreUnavailableError } from "../../../domain/core/errors";
@@ -67,31 +67,26 @@ export class DynamoDbAuditStore extends DynamoDbTableAdapter implements AuditSto
   }
 
   async seenAhead(connectionId: string, auditId: string, entity: AuditEntity, id: string): Promise<SeenAhead | null> {
-    let startKey: Item | undefined;
-    do {
-      // Newest page first: records ascend, so those past the watermark sit on the entity's last pages.
-      const out = await this.client.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          KeyConditionExpression: "#pk = :pk AND begins_with(#sk, :entity)",
-          ProjectionExpression: "#ahead, #settled, #watermark",
-          ExpressionAttributeNames: { "#pk": AUDIT_ATTR.pk, "#sk": AUDIT_ATTR.sk, "#ahead": AUDIT_ATTR.ahead, "#settled": AUDIT_ATTR.settled, "#watermark": AUDIT_ATTR.watermark },
-          ExpressionAttributeValues: { ":pk": { S: returnedPartitionKey(connectionId, auditId) }, ":entity": { S: returnedEntityPrefix(entity) } },
-          ScanIndexForward: false,
-          Limit: SEEN_AHEAD_PAGES_PER_QUERY,
-          ExclusiveStartKey: startKey,
-          ConsistentRead: true,
-        }),
-      );
-      for (const item of out.Items ?? []) {
+    // Newest page first: records ascend, so those past the watermark sit on the entity's last pages.
+    const pages = queryPages(this.client, {
+      TableName: this.tableName,
+      KeyConditionExpression: "#pk = :pk AND begins_with(#sk, :entity)",
+      ProjectionExpression: "#ahead, #settled, #watermark",
+      ExpressionAttributeNames: { "#pk": AUDIT_ATTR.pk, "#sk": AUDIT_ATTR.sk, "#ahead": AUDIT_ATTR.ahead, "#settled": AUDIT_ATTR.settled, "#watermark": AUDIT_ATTR.watermark },
+      ExpressionAttributeValues: { ":pk": { S: returnedPartitionKey(connectionId, auditId) }, ":entity": { S: returnedEntityPrefix(entity) } },
+      ScanIndexForward: false,
+      Limit: SEEN_AHEAD_PAGES_PER_QUERY,
+      ConsistentRead: true,
+    });
+    for await (const items of pages) {
+      for (const item of items) {
         const ahead = JSON.parse(item[AUDIT_ATTR.ahead]?.S ?? "[]") as [string, string][];
         const found = ahead.find(([aheadId]) => aheadId === id);
         if (found !== undefined) return { auditId, updatedAt: found[1], watermark: item[AUDIT_ATTR.watermark]?.S ?? null };
         // A page at or below the watermark, or one kept before audits remembered what was ahead: none before it is ahead.
         if (item[AUDIT_ATTR.settled]?.BOOL !== false) return null;
       }
-      startKey = out.LastEvaluatedKey;
-    } while (startKey !== undefined);
+    }
     return null;
   }
 
@@ -170,23 +165,14 @@ export class DynamoDbAuditStore extends DynamoDbTableAdapter implements AuditSto
   }
 
   private async returnedIds(connectionId: string, auditId: string, entity: AuditEntity): Promise<Set<string>> {
-    const ids = new Set<string>();
-    let startKey: Item | undefined;
-    do {
-      const out = await this.client.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          KeyConditionExpression: "#pk = :pk AND begins_with(#sk, :entity)",
-          ExpressionAttributeNames: { "#pk": AUDIT_ATTR.pk, "#sk": AUDIT_ATTR.sk },
-          ExpressionAttributeValues: { ":pk": { S: returnedPartitionKey(connectionId, auditId) }, ":entity": { S: returnedEntityPrefix(entity) } },
-          ExclusiveStartKey: startKey,
-          ConsistentRead: true,
-        }),
-      );
-      for (const item of out.Items ?? []) for (const id of JSON.parse(item[AUDIT_ATTR.ids]?.S ?? "[]") as string[]) ids.add(id);
-      startKey = out.LastEvaluatedKey;
-    } while (startKey !== undefined);
-    return ids;
+    const items = await queryAll(this.client, {
+      TableName: this.tableName,
+      KeyConditionExpression: "#pk = :pk AND begins_with(#sk, :entity)",
+      ExpressionAttributeNames: { "#pk": AUDIT_ATTR.pk, "#sk": AUDIT_ATTR.sk },
+      ExpressionAttributeValues: { ":pk": { S: returnedPartitionKey(connectionId, auditId) }, ":entity": { S: returnedEntityPrefix(entity) } },
+      ConsistentRead: true,
+    });
+    return new Set(items.flatMap((item) => JSON.parse(item[AUDIT_ATTR.ids]?.S ?? "[]") as string[]));
   }
 
   /**
@@ -200,26 +186,14 @@ export class DynamoDbAuditStore extends DynamoDbTableAdapter implements AuditSto
 
   /** One shard's record ids, a Query page at a time. */
   private async shardIds(pk: string): Promise<string[]> {
-    const ids: string[] = [];
-    let startKey: Item | undefined;
-    do {
-      const out = await this.client.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          KeyConditionExpression: "#pk = :pk",
-          ProjectionExpression: "#sk",
-          ExpressionAttributeNames: { "#pk": ATTR.pk, "#sk": ATTR.sk },
-          ExpressionAttributeValues: { ":pk": { S: pk } },
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      for (const item of out.Items ?? []) {
-        const id = item[ATTR.sk]?.S;
-        if (id !== undefined) ids.push(id);
-      }
-      startKey = out.LastEvaluatedKey;
-    } while (startKey !== undefined);
-    return ids;
+    const items = await queryAll(this.client, {
+      TableName: this.tableName,
+      KeyConditionExpression: "#pk = :pk",
+      ProjectionExpression: "#sk",
+      ExpressionAttributeNames: { "#pk": ATTR.pk, "#sk": ATTR.sk },
+      ExpressionAttributeValues: { ":pk": { S: pk } },
+    });
+    return items.flatMap((item) => (item[ATTR.sk]?.S === undefined ? [] : [item[ATTR.sk]!.S!]));
   }
 
   private async markAbsent(connectionId: string, collection: Collection, id: string, auditId: string, at: string): Promise<void> {

@@ -8,6 +8,7 @@ import {
   type AttributeValue,
   type QueryCommandInput,
 } from "@aws-sdk/client-dynamodb";
+import { queryAll } from "../table/query-all";
 import { marshall, unmarshall } from "@aws-sdk/util-dynamodb";
 import * as v from "valibot";
 import { DynamoDbTableAdapter, type DynamoDbTableOptions } from "../table/dynamodb-table-adapter";
@@ -154,23 +155,15 @@ export class DynamoDbConnectionStore extends DynamoDbTableAdapter implements Con
   /** Sets expires_at on the connection's watermarks and lock, only on items that exist (never a stub). */
   private async markLeftovers(connectionId: string): Promise<void> {
     const expiresAt = Math.floor(this.now() / 1000) + DELETED_CONNECTION_RETENTION_SECONDS;
-    const keys: Item[] = [lockKey(connectionId)];
-    let startKey: Item | undefined;
-    do {
-      const out = await this.client.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          KeyConditionExpression: "#pk = :pk",
-          ProjectionExpression: "#pk, #sk",
-          ExpressionAttributeNames: { "#pk": ATTR.pk, "#sk": ATTR.sk },
-          ExpressionAttributeValues: { ":pk": { S: watermarkPartitionKey(connectionId) } },
-          ExclusiveStartKey: startKey,
-          ConsistentRead: true,
-        }),
-      );
-      keys.push(...(out.Items ?? []));
-      startKey = out.LastEvaluatedKey;
-    } while (startKey !== undefined);
+    const watermarks = await queryAll(this.client, {
+      TableName: this.tableName,
+      KeyConditionExpression: "#pk = :pk",
+      ProjectionExpression: "#pk, #sk",
+      ExpressionAttributeNames: { "#pk": ATTR.pk, "#sk": ATTR.sk },
+      ExpressionAttributeValues: { ":pk": { S: watermarkPartitionKey(connectionId) } },
+      ConsistentRead: true,
+    });
+    const keys: Item[] = [lockKey(connectionId), ...watermarks];
     for (const itemKey of keys) {
       try {
         await this.client.send(
@@ -189,20 +182,11 @@ export class DynamoDbConnectionStore extends DynamoDbTableAdapter implements Con
     }
   }
 
-  /** Every page of the query (a response stops at 1 MB; LastEvaluatedKey continues it). */
+  /** Every connection the query finds, read whole. */
   private async query(
     input: Pick<QueryCommandInput, "KeyConditionExpression" | "ExpressionAttributeNames" | "ExpressionAttributeValues">,
   ): Promise<StoredConnection[]> {
-    const connections: StoredConnection[] = [];
-    let startKey: Item | undefined;
-    do {
-      const out = await this.client.send(
-        new QueryCommand({ ...input, TableName: this.tableName, ExclusiveStartKey: startKey, ConsistentRead: true }),
-      );
-      for (const item of out.Items ?? []) connections.push(fromItem(item));
-      startKey = out.LastEvaluatedKey;
-    } while (startKey !== undefined);
-    return connections;
+    return (await queryAll(this.client, { ...input, TableName: this.tableName, ConsistentRead: true })).map(fromItem);
   }
 }
 

@@ -1,5 +1,6 @@
 import { BatchWriteItemCommand, DeleteItemCommand, QueryCommand, type AttributeValue } from "@aws-sdk/client-dynamodb";
 import { DynamoDbTableAdapter } from "../table/dynamodb-table-adapter";
+import { queryAll } from "../table/query-all";
 import { returnedPartitionKey } from "../audits/audit-keys";
 import { COLLECTIONS } from "../../../domain/core/entities";
 import { AUDIT_ID_PREFIX } from "../../../domain/core/run-mode";
@@ -116,24 +117,15 @@ export class DynamoDbPurgeQueue extends DynamoDbTableAdapter implements PurgeQue
 
   /** The ids of the connection's audits still in its run partition (keys only; an audit's summary outlives its returned ids). */
   private async auditIds(connectionId: string): Promise<string[]> {
-    const ids: string[] = [];
-    let startKey: Item | undefined;
-    do {
-      const out = await this.client.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          KeyConditionExpression: "#pk = :pk AND begins_with(#sk, :audit)",
-          ProjectionExpression: "#sk",
-          ExpressionAttributeNames: { "#pk": ATTR.pk, "#sk": ATTR.sk },
-          ExpressionAttributeValues: { ":pk": { S: runPartitionKey(connectionId) }, ":audit": { S: AUDIT_ID_PREFIX } },
-          ConsistentRead: true,
-          ...(startKey === undefined ? {} : { ExclusiveStartKey: startKey }),
-        }),
-      );
-      ids.push(...(out.Items ?? []).map((item) => item[ATTR.sk]?.S ?? "").filter((id) => id !== ""));
-      startKey = out.LastEvaluatedKey;
-    } while (startKey !== undefined);
-    return ids;
+    const items = await queryAll(this.client, {
+      TableName: this.tableName,
+      KeyConditionExpression: "#pk = :pk AND begins_with(#sk, :audit)",
+      ProjectionExpression: "#sk",
+      ExpressionAttributeNames: { "#pk": ATTR.pk, "#sk": ATTR.sk },
+      ExpressionAttributeValues: { ":pk": { S: runPartitionKey(connectionId) }, ":audit": { S: AUDIT_ID_PREFIX } },
+      ConsistentRead: true,
+    });
+    return items.map((item) => item[ATTR.sk]?.S ?? "").filter((id) => id !== "");
   }
 
   /** The keys (and a head's part count) of up to `limit` items from the start of a partition: what is deleted is gone, so the start is where to go on. */

@@ -6,10 +6,10 @@ import {
   QueryCommand,
   TransactWriteItemsCommand,
   type AttributeValue,
-  type DynamoDBClient,
   type TransactWriteItem,
   type TransactWriteItemsCommandInput,
 } from "@aws-sdk/client-dynamodb";
+import { queryAll } from "../table/query-all";
 import { unmarshall } from "@aws-sdk/util-dynamodb";
 import * as v from "valibot";
 import { DynamoDbTableAdapter } from "../table/dynamodb-table-adapter";
@@ -148,25 +148,15 @@ export class DynamoDbRecordStore extends DynamoDbTableAdapter implements RecordS
 
   /** The `attributes` of every item in one record shard, read whole. */
   private async headItems(pk: string, attributes: readonly string[]): Promise<Record<string, AttributeValue>[]> {
-    const items: Record<string, AttributeValue>[] = [];
     const names = Object.fromEntries(attributes.map((name, index) => [`#a${index}`, name]));
-    let startKey: Record<string, AttributeValue> | undefined;
-    do {
-      const out = await this.client.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          KeyConditionExpression: "#pk = :pk",
-          ProjectionExpression: Object.keys(names).join(", "),
-          ExpressionAttributeNames: { "#pk": ATTR.pk, ...names },
-          ExpressionAttributeValues: { ":pk": { S: pk } },
-          ExclusiveStartKey: startKey,
-          ConsistentRead: true,
-        }),
-      );
-      items.push(...(out.Items ?? []));
-      startKey = out.LastEvaluatedKey;
-    } while (startKey !== undefined);
-    return items;
+    return queryAll(this.client, {
+      TableName: this.tableName,
+      KeyConditionExpression: "#pk = :pk",
+      ProjectionExpression: Object.keys(names).join(", "),
+      ExpressionAttributeNames: { "#pk": ATTR.pk, ...names },
+      ExpressionAttributeValues: { ":pk": { S: pk } },
+      ConsistentRead: true,
+    });
   }
 
   /**

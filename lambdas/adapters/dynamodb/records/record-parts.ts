@@ -1,11 +1,11 @@
 import {
   BatchWriteItemCommand,
   GetItemCommand,
-  QueryCommand,
   TransactGetItemsCommand,
   type AttributeValue,
   type DynamoDBClient,
 } from "@aws-sdk/client-dynamodb";
+import { queryAll } from "../table/query-all";
 import type { Collection } from "../../../domain/core/entities";
 import { StoreUnavailableError } from "../../../domain/core/errors";
 import { ATTR, partPartitionKey, partSortKey, stagedPartPrefix } from "./keys";
@@ -99,23 +99,14 @@ async function readHead(table: PartsTable, head: Item): Promise<Item | undefined
 
 /** The chunks of one staged version, in part order (the 4-digit part number sorts as a number). */
 async function stagedChunks(table: PartsTable, partPk: string, version: string): Promise<string[]> {
-  const chunks: string[] = [];
-  let startKey: Item | undefined;
-  do {
-    const out = await table.client.send(
-      new QueryCommand({
-        TableName: table.tableName,
-        KeyConditionExpression: "#pk = :pk AND begins_with(#sk, :prefix)",
-        ExpressionAttributeNames: { "#pk": ATTR.pk, "#sk": ATTR.sk },
-        ExpressionAttributeValues: { ":pk": { S: partPk }, ":prefix": { S: stagedPartPrefix(version) } },
-        ExclusiveStartKey: startKey,
-        ConsistentRead: true,
-      }),
-    );
-    for (const item of out.Items ?? []) chunks.push(item[ATTR.doc]?.S ?? "");
-    startKey = out.LastEvaluatedKey;
-  } while (startKey !== undefined);
-  return chunks;
+  const items = await queryAll(table.client, {
+    TableName: table.tableName,
+    KeyConditionExpression: "#pk = :pk AND begins_with(#sk, :prefix)",
+    ExpressionAttributeNames: { "#pk": ATTR.pk, "#sk": ATTR.sk },
+    ExpressionAttributeValues: { ":pk": { S: partPk }, ":prefix": { S: stagedPartPrefix(version) } },
+    ConsistentRead: true,
+  });
+  return items.map((item) => item[ATTR.doc]?.S ?? "");
 }
 
 /**
@@ -127,23 +118,15 @@ async function stagedChunks(table: PartsTable, partPk: string, version: string):
  */
 export async function dropStaleParts(table: PartsTable, staged: StagedRecord): Promise<void> {
   const keep = stagedPartPrefix(staged.version);
-  const stale: Item[] = [];
-  let startKey: Item | undefined;
-  do {
-    const out = await table.client.send(
-      new QueryCommand({
-        TableName: table.tableName,
-        KeyConditionExpression: "#pk = :pk",
-        ProjectionExpression: "#pk, #sk",
-        ExpressionAttributeNames: { "#pk": ATTR.pk, "#sk": ATTR.sk },
-        ExpressionAttributeValues: { ":pk": { S: staged.partitionKey } },
-        ExclusiveStartKey: startKey,
-        ConsistentRead: true,
-      }),
-    );
-    for (const item of out.Items ?? []) if (!(item[ATTR.sk]?.S ?? "").startsWith(keep)) stale.push(item);
-    startKey = out.LastEvaluatedKey;
-  } while (startKey !== undefined);
+  const parts = await queryAll(table.client, {
+    TableName: table.tableName,
+    KeyConditionExpression: "#pk = :pk",
+    ProjectionExpression: "#pk, #sk",
+    ExpressionAttributeNames: { "#pk": ATTR.pk, "#sk": ATTR.sk },
+    ExpressionAttributeValues: { ":pk": { S: staged.partitionKey } },
+    ConsistentRead: true,
+  });
+  const stale = parts.filter((item) => !(item[ATTR.sk]?.S ?? "").startsWith(keep));
   for (let start = 0; start < stale.length; start += BATCH_WRITE_MAX) await deleteAll(table, stale.slice(start, start + BATCH_WRITE_MAX));
 }
 

@@ -2,13 +2,13 @@ import {
   BatchGetItemCommand,
   ConditionalCheckFailedException,
   GetItemCommand,
-  QueryCommand,
   TransactWriteItemsCommand,
   TransactionCanceledException,
   UpdateItemCommand,
   type AttributeValue,
   type Update,
 } from "@aws-sdk/client-dynamodb";
+import { queryAll } from "../table/query-all";
 import { DynamoDbTableAdapter } from "../table/dynamodb-table-adapter";
 import type { SummaryEntity } from "../../../domain/core/entities";
 import { StoreUnavailableError } from "../../../domain/core/errors";
@@ -162,16 +162,7 @@ export class DynamoDbRunStore extends DynamoDbTableAdapter implements RunStore {
     if (limit !== undefined && (!Number.isInteger(limit) || limit < 1 || limit > RUN_LIST_MAX_LIMIT)) {
       throw new RangeError(`limit must be an integer from 1 to ${RUN_LIST_MAX_LIMIT}; got ${limit}`);
     }
-    const runs: Item[] = [];
-    let startKey: Item | undefined;
-    do {
-      const out = await this.client.send(
-        new QueryCommand(listRunsRequest(this.tableName, connectionId, limit === undefined ? undefined : limit - runs.length, startKey, mode)),
-      );
-      runs.push(...(out.Items ?? []));
-      startKey = out.LastEvaluatedKey;
-    } while (startKey !== undefined && (limit === undefined || runs.length < limit));
-    return runs;
+    return queryAll(this.client, listRunsRequest(this.tableName, connectionId, mode), limit === undefined ? {} : { limit });
   }
 
   async entityStarted(connectionId: string, runId: string, entity: SummaryEntity): Promise<void> {

@@ -1,7 +1,6 @@
 import type {
   AttributeValue,
   GetItemCommandInput,
-  QueryCommandInput,
   TransactWriteItemsCommandInput,
   Update,
 } from "@aws-sdk/client-dynamodb";
@@ -17,6 +16,7 @@ import { AUDIT_SAMPLE_IDS, type AuditSummary, type HealedCounts } from "../../..
 import { FINDING_SAMPLE_IDS } from "../../../domain/core/limits";
 import { EntityProgressSchema, RunFindingSchema, RunSummarySchema, RunWaitSchema, type EntityProgress, type RunSummary, type RunWait } from "../../../domain/core/run-summary";
 import { PARTITION_KEY_MAX_BYTES, SORT_KEY_MAX_BYTES, utf8Bytes } from "../table/key-limits";
+import type { PagedQuery } from "../table/query-all";
 
 /**
  * A sync run's items in the single table (pk S, sk S): their keys, how they
@@ -297,21 +297,13 @@ export function getLockRequest(tableName: string, connectionId: string): GetItem
 }
 
 /** One page of the connection's runs of one mode, newest first (run ids sort by time; audits' above every sync's). */
-export function listRunsRequest(
-  tableName: string,
-  connectionId: string,
-  limit: number | undefined,
-  startKey: Item | undefined,
-  mode: RunMode = "sync",
-): QueryCommandInput {
+export function listRunsRequest(tableName: string, connectionId: string, mode: RunMode = "sync"): PagedQuery {
   return {
     TableName: tableName,
     KeyConditionExpression: mode === "audit" ? "#pk = :pk AND begins_with(#sk, :audit)" : "#pk = :pk AND #sk < :audit",
     ExpressionAttributeNames: { "#pk": RUN_ATTR.pk, "#sk": RUN_ATTR.sk },
     ExpressionAttributeValues: { ":pk": { S: runPartitionKey(connectionId) }, ":audit": { S: AUDIT_ID_PREFIX } },
     ScanIndexForward: false,
-    Limit: limit,
-    ExclusiveStartKey: startKey,
     ConsistentRead: true,
   };
 }

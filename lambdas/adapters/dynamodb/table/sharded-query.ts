@@ -1,4 +1,5 @@
-import { QueryCommand, type AttributeValue, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import type { AttributeValue, DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { queryPages } from "./query-all";
 import { RECORD_TABLE } from "./table-definition";
 
 type Item = Record<string, AttributeValue>;
@@ -20,11 +21,12 @@ export interface ShardedQuery {
 
 /** One shard's items in order, read from DynamoDB a page at a time as the merge needs them. */
 interface ShardStream {
-  readonly pk: string;
+  /** The shard's Query pages; each page is sent only when the merge asks for it. */
+  readonly pages: AsyncGenerator<Item[]>;
+  /** What the next page asks for: the least of `limit` (the shard's share, doubled after every page) and what the merge still wants, plus one. */
+  readonly sizing: { limit: number; wanted: number };
   buffer: { item: Item; sortValue: Buffer }[];
-  startKey: Item | undefined;
   done: boolean;
-  limit: number;
 }
 
 /**
@@ -37,8 +39,8 @@ interface ShardStream {
 export async function mergeShardQueries(query: ShardedQuery): Promise<Item[]> {
   const { partitionKeys, count } = query;
   const share = Math.ceil(count / Math.max(partitionKeys.length, 1)) + 1;
-  const streams: ShardStream[] = partitionKeys.map((pk) => ({ pk, buffer: [], startKey: undefined, done: false, limit: share }));
   const attribute = query.order === "key" ? RECORD_TABLE.sortKey.name : RECORD_TABLE.newestIndex.sortKey.name;
+  const streams = partitionKeys.map((pk) => shardStream(query, pk, attribute, share));
   // Ascending for the key, descending for newest: `first` says whether a comes before b.
   const first = query.order === "key" ? (a: Buffer, b: Buffer) => Buffer.compare(a, b) < 0 : (a: Buffer, b: Buffer) => Buffer.compare(a, b) > 0;
 
@@ -46,7 +48,7 @@ export async function mergeShardQueries(query: ShardedQuery): Promise<Item[]> {
   while (merged.length < count) {
     // Every shard that may still hold items must show its next one before the merge can choose.
     const dry = streams.filter((stream) => stream.buffer.length === 0 && !stream.done);
-    await Promise.all(dry.map((stream) => readMore(query, stream, attribute, count - merged.length)));
+    await Promise.all(dry.map((stream) => readMore(stream, attribute, count - merged.length)));
     let next: ShardStream | undefined;
     for (const stream of streams) {
       const head = stream.buffer[0];
@@ -59,26 +61,32 @@ export async function mergeShardQueries(query: ShardedQuery): Promise<Item[]> {
   return merged;
 }
 
-async function readMore(query: ShardedQuery, stream: ShardStream, attribute: string, wanted: number): Promise<void> {
+function shardStream(query: ShardedQuery, pk: string, attribute: string, share: number): ShardStream {
   const condition = query.after === undefined ? "" : query.order === "key" ? " AND #sort > :after" : " AND #sort < :after";
+  const sizing = { limit: share, wanted: 0 };
+  const pages = queryPages(query.client, () => ({
+    TableName: query.tableName,
+    KeyConditionExpression: `#pk = :pk${condition}`,
+    ExpressionAttributeNames: { "#pk": RECORD_TABLE.partitionKey.name, ...(condition === "" ? {} : { "#sort": attribute }) },
+    ExpressionAttributeValues: { ":pk": { S: pk }, ...(query.after === undefined ? {} : { ":after": { S: query.after } }) },
+    Limit: Math.min(sizing.limit, sizing.wanted + 1),
+    // The index is read backwards (newest first); a global secondary index cannot be read consistently.
+    ...(query.order === "newest" ? { IndexName: RECORD_TABLE.newestIndex.name, ScanIndexForward: false } : { ConsistentRead: true }),
+  }));
+  return { pages, sizing, buffer: [], done: false };
+}
+
+async function readMore(stream: ShardStream, attribute: string, wanted: number): Promise<void> {
+  stream.sizing.wanted = wanted;
   do {
-    const out = await query.client.send(
-      new QueryCommand({
-        TableName: query.tableName,
-        KeyConditionExpression: `#pk = :pk${condition}`,
-        ExpressionAttributeNames: { "#pk": RECORD_TABLE.partitionKey.name, ...(condition === "" ? {} : { "#sort": attribute }) },
-        ExpressionAttributeValues: { ":pk": { S: stream.pk }, ...(query.after === undefined ? {} : { ":after": { S: query.after } }) },
-        ExclusiveStartKey: stream.startKey,
-        Limit: Math.min(stream.limit, wanted + 1),
-        // The index is read backwards (newest first); a global secondary index cannot be read consistently.
-        ...(query.order === "newest" ? { IndexName: RECORD_TABLE.newestIndex.name, ScanIndexForward: false } : { ConsistentRead: true }),
-      }),
-    );
-    for (const item of out.Items ?? []) {
+    const next = await stream.pages.next();
+    if (next.done === true) {
+      stream.done = true;
+      return;
+    }
+    for (const item of next.value) {
       stream.buffer.push({ item, sortValue: Buffer.from(item[attribute]?.S ?? "", "utf8") });
     }
-    stream.startKey = out.LastEvaluatedKey;
-    stream.done = out.LastEvaluatedKey === undefined;
-    stream.limit *= 2;
-  } while (stream.buffer.length === 0 && !stream.done);
+    stream.sizing.limit *= 2;
+  } while (stream.buffer.length === 0);
 }

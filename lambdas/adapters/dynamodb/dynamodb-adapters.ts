@@ -1,0 +1,40 @@
+import { DynamoDbAuditStore } from "./audits/dynamodb-audit-store";
+import { DynamoDbConnectionStore } from "./connections/dynamodb-connection-store";
+import { DynamoDbNotificationStore } from "./notifications/dynamodb-notification-store";
+import { DynamoDbPreflightStore } from "./preflight-runs/dynamodb-preflight-store";
+import { DynamoDbPurgeQueue } from "./purges/dynamodb-purge-queue";
+import { DynamoDbRateLimiter } from "./rate-limit/dynamodb-rate-limiter";
+import { DynamoDbRecordStore } from "./records/dynamodb-record-store";
+import { DynamoDbRunStore } from "./runs/dynamodb-run-store";
+import type { DynamoDbTableOptions } from "./table/dynamodb-table-adapter";
+
+/** Every adapter on the single table, over one client. */
+export interface DynamoDbAdapters {
+  readonly records: DynamoDbRecordStore;
+  readonly runs: DynamoDbRunStore;
+  readonly connections: DynamoDbConnectionStore;
+  /** Keeps this process's queue of waiting calls: one per process, shared by everything that fetches. */
+  readonly limiter: DynamoDbRateLimiter;
+  readonly audits: DynamoDbAuditStore;
+  readonly notifications: DynamoDbNotificationStore;
+  readonly preflights: DynamoDbPreflightStore;
+  readonly purges: DynamoDbPurgeQueue;
+}
+
+/**
+ * The one place the DynamoDB adapters are built: both composition roots (AWS
+ * and local) and the bench take them from here, so a new store is wired once.
+ * Building one is cheap (no call is made), so a root takes all and uses some.
+ */
+export function dynamoDbAdapters(table: DynamoDbTableOptions): DynamoDbAdapters {
+  return {
+    records: new DynamoDbRecordStore(table),
+    runs: new DynamoDbRunStore(table),
+    connections: new DynamoDbConnectionStore(table),
+    limiter: new DynamoDbRateLimiter(table),
+    audits: new DynamoDbAuditStore(table),
+    notifications: new DynamoDbNotificationStore(table),
+    preflights: new DynamoDbPreflightStore(table),
+    purges: new DynamoDbPurgeQueue(table),
+  };
+}

@@ -1,0 +1,37 @@
+import { QueryCommand, type AttributeValue, type DynamoDBClient, type QueryCommandInput } from "@aws-sdk/client-dynamodb";
+
+type Item = Record<string, AttributeValue>;
+
+/** A Query as every adapter writes it; where a page starts is this module's business. */
+export type PagedQuery = Omit<QueryCommandInput, "ExclusiveStartKey">;
+
+/**
+ * Every page of one Query, in order: the one place that follows
+ * `LastEvaluatedKey` (a response stops at 1 MB or at `Limit`). `query` may be
+ * a function, asked again before each page, for a caller whose `Limit` moves
+ * between pages (the sharded merge). Stopping the loop stops the reads: a page
+ * is sent only when the caller asks for it.
+ */
+export async function* queryPages(client: Pick<DynamoDBClient, "send">, query: PagedQuery | (() => PagedQuery)): AsyncGenerator<Item[]> {
+  let startKey: Item | undefined;
+  do {
+    const input = typeof query === "function" ? query() : query;
+    const out = await client.send(new QueryCommand({ ...input, ...(startKey === undefined ? {} : { ExclusiveStartKey: startKey }) }));
+    startKey = out.LastEvaluatedKey;
+    yield out.Items ?? [];
+  } while (startKey !== undefined);
+}
+
+/**
+ * Every item of one Query, read a page at a time; with `limit`, at most that
+ * many (each page then asks only for what is still missing).
+ */
+export async function queryAll(client: Pick<DynamoDBClient, "send">, query: PagedQuery, options: { readonly limit?: number } = {}): Promise<Item[]> {
+  const { limit } = options;
+  const items: Item[] = [];
+  for await (const page of queryPages(client, limit === undefined ? query : () => ({ ...query, Limit: limit - items.length }))) {
+    items.push(...page);
+    if (limit !== undefined && items.length >= limit) break;
+  }
+  return items;
+}
