@@ -68,7 +68,7 @@ function sourceContent(entity: AuditEntity, doc: Readonly<Record<string, unknown
   return content;
 }
 
-export interface AuditPageInput {
+export interface HealPlanInput {
   readonly connectionId: string;
   readonly auditId: string;
   readonly entity: AuditEntity;
@@ -80,7 +80,7 @@ export interface AuditPageInput {
   readonly at: string;
 }
 
-export interface AuditPagePlan {
+export interface HealPlan {
   /** What the page commits: the healed records (with their heal mark) and the loss reasons they name. */
   readonly writes: readonly RecordWrite[];
   readonly healed: HealedCounts;
@@ -90,7 +90,7 @@ export interface AuditPagePlan {
 }
 
 /** Reads the stored versions of the page's records, remembers the ids the source returned, and plans the heal. */
-export async function planAuditPage(store: AuditStore, input: AuditPageInput): Promise<AuditPagePlan> {
+export async function planAuditPage(store: AuditStore, input: HealPlanInput): Promise<HealPlan> {
   const records = input.writes.filter((write) => write.collection === input.entity);
   const ids = records.map((write) => write.key[0]);
   const compared = (write: RecordWrite) => write.lineage?.sourceUpdatedAt ?? null;

@@ -27,3 +27,20 @@ export type AuditEntity = (typeof AUDIT_ENTITIES)[number];
 export function entitiesOfMode(mode: RunMode): readonly SyncEntity[] {
   return mode === "audit" ? AUDIT_ENTITIES : SYNC_ENTITIES;
 }
+
+/**
+ * What one page of a run is, decided once by the page task
+ * (lambdas/domain/sync/sync-page.ts) and carried as a value from there: a
+ * sync's page of any entity, or an audit's page of an incremental one.
+ */
+export type PageKind = { readonly mode: "sync"; readonly entity: SyncEntity } | { readonly mode: "audit"; readonly entity: AuditEntity };
+
+export function pageKindOf(runId: string, entity: SyncEntity): PageKind {
+  if (runModeOf(runId) === "sync") return { mode: "sync", entity };
+  if (!isAuditEntity(entity)) throw new TypeError(`an audit has no page of ${entity}: it reads only ${AUDIT_ENTITIES.join(", ")}`);
+  return { mode: "audit", entity };
+}
+
+export function isAuditEntity(entity: SyncEntity): entity is AuditEntity {
+  return (AUDIT_ENTITIES as readonly SyncEntity[]).includes(entity);
+}

@@ -3,6 +3,9 @@ import { MAX_RETRY_AFTER_SECONDS } from "../core/limits";
 import { METRIC } from "../core/metric-names";
 import { entityDefinition } from "../source-contract/entity-catalog";
 import { ingestPage } from "../ingestion/ingest-page";
+import { auditPage } from "../audits/audit-page";
+import type { FetchPageDeps, PageInput, PageResult } from "../ingestion/fetch-and-prepare";
+import { pageKindOf } from "../core/run-mode";
 import { rateLimited } from "./rate-limited-source-client";
 import { finishEntityAndAdvance, handOverIfContinuing, leaseUntil, nextPageStep } from "./entity-steps";
 import { readPageConnection, rotatedConnection } from "./page-connection";
@@ -47,29 +50,30 @@ export async function syncPage(deps: SyncDeps, state: SyncState): Promise<SyncSt
     slot,
   );
 
-  const ingest = (stored: StoredConnection, sourceToken: string) =>
-    ingestPage(
-      {
-        source,
-        store: deps.records,
-        audits: deps.audits,
-        logger: deps.logger,
-        ...(deps.stageKinds === undefined ? {} : { stageKinds: (id: string) => deps.stageKinds!(id, run.run_id) }),
-        ...(deps.userIds === undefined ? {} : { userIds: (id: string) => deps.userIds!(id, run.run_id) }),
-      },
-      { baseUrl: stored.base_url, token: sourceToken },
-      {
-        connectionId: run.connection_id,
-        entity: cursor.entity,
-        page: cursor.page,
-        updatedSince: cursor.updated_since,
-        watermark: cursor.watermark,
-        previous: cursor.previous,
-        run: { runId: run.run_id, ...pageTimes(deps.clock.now()) },
-        at: deps.clock.now().toISOString(),
-        ...(cursor.finding_samples === undefined ? {} : { findingSamples: cursor.finding_samples }),
-      },
-    );
+  // Decided once, here: a sync's page writes records, watermark and listing; an audit's only what it heals.
+  const kind = pageKindOf(run.run_id, cursor.entity);
+  const pageDeps: FetchPageDeps = {
+    source,
+    store: deps.records,
+    logger: deps.logger,
+    ...(deps.stageKinds === undefined ? {} : { stageKinds: (id: string) => deps.stageKinds!(id, run.run_id) }),
+    ...(deps.userIds === undefined ? {} : { userIds: (id: string) => deps.userIds!(id, run.run_id) }),
+  };
+  const ingest = (stored: StoredConnection, sourceToken: string): Promise<PageResult> => {
+    const sourceConnection = { baseUrl: stored.base_url, token: sourceToken };
+    const input: Omit<PageInput, "entity"> = {
+      connectionId: run.connection_id,
+      page: cursor.page,
+      updatedSince: cursor.updated_since,
+      watermark: cursor.watermark,
+      previous: cursor.previous,
+      run: { runId: run.run_id, ...pageTimes(deps.clock.now()) },
+      ...(cursor.finding_samples === undefined ? {} : { findingSamples: cursor.finding_samples }),
+    };
+    return kind.mode === "audit"
+      ? auditPage({ ...pageDeps, audits: deps.audits }, sourceConnection, { ...input, entity: kind.entity, at: deps.clock.now().toISOString() })
+      : ingestPage(pageDeps, sourceConnection, { ...input, entity: kind.entity });
+  };
 
   let page;
   try {

@@ -3,7 +3,8 @@ import { randomUUID } from "node:crypto";
 import type { SyncEntity } from "../../../lambdas/domain/core/entities";
 import { PageValidationError, PaginationError } from "../../../lambdas/domain/core/errors";
 import { MAX_PAGES_PER_ENTITY } from "../../../lambdas/domain/core/limits";
-import { ingestPage, type IngestPageInput } from "../../../lambdas/domain/ingestion/ingest-page";
+import { ingestPage } from "../../../lambdas/domain/ingestion/ingest-page";
+import type { PageInput } from "../../../lambdas/domain/ingestion/fetch-and-prepare";
 import { createMemoryLogger } from "../../../lambdas/adapters/local/json-logger";
 import { createHttpSourceClient } from "../../../lambdas/adapters/source-http/http-source-client";
 import { DynamoDbRunStore } from "../../../lambdas/adapters/dynamodb/runs/dynamodb-run-store";
@@ -54,7 +55,7 @@ beforeEach(async () => {
 
 const deps = () => ({ source, store, logger });
 const connection = () => ({ baseUrl: server.baseUrl, token: TOKEN });
-function input(entity: SyncEntity, overrides: Partial<IngestPageInput> = {}): IngestPageInput {
+function input(entity: SyncEntity, overrides: Partial<PageInput> = {}): PageInput {
   return {
     connectionId,
     entity,
