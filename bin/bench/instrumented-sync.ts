@@ -12,16 +12,14 @@ import type { SourceClient } from "../../lambdas/domain/core/ports/source-client
 import type { StoredConnection } from "../../lambdas/domain/core/connection";
 import { AesGcmTokenCipher } from "../../lambdas/adapters/local/aes-token-cipher";
 import { createLocalSync } from "../../lambdas/runtimes/local/local-composition";
-import { LocalSyncEngine } from "../../lambdas/runtimes/local/local-sync-engine";
 import { dynamoDbAdapters } from "../../lambdas/adapters/dynamodb/dynamodb-adapters";
 import { createHttpSourceClient } from "../../lambdas/adapters/source-http/http-source-client";
 import { createGuardedFetch } from "../../lambdas/adapters/source-http/ssrf/guarded-fetch";
 import { leaseUntil } from "../../lambdas/domain/sync/entity-steps";
-import { makeSyncHandlers, type SyncHandlers } from "../../lambdas/handlers/sync/sync-handlers";
+import type { SyncHandlers } from "../../lambdas/handlers/sync/sync-handlers";
 import { newRunId } from "../../lambdas/domain/sync/run-id";
 import { startSync } from "../../lambdas/domain/sync/start-sync";
 import type { RunMode } from "../../lambdas/domain/core/run-mode";
-import type { StartSyncDeps, SyncDeps } from "../../lambdas/domain/sync/sync-deps";
 import type { SyncState } from "../../lambdas/domain/sync/sync-state";
 import { benchClient, discardingLogger, sleep } from "./bench-env";
 
@@ -32,11 +30,10 @@ import { benchClient, discardingLogger, sleep } from "./bench-env";
  *
  * - the SourceClient handed to createLocalSync times each fetchPage (the HTTP
  *   request and the envelope parsing, nothing else);
- * - the Task handlers (makeSyncHandlers over the same deps) are wrapped, so each
- *   page task has a start and an end; the engine is built exactly as
- *   createLocalSync builds it, with the wrapped handlers;
- * - the rate limiter and the record store are wrapped to time acquire() and
- *   commitPage();
+ * - through createLocalSync's `instrument` hook, the rate limiter and the
+ *   record store are wrapped to time acquire() and commitPage(), and the Task
+ *   handlers so that each page task has a start and an end; its one engine
+ *   runs them, so nothing of the app is wired here;
  * - a middleware on the DynamoDB client times every DynamoDB call.
  *
  * Page tasks run one at a time, so every timing lands on the page task in
@@ -193,23 +190,13 @@ export function createInstrumentedSync(options: InstrumentedSyncOptions) {
     },
   };
 
-  const local = createLocalSync({
-    client,
-    tableName: options.tableName,
-    cipher,
-    source,
-    logger,
-    timeScale: 1,
-    ...(options.pageTasksPerSegment === undefined ? {} : { pageTasksPerSegment: options.pageTasksPerSegment }),
-  });
-  // The engine of createLocalSync is never started: the one below replaces it, with timed handlers.
-  const limiter: RateLimiter = {
+  const timedLimiter = (limiter: RateLimiter): RateLimiter => ({
     async acquire(connectionId, requestsPerSecond, acquireOptions) {
       const page = current;
       const started = performance.now();
       const callsBefore = page?.calls.length ?? 0;
       try {
-        const slot = await local.limiter.acquire(connectionId, requestsPerSecond, acquireOptions);
+        const slot = await limiter.acquire(connectionId, requestsPerSecond, acquireOptions);
         if (page !== null) page.slotAt = slot;
         return slot;
       } finally {
@@ -221,9 +208,8 @@ export function createInstrumentedSync(options: InstrumentedSyncOptions) {
         }
       }
     },
-  };
-  const store = local.records;
-  const records: RecordStore = {
+  });
+  const timedRecords = (store: RecordStore): RecordStore => ({
     getWatermark: (connectionId, entity) => store.getWatermark(connectionId, entity),
     resetWatermarks: (connectionId) => store.resetWatermarks(connectionId),
     resetWatermark: (connectionId, entity) => store.resetWatermark(connectionId, entity),
@@ -241,9 +227,8 @@ export function createInstrumentedSync(options: InstrumentedSyncOptions) {
         if (page !== null) page.commitMs += performance.now() - started;
       }
     },
-  };
-  const deps: SyncDeps = { ...local.deps, limiter, records };
-  const handlers = timedHandlers(makeSyncHandlers(deps), {
+  });
+  const hooks: HandlerHooks = {
     onPageStart: (state) => {
       const cursor = state.cursor;
       current = {
@@ -278,10 +263,23 @@ export function createInstrumentedSync(options: InstrumentedSyncOptions) {
       current = null;
     },
     onTask: (task) => tasks.push(task),
-  });
+  };
 
-  const engine = new LocalSyncEngine({ handlers, timeScale: 1 });
-  const startDeps: StartSyncDeps = { ...local.startDeps, starter: engine };
+  // The local composition root, whole: its one engine runs the timed handlers over the timed ports.
+  const local = createLocalSync({
+    client,
+    tableName: options.tableName,
+    cipher,
+    source,
+    logger,
+    timeScale: 1,
+    ...(options.pageTasksPerSegment === undefined ? {} : { pageTasksPerSegment: options.pageTasksPerSegment }),
+    instrument: {
+      deps: (built) => ({ ...built, limiter: timedLimiter(built.limiter), records: timedRecords(built.records) }),
+      handlers: (made) => timedHandlers(made, hooks),
+    },
+  });
+  const { deps, handlers, startDeps } = local;
   const pollRuns = dynamoDbAdapters({ client: pollClient, tableName: options.tableName }).runs;
 
   function reset(): void {
@@ -360,7 +358,6 @@ export function createInstrumentedSync(options: InstrumentedSyncOptions) {
     syncWithPlainLoop,
     logLines: counting.count,
     async close() {
-      await engine.stop();
       await local.stop();
       client.destroy();
       pollClient.destroy();

@@ -11,7 +11,7 @@ import { logEventPublisher } from "../../adapters/local/log-event-publisher";
 import { notifyingPublisher } from "../../domain/notifications/notifying-publisher";
 import { scheduleIntervalMs } from "../../domain/sync/schedule-interval";
 import { purgeDeletedConnections, type PurgeDeps, type PurgeResult } from "../../domain/retention/purge-deleted-connections";
-import { makeSyncHandlers } from "../../handlers/sync/sync-handlers";
+import { makeSyncHandlers, type SyncHandlers } from "../../handlers/sync/sync-handlers";
 import type { StartSyncDeps, SyncDeps } from "../../domain/sync/sync-deps";
 import { LocalSyncEngine } from "./local-sync-engine";
 import type { TaskHandler } from "./step-functions/local-step-functions";
@@ -45,6 +45,8 @@ export interface LocalSync {
   /** What starting a run needs (the API, the schedule tick, tests): its starter is `engine`. */
   readonly startDeps: StartSyncDeps;
   readonly engine: LocalSyncEngine;
+  /** The Task handlers the engine runs (instrumented, when asked), for callers that drive them without it (the bench's plain loop). */
+  readonly handlers: SyncHandlers;
   /** Every adapter on the table (the API's and the jobs' too), built once here. */
   readonly adapters: DynamoDbAdapters;
   readonly records: DynamoDbAdapters["records"];
@@ -82,6 +84,11 @@ export interface LocalSyncOptions {
   readonly pageTasksPerSegment?: number;
   /** Test hook (CRASH_GATES): the Task handlers announce their points and wait for the control server. */
   readonly gates?: CrashGates;
+  /** The bench's hook: wraps the Task handlers' ports and the handlers before the engine is built (timing only). */
+  readonly instrument?: {
+    readonly deps?: (deps: SyncDeps) => SyncDeps;
+    readonly handlers?: (handlers: SyncHandlers) => SyncHandlers;
+  };
 }
 
 /**
@@ -94,7 +101,7 @@ export function createLocalSync(options: LocalSyncOptions): LocalSync {
   const clock = options.clock ?? systemClock;
   const adapters = dynamoDbAdapters({ client, tableName });
   const { records, runs, connections, limiter } = adapters;
-  const deps: SyncDeps = {
+  const built: SyncDeps = {
     // The same events as in AWS: recorded as notifications, then logged instead of sent to EventBridge.
     events: notifyingPublisher({
       notifications: adapters.notifications,
@@ -117,7 +124,9 @@ export function createLocalSync(options: LocalSyncOptions): LocalSync {
     ...(options.pageTasksPerSegment === undefined ? {} : { pageTasksPerSegment: options.pageTasksPerSegment }),
   };
 
-  const handlers = makeSyncHandlers(deps);
+  const deps = options.instrument?.deps?.(built) ?? built;
+  const made = makeSyncHandlers(deps);
+  const handlers = options.instrument?.handlers?.(made) ?? made;
   const engine: LocalSyncEngine = new LocalSyncEngine({
     handlers: options.gates === undefined ? handlers : gateSyncHandlers(handlers, options.gates, { events: (ref) => engine.events(ref), isRunning: (ref) => engine.isRunning(ref), parentOf: (ref) => engine.parentOf(ref) }, options.logger),
     timeScale: options.timeScale,
@@ -131,7 +140,7 @@ export function createLocalSync(options: LocalSyncOptions): LocalSync {
     logger: options.logger,
     staleCheck: { records, events: deps.events, scheduleIntervalMs: deps.scheduleIntervalMs ?? null },
   };
-  return { deps, startDeps, engine, adapters, records, runs, connections, limiter, stop: () => engine.stop() };
+  return { deps, startDeps, engine, handlers, adapters, records, runs, connections, limiter, stop: () => engine.stop() };
 }
 
 export interface LocalServiceOptions {

@@ -11,8 +11,8 @@ import { LOCAL_TABLE_NAME } from "../../../../lambdas/runtimes/local/local-runti
 import { issueSessionToken, loadOrCreateSigningKey } from "../../../../lambdas/runtimes/local/local-token-issuer";
 import { DynamoDbRunStore } from "../../../../lambdas/adapters/dynamodb/runs/dynamodb-run-store";
 import { DynamoDbRecordStore } from "../../../../lambdas/adapters/dynamodb/records/dynamodb-record-store";
-import { startGateControl, type GateControl, type HeldGate } from "../../../support/crash-gate-control";
-import { CRASH_SYNC_SINCE, crashDataset, expectedCounts, expectedRecords, pagesOf, watermarkAfterPages } from "../../../support/crash-dataset";
+import { startGateControl, type GateControl, type HeldGate } from "./crash-gate-control";
+import { CRASH_SYNC_SINCE, crashDataset, expectedCounts, expectedRecords, pagesOf, watermarkAfterPages } from "./crash-dataset";
 import { crmSource } from "../../../support/crm-source";
 import { freePort, startRuntimeProcess, type RuntimeProcess } from "../../../support/runtime-process";
 import { startSourceServer, type SourceReply, type SourceRequest, type SourceServer } from "../../../support/source-server";

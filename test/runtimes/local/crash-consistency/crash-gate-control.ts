@@ -1,6 +1,6 @@
 import { createServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { GateAnnouncement } from "../../lambdas/runtimes/local/crash-gates";
+import type { GateAnnouncement } from "../../../../lambdas/runtimes/local/crash-gates";
 
 /**
  * The control server behind CRASH_GATES (lambdas/runtimes/local/crash-gates.ts): a real

@@ -1,11 +1,11 @@
-import { changedSince } from "../../bin/reference-source/paging";
-import { SYNC_ENTITIES, type Collection, type StageKind, type SummaryEntity, type SyncEntity } from "../../lambdas/domain/core/entities";
-import { PAGE_SIZE } from "../../lambdas/domain/core/limits";
-import { entityDefinition } from "../../lambdas/domain/source-contract/entity-catalog";
-import { preparePage } from "../../lambdas/domain/ingestion/prepare-page";
-import { updatedSince } from "../../lambdas/domain/sync/updated-since";
-import { numberedRecords, pipelineRecord, stageRecord, userRecord, type RawRecord } from "../builders/source-records";
-import type { CrmData } from "./crm-source";
+import { changedSince } from "../../../../bin/reference-source/paging";
+import { SYNC_ENTITIES, type Collection, type StageKind, type SummaryEntity, type SyncEntity } from "../../../../lambdas/domain/core/entities";
+import { PAGE_SIZE } from "../../../../lambdas/domain/core/limits";
+import { entityDefinition } from "../../../../lambdas/domain/source-contract/entity-catalog";
+import { preparePage } from "../../../../lambdas/domain/ingestion/prepare-page";
+import { updatedSince } from "../../../../lambdas/domain/sync/updated-since";
+import { numberedRecords, pipelineRecord, stageRecord, userRecord, type RawRecord } from "../../../builders/source-records";
+import type { CrmData } from "../../../support/crm-source";
 
 /**
  * The source's dataset for the crash-consistency suite, and what the service
