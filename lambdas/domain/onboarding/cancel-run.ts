@@ -1,4 +1,5 @@
 import type { RunSummary } from "../core/run-summary";
+import { checkRunTransition } from "../core/run-lifecycle";
 import { endUnfinishedEntities } from "../sync/fail-unfinished-entities";
 import type { OnboardingDeps } from "./onboarding-deps";
 import { ConflictError, NotFoundError } from "./onboarding-errors";
@@ -16,7 +17,7 @@ import { getRun } from "./run-operations";
  */
 export async function cancelRun(deps: OnboardingDeps, account: string, id: string, runId: string): Promise<RunSummary> {
   const run = await getRun(deps, account, id, runId);
-  if (run.status !== "running") throw new ConflictError(`run ${runId} has already finished (${run.status})`);
+  if (checkRunTransition(run.status, "cancelled") !== null) throw new ConflictError(`run ${runId} has already finished (${run.status})`);
   const lock = await deps.runs.lock(id);
   await endUnfinishedEntities(deps.runs, run, { status: "cancelled" });
   await deps.runs.finish(id, runId, { status: "cancelled", finishedAt: deps.clock.now().toISOString() });

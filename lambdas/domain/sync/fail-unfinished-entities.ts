@@ -1,10 +1,11 @@
 import type { SummaryEntity } from "../core/entities";
 import type { EntityOutcome, RunStore } from "../core/ports/run-store";
 import type { RunSummary } from "../core/run-summary";
+import { isEntityEnded } from "../core/run-lifecycle";
 
-/** The summary's rows not finished yet: not reached (pending) or under way (running). */
+/** The summary's rows not ended yet (core/run-lifecycle.ts): not reached (pending) or under way (running). */
 export function unfinishedEntities(summary: RunSummary | null): SummaryEntity[] {
-  return (summary?.entities ?? []).filter((row) => row.status === "pending" || row.status === "running").map((row) => row.entity);
+  return (summary?.entities ?? []).filter((row) => !isEntityEnded(row.status)).map((row) => row.entity);
 }
 
 /**

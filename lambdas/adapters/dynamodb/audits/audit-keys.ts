@@ -2,7 +2,7 @@ import { checkedPartitionKey } from "../table/key-limits";
 
 /**
  * Key layout of what an audit keeps while it runs, besides its summary (a run
- * summary item: lambdas/adapters/dynamodb/runs/run-item.ts):
+ * summary item: lambdas/adapters/dynamodb/runs/run-item/):
  *
  *   returned ids   pk = AUDITSEEN#<connectionId>#<auditId>   sk = <entity>#<page, 5 digits>
  *

@@ -16,7 +16,7 @@ import { StoredConnectionSchema, type StoredConnection } from "../../../domain/c
 import type { Clock } from "../../../domain/core/ports/clock";
 import { systemClock } from "../../../domain/core/ports/clock";
 import type { ConnectionStore, ReadConsistency } from "../../../domain/core/ports/connection-store";
-import { lockKey } from "../runs/run-item";
+import { lockKey } from "../runs/run-item/run-keys";
 import { DELETED_CONNECTION_PURGE_DELAY_SECONDS, PURGE_ATTR, PURGE_PARTITION_KEY, purgeSortKey } from "../purges/purge-keys";
 import { ATTR, watermarkPartitionKey } from "../records/keys";
 import {

@@ -7,7 +7,7 @@ import { AUDIT_ID_PREFIX } from "../../../domain/core/run-mode";
 import { preflightPartitionKey } from "../preflight-runs/preflight-keys";
 import { rateLimitPartitionKey } from "../rate-limit/rate-limit-keys";
 import type { PendingPurge, PurgeQueue, PurgeStep } from "../../../domain/retention/purge-queue";
-import { runLockPartitionKey, runPartitionKey } from "../runs/run-item";
+import { runLockPartitionKey, runPartitionKey } from "../runs/run-item/run-keys";
 import { ATTR, legacyRecordPartitionKey, partPartitionKey, recordShardPartitionKeys, watermarkPartitionKey } from "../records/keys";
 import { PURGE_ATTR, PURGE_PARTITION_KEY, duePurgeSortKeyBound, purgeSortKey } from "./purge-keys";
 

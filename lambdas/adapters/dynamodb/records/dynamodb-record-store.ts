@@ -19,7 +19,9 @@ import type { PageWrite, RecordOrder, RecordPage, RecordStore, RecordWrite, Stag
 import { RecordLineageSchema, type RecordLineage, type RecordWithLineage } from "../../../domain/core/record-lineage";
 import type { Freshness } from "../../../domain/core/freshness";
 import { UNDATED_NEWEST_VALUE } from "../../../domain/core/record-newest";
-import { getLockRequest, lockHolder, progressWithout, watermarksResetUpdate, type Uncounted } from "../runs/run-item";
+import { getLockRequest, lockHolder } from "../runs/run-item/run-codec";
+import { watermarksResetUpdate } from "../runs/run-item/lock-writes";
+import { progressWithout, type Uncounted } from "../runs/run-item/progress-writes";
 import {
   ATTR,
   newestOfSortValue,

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import type { AttributeValue, TransactWriteItem, TransactWriteItemsCommandInput } from "@aws-sdk/client-dynamodb";
 import { headUpdate } from "./head-writes";
 import type { PageRun, PageWrite, RecordWrite } from "../../../domain/core/ports/record-store";
-import { pageFence } from "../runs/run-item";
+import { pageFence } from "../runs/run-item/progress-writes";
 import { ATTR, watermarkPartitionKey, watermarkSortKey } from "./keys";
 import { utf8Bytes } from "../table/key-limits";
 import { TRANSACTION_BYTE_BUDGET, TRANSACTION_MAX_ACTIONS, estimateItemBytes, recordItems, type RecordItems } from "./record-items";

@@ -17,28 +17,11 @@ import type { RunLock } from "../../../domain/core/run-lock";
 import type { RunSummary, RunWait } from "../../../domain/core/run-summary";
 import type { AuditSummary } from "../../../domain/core/audit-summary";
 import { runModeOf, type RunMode } from "../../../domain/core/run-mode";
-import {
-  BEGIN_LOCK_INDEX,
-  BEGIN_RUN_INDEX,
-  FINISH_LOCK_INDEX,
-  FINISH_RUN_INDEX,
-  beginTransaction,
-  entitiesMovedUpdate,
-  entityWaitedUpdate,
-  finishTransaction,
-  finishUpdate,
-  getLockRequest,
-  getRunRequest,
-  listRunsRequest,
-  lockKey,
-  ownLockUpdate,
-  parseLockItem,
-  readLockItem,
-  readRunItem,
-  readAuditItem,
-  auditEntityClosedUpdate,
-  type RunOutcome,
-} from "./run-item";
+import { lockKey } from "./run-item/run-keys";
+import { getLockRequest, getRunRequest, listRunsRequest, parseLockItem, readLockItem, readRunItem } from "./run-item/run-codec";
+import { BEGIN_LOCK_INDEX, BEGIN_RUN_INDEX, beginTransaction, ownLockUpdate } from "./run-item/lock-writes";
+import { FINISH_LOCK_INDEX, FINISH_RUN_INDEX, entitiesMovedUpdate, entityWaitedUpdate, finishTransaction, finishUpdate, type RunOutcome } from "./run-item/progress-writes";
+import { auditEntityClosedUpdate, readAuditItem } from "./run-item/audit-rows";
 
 /** Keys in one BatchGetItem (DynamoDB's limit). */
 const BATCH_GET_MAX_KEYS = 100;
@@ -67,7 +50,7 @@ type Item = Record<string, AttributeValue>;
 
 /**
  * RunStore on the single DynamoDB table. What it writes, and under which
- * conditions, is ./run-item.ts's; this file sends it and reads the answers.
+ * conditions, is ./run-item/'s; this file sends it and reads the answers.
  *
  * The lock rule, kept simple on purpose: begin() takes the lock only when no
  * lock item exists, or when `replacing` names the run id that holds it. A lock
@@ -84,7 +67,7 @@ type Item = Record<string, AttributeValue>;
  * Busy DynamoDB errors become StoreUnavailableError (DynamoDbTableAdapter); others propagate unchanged.
  */
 export class DynamoDbRunStore extends DynamoDbTableAdapter implements RunStore {
-  /** One transaction (run-item.ts beginTransaction); when the lock condition fails, nothing is written and the holder is returned. */
+  /** One transaction (run-item/lock-writes.ts beginTransaction); when the lock condition fails, nothing is written and the holder is returned. */
   async begin(run: NewRun, options?: { readonly replacing?: string }): Promise<BeginResult> {
     const input = beginTransaction(this.tableName, run, options?.replacing);
     for (let attempt = 1; attempt <= BEGIN_ATTEMPTS; attempt += 1) {

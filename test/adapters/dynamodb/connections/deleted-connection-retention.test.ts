@@ -5,7 +5,7 @@ import { TTL_ATTRIBUTE } from "../../../../lib/record-table";
 import { DELETED_CONNECTION_RETENTION_SECONDS } from "../../../../lambdas/adapters/dynamodb/connections/connection-keys";
 import { DynamoDbConnectionStore } from "../../../../lambdas/adapters/dynamodb/connections/dynamodb-connection-store";
 import { DynamoDbRunStore } from "../../../../lambdas/adapters/dynamodb/runs/dynamodb-run-store";
-import { LOCK_SORT_KEY, runLockPartitionKey } from "../../../../lambdas/adapters/dynamodb/runs/run-item";
+import { LOCK_SORT_KEY, runLockPartitionKey } from "../../../../lambdas/adapters/dynamodb/runs/run-item/run-keys";
 import { watermarkPartitionKey, watermarkSortKey } from "../../../../lambdas/adapters/dynamodb/records/keys";
 import { readItem, useTestTable } from "../../../support/dynamodb";
 import { storedConnection } from "../../../builders/stored-connections";

@@ -9,7 +9,7 @@ import {
 } from "../../../../lambdas/adapters/dynamodb/records/head-writes";
 import { recordPartitionCollection, recordPartitionKey } from "../../../../lambdas/adapters/dynamodb/records/keys";
 import { recordItems } from "../../../../lambdas/adapters/dynamodb/records/record-items";
-import { pageFence, progressWithout } from "../../../../lambdas/adapters/dynamodb/runs/run-item";
+import { pageFence, progressWithout } from "../../../../lambdas/adapters/dynamodb/runs/run-item/progress-writes";
 import { pageRun } from "../../../builders/page-runs";
 
 const lead = { collection: "leads" as const, key: ["l1"] as const, doc: { id: "l1" } };

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import type { TransactWriteItem, TransactWriteItemsCommandInput } from "@aws-sdk/client-dynamodb";
 import { describe, expect, test } from "vitest";
 import type { PageWrite, RecordWrite } from "../../../../lambdas/domain/core/ports/record-store";
-import { runLockPartitionKey } from "../../../../lambdas/adapters/dynamodb/runs/run-item";
+import { runLockPartitionKey } from "../../../../lambdas/adapters/dynamodb/runs/run-item/run-keys";
 import { partPartitionKey, recordPartitionKey, stagedPartPrefix, watermarkPartitionKey, watermarkSortKey } from "../../../../lambdas/adapters/dynamodb/records/keys";
 import { pageRun } from "../../../builders/page-runs";
 import { writtenItem } from "../../../support/planned-items";

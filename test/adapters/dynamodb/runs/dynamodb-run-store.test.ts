@@ -5,7 +5,7 @@ import { SUMMARY_ENTITIES } from "../../../../lambdas/domain/core/entities";
 import type { NewRun } from "../../../../lambdas/domain/core/ports/run-store";
 import type { RunWait } from "../../../../lambdas/domain/core/run-summary";
 import { DynamoDbRunStore, RunAlreadyExistsError, RunNotFoundError } from "../../../../lambdas/adapters/dynamodb/runs/dynamodb-run-store";
-import { LOCK_SORT_KEY, MAX_RECORDED_WAITS, runExpiresAt, runLockPartitionKey, runPartitionKey, runSortKey } from "../../../../lambdas/adapters/dynamodb/runs/run-item";
+import { LOCK_SORT_KEY, MAX_RECORDED_WAITS, runExpiresAt, runLockPartitionKey, runPartitionKey, runSortKey } from "../../../../lambdas/adapters/dynamodb/runs/run-item/run-keys";
 import { readItem, useTestTable } from "../../../support/dynamodb";
 import { failedWith, failure } from "../../../builders/entity-failures";
 

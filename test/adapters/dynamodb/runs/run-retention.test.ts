@@ -3,7 +3,7 @@ import { UpdateItemCommand } from "@aws-sdk/client-dynamodb";
 import { beforeAll, describe, expect, test } from "vitest";
 import { TTL_ATTRIBUTE } from "../../../../lib/record-table";
 import { DynamoDbRunStore } from "../../../../lambdas/adapters/dynamodb/runs/dynamodb-run-store";
-import { LOCK_SORT_KEY, RUN_ATTR, RUN_RETENTION_DAYS, runLockPartitionKey, runPartitionKey, runSortKey } from "../../../../lambdas/adapters/dynamodb/runs/run-item";
+import { LOCK_SORT_KEY, RUN_ATTR, RUN_RETENTION_DAYS, runLockPartitionKey, runPartitionKey, runSortKey } from "../../../../lambdas/adapters/dynamodb/runs/run-item/run-keys";
 import { readItem, useTestTable } from "../../../support/dynamodb";
 
 const table = useTestTable();
