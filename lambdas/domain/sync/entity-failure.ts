@@ -1,38 +1,14 @@
 import * as v from "valibot";
 import { truncateText } from "../core/characters";
-import {
-  ConnectionNotFoundError,
-  cutDetail,
-  errorNameOf,
-  PageValidationError,
-  PaginationError,
-  RateLimitSlotsStaleError,
-  RecordTooLargeError,
-  SourceAuthError,
-  SourceHardError,
-  SourceNotImplementedError,
-  SourceRedirectError,
-  SourceThrottledError,
-  SourceTransientError,
-  StoredVersionNewerError,
-  StoreUnavailableError,
-  SyncError,
-  SyncQueueUnavailableError,
-  SyncSinceChangedError,
-  TokenDecryptionError,
-  type ErrorClass,
-} from "../core/errors";
+import { cutDetail, PageValidationError, SourceHardError, SourceTransientError, SyncError } from "../core/errors";
 import { MAX_RETRIES, TEXT_LIMITS } from "../core/limits";
 import type { EntityFailure } from "../core/run-summary";
 import { RULES_BY_ID } from "../source-contract/rules/catalog";
 import { requiredPresent } from "../source-contract/rules/endpoint-rules";
-import { envelopeJson } from "../source-contract/rules/envelope-rules";
 import * as failures from "../source-contract/rules/failure-rules";
-import { noRepeatPage } from "../source-contract/rules/paging-rules";
 import { rateRetriesExhausted } from "../source-contract/rules/rate-rules";
-import { recordFields } from "../source-contract/rules/record-rules";
-import { SourceAddressRefusedError } from "../source-contract/source-address-refused-error";
 import type { CaughtError } from "./sync-state";
+import { RULE_OF_ERROR_CLASS } from "./error-classes";
 
 /*
  * Why an entity failed, as its summary row shows it: the catalog's rule, the
@@ -59,32 +35,6 @@ export const FailureFactsSchema = v.object({
   source_down: v.optional(v.boolean()),
 });
 export type FailureFacts = v.InferOutput<typeof FailureFactsSchema>;
-
-/** The rule of each error class when its throw site names none (a SourceTransientError and a SourceHardError also look at the status). */
-const RULE_OF_CLASS: ReadonlyArray<readonly [ErrorClass, string]> = [
-  [SourceAuthError, failures.authTokenAccepted.id],
-  [SourceNotImplementedError, requiredPresent.id],
-  [SourceThrottledError, rateRetriesExhausted.id],
-  [SourceTransientError, failures.sourceReachable.id],
-  [SourceHardError, envelopeJson.id],
-  [SourceRedirectError, failures.sourceNoRedirect.id],
-  [SourceAddressRefusedError, failures.sourceBaseUrlAllowed.id],
-  [PageValidationError, recordFields.id],
-  [RecordTooLargeError, failures.recordStorableSize.id],
-  [PaginationError, noRepeatPage.id],
-  [ConnectionNotFoundError, failures.connectionExists.id],
-  [SyncSinceChangedError, failures.connectionSyncSinceStable.id],
-  [TokenDecryptionError, failures.connectionTokenReadable.id],
-  [StoreUnavailableError, failures.serviceAvailable.id],
-  [RateLimitSlotsStaleError, failures.serviceAvailable.id],
-  [StoredVersionNewerError, failures.serviceAvailable.id],
-  [SyncQueueUnavailableError, failures.serviceAvailable.id],
-];
-
-/** By the classes' stable names: a Catch hands over only the name. Any other name is ours (service.completes). */
-export const RULE_OF_ERROR_CLASS: Readonly<Record<string, string>> = Object.fromEntries(
-  RULE_OF_CLASS.map(([errorClass, rule]) => [errorNameOf(errorClass), rule]),
-);
 
 function ruleOfClassName(name: string): string {
   return Object.hasOwn(RULE_OF_ERROR_CLASS, name) ? RULE_OF_ERROR_CLASS[name]! : failures.serviceCompletes.id;

@@ -1,68 +1,6 @@
-import {
-  ConnectionNotFoundError,
-  errorNameOf,
-  PageValidationError,
-  PaginationError,
-  RateLimitSlotsStaleError,
-  StoredVersionNewerError,
-  RecordTooLargeError,
-  RunSupersededError,
-  SourceAuthError,
-  SourceHardError,
-  SourceNotImplementedError,
-  SourceRedirectError,
-  SourceThrottledError,
-  SourceTransientError,
-  StoreUnavailableError,
-  SyncQueueUnavailableError,
-  SyncSinceChangedError,
-  TokenDecryptionError,
-  type ErrorClass,
-} from "../core/errors";
 import type { Fault } from "../core/metric-names";
-import { SourceAddressRefusedError } from "../source-contract/source-address-refused-error";
+import { FAULT_OF_ERROR_CLASS } from "./error-classes";
 import type { CaughtError } from "./sync-state";
-import { InvalidTaskEventError } from "./task-event";
-
-/**
- * Whose failure it is, by error class (its stable `name`): the one place the
- * service decides what pages us. Every SyncError of the sync is listed, so a
- * new one must be judged here (test/domain/sync/failure-fault.unit.test.ts checks it).
- *
- * The customer's: their source said 401/4xx/5xx/429, timed out, redirected,
- * sent a page that breaks the spec, or pointed base_url at a refused address;
- * or they changed the connection under the run (deleted it, moved sync_since).
- * Ours: the store, the key, the rate limiter starved of CPU, Step Functions
- * refusing a start, a superseded run (our lease judged a live run dead).
- */
-const FAULTS: ReadonlyArray<readonly [ErrorClass, Fault]> = [
-  [SourceAuthError, "customer"],
-  [SourceNotImplementedError, "customer"],
-  [SourceThrottledError, "customer"],
-  [SourceTransientError, "customer"],
-  [SourceHardError, "customer"],
-  [SourceRedirectError, "customer"],
-  [SourceAddressRefusedError, "customer"],
-  [PageValidationError, "customer"],
-  // A record of theirs too large for one transaction: their data, reported on the entity.
-  [RecordTooLargeError, "customer"],
-  [PaginationError, "customer"],
-  [ConnectionNotFoundError, "customer"],
-  [SyncSinceChangedError, "customer"],
-  [StoreUnavailableError, "ours"],
-  [TokenDecryptionError, "ours"],
-  [RunSupersededError, "ours"],
-  [RateLimitSlotsStaleError, "ours"],
-  [StoredVersionNewerError, "ours"],
-  [SyncQueueUnavailableError, "ours"],
-  // A Task event not in its schema: a definition or an input of ours.
-  [InvalidTaskEventError, "ours"],
-];
-
-/** The table by the classes' stable `name`: a Catch hands over only the name. */
-export const FAULT_OF_ERROR_CLASS: Readonly<Record<string, Fault>> = Object.fromEntries(
-  FAULTS.map(([errorClass, fault]) => [errorNameOf(errorClass), fault]),
-);
 
 /**
  * Any other class is ours: States.Timeout (a Task that outlived its timeout:

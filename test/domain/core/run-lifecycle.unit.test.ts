@@ -1,13 +1,7 @@
 import { describe, expect, test } from "vitest";
-import {
-  ENTITY_TRANSITIONS,
-  InvalidTransitionError,
-  RUN_TRANSITIONS,
-  checkEntityTransition,
-  checkRunTransition,
-  isEntityEnded,
-  statusesMovingTo,
-} from "../../../lambdas/domain/core/run-lifecycle";
+import * as lifecycle from "../../../lambdas/domain/core/run-lifecycle";
+
+const { ENTITY_TRANSITIONS, InvalidTransitionError, RUN_TRANSITIONS, checkEntityTransition, checkRunTransition, isEntityEnded, statusesMovingTo } = lifecycle;
 import { ENTITY_RUN_STATUSES, RUN_STATUSES } from "../../../lambdas/domain/core/run-summary";
 
 describe("a run's lifecycle", () => {

@@ -9,7 +9,8 @@ import {
 } from "../../../lambdas/domain/core/errors";
 import { ERROR_DETAIL_MAX_CHARS } from "../../../lambdas/domain/core/limits";
 import { RULES_BY_ID } from "../../../lambdas/domain/source-contract/rules/catalog";
-import { caughtFailure, failureOfThrown, RULE_OF_ERROR_CLASS, withFailureMessage } from "../../../lambdas/domain/sync/entity-failure";
+import { caughtFailure, failureOfThrown, withFailureMessage } from "../../../lambdas/domain/sync/entity-failure";
+import { RULE_OF_ERROR_CLASS } from "../../../lambdas/domain/sync/error-classes";
 import { faultOfErrorClass } from "../../../lambdas/domain/sync/failure-fault";
 import { syncErrorClasses } from "../../support/sync-error-classes";
 import { ENVELOPE_RULE_IDS } from "../../../lambdas/domain/source-contract/envelope";

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "vitest";
 import * as coreErrors from "../../../lambdas/domain/core/errors";
-import { classifyCaught, classifyThrown, FAULT_OF_ERROR_CLASS, faultOfErrorClass } from "../../../lambdas/domain/sync/failure-fault";
+import { classifyCaught, classifyThrown, faultOfErrorClass } from "../../../lambdas/domain/sync/failure-fault";
+import { FAULT_OF_ERROR_CLASS } from "../../../lambdas/domain/sync/error-classes";
 import { syncErrorClasses } from "../../support/sync-error-classes";
 
 describe("failure fault: whose failure it is, by error class", () => {
