@@ -1,5 +1,4 @@
-import { DEFAULT_RATE_LIMIT, MAX_PAGES_PER_ENTITY } from "../../lambdas/domain/core/limits";
-import { MAX_RATE_LIMIT } from "../../lambdas/domain/onboarding/connection-input";
+import { DEFAULT_RATE_LIMIT, MAX_PAGES_PER_ENTITY, MAX_RATE_LIMIT } from "../../lambdas/domain/core/limits";
 
 export const FORMATS = ["text", "json", "junit"] as const;
 export type Format = (typeof FORMATS)[number];
@@ -13,7 +12,6 @@ export interface PreflightCli {
 }
 
 export const USAGE = `Usage: crm-preflight <base_url> [--token <token>] [--rate N] [--format text|json|junit] [--max-pages N]
-       npm run --silent preflight -- <base_url> ...
 
 Checks a live source API against every source-side rule of the CRM integration
 spec and names the rule each problem breaks. GET requests only; safe against production.
