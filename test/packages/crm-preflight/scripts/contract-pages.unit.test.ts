@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, test } from "vitest";
-import { KIT_RULES } from "../../../lambdas/domain/source-contract/rules/catalog";
+import { KIT_RULES } from "../../../../lambdas/domain/source-contract/rules/catalog";
 import {
   checksOf,
   contractInShort,
@@ -8,15 +8,15 @@ import {
   rulesPage,
   slugOf,
   specSections,
-} from "../../../packages/crm-preflight/scripts/contract-pages";
+} from "../../../../packages/crm-preflight/scripts/contract-pages";
 
 /**
  * The pages the package carries, written from the catalog and the docs without packing (the packed
- * package itself: packed-package.e2e.test.ts). A rule the docs do not explain stops the build.
+ * package itself: test/packages/crm-preflight/packed-package.e2e.test.ts). A rule the docs do not explain stops the build.
  */
 
-const rulesDoc = readFileSync(new URL("../../../docs/rules.md", import.meta.url), "utf8");
-const sourceApiDoc = readFileSync(new URL("../../../docs/source-api.md", import.meta.url), "utf8");
+const rulesDoc = readFileSync(new URL("../../../../docs/rules.md", import.meta.url), "utf8");
+const sourceApiDoc = readFileSync(new URL("../../../../docs/source-api.md", import.meta.url), "utf8");
 const checks = checksOf(rulesDoc);
 const pages = {
   "rules.md": rulesPage(KIT_RULES, checks),
