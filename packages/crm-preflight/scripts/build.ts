@@ -61,7 +61,13 @@ function writePages(): void {
   writeFileSync(join(DIST, OPENAPI_FILE), `${JSON.stringify(buildSourceApiOpenApi(), null, 2)}\n`);
 }
 
-rmSync(DIST, { recursive: true, force: true });
-await bundleCli();
-writePages();
-process.stderr.write(`crm-preflight: built ${relative(ROOT, DIST)}/\n`);
+try {
+  rmSync(DIST, { recursive: true, force: true });
+  await bundleCli();
+  writePages();
+  process.stderr.write(`crm-preflight: built ${relative(ROOT, DIST)}/\n`);
+} catch (error) {
+  // One line for the packer (npm pack stops on it), not a stack.
+  process.stderr.write(`crm-preflight: build failed: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exitCode = 1;
+}

@@ -106,6 +106,15 @@ describe("crm-preflight, packed and installed outside the repository", () => {
     for (const secret of ["reference-token", TOKEN, "BEGIN PRIVATE KEY", "aws_secret_access_key"]) expect(bundle).not.toContain(secret);
   });
 
+  test("the bundle holds the CLI, the kit's pure domain and valibot: nothing of the service's runtime (AWS SDK, DynamoDB, CDK, adapters)", async () => {
+    // esbuild marks each module it bundles with a `// path` line, from the repository's root.
+    const modules = [...(await installed("dist/crm-preflight.mjs")).matchAll(/^\/\/ (\S+\.(?:ts|mjs|js))$/gm)].map((m) => m[1]!);
+    expect(modules.length).toBeGreaterThan(50);
+    const kit = /^(bin\/preflight\.ts|bin\/preflight\/|lambdas\/domain\/(preflight|source-contract|core|records)\/|node_modules\/valibot\/)/;
+    expect(modules.filter((module) => !kit.test(module))).toEqual([]);
+    expect(modules).toContain("lambdas/domain/source-contract/rules/catalog.ts");
+  });
+
   test("installs offline in an empty folder outside the repository, with no dependency: the package alone in node_modules", async () => {
     expect(relative(ROOT, customer).startsWith("..")).toBe(true);
     const modules = (await readdir(join(customer, "node_modules"))).filter((name) => !name.startsWith("."));
