@@ -9,6 +9,7 @@ import { performance } from "node:perf_hooks";
 import { benchClient, dropTable, freshTable } from "./bench-env";
 import { createInstrumentedSync, isFullLeadsPage } from "./instrumented-sync";
 import { UNBOUND_RATE } from "./page-overhead";
+import { sampleMemoryPeaks } from "./memory-peaks";
 import { breakdown } from "./page-stats";
 
 export interface ScaleChildInput {
@@ -60,26 +61,19 @@ async function main(): Promise<ScalePoint> {
     if (warm.summary.status !== "succeeded") throw new Error(`the warm-up run ${warm.summary.status}`);
 
     gc();
-    const baseline = process.memoryUsage();
-    let rssPeak = baseline.rss;
-    let heapPeak = baseline.heapUsed;
-    const sample = () => {
-      const usage = process.memoryUsage();
-      rssPeak = Math.max(rssPeak, usage.rss);
-      heapPeak = Math.max(heapPeak, usage.heapUsed);
-    };
-    const sampler = setInterval(sample, 50);
+    const memory = sampleMemoryPeaks(50);
     const started = performance.now();
     const runs = [];
+    let peaks;
     try {
       for (let round = 0; round < input.rounds; round += 1) {
         const connection = await sync.addConnection({ ...input.source, rateLimit: UNBOUND_RATE });
         runs.push(await sync.syncWithStateMachine(connection, 250));
       }
     } finally {
-      clearInterval(sampler);
-      sample();
+      peaks = memory.stop();
     }
+    const { baseline, rssPeak, heapPeak } = peaks;
     const wallS = (performance.now() - started) / 1000 / input.rounds;
     gc();
     const after = process.memoryUsage();

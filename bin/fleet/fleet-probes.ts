@@ -2,6 +2,7 @@ import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { monitorEventLoopDelay, performance } from "node:perf_hooks";
 import type { RateLimiter } from "../../lambdas/domain/core/ports/rate-limiter";
 import type { RunStore } from "../../lambdas/domain/core/ports/run-store";
+import { sampleMemoryPeaks } from "../bench/memory-peaks";
 import type { LocalStepFunctions } from "../../lambdas/runtimes/local/step-functions/local-step-functions";
 
 /** Latency figures of a list of samples (ms). */
@@ -163,20 +164,10 @@ export function timeEngine(engine: LocalStepFunctions) {
 export function watchProcess(sampleMs = 200) {
   const loop = monitorEventLoopDelay({ resolution: 10 });
   loop.enable();
-  const baseline = process.memoryUsage();
-  let rssPeak = baseline.rss;
-  let heapPeak = baseline.heapUsed;
-  const sample = () => {
-    const usage = process.memoryUsage();
-    rssPeak = Math.max(rssPeak, usage.rss);
-    heapPeak = Math.max(heapPeak, usage.heapUsed);
-  };
-  const timer = setInterval(sample, sampleMs);
-  timer.unref();
+  const memory = sampleMemoryPeaks(sampleMs);
   return {
     stop() {
-      clearInterval(timer);
-      sample();
+      const { baseline, rssPeak, heapPeak } = memory.stop();
       loop.disable();
       const MB = 1024 * 1024;
       return {

@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { afterAll, beforeAll } from "vitest";
 import type { Clock } from "../../lambdas/domain/core/ports/clock";
 import type { RunSummary } from "../../lambdas/domain/core/run-summary";
 import type { SourceClient } from "../../lambdas/domain/core/ports/source-client";
@@ -13,6 +14,24 @@ import { startSync } from "../../lambdas/domain/sync/start-sync";
 import { encryptedConnection } from "../builders/stored-connections";
 import { createTestTable, testDynamoDbClient } from "./dynamodb";
 import { runSettled, runWaitSeconds } from "./run-settled";
+
+export type SyncHarness = Awaited<ReturnType<typeof createSyncHarness>>;
+type SyncHarnessOptions = Parameters<typeof createSyncHarness>[0];
+
+/** One harness for this test file: made before its tests, closed after them; read it inside a test or hook. */
+export function useSyncHarness(options?: SyncHarnessOptions): () => SyncHarness {
+  let harness: SyncHarness | undefined;
+  beforeAll(async () => {
+    harness = await createSyncHarness(options);
+  });
+  afterAll(async () => {
+    await harness?.close();
+  });
+  return () => {
+    if (harness === undefined) throw new Error("the sync harness is made in beforeAll: read it inside a test or hook");
+    return harness;
+  };
+}
 
 /**
  * The whole sync on real engines: DynamoDB Local, the one ASL definition on
@@ -133,7 +152,6 @@ export async function createSyncHarness(
     },
   };
 }
-export type SyncHarness = Awaited<ReturnType<typeof createSyncHarness>>;
 
 export interface SentRequest {
   readonly at: number;

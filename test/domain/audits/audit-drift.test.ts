@@ -16,13 +16,13 @@ import { rejectedWith } from "../../support/rejected-with";
 import { changedSince } from "../../../bin/reference-source/paging";
 import { comparedAt } from "../../../bin/reference-source/endpoints";
 import type { Dataset } from "../../../bin/reference-source/records";
-import type { Clock } from "../../../lambdas/domain/core/ports/clock";
 import { FINDING_SAMPLE_IDS, WATERMARK_SAFETY_MARGIN_SECONDS } from "../../../lambdas/domain/core/limits";
 import { RULES_BY_ID } from "../../../lambdas/domain/source-contract/rules/catalog";
 import { connectionResource } from "../../../lambdas/domain/onboarding/connection-resource";
 import { REQUIRED_ENTITIES } from "../../../lambdas/domain/source-contract/entity-catalog";
 import { staleNotice } from "../../../lambdas/domain/sync/stale-notice";
 import { dynamoDbKeySpace } from "../../../lambdas/adapters/dynamodb/dynamodb-key-space";
+import { SteppedClock } from "../../support/stepped-clock";
 
 /*
  * Issue 22's scenario on real engines: the reference source, a sync, the
@@ -40,23 +40,7 @@ const SYNC_SINCE = "2025-01-01T00:00:00.000Z";
 const SCHEDULE = "1h";
 const HOUR_MS = 3_600_000;
 
-/**
- * The domain's clock (run times, data_as_of, staleness; the rate limiter keeps
- * real time): 1 ms further at each reading, so times stay ordered whatever the
- * machine's speed, and moved only by the test. Nothing waits on it.
- */
-class SteppedClock implements Clock {
-  // Two days after the source's data and its drift: every run's times are later than every record's.
-  private t = NOW.getTime() + 2 * 86_400_000;
-  now(): Date {
-    this.t += 1;
-    return new Date(this.t);
-  }
-  moveTo(ms: number): void {
-    this.t = Math.max(this.t, ms);
-  }
-}
-const clock = new SteppedClock();
+const clock = new SteppedClock(NOW.getTime() + 2 * 86_400_000);
 
 let harness: SyncHarness;
 let source: ReferenceSource;

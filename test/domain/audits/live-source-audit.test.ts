@@ -4,7 +4,6 @@ import type { SourceLead } from "../../../bin/reference-source/records";
 import { formatTimestamp } from "../../../bin/reference-source/timestamps";
 import type { AuditSummary } from "../../../lambdas/domain/core/audit-summary";
 import type { StoredConnection } from "../../../lambdas/domain/core/connection";
-import type { Clock } from "../../../lambdas/domain/core/ports/clock";
 import { AUDIT_ENTITIES, type AuditEntity } from "../../../lambdas/domain/core/run-mode";
 import { DynamoDbNotificationStore } from "../../../lambdas/adapters/dynamodb/notifications/dynamodb-notification-store";
 import { explainRecord } from "../../../lambdas/domain/onboarding/explain-record";
@@ -12,6 +11,7 @@ import { startSync } from "../../../lambdas/domain/sync/start-sync";
 import { startLiveReferenceSource, type LiveReferenceSource } from "../../support/live-reference-source";
 import { createSyncHarness, type SyncHarness } from "../../support/sync-harness";
 import { dynamoDbKeySpace } from "../../../lambdas/adapters/dynamodb/dynamodb-key-space";
+import { SteppedClock } from "../../support/stepped-clock";
 
 /*
  * Issue 32 item 1 on a CRM that keeps changing, between runs and during them:
@@ -28,19 +28,8 @@ const NOW = Date.parse("2026-06-01T00:00:00Z");
 const MINUTE = 60_000;
 const SIZES = { pipelines: 2, users: 5, contacts: 60, leads: 150, tasks: 80, calls: 40, events: 100 };
 
-/** The domain's clock: 1 ms further at each reading, so times stay ordered; moved forward only by the test. */
-class SteppedClock implements Clock {
-  private t = NOW + MINUTE;
-  now(): Date {
-    this.t += 1;
-    return new Date(this.t);
-  }
-  moveTo(ms: number): void {
-    this.t = Math.max(this.t, ms);
-  }
-}
 
-const clock = new SteppedClock();
+const clock = new SteppedClock(NOW + MINUTE);
 let harness: SyncHarness;
 let source: LiveReferenceSource;
 let connection: StoredConnection;

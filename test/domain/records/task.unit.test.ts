@@ -8,17 +8,8 @@ const parseTask = (overrides?: Record<string, unknown>) => parseRecord(TaskSchem
 
 describe("task", () => {
   test("task: a valid record becomes the canonical task", () => {
-    expect(parseTask()).toEqual({
-      id: "task-1",
-      lead_id: "lead-1",
-      contact_id: null,
-      responsible_user_id: "user-1",
-      text: "Call back",
-      is_completed: false,
-      due_at: "2026-02-10T12:00:00.000Z",
-      completed_at: null,
-      updated_at: "2026-02-04T08:00:00.000Z",
-    });
+    // The builder's fields pass through as they are; what parsing changes is spelled out.
+    expect(parseTask()).toEqual({ ...taskRecord(), due_at: "2026-02-10T12:00:00.000Z", updated_at: "2026-02-04T08:00:00.000Z" });
   });
 
   test("task: created_at, task_type, duration, result and unknown keys are dropped (no raw copy)", () => {

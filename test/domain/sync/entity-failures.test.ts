@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, test } from "vitest";
+import { describe, test } from "vitest";
 import { SUMMARY_ENTITIES } from "../../../lambdas/domain/core/entities";
 import { ERROR_DETAIL_MAX_CHARS } from "../../../lambdas/domain/core/limits";
 import { RULES_BY_ID } from "../../../lambdas/domain/source-contract/rules/catalog";
@@ -7,7 +7,7 @@ import { leadRecord } from "../../builders/source-records";
 import { minuteStamp, smallCrm, smallLeads } from "../../builders/small-crm";
 import { crmSource } from "../../support/crm-source";
 import { useSourceServers } from "../../support/source-servers";
-import { createSyncHarness, entityRow, type SyncHarness } from "../../support/sync-harness";
+import { useSyncHarness, entityRow } from "../../support/sync-harness";
 
 /**
  * Every failed entity row names the catalog's rule, the record and field when
@@ -19,23 +19,17 @@ import { createSyncHarness, entityRow, type SyncHarness } from "../../support/sy
 const TOKEN = "entity-failures-token-8c1e";
 const CLASS_NAME = /\b\w+(Error|Exception)\b/;
 
-let harness: SyncHarness;
+const harness = useSyncHarness({ timeScale: 0.01 });
 const serve = useSourceServers("all");
 
-beforeAll(async () => {
-  harness = await createSyncHarness({ timeScale: 0.01 });
-});
-afterAll(async () => {
-  await harness.close();
-});
 
 describe.concurrent("a failed entity names its rule, record, field and fix", () => {
   test("lead.price-numeric: leads failing on page 2 (100 of 150 stored) name the record, the field, the rule and its fix", async ({ expect }) => {
     const data = smallCrm();
     data.leads = smallLeads(150, (i) => (i === 120 ? { price: "a lot" } : {}));
     const server = await serve(crmSource(() => data, { token: TOKEN }));
-    const connection = await harness.addConnection({ baseUrl: server.baseUrl, token: TOKEN });
-    const summary = await harness.sync(connection);
+    const connection = await harness().addConnection({ baseUrl: server.baseUrl, token: TOKEN });
+    const summary = await harness().sync(connection);
 
     const leads = entityRow(summary, "leads")!;
     expect(leads).toMatchObject({ status: "failed", pages: 1, records: 100 });
@@ -47,7 +41,7 @@ describe.concurrent("a failed entity names its rule, record, field and fix", () 
       fix: RULES_BY_ID.get("lead.price-numeric")!.fix,
     });
     expect(leads.error).toBe(leads.failure!.detail);
-    expect(await harness.listAll(connection.id, "leads")).toHaveLength(100);
+    expect(await harness().listAll(connection.id, "leads")).toHaveLength(100);
     // Every other row succeeded and names no failure.
     for (const row of summary.entities.filter((row) => row.entity !== "leads")) expect(row, row.entity).toMatchObject({ status: "succeeded", failure: null, error: null });
   });
@@ -57,7 +51,7 @@ describe.concurrent("a failed entity names its rule, record, field and fix", () 
     const data = smallCrm();
     data.leads = [leadRecord({ id: longId, pipeline_id: "p1", stage_id: "open", updated_at: minuteStamp(1) })];
     const server = await serve(crmSource(() => data, { token: TOKEN }));
-    const summary = await harness.sync(await harness.addConnection({ baseUrl: server.baseUrl, token: TOKEN }));
+    const summary = await harness().sync(await harness().addConnection({ baseUrl: server.baseUrl, token: TOKEN }));
 
     const leads = entityRow(summary, "leads")!;
     expect(leads.status).toBe("failed");
@@ -68,7 +62,7 @@ describe.concurrent("a failed entity names its rule, record, field and fix", () 
 
   test("auth.token-accepted: a 401 fails every entity with the token-refused rule and its fix, and no class name in its error", async ({ expect }) => {
     const server = await serve(crmSource(smallCrm, { token: TOKEN }));
-    const summary = await harness.sync(await harness.addConnection({ baseUrl: server.baseUrl, token: `${TOKEN}-revoked` }));
+    const summary = await harness().sync(await harness().addConnection({ baseUrl: server.baseUrl, token: `${TOKEN}-revoked` }));
 
     expect(server.requests).toHaveLength(1);
     expect(summary.entities.map((row) => row.entity)).toEqual([...SUMMARY_ENTITIES]);

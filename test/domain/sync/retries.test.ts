@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { SUMMARY_ENTITIES } from "../../../lambdas/domain/core/entities";
 import type { RunSummary } from "../../../lambdas/domain/core/run-summary";
 import type { StoredConnection } from "../../../lambdas/domain/core/connection";
@@ -8,7 +8,7 @@ import { minuteStamp, smallCrm } from "../../builders/small-crm";
 import { crmSource, entityOrder, type CrmData } from "../../support/crm-source";
 import type { RecordedRequest, SourceHandler, SourceReply, SourceRequest, SourceServer } from "../../support/source-server";
 import { useSourceServers } from "../../support/source-servers";
-import { createSyncHarness, entityRow, type SyncHarness } from "../../support/sync-harness";
+import { useSyncHarness, entityRow } from "../../support/sync-harness";
 import { failFirst, failInTurn } from "../../support/source-faults";
 
 /**
@@ -17,22 +17,16 @@ import { failFirst, failInTurn } from "../../support/source-faults";
  *
  * The waits are not measured: the engine reports every wait the state machine
  * asks for (Retry backoff and Wait states, in the definition's seconds) and
- * the tests assert that sequence exactly (harness.waitsOf). TIME_SCALE 0.01
+ * the tests assert that sequence exactly (harness().waitsOf). TIME_SCALE 0.01
  * only keeps the real pauses short; no assertion depends on it, so every test
  * has its own source and connection and they all run at once.
  */
 
 const TOKEN = "retries-token-5d2f9a";
 
-let harness: SyncHarness;
+const harness = useSyncHarness({ timeScale: 0.01 });
 const serve = useSourceServers("all");
 
-beforeAll(async () => {
-  harness = await createSyncHarness({ timeScale: 0.01 });
-});
-afterAll(async () => {
-  await harness.close();
-});
 
 
 interface SyncResult {
@@ -44,8 +38,8 @@ interface SyncResult {
 /** One run against a fresh loopback source and a fresh connection. */
 async function syncAgainst(handler: SourceHandler, options: { token?: string } = {}): Promise<SyncResult> {
   const server = await serve(handler);
-  const connection = await harness.addConnection({ baseUrl: server.baseUrl, token: options.token ?? TOKEN });
-  const summary = await harness.sync(connection);
+  const connection = await harness().addConnection({ baseUrl: server.baseUrl, token: options.token ?? TOKEN });
+  const summary = await harness().sync(connection);
   return { summary, server, connection };
 }
 
@@ -77,7 +71,7 @@ describe.concurrent("the retry ladder: the waits the state machine asks for", ()
     expect(contacts).toHaveLength(6);
     expect(contacts.every((request) => request.query["page"] === "1")).toBe(true);
     // Exactly one wait before each retry, in this order; no other wait in the run.
-    expect(harness.waitsOf(summary.id)).toEqual([1, 2, 4, 8, 16]);
+    expect(harness().waitsOf(summary.id)).toEqual([1, 2, 4, 8, 16]);
     // The run summary shows each of them (the console's live view reads it), with the source's answer.
     expect(recordedWaits(summary)).toEqual([1, 2, 4, 8, 16].map((seconds, i) => ["contacts", "retry", 1, i + 1, seconds, null]));
     expect(entityRow(summary, "contacts")?.waits[0]?.detail).toContain("maintenance window in progress");
@@ -101,7 +95,7 @@ describe.concurrent("the run summary records every wait the state machine makes,
     const { summary } = await syncAgainst(
       faulty(smallCrm(), failInTurn("/leads", [busy, busy, { status: 429, headers: { "retry-after": "7" }, json: { error: "slow down" } }, busy])),
     );
-    expect(harness.waitsOf(summary.id)).toEqual([1, 2, 7, 1]);
+    expect(harness().waitsOf(summary.id)).toEqual([1, 2, 7, 1]);
     expect(recordedWaits(summary)).toEqual([
       ["leads", "retry", 1, 1, 1, null],
       ["leads", "retry", 1, 2, 2, null],
@@ -122,7 +116,7 @@ describe.concurrent("statuses and failures", () => {
     const users = to(server, "/users");
     expect(users).toHaveLength(2);
     // Retry-After 5 s against backoff step 1 (1 s): the wait is 5 s.
-    expect(harness.waitsOf(summary.id)).toEqual([5]);
+    expect(harness().waitsOf(summary.id)).toEqual([5]);
     expect(recordedWaits(summary)).toEqual([["users", "throttled", 1, 1, 5, 5]]);
     expect(entityRow(summary, "users")).toMatchObject({ status: "succeeded", records: 2 });
     expect(summary.status).toBe("succeeded");
@@ -136,7 +130,7 @@ describe.concurrent("statuses and failures", () => {
     const users = to(server, "/users");
     expect(users).toHaveLength(5);
     // Retry-After stays 1 s; the waits follow the backoff: 1, 2, 4, 8 s.
-    expect(harness.waitsOf(summary.id)).toEqual([1, 2, 4, 8]);
+    expect(harness().waitsOf(summary.id)).toEqual([1, 2, 4, 8]);
     expect(entityRow(summary, "users")).toMatchObject({ status: "succeeded", records: 2 });
     expect(summary.status).toBe("succeeded");
   });
@@ -148,7 +142,7 @@ describe.concurrent("statuses and failures", () => {
 
     expect(to(server, "/users")).toHaveLength(4);
     // max(3, 1), max(3, 2), max(3, 4).
-    expect(harness.waitsOf(summary.id)).toEqual([3, 3, 4]);
+    expect(harness().waitsOf(summary.id)).toEqual([3, 3, 4]);
     expect(recordedWaits(summary)).toEqual([
       ["users", "throttled", 1, 1, 3, 3],
       ["users", "throttled", 1, 2, 3, 3],
@@ -161,10 +155,10 @@ describe.concurrent("statuses and failures", () => {
     const { summary, server, connection } = await syncAgainst(faulty(smallCrm(), failFirst("/leads", 2, { status: 503, json: { error: "busy" } })));
 
     expect(to(server, "/leads")).toHaveLength(3);
-    expect(harness.waitsOf(summary.id)).toEqual([1, 2]);
+    expect(harness().waitsOf(summary.id)).toEqual([1, 2]);
     expect(summary.status).toBe("succeeded");
     expect(entityRow(summary, "leads")).toMatchObject({ status: "succeeded", pages: 1, records: 2, error: null });
-    const leads = await harness.listAll(connection.id, "leads");
+    const leads = await harness().listAll(connection.id, "leads");
     expect(leads.map((lead) => lead["id"]).sort()).toEqual(["l1", "l2"]);
   });
 
@@ -175,7 +169,7 @@ describe.concurrent("statuses and failures", () => {
     const pipelines = to(server, "/pipelines");
     expect(pipelines).toHaveLength(2);
     // Retried as a transient error: after the first backoff step, as a 5xx would be.
-    expect(harness.waitsOf(summary.id)).toEqual([1]);
+    expect(harness().waitsOf(summary.id)).toEqual([1]);
     expect(entityRow(summary, "pipelines")).toMatchObject({ status: "succeeded", pages: 1, records: 1 });
     expect(summary.status).toBe("succeeded");
   });
@@ -186,14 +180,14 @@ describe.concurrent("statuses and failures", () => {
     expect(to(server, "/users")).toHaveLength(3);
     expect(entityRow(summary, "users")).toMatchObject({ status: "succeeded", pages: 1, records: 2 });
     expect(summary.status).toBe("succeeded");
-    expect(await harness.listAll(connection.id, "users")).toHaveLength(2);
+    expect(await harness().listAll(connection.id, "users")).toHaveLength(2);
   });
 
   test("a broken connection on every try: the entity fails after 5 retries", async ({ expect }) => {
     const { summary, server } = await syncAgainst(faulty(smallCrm(), failFirst("/calls", Infinity, { destroy: true })));
 
     expect(to(server, "/calls")).toHaveLength(6);
-    expect(harness.waitsOf(summary.id)).toEqual([1, 2, 4, 8, 16]);
+    expect(harness().waitsOf(summary.id)).toEqual([1, 2, 4, 8, 16]);
     const row = entityRow(summary, "calls");
     expect(row?.status).toBe("failed");
     // Connected, then broken off: the source is reached (not down), so the entities after it are still tried.
@@ -209,7 +203,7 @@ describe.concurrent("statuses and failures", () => {
 
     expect(to(server, "/users")).toHaveLength(6);
     // No Retry-After: the backoff steps alone.
-    expect(harness.waitsOf(summary.id)).toEqual([1, 2, 4, 8, 16]);
+    expect(harness().waitsOf(summary.id)).toEqual([1, 2, 4, 8, 16]);
     // Five waits recorded, none for the sixth 429 (no wait follows it: the entity fails).
     expect(recordedWaits(summary).map(([, kind, , attempt, seconds]) => [kind, attempt, seconds])).toEqual(
       [1, 2, 4, 8, 16].map((seconds, i) => ["throttled", i + 1, seconds]),
@@ -330,9 +324,9 @@ describe.concurrent("statuses and failures", () => {
     expect(row?.error).toBe(`record lead-120, field price, rule lead.price-numeric: ${PRICE_RULE}`);
     expect(row?.failure).toMatchObject({ rule: "lead.price-numeric", record_id: "lead-120", field: "price" });
     // Page 1 is committed and kept, with its watermark; page 2 wrote nothing.
-    const stored = (await harness.listAll(connection.id, "leads")).map((lead) => String(lead["id"]));
+    const stored = (await harness().listAll(connection.id, "leads")).map((lead) => String(lead["id"]));
     expect(stored.sort()).toEqual(Array.from({ length: 100 }, (_, i) => `lead-${i}`).sort());
-    expect(await harness.records.getWatermark(connection.id, "leads")).toBe(minuteStamp(99));
+    expect(await harness().records.getWatermark(connection.id, "leads")).toBe(minuteStamp(99));
     expect(summary.status).toBe("failed");
     expect(entityRow(summary, "tasks")?.status).toBe("succeeded");
   });

@@ -2,7 +2,6 @@ import { UpdateItemCommand } from "@aws-sdk/client-dynamodb";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { StoredConnection } from "../../../lambdas/domain/core/connection";
 import { CLOCK_SKEW_ALLOWANCE_SECONDS } from "../../../lambdas/domain/core/limits";
-import type { Clock } from "../../../lambdas/domain/core/ports/clock";
 import { explainRecord } from "../../../lambdas/domain/onboarding/explain-record";
 import { startSync } from "../../../lambdas/domain/sync/start-sync";
 import { ATTR, watermarkPartitionKey, watermarkSortKey } from "../../../lambdas/adapters/dynamodb/records/keys";
@@ -11,6 +10,7 @@ import { useScriptedCrmSource } from "../../support/scripted-crm-source";
 import { envelope } from "../../support/source-server";
 import { dynamoDbKeySpace } from "../../../lambdas/adapters/dynamodb/dynamodb-key-space";
 import { createSyncHarness, entityRow, type SyncHarness } from "../../support/sync-harness";
+import { SteppedClock } from "../../support/stepped-clock";
 
 /*
  * Issue 32 item 2 on real engines (DynamoDB Local, the ASL on
@@ -26,20 +26,9 @@ const PLACEHOLDER = "9999-12-31T23:59:59Z";
 /** The spec's form of updated_since: `<YYYY-MM-DD>T<HH:MM:SS>+<HH:MM>`. */
 const SPEC_FORM = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+00:00$/;
 
-/** 1 ms further at each reading, so times stay ordered; moved forward only by the test. */
-class SteppedClock implements Clock {
-  t = T;
-  now(): Date {
-    this.t += 1;
-    return new Date(this.t);
-  }
-  moveTo(ms: number): void {
-    this.t = Math.max(this.t, ms);
-  }
-}
 
 const iso = (ms: number) => new Date(ms).toISOString();
-const clock = new SteppedClock();
+const clock = new SteppedClock(T);
 const source = useScriptedCrmSource(TOKEN, () => ({ pipelines: [pipelineRecord()], users: [userRecord()], contacts: [], leads: [] }));
 let harness: SyncHarness;
 
@@ -85,7 +74,7 @@ describe("the watermark never passes the present", () => {
     expect(asked).toEqual(["2026-01-01T00:00:00+00:00", "2026-11-27T10:58:00+00:00"]);
     for (const since of asked) {
       expect(since).toMatch(SPEC_FORM);
-      expect(Date.parse(since)).toBeLessThanOrEqual(clock.t + CLOCK_SKEW_ALLOWANCE_SECONDS * 1000);
+      expect(Date.parse(since)).toBeLessThanOrEqual(clock.lastReading + CLOCK_SKEW_ALLOWANCE_SECONDS * 1000);
     }
 
     const explained = await explainRecord({ connections: harness.connections, audits: harness.deps.audits, runs: harness.runs, keySpace: dynamoDbKeySpace, clock }, connection.business_account_id, connection.id, "leads", "lead-placeholder", {});

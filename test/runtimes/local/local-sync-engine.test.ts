@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";
 import type { RunSummary } from "../../../lambdas/domain/core/run-summary";
+import type { StoredConnection } from "../../../lambdas/domain/core/connection";
 import { LocalSyncEngine } from "../../../lambdas/runtimes/local/local-sync-engine";
 import type { TaskHandler } from "../../../lambdas/runtimes/local/step-functions/local-step-functions";
 import { makeSyncHandlers } from "../../../lambdas/handlers/sync/sync-handlers";
@@ -70,12 +71,17 @@ async function syncOn(engine: LocalSyncEngine, connectionId: string, businessAcc
   return runSettled(engine, harness.runs, connectionId, runId);
 }
 
+/** A new connection to the file's source, synced once on `engine`. */
+async function syncNewConnection(engine: LocalSyncEngine): Promise<{ connection: StoredConnection; summary: RunSummary }> {
+  const connection = await harness.addConnection({ baseUrl: server.baseUrl, token: TOKEN });
+  return { connection, summary: await syncOn(engine, connection.id, connection.business_account_id) };
+}
+
 describe("the page loop in Express segments", () => {
   test("a segment runs at most PAGE_TASKS_PER_SEGMENT page tasks, then the Standard parent starts the next from its cursor: every page once, in order", async () => {
     const engine = engineWith({ deps: { pageTasksPerSegment: 2 } });
     try {
-      const connection = await harness.addConnection({ baseUrl: server.baseUrl, token: TOKEN });
-      const summary = await syncOn(engine, connection.id, connection.business_account_id);
+      const { connection, summary } = await syncNewConnection(engine);
       expect(summary.status).toBe("succeeded");
       expect(entityRow(summary, "leads")).toMatchObject({ status: "succeeded", pages: 5, records: 450 });
 
@@ -103,8 +109,7 @@ describe("the page loop in Express segments", () => {
       return undefined;
     };
     try {
-      const connection = await harness.addConnection({ baseUrl: server.baseUrl, token: TOKEN });
-      const summary = await syncOn(engine, connection.id, connection.business_account_id);
+      const { connection, summary } = await syncNewConnection(engine);
       expect(killed).toBe(true);
       expect(engine.child.list().map((segment) => segment.status)).toContain("ABORTED");
       expect(summary.status).toBe("succeeded");
@@ -180,8 +185,7 @@ describe("ContinueAsNew with a deterministic name", () => {
       },
     });
     try {
-      const connection = await harness.addConnection({ baseUrl: server.baseUrl, token: TOKEN });
-      const summary = await syncOn(engine, connection.id, connection.business_account_id);
+      const { connection, summary } = await syncNewConnection(engine);
       expect(summary.status).toBe("succeeded");
       expect(entityRow(summary, "leads")).toMatchObject({ status: "succeeded", pages: 5, records: 450 });
 
@@ -217,8 +221,7 @@ describe("ContinueAsNew with a deterministic name", () => {
       },
     });
     try {
-      const connection = await harness.addConnection({ baseUrl: server.baseUrl, token: TOKEN });
-      const summary = await syncOn(engine, connection.id, connection.business_account_id);
+      const { connection, summary } = await syncNewConnection(engine);
       expect(summary.status).toBe("succeeded");
       const [original] = engine.parent.list();
       const result = await engine.result(original!.executionId);

@@ -7,6 +7,7 @@ import { DynamoDbRunStore } from "../../../../lambdas/adapters/dynamodb/runs/dyn
 import { planPageTransactions } from "../../../../lambdas/adapters/dynamodb/records/page-transactions";
 import { runHoldingLock } from "../../../builders/page-runs";
 import { testDynamoDbClient, useTestTable } from "../../../support/dynamodb";
+import { clientFailingTransactions } from "../../../support/failing-transactions";
 
 /**
  * A run summary's `records` counts distinct records: a record a source sends
@@ -36,20 +37,6 @@ function counted(write: PageWrite, entity = write.run.entity): PageWrite {
   return { ...write, run: { ...write.run, records: own, stages: entity === "pipelines" ? stages : 0 } };
 }
 
-/** A client whose TransactWriteItems calls fail from the n-th on, before they reach DynamoDB. */
-function clientFailingFrom(n: number): DynamoDBClient {
-  const failing = testDynamoDbClient();
-  let calls = 0;
-  failing.middlewareStack.add(
-    (next, context) => async (args) => {
-      if (context.commandName === "TransactWriteItemsCommand" && (calls += 1) >= n) throw new Error(`injected failure of transaction ${calls}`);
-      return next(args);
-    },
-    { step: "initialize", name: "failFromTransaction" },
-  );
-  return failing;
-}
-
 describe("records counts distinct records written by the run", () => {
   test("records counts distinct records: a record on two pages of one run counts once; its lineage counts both pages' writes", async () => {
     const connectionId = newConnection();
@@ -75,7 +62,7 @@ describe("records counts distinct records written by the run", () => {
     // Page 2 repeats l090..l099 and needs several transactions (loss reasons first); the second one never commits.
     const second = counted(run.page({ connectionId, records: [...Array.from({ length: 60 }, (_, i) => lossReason(`r${i}`)), ...range(90, 150)] }, "leads"));
     expect(planPageTransactions(table.tableName, second).length).toBe(2);
-    const failing = clientFailingFrom(2);
+    const failing = clientFailingTransactions(2, "from");
     await expect(new DynamoDbRecordStore({ client: failing, tableName: table.tableName }).commitPage(second)).rejects.toThrow("injected failure");
     failing.destroy();
     await store.commitPage(second);

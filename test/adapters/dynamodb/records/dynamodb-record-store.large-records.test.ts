@@ -9,6 +9,7 @@ import { partPartitionKey, stagedPartPrefix } from "../../../../lambdas/adapters
 import { planPage } from "../../../../lambdas/adapters/dynamodb/records/page-transactions";
 import { fencedPages } from "../../../builders/page-runs";
 import { testDynamoDbClient, useTestTable } from "../../../support/dynamodb";
+import { clientFailingTransactions } from "../../../support/failing-transactions";
 
 /**
  * A record too large for one DynamoDB transaction (the spec never cuts task
@@ -34,20 +35,6 @@ async function partKeys(connectionId: string, id: string): Promise<string[]> {
   const query = { TableName: table.tableName, KeyConditionExpression: "pk = :pk", ExpressionAttributeValues: { ":pk": { S: partPartitionKey(connectionId, "tasks", id) } }, ProjectionExpression: "sk", ConsistentRead: true };
   for await (const page of paginateQuery({ client: table.client }, query)) keys.push(...(page.Items ?? []).map((item) => item["sk"]!.S!));
   return keys;
-}
-
-/** A client whose TransactWriteItems calls fail from the n-th on, before they reach DynamoDB. */
-function clientFailingFrom(n: number): DynamoDBClient {
-  const failing = testDynamoDbClient();
-  let calls = 0;
-  failing.middlewareStack.add(
-    (next, context) => async (args) => {
-      if (context.commandName === "TransactWriteItemsCommand" && (calls += 1) >= n) throw new Error(`injected failure of transaction ${calls}`);
-      return next(args);
-    },
-    { step: "initialize", name: "failFromTransaction" },
-  );
-  return failing;
 }
 
 describe("a record of any size is stored whole, and appears with its page", () => {
@@ -76,7 +63,7 @@ describe("a record of any size is stored whole, and appears with its page", () =
     expect(stagingTransactions).toBeGreaterThan(1);
 
     // Every staging transaction commits; the page's own transaction (head, watermark) fails.
-    const failing = clientFailingFrom(stagingTransactions + 1);
+    const failing = clientFailingTransactions(stagingTransactions + 1, "from");
     await expect(new DynamoDbRecordStore({ client: failing, tableName: table.tableName }).commitPage(page)).rejects.toThrow("injected failure");
     failing.destroy();
     const { version } = plan.staged[0]!;
@@ -95,7 +82,7 @@ describe("a record of any size is stored whole, and appears with its page", () =
     const versions = ["c".repeat(4_500_000), "d".repeat(6_000_000)];
     // A page that staged a version and then died: its parts are left behind, named by no head.
     const abandoned = await fenced(tasksPage(connectionId, [task("t-big", "a".repeat(4_200_000))], "2024-02-01T00:00:00.000Z"));
-    const failing = clientFailingFrom(planPage(table.tableName, abandoned).transactions.length);
+    const failing = clientFailingTransactions(planPage(table.tableName, abandoned).transactions.length, "from");
     await expect(new DynamoDbRecordStore({ client: failing, tableName: table.tableName }).commitPage(abandoned)).rejects.toThrow("injected failure");
     failing.destroy();
 

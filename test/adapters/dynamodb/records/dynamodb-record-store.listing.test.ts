@@ -8,6 +8,7 @@ import { DynamoDbRunStore } from "../../../../lambdas/adapters/dynamodb/runs/dyn
 import { FAR_LEASE, PAGE_COMMITTED_AT } from "../../../builders/page-runs";
 import { testDynamoDbClient, useTestTable } from "../../../support/dynamodb";
 import { countWriteUnits } from "../../../support/write-units";
+import { clientFailingTransactions } from "../../../support/failing-transactions";
 
 /**
  * An unchanged whole listing is not rewritten (lambdas/adapters/dynamodb/records/page-transactions.ts, rule 5), and a stored listing
@@ -64,20 +65,6 @@ async function recordItemsWritten(write: PageWrite, via: DynamoDbRecordStore = s
   return counter.writes.filter((written) => written.pk.startsWith("REC#")).length;
 }
 
-/** A client whose n-th transaction fails (a crash between a page's transactions). */
-function clientFailingTransaction(n: number): DynamoDBClient {
-  const failing = testDynamoDbClient();
-  let calls = 0;
-  failing.middlewareStack.add(
-    (next, context) => async (args) => {
-      if (context.commandName === "TransactWriteItemsCommand" && ++calls === n) throw new Error(`injected failure of transaction ${n}`);
-      return next(args);
-    },
-    { step: "initialize", name: "failNthTransaction" },
-  );
-  return failing;
-}
-
 describe("an unchanged whole listing", () => {
   test("unchanged full lists are not rewritten: a whole listing identical to the last committed one writes no record items; a changed record is written", async () => {
     const connectionId = `conn-${randomUUID()}`;
@@ -96,7 +83,7 @@ describe("an unchanged whole listing", () => {
     const before = users(150);
     await store.commitPage((await newRun(connectionId)).page(before, WHOLE));
 
-    const failing = clientFailingTransaction(2);
+    const failing = clientFailingTransactions(2, "only");
     const changed = users(150, () => "Changed");
     await expect(new DynamoDbRecordStore({ client: failing, tableName: table.tableName }).commitPage((await newRun(connectionId)).page(changed, WHOLE))).rejects.toThrow(
       "injected failure of transaction 2",

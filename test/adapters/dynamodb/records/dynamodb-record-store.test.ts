@@ -11,6 +11,7 @@ import { recordPartitionKey, recordShardPartitionKey, recordShardPartitionKeys, 
 import { FAR_LEASE, fencedPages, pageRun, runHoldingLock } from "../../../builders/page-runs";
 import { planPageTransactions } from "../../../../lambdas/adapters/dynamodb/records/page-transactions";
 import { testDynamoDbClient, useTestTable } from "../../../support/dynamodb";
+import { clientFailingTransactions } from "../../../support/failing-transactions";
 
 const table = useTestTable();
 let store: DynamoDbRecordStore;
@@ -74,23 +75,6 @@ async function storedCountIn(pk: string): Promise<number> {
   return count;
 }
 
-/** A client whose n-th TransactWriteItems call fails before it reaches DynamoDB. */
-function clientFailingTransaction(n: number): DynamoDBClient {
-  const failing = testDynamoDbClient();
-  let calls = 0;
-  failing.middlewareStack.add(
-    (next, context) => async (args) => {
-      if (context.commandName === "TransactWriteItemsCommand") {
-        calls += 1;
-        if (calls === n) throw new Error(`injected failure of transaction ${n}`);
-      }
-      return next(args);
-    },
-    { step: "initialize", name: "failNthTransaction" },
-  );
-  return failing;
-}
-
 const leadsPage = (connectionId: string, watermark: string): Omit<PageWrite, "run"> => ({
   connectionId,
   records: [...range(50).map((i) => lossReason(`r${pad(i)}`)), ...range(100).map((i) => lead(`l${pad(i)}`, { loss_reason_id: `r${pad(i % 50)}` }))],
@@ -137,7 +121,7 @@ describe("DynamoDbRecordStore on DynamoDB Local", () => {
     const connectionId = newConnection();
     await store.commitPage(await fenced({ connectionId, records: [lead("l-old")], watermark: { entity: "leads", value: "2024-01-01T00:00:00.000Z" } }));
 
-    const failing = clientFailingTransaction(2);
+    const failing = clientFailingTransactions(2, "only");
     const failingStore = new DynamoDbRecordStore({ client: failing, tableName: table.tableName });
     const page = leadsPage(connectionId, "2024-06-01T00:00:00.000Z");
     await expect(failingStore.commitPage(await fenced(page))).rejects.toThrow("injected failure of transaction 2");

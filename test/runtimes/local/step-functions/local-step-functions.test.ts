@@ -37,6 +37,11 @@ afterEach(async () => {
   await Promise.all(machines.splice(0).map((created) => created.stop()));
 });
 
+/** A definition of one Task state `name` that ends the execution, with the state's other fields. */
+function oneTask(name: string, fields: Record<string, unknown> = {}) {
+  return { StartAt: name, States: { [name]: { Type: "Task", Resource: lambdaArn(name), ...fields, End: true } } };
+}
+
 describe("LocalStepFunctions", () => {
   it("runs a Task -> Choice -> Task loop with the handlers on the main thread", async () => {
     const threads: boolean[] = [];
@@ -74,21 +79,13 @@ describe("LocalStepFunctions", () => {
     let attempts = 0;
     const sfn = machine({
       timeScale: 0.01,
-      definition: {
-        StartAt: "Fetch",
-        States: {
-          Fetch: {
-            Type: "Task",
-            Resource: lambdaArn("Fetch"),
-            Retry: [
-              // Must not match: it would wait 0.5 s even when scaled.
-              { ErrorEquals: ["SourceAuthError"], IntervalSeconds: 50, MaxAttempts: 3 },
-              { ErrorEquals: ["SourceTransientError"], IntervalSeconds: 1, BackoffRate: 2, MaxAttempts: 3, JitterStrategy: "NONE" },
-            ],
-            End: true,
-          },
-        },
-      },
+      definition: oneTask("Fetch", {
+        Retry: [
+          // Must not match: it would wait 0.5 s even when scaled.
+          { ErrorEquals: ["SourceAuthError"], IntervalSeconds: 50, MaxAttempts: 3 },
+          { ErrorEquals: ["SourceTransientError"], IntervalSeconds: 1, BackoffRate: 2, MaxAttempts: 3, JitterStrategy: "NONE" },
+        ],
+      }),
       handlers: {
         Fetch: async () => {
           attempts += 1;
@@ -116,17 +113,9 @@ describe("LocalStepFunctions", () => {
   it("fails with the handler's error once the retries are exhausted", async () => {
     const sfn = machine({
       timeScale: 0.01,
-      definition: {
-        StartAt: "Fetch",
-        States: {
-          Fetch: {
-            Type: "Task",
-            Resource: lambdaArn("Fetch"),
-            Retry: [{ ErrorEquals: ["SourceTransientError"], IntervalSeconds: 1, MaxAttempts: 2 }],
-            End: true,
-          },
-        },
-      },
+      definition: oneTask("Fetch", {
+        Retry: [{ ErrorEquals: ["SourceTransientError"], IntervalSeconds: 1, MaxAttempts: 2 }],
+      }),
       handlers: {
         Fetch: async () => {
           throw namedError("SourceTransientError", "503 from the source");
