@@ -4,7 +4,7 @@ import { DISPATCH_BATCH_SIZE, DISPATCH_MAP_STATE } from "../../statemachine/disp
 import { aslDefinition, type AslState } from "./definitions";
 import { SYNC_ENTITIES } from "../../lambdas/domain/core/entities";
 import { PAGE_TASKS_PER_EXECUTION } from "../../lambdas/domain/core/limits";
-import type { LocalHistoryEvent } from "../../lambdas/runtimes/local/step-functions/local-step-functions";
+import { LocalStepFunctions, type LocalHistoryEvent } from "../../lambdas/runtimes/local/step-functions/local-step-functions";
 import { pipelineRecord } from "../builders/source-records";
 import { crmSource } from "../support/crm-source";
 import { startSourceServer, type SourceServer } from "../support/source-server";
@@ -162,5 +162,60 @@ describe("history bound: every definition", () => {
     const pages = Math.floor((HISTORY_EVENT_LIMIT - fixed) / perPage);
     console.info(`history bound (dispatch parent): ${pages} pages of ${DISPATCH_PAGE_SIZE} at ${perPage} events each, ${pages * DISPATCH_PAGE_SIZE} connections`);
     expect(pages * DISPATCH_PAGE_SIZE).toBeGreaterThanOrEqual(100_000);
+  });
+});
+
+/**
+ * The poll loop of a dispatch child, run as it runs: the HandOvers iteration of statemachine/dispatch.asl.json on
+ * aws-local-stepfunctions, its waits scaled to nothing, with a continuation that never ends. Step Functions quotas
+ * ("Quotas related to state machine executions": 25,000 events in one Standard execution's history) make a child
+ * that polls without end fail on its history, and "Redriving Map Runs" says a child failed on that limit cannot be
+ * redriven: so every poll of a running continuation must pass the budget.
+ */
+describe("history bound: the dispatch child's poll loop, run on the local engine", () => {
+  const OFFERED = 2_000;
+
+  async function pollUntilOffersRunOut(): Promise<{ polls: number; waits: number[]; events: number }> {
+    const handOver = aslDefinition("dispatch.asl.json").States[DISPATCH_MAP_STATE]!.ItemProcessor!.States["HandOvers"]!.ItemProcessor!;
+    let polls = 0;
+    const engine = new LocalStepFunctions({
+      definition: { StartAt: handOver.StartAt, States: handOver.States },
+      timeScale: 0,
+      handlers: {
+        // The run went on in a continuation (ContinueAsNew): its first execution ended with the next one's ARN.
+        RunSync: async () => ({ Output: { ExecutionArn: "arn:aws:states:us-east-1:000000000000:execution:Sync:r1-c1" } }),
+        // A continuation that is still RUNNING every time it is described, for as long as the test offers it.
+        DescribeContinuation: async () => (++polls <= OFFERED ? { Status: "RUNNING" } : { Status: "SUCCEEDED", Output: "{}" }),
+        ReleaseRun: async () => {
+          throw new Error("a run still running is never released");
+        },
+      },
+    });
+    try {
+      const ref = await engine.start({
+        run: { business_account_id: "a1", connection_id: "c1", run_id: "r1" },
+        cursor: { entity: "leads", page: 26 },
+        step: { outcome: "next_segment" },
+      });
+      expect((await engine.result(ref)).status).toBe("SUCCEEDED");
+      const waits = engine.timers(ref).filter((timer) => timer.kind === "wait").map((timer) => timer.requestedMs / 1000);
+      const events = engine.events(ref).reduce((sum, event) => sum + awsHistoryEvents(event), 0);
+      return { polls: Math.min(polls, OFFERED), waits, events };
+    } finally {
+      await engine.stop();
+    }
+  }
+
+  test("poll budget (Step Functions quotas: 25,000 history events per Standard execution): a continuation that never ends is polled at most the budget's times, hourly after the first 15, and a batch of such runs stays under the cap", async () => {
+    const { polls, waits, events } = await pollUntilOffersRunOut();
+    const handOver = aslDefinition("dispatch.asl.json").States[DISPATCH_MAP_STATE]!.ItemProcessor!.States["HandOvers"]!.ItemProcessor!.States;
+    const [spent, slow] = (handOver["PollBudget"] as unknown as { Choices: Array<{ NumericGreaterThanEquals: number }> }).Choices;
+    const budget = spent!.NumericGreaterThanEquals;
+    console.info(`poll budget: ${polls} polls of ${OFFERED} offered (budget ${budget}), ${events} history events for the run's hand-over`);
+    expect(polls).toBe(budget);
+    expect(waits.filter((seconds) => seconds === 60)).toHaveLength(slow!.NumericGreaterThanEquals);
+    expect(waits.filter((seconds) => seconds === 3600)).toHaveLength(budget - slow!.NumericGreaterThanEquals);
+    // The measured hand-over of one run, DISPATCH_BATCH_SIZE times, with room for the child's other states.
+    expect(DISPATCH_BATCH_SIZE * events).toBeLessThan(HISTORY_EVENT_LIMIT - 1_000);
   });
 });
