@@ -1,11 +1,12 @@
-import { ArnFormat, Stack, Validations } from "aws-cdk-lib";
+import { ArnFormat, Duration, Stack, Validations } from "aws-cdk-lib";
 import { Rule, type Schedule } from "aws-cdk-lib/aws-events";
 import { SfnStateMachine } from "aws-cdk-lib/aws-events-targets";
 import { PolicyStatement } from "aws-cdk-lib/aws-iam";
-import { LogGroup, type RetentionDays } from "aws-cdk-lib/aws-logs";
+import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
+import { BlockPublicAccess, Bucket, BucketEncryption, type CfnBucket } from "aws-cdk-lib/aws-s3";
 import { DefinitionBody, LogLevel, StateMachine, StateMachineType } from "aws-cdk-lib/aws-stepfunctions";
 import { Construct } from "constructs";
-import { loadDispatchDefinition } from "../statemachine/dispatch-definition";
+import { DISPATCH_MAP_STATE, loadDispatchDefinition } from "../statemachine/dispatch-definition";
 import type { RecordTable } from "./record-table";
 import { FUNCTION_SIZES, ServiceFunction } from "./service-function";
 import { grantServiceEvents } from "./sync-functions";
@@ -45,6 +46,8 @@ export class SyncSchedule extends Construct {
   readonly stateMachineName: string;
   readonly logGroup: LogGroup;
   readonly rule: Rule;
+  /** Where the tick's Distributed Map writes its children's results (ResultWriter), so a failed child never fills the tick's state. */
+  readonly results: Bucket;
 
   constructor(scope: Construct, id: string, props: SyncScheduleProps) {
     super(scope, id);
@@ -66,16 +69,31 @@ export class SyncSchedule extends Construct {
     // A lock held by an execution is taken over only once Step Functions says that execution has ended: it never starts one.
     props.syncStateMachine.grantDescribeRuns(this.dispatcher.role);
 
+    // "ResultWriter (Map)": without it a failed child's result (its input, error and cause) is returned in the Map's own
+    // output, which must fit 256 KiB ("Step Functions service quotas"); written to S3, the output is their location only.
+    this.results = new Bucket(this, "Results", {
+      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+      encryption: BucketEncryption.S3_MANAGED,
+      enforceSSL: true,
+      // The same retention as the tick's logs, which say the same things (run ids, errors).
+      lifecycleRules: [{ expiration: Duration.days(props.logRetention === RetentionDays.INFINITE ? 3_650 : props.logRetention) }],
+    });
+
+    const definition = loadDispatchDefinition(props.maxConcurrentRuns);
+    // The role may write under the ResultWriter's Prefix only, read from the definition (one source).
+    const resultsPrefix = String((definition.States[DISPATCH_MAP_STATE]!["ResultWriter"] as { Parameters: { Prefix: string } }).Parameters.Prefix);
+
     this.stateMachineName = `${stack.stackName}-Dispatch`;
     this.logGroup = new LogGroup(this, "Logs", { logGroupName: vendedLogGroupName(this.stateMachineName), retention: props.logRetention });
     this.stateMachine = new StateMachine(this, "StateMachine", {
       stateMachineName: this.stateMachineName,
       stateMachineType: StateMachineType.STANDARD,
-      definitionBody: DefinitionBody.fromString(JSON.stringify(loadDispatchDefinition(props.maxConcurrentRuns), null, 2)),
+      definitionBody: DefinitionBody.fromString(JSON.stringify(definition, null, 2)),
       definitionSubstitutions: {
         DispatcherFunctionArn: this.dispatcher.alias.functionArn,
         SyncStateMachineArn: props.syncStateMachine.stateMachine.stateMachineArn,
         SyncPagesStateMachineArn: props.syncStateMachine.pagesStateMachine.stateMachineArn,
+        DispatchResultsBucketName: this.results.bucketName,
       },
       logs: { destination: this.logGroup, level: LogLevel.ERROR, includeExecutionData: true },
       tracingEnabled: true,
@@ -101,6 +119,13 @@ export class SyncSchedule extends Construct {
         resources: [
           stack.formatArn({ service: "events", resource: "rule", resourceName: "StepFunctionsGetEventsForStepFunctionsExecutionRule" }),
         ],
+      }),
+    );
+    // ResultWriter: the actions "ResultWriter (Map)" lists for exporting to S3, under the definition's prefix only.
+    role.addToRolePolicy(
+      new PolicyStatement({
+        actions: ["s3:PutObject", "s3:GetObject", "s3:ListMultipartUploadParts", "s3:AbortMultipartUpload"],
+        resources: [this.results.arnForObjects(`${resultsPrefix}/*`)],
       }),
     );
     // The Distributed Map runs each item as a child execution of this state machine.
@@ -137,6 +162,14 @@ export class SyncSchedule extends Construct {
     Validations.of(this.stateMachine.role).acknowledge({
       id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:${this.stateMachineName}/*]`,
       reason: "The Distributed Map's child executions are named by Step Functions (<state machine>/<map run>:<id>): this state machine's child executions only.",
+    });
+    Validations.of(this.stateMachine.role).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::<${Stack.of(this).getLogicalId(this.results.node.defaultChild as CfnBucket)}.Arn>/${resultsPrefix}/*]`,
+      reason: "The Map Run names its result objects (<prefix>/<map run id>/...): the tick's results bucket under its prefix only.",
+    });
+    Validations.of(this.results).acknowledge({
+      id: "AwsSolutions-S1",
+      reason: "Only the tick's state machine writes here (its role, TLS only, no public access); its CloudTrail data events and the tick's logs say who wrote what, and the objects expire with the logs.",
     });
     Validations.of(this.stateMachine).acknowledge({
       id: "CloudFormation-Validate::E1029",

@@ -68,7 +68,25 @@ describe("CDK stack: the schedule tick (dispatch state machine)", () => {
       DispatcherFunctionArn: aliasOf(stack.syncSchedule.dispatcher),
       SyncStateMachineArn: { Ref: logicalId(stack.syncStateMachine.stateMachine) },
       SyncPagesStateMachineArn: { Ref: logicalId(stack.syncStateMachine.pagesStateMachine) },
+      DispatchResultsBucketName: { Ref: logicalId(stack.syncSchedule.results) },
     });
+  });
+
+  // "ResultWriter (Map)": exporting the children's results to S3 takes these four actions on the objects written.
+  test("the Map's results go to a private bucket of their own (ResultWriter), and the tick's role may write there under the definition's prefix only", () => {
+    const bucket = resources[logicalId(stack.syncSchedule.results)]!;
+    expect(bucket.Properties).toMatchObject({
+      PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
+      BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: "AES256" } }] },
+      LifecycleConfiguration: { Rules: [{ ExpirationInDays: TEST_CONTEXT.logRetentionDays, Status: "Enabled" }] },
+    });
+    const writer = definition(dispatch.Properties).States["RunConnections"].ResultWriter;
+    expect(writer).toEqual({ Resource: "arn:aws:states:::s3:putObject", Parameters: { Bucket: "${DispatchResultsBucketName}", Prefix: "dispatch-results" } });
+    const statements = roleStatements(template, logicalId(stack.syncSchedule.stateMachine.role));
+    const s3 = statements.filter((statement) => actionsOf(statement).some((action) => action.startsWith("s3:")));
+    expect(s3).toHaveLength(1);
+    expect(actionsOf(s3[0]!).sort()).toEqual(["s3:AbortMultipartUpload", "s3:GetObject", "s3:ListMultipartUploadParts", "s3:PutObject"]);
+    expect(resourcesOf(s3[0]!)).toEqual([{ "Fn::Join": ["", [{ "Fn::GetAtt": [logicalId(stack.syncSchedule.results), "Arn"] }, "/dispatch-results/*"]] }]);
   });
 
   test("a run's slot is held until the run ends: the first segment and the hand-over both wait (.sync:2), the hand-over with a deadline of a day, not the 60 s default", () => {
@@ -88,7 +106,7 @@ describe("CDK stack: the schedule tick (dispatch state machine)", () => {
     expect(handOver.DescribeContinuation.Catch[0]).toMatchObject({ ErrorEquals: ["States.ALL"], Next: "ItemDone" });
   });
 
-  test("least privilege: the tick's role invokes its one function, starts and follows sync executions, page-loop segments and its own child executions, and nothing else", () => {
+  test("least privilege: the tick's role invokes its one function, starts and follows sync executions, page-loop segments and its own child executions, writes its Map's results, and nothing else", () => {
     const statements = roleStatements(template, logicalId(stack.syncSchedule.stateMachine.role));
     // The resources each action is granted on, whatever way the policy groups its statements.
     const byAction = (action: string) =>
@@ -113,7 +131,20 @@ describe("CDK stack: the schedule tick (dispatch state machine)", () => {
     expect(byAction("states:StopExecution")).toEqual(byAction("states:DescribeExecution"));
     const own = statements.filter((statement) => !actionsOf(statement).some((action) => action.startsWith("logs:") || action.startsWith("xray:")));
     expect(new Set(own.flatMap(actionsOf))).toEqual(
-      new Set(["lambda:InvokeFunction", "states:StartExecution", "states:DescribeExecution", "states:StopExecution", "states:RedriveExecution", "events:PutTargets", "events:PutRule", "events:DescribeRule"]),
+      new Set([
+        "lambda:InvokeFunction",
+        "states:StartExecution",
+        "states:DescribeExecution",
+        "states:StopExecution",
+        "states:RedriveExecution",
+        "events:PutTargets",
+        "events:PutRule",
+        "events:DescribeRule",
+        "s3:PutObject",
+        "s3:GetObject",
+        "s3:ListMultipartUploadParts",
+        "s3:AbortMultipartUpload",
+      ]),
     );
     expect(byAction("states:RedriveExecution")).toEqual(json(arn(":execution:CrmIntegration-Dispatch/*")));
     for (const statement of statements.filter((s) => actionsOf(s).some((action) => action.startsWith("events:")))) {

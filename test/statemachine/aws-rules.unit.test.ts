@@ -1,7 +1,7 @@
 import { describe, expect, test } from "vitest";
-import { DISPATCH_PAGE_SIZE } from "../../lambdas/domain/sync/dispatch-tick";
+import { DISPATCH_PAGE_MAX_BYTES, DISPATCH_PAGE_SIZE, STATE_PAYLOAD_MAX_BYTES } from "../../lambdas/domain/sync/dispatch-tick";
 import { DISPATCH_MAP_STATE } from "../../statemachine/dispatch-definition";
-import { allStates, aslDefinition, ASL_FILES, isLambdaTask, isStepFunctionsTask, type AslFile } from "./definitions";
+import { allStates, aslDefinition, ASL_FILES, isLambdaTask, isStepFunctionsTask, type AslFile, type AslState } from "./definitions";
 
 /**
  * Rules of AWS's documentation that the local engine does not enforce, checked on the three ASL files as written
@@ -63,33 +63,40 @@ describe("the ASL files against AWS's documentation", () => {
     expect(continueAsNew.Retry?.[0]).toMatchObject({ ErrorEquals: expect.arrayContaining(both), MaxAttempts: 0 });
   });
 
-  // https://docs.aws.amazon.com/step-functions/latest/dg/input-output-resultwriter.html: without a ResultWriter the
-  // children's outputs are returned in the Distributed Map's own output (COMPACT), which must fit the 256 KiB payload
-  // quota (https://docs.aws.amazon.com/step-functions/latest/dg/service-quotas.html), even with ResultPath null.
-  test("Distributed Map output: a full page's children's outputs, computed from the definition at their worst, stay under 256 KiB", () => {
+  // "ResultWriter (Map)": without a ResultWriter the children's outputs are returned in the Distributed Map's own output
+  // (COMPACT), and "if a child workflow execution fails, Step Functions returns its execution result unchanged" (its input,
+  // Error and Cause with the execution's metadata); that output must fit the payload quota of "Step Functions service
+  // quotas" (256 KiB), ResultPath null or not, and "Error handling" says States.ALL cannot catch the
+  // States.DataLimitExceeded that follows. With the results exported to S3 the Map's output is only their location.
+  test("Distributed Map output (ResultWriter): the tick's Map outputs a bounded reference however many children fail, computed from the definition at its worst", () => {
     const map = aslDefinition("dispatch.asl.json").States[DISPATCH_MAP_STATE]!;
-    expect(map.ResultWriter).toBeUndefined();
-    const child = map.ItemProcessor!;
-    /** The most bytes a child can output: what each way of ending it leaves as its output. */
-    const endings = Object.entries(child.States).flatMap(([name, state]) => {
-      const caught = (state.Catch ?? []).some((catcher) => catcher.ErrorEquals.includes("States.ALL"));
-      const mayFail = ["Task", "Map", "Parallel"].includes(state.Type) && !caught;
-      const ends = state.Type === "Succeed" || state["End"] === true;
-      const out: Array<[string, number]> = [];
-      // An uncaught error's Cause comes from the service that failed (a Lambda's message, up to 32,768 characters).
-      if (mayFail) out.push([`${name} fails`, Number.POSITIVE_INFINITY]);
-      if (state.Type === "Fail") out.push([name, JSON.stringify({ Error: state["Error"], Cause: state["Cause"] }).length]);
-      if (ends) out.push([name, endingOutputBytes(state)]);
-      return out;
-    });
-    const worstChild = Math.max(...endings.map(([, bytes]) => bytes));
-    expect(Object.fromEntries(endings.filter(([, bytes]) => !Number.isFinite(bytes)))).toEqual({});
-    // A page holds at most DISPATCH_PAGE_SIZE connections, so at most that many children (batches of one at worst).
-    const worstMapOutput = 2 + DISPATCH_PAGE_SIZE * (worstChild + 1);
-    console.info(`Distributed Map output at its worst: ${DISPATCH_PAGE_SIZE} children × ${worstChild} bytes = ${worstMapOutput} of ${256 * 1024} bytes`);
-    expect(worstMapOutput).toBeLessThan(256 * 1024);
+    const worst = worstMapOutputBytes(map);
+    console.info(`Distributed Map output at its worst: ${Number.isFinite(worst) ? `${worst} bytes` : "unbounded"} of ${STATE_PAYLOAD_MAX_BYTES}`);
+    expect(worst).toBeLessThan(STATE_PAYLOAD_MAX_BYTES);
+    // What the children can still output goes to S3, where nothing caps it: every way a child ends is counted there.
+    expect(map.ResultWriter).toMatchObject({ Resource: "arn:aws:states:::s3:putObject", Parameters: { Bucket: "${DispatchResultsBucketName}", Prefix: expect.any(String) } });
   });
 });
+
+/**
+ * The most bytes the Distributed Map can output. With a ResultWriter that exports to S3: its Map Run ARN (at most
+ * 2,048 characters) and the results' bucket (63) and manifest key (1,024), with their JSON. Without one: every child's
+ * output, a failed child's being its input (a batch: at most the page's DISPATCH_PAGE_MAX_BYTES over all children), its
+ * Error and its Cause (up to 32,768 characters, "Step Functions service quotas") and its execution's metadata.
+ */
+function worstMapOutputBytes(map: AslState): number {
+  const writer = map.ResultWriter as { Resource?: string; Parameters?: Record<string, unknown> } | undefined;
+  if (writer?.Resource === "arn:aws:states:::s3:putObject" && writer.Parameters?.["Bucket"] !== undefined) {
+    return JSON.stringify({ MapRunArn: "a".repeat(2_048), ResultWriterDetails: { Bucket: "b".repeat(63), Key: "k".repeat(1_024) } }).length;
+  }
+  const child = map.ItemProcessor!;
+  const succeeded = Math.max(
+    ...Object.values(child.States).filter((state) => state.Type === "Succeed" || state["End"] === true).map(endingOutputBytes),
+  );
+  const metadata = JSON.stringify({ ExecutionArn: "a".repeat(2_048), Name: "n".repeat(80), StartDate: 0, StopDate: 0, Status: "FAILED" }).length;
+  const failed = 32_768 + 256 + metadata;
+  return 2 + DISPATCH_PAGE_MAX_BYTES + DISPATCH_PAGE_SIZE * (Math.max(succeeded, failed) + 1);
+}
 
 /** What a state that ends a child leaves as its output, in bytes: {} under a null OutputPath, a Pass's fixed Result, else unbounded. */
 function endingOutputBytes(state: { readonly Type: string; readonly [field: string]: unknown }): number {
