@@ -14,6 +14,7 @@ import {
   weeklyAuditConnectionMonth,
   type CostReport,
 } from "./cost/cost-model";
+import { tickReads, type TickReads } from "./cost/tick-reads";
 
 const usd = (value: number) => `$${value.toFixed(value < 0.01 ? 4 : 3)}`;
 
@@ -32,7 +33,8 @@ function print(title: string, cost: CostReport): void {
 
 const perPage = standardTransitionsPerPage();
 const million = millionRecords();
-const idle = idleConnectionMonth();
+const ticks = { small: await tickReads(TICK_CONNECTIONS), large: await tickReads(100_000) };
+const idle = idleConnectionMonth(ticks.small);
 const { dispatch } = idle;
 
 console.log(`Standard transitions per page (steady state, ${PAGE_TASKS_PER_SEGMENT} page tasks per Express segment, ${PAGE_TASKS_PER_EXECUTION} per Standard execution): ${perPage.toFixed(3)}`);
@@ -41,6 +43,12 @@ console.log(
     `(sync execution ${idle.run.standardTransitions}; Map children of ${dispatch.batchSize} runs: ${dispatch.childStarts} starts + ${dispatch.childTransitions} states; ` +
     `tick: ${dispatch.tickTransitions} states; over ${dispatch.connections} connections, from statemachine/dispatch.asl.json)`,
 );
+const tickLine = (tick: TickReads) =>
+  `${tick.connections.toLocaleString("en-US")} connections: ${tick.rruPerConnection.toFixed(3)} RRU per connection per tick ` +
+  `(${tick.listedItems.toLocaleString("en-US")} connections listed in ${tick.queries} Queries, ${tick.lockReads.toLocaleString("en-US")} run locks in ${tick.batchGets} BatchGetItems: ${tick.calls.toLocaleString("en-US")} calls over ${tick.pages} pages)`;
+console.log(`Schedule tick reads (bin/cost/tick-reads.ts: the real ListConnections over an in-memory fleet; 100,000 by this model, not a run):`);
+console.log(`  ${tickLine(ticks.small)}`);
+console.log(`  ${tickLine(ticks.large)}`);
 print("A million records (10,000 pages of 100 leads; the other entities empty; one run, dispatch not counted)", million);
 print(`An idle connection for a month (hourly: 730 runs, every entity one empty page, dispatched on a tick of ${TICK_CONNECTIONS} connections)`, idle);
 print("Weekly audits for a month (audit_schedule 7d: 4.33 audits of the reference default data set, 24,000 incremental records, nothing to heal)", weeklyAuditConnectionMonth());

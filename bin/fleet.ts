@@ -25,6 +25,7 @@ import { createLocalDispatch } from "../lambdas/runtimes/local/local-dispatch";
 import { DEFAULT_LOCAL_MAX_CONCURRENT_RUNS } from "../lambdas/runtimes/local/local-runtime-config";
 import { FLEET_TOKEN, startFleetSource } from "./fleet/fleet-source";
 import { spread, timeDynamoDb, timeEngine, timeLimiter, watchProcess, watchRuns } from "./fleet/fleet-probes";
+import { tickReadCounter } from "./cost/tick-reads";
 
 const USAGE =
   "usage: npm run fleet -- [--connections N] [--max-concurrent-runs C] [--rate-limit R] [--timeout-s S]";
@@ -55,6 +56,9 @@ async function childrenRssMb(): Promise<number> {
     return 0;
   }
 }
+
+const tickLine = (tick: ReturnType<ReturnType<typeof tickReadCounter>["totals"]>) =>
+  `${tick.rruPerConnection.toFixed(3)} RRU (${tick.listedItems} connections listed in ${tick.queries} Queries, ${tick.lockReads} run locks in ${tick.batchGets} BatchGetItems, ${tick.pages} pages)`;
 
 async function main(): Promise<void> {
   const options = parseArgs(process.argv.slice(2));
@@ -96,6 +100,21 @@ async function main(): Promise<void> {
     }
 
     const runs = watchRuns(local.runs);
+    // What the tick's ListConnections reads: counted at the ports, priced as bin/cost/tick-reads.ts prices them.
+    const tickReads = tickReadCounter();
+    let tickPages = 0;
+    const listAllPage = local.startDeps.connections.listAllPage.bind(local.startDeps.connections);
+    local.startDeps.connections.listAllPage = async (page) => {
+      const listed = await listAllPage(page);
+      tickReads.query(listed.connections.length);
+      return listed;
+    };
+    const heldLocks = local.startDeps.runs.heldLocks.bind(local.startDeps.runs);
+    local.startDeps.runs.heldLocks = async (ids) => {
+      tickPages += 1;
+      tickReads.locks(new Set(ids).size);
+      return heldLocks(ids);
+    };
     const ddb = timeDynamoDb(client);
     const limiter = timeLimiter(local.limiter);
     // The page tasks run on the Express page loop's engine (the run's Standard parent only starts segments).
@@ -157,6 +176,7 @@ async function main(): Promise<void> {
       `| heapUsed / RSS after the tick, GC'd | ${gc === undefined ? "not measured (NODE_OPTIONS=--expose-gc)" : `${fixed(after.heapUsed / 2 ** 20)} / ${fixed(after.rss / 2 ** 20)} MB`} |`,
       `| peak RSS, DynamoDB Local (JVM) | ${fixed(childRssPeakMb)} MB |`,
       `| event-loop delay p50 / p99 / max | ${fixed(memory.loopDelayP50Ms, 1)} / ${fixed(memory.loopDelayP99Ms, 1)} / ${fixed(memory.loopDelayMaxMs)} ms |`,
+      `| the tick's ListConnections: reads per connection per tick | ${tickLine(tickReads.totals(options.connections, tickPages))} |`,
       `| DynamoDB calls, latency p50 / p95 / max | ${ddbAll.n} calls, ${fixed(ddbAll.p50, 1)} / ${fixed(ddbAll.p95, 1)} / ${fixed(ddbAll.max)} ms (${ddb.errors} errors) |`,
       `| limiter acquire() p50 / p95 / max | ${fixed(spread(limiter.samples).p50, 1)} / ${fixed(spread(limiter.samples).p95, 1)} / ${fixed(spread(limiter.samples).max)} ms |`,
       `| engine turnaround (task reply to next task) p50 / p95 / max | ${fixed(engine.turnaround().p50, 1)} / ${fixed(engine.turnaround().p95, 1)} / ${fixed(engine.turnaround().max)} ms |`,

@@ -7,6 +7,7 @@ import type { SyncCursor, SyncState } from "../../lambdas/domain/sync/sync-state
 import { walk, type AslDefinition } from "./asl-walk";
 import { walkDispatchTick, type DispatchWalk } from "./dispatch-walk";
 import * as price from "./prices";
+import type { TickReads } from "./tick-reads";
 
 /**
  * What a sync run costs, from the definitions themselves: the Standard parent
@@ -336,8 +337,6 @@ export const MAX_CONCURRENT_RUNS_QUOTED = 200;
 export const DISPATCH_TASK_SECONDS = 0.1;
 /** Memory of the dispatcher function (lib/service-function.ts FUNCTION_SIZES.dispatcher: 512 MB). */
 export const DISPATCHER_MEMORY_GB = 0.5;
-/** One run lock the tick reads to count the live runs: BatchGetItem, eventually consistent, under 4 KB (0.5 RRU, held or not). */
-export const TICK_LOCK_READ_RRU = 0.5;
 
 export interface IdleCostReport extends CostReport {
   /** The tick that dispatched the run, walked from statemachine/dispatch.asl.json. */
@@ -352,9 +351,10 @@ export interface IdleCostReport extends CostReport {
  * One connection with nothing new, on an hourly schedule: every entity one
  * empty page, IDLE_RUNS_PER_MONTH runs, each dispatched by the schedule tick
  * (a tick of TICK_CONNECTIONS connections): the tick's Map child and its share
- * of the tick are part of what an idle run costs.
+ * of the tick are part of what an idle run costs, its reads (`tick`, from
+ * bin/cost/tick-reads.ts at TICK_CONNECTIONS) too.
  */
-export function idleConnectionMonth(): IdleCostReport {
+export function idleConnectionMonth(tick: TickReads): IdleCostReport {
   const pagesPerEntity = Object.fromEntries(SYNC_ENTITIES.map((entity) => [entity, 1])) as Record<SyncEntity, number>;
   const dispatch = walkDispatchTick(TICK_CONNECTIONS, MAX_CONCURRENT_RUNS_QUOTED, () => runWalker(pagesPerEntity));
   const run = dispatch.runs[0]!;
@@ -366,8 +366,8 @@ export function idleConnectionMonth(): IdleCostReport {
   const tickShare = dispatch.tickTransitions / n;
   const perRun = syncRun + childStarts + childStates + tickShare;
   const wru = run.pages * EMPTY_PAGE_WRU + IDLE_RUN_OTHER_WRU;
-  const lockReadRru = (dispatch.lockReads / dispatch.connections) * TICK_LOCK_READ_RRU;
-  const rru = run.pages * PAGE_RRU + IDLE_RUN_OTHER_RRU + lockReadRru;
+  const tickRru = tick.rruPerConnection;
+  const rru = run.pages * PAGE_RRU + IDLE_RUN_OTHER_RRU + tickRru;
   const decrypts = DECRYPTS_PER_IDLE_RUN;
   const [, ...express] = stepFunctionsLines(run, runs);
   const dispatcherInvocations = dispatch.dispatcherInvocations / n;
@@ -390,7 +390,7 @@ export function idleConnectionMonth(): IdleCostReport {
     { item: "DynamoDB writes", arithmetic: `${wru} WRU per run × ${runs} × $0.625/million`, usd: wru * runs * price.DYNAMODB_WRU_USD },
     {
       item: "DynamoDB reads",
-      arithmetic: `(${run.pages} pages × ${PAGE_RRU} + ${IDLE_RUN_OTHER_RRU} for the run, ${STAGE_KINDS_RRU} of them the stage kinds and ${USER_IDS_RRU} the user ids, + ${lockReadRru} for the tick's count of live runs) = ${rru} RRU per run × ${runs} × $0.125/million`,
+      arithmetic: `(${run.pages} pages × ${PAGE_RRU} + ${IDLE_RUN_OTHER_RRU} for the run, ${STAGE_KINDS_RRU} of them the stage kinds and ${USER_IDS_RRU} the user ids, + ${tickRru.toFixed(3)} for the tick's listing and count of live runs) = ${rru.toFixed(3)} RRU per run × ${runs} × $0.125/million`,
       usd: rru * runs * price.DYNAMODB_RRU_USD,
     },
     { item: "KMS", arithmetic: `${decrypts} Decrypts per run × ${runs} × $0.03/10,000`, usd: decrypts * runs * price.KMS_REQUEST_USD },

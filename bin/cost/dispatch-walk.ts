@@ -30,13 +30,6 @@ export interface DispatchWalk {
   readonly batchSize: number;
   /** Dispatcher Lambda invocations (ListConnections pages; ClaimRuns and SettleFirstSegments per batch), over the tick. */
   readonly dispatcherInvocations: number;
-  /**
-   * Run locks read (BatchGetItem, eventually consistent) to count the live
-   * runs: every connection's, at every ListConnections page. A tick of more
-   * than one page also lists the connections again at each page (not
-   * counted here: TICK_CONNECTIONS is one page).
-   */
-  readonly lockReads: number;
   /** Every run the tick started, walked by the sync cost model. */
   readonly runs: readonly RunWalk[];
   /** Standard transitions of one tick, everything included: the tick, the children, the runs. */
@@ -57,7 +50,6 @@ export function walkDispatchTick(connections: number, maxConcurrentRuns: number,
   let childStarts = 0;
   let childTransitions = 0;
   let dispatcherInvocations = 0;
-  let lockReads = 0;
 
   const walkers = new Map<string, ReturnType<typeof runWalker>>();
   const ends = new Map<string, { endedIn: string; output: unknown }>();
@@ -113,7 +105,6 @@ export function walkDispatchTick(connections: number, maxConcurrentRuns: number,
     switch (stateName) {
       case "ListConnections": {
         dispatcherInvocations += 1;
-        lockReads += connections;
         const size = Math.min(DISPATCH_PAGE_SIZE, connections - listed);
         const items = Array.from({ length: size }, (_, i) => ({ business_account_id: "a", connection_id: `c${listed + i}` }));
         listed += size;
@@ -147,7 +138,6 @@ export function walkDispatchTick(connections: number, maxConcurrentRuns: number,
     childStarts,
     childTransitions,
     dispatcherInvocations,
-    lockReads,
     runs,
     standardTransitions: tickTransitions + childStarts + childTransitions + runTransitions,
   };

@@ -129,11 +129,13 @@ export async function countLiveRuns(deps: Pick<StartSyncDeps, "runs" | "clock" |
 
 /**
  * One page of the tick (listDispatchPage) and how many children its Map may
- * run at once, from the runs live when it is listed. Counted at every page,
- * over every connection: an earlier tick still open, and the API's runs,
- * hold slots of the same cap. A tick of one page counts that page's
- * connections (paused ones included: the API runs them); a longer tick lists
- * them all again.
+ * run at once, from the runs live among the page's own connections (paused
+ * ones included: the API runs them) when it is listed. A tick of n
+ * connections reads each connection and each run lock once: O(n) items in
+ * O(n / 100) calls (DynamoDB bills every item a BatchGetItem reads), never the
+ * whole fleet again at every page. The runs of this tick's earlier pages have
+ * all ended (the Map waits for its children); an earlier tick's runs and the
+ * API's count on the page that lists their connections (docs/fleet-scale.md).
  */
 export async function planDispatchPage(
   deps: Pick<StartSyncDeps, "connections" | "runs" | "clock" | "logger" | "staleCheck">,
@@ -146,10 +148,9 @@ export async function planDispatchPage(
   const { listed, page } = await listWithinBytes(deps, cursor, random, limit, batchSize);
   // The paused ones get no run from this tick, so no run's end checks their freshness: the tick does.
   if (deps.staleCheck !== undefined) await pausedStaleNotices({ ...deps.staleCheck, clock: deps.clock, logger: deps.logger }, listed.connections);
-  const everyId = cursor === null && listed.cursor === null ? listed.connections.map((connection) => connection.id) : await allConnectionIds(deps, limit);
-  const liveRuns = await countLiveRuns(deps, everyId);
+  const liveRuns = await countLiveRuns(deps, listed.connections.map((connection) => connection.id));
   const children = childrenUnderCap(cap, batchSize, liveRuns);
-  deps.logger.info("dispatch page planned", { live_runs: liveRuns, children, max_children: cap.maxChildren })
+  deps.logger.info("dispatch page planned", { live_runs: liveRuns, children, max_children: cap.maxChildren });
   return { ...page, live_runs: liveRuns, children };
 }
 
@@ -174,17 +175,6 @@ async function listWithinBytes(
     deps.logger.info("dispatch page over its byte budget; listed again with a smaller limit", { bytes, limit: tryLimit, next_limit: smaller });
     tryLimit = smaller;
   }
-}
-
-async function allConnectionIds(deps: Pick<StartSyncDeps, "connections">, limit: number): Promise<string[]> {
-  const ids: string[] = [];
-  let cursor: string | null = null;
-  do {
-    const page: Awaited<ReturnType<StartSyncDeps["connections"]["listAllPage"]>> = await deps.connections.listAllPage({ limit, cursor });
-    ids.push(...page.connections.map((connection) => connection.id));
-    cursor = page.cursor;
-  } while (cursor !== null);
-  return ids;
 }
 
 export type DispatchClaim =

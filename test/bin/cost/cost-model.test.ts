@@ -12,6 +12,7 @@ import {
   TARGET_USD_PER_MILLION_RECORDS,
   AUDITED_RECORDS,
   RECORDS_PER_PAGE,
+  TICK_CONNECTIONS,
   WEEKLY_AUDITS_PER_MONTH,
   weeklyAuditConnectionMonth,
 } from "../../../bin/cost/cost-model";
@@ -21,6 +22,9 @@ import { DYNAMODB_WRU_USD } from "../../../bin/cost/prices";
 import { PAGE_TASKS_PER_EXECUTION, PAGE_TASKS_PER_SEGMENT } from "../../../lambdas/domain/core/limits";
 import { CONTEXT_DEFAULTS } from "../../../lib/deploy-config";
 import { dispatchBatching } from "../../../statemachine/dispatch-definition";
+import { tickReads } from "../../../bin/cost/tick-reads";
+
+const tickOfFleet = await tickReads(TICK_CONNECTIONS);
 
 describe("the ASL walk", () => {
   test("every state entered is one transition: Choice, Pass and Succeed included; a Task's result lands at its ResultPath", () => {
@@ -43,7 +47,7 @@ describe("the ASL walk", () => {
 
 describe("npm run cost, from the definitions", () => {
   test("an idle run, as the schedule tick dispatches it, counts the Map child's start and states and its share of the tick: one Express segment and no Standard sync execution", () => {
-    const idle = idleConnectionMonth();
+    const idle = idleConnectionMonth(tickOfFleet);
     const { batchSize } = dispatchBatching(MAX_CONCURRENT_RUNS_QUOTED);
     expect(idle.dispatch.batchSize).toBe(batchSize);
     expect(idle.run.standardTransitions).toBe(0);
@@ -55,6 +59,19 @@ describe("npm run cost, from the definitions", () => {
     const tick = idle.dispatch.tickTransitions / idle.dispatch.connections;
     expect(idle.standardTransitionsPerRun).toBeCloseTo(perChild / batchSize + tick, 10);
     expect(idle.standardTransitionsPerRun).toBeLessThan(2);
+  });
+
+  // DynamoDB bills every item a Query or BatchGetItem reads ("Read/write capacity mode"): a tick that lists and reads
+  // the whole fleet again at each page of 1,000 reads n² / 1,000 items.
+  test("a tick linear in connections (DynamoDB read units): the model's reads per connection per tick are the same at 1,000 and 100,000 connections, in about n / 100 calls", async () => {
+    const large = await tickReads(100_000);
+    for (const tick of [tickOfFleet, large]) {
+      expect(tick.lockReads).toBe(tick.connections);
+      expect(tick.listedItems).toBe(tick.connections);
+      expect(tick.calls).toBeLessThanOrEqual(Math.ceil(tick.connections / 100) + tick.pages + 1);
+    }
+    expect(large.rruPerConnection).toBeLessThanOrEqual(tickOfFleet.rruPerConnection);
+    expect(large.rruPerConnection).toBeLessThan(1);
   });
 
   test("the cap the cost is quoted at is context maxConcurrentRuns' default", () => {
@@ -86,7 +103,7 @@ describe("npm run cost, from the definitions", () => {
     expect(RECORDS_QUOTED * RECORD_WRU * DYNAMODB_WRU_USD).toBeCloseTo(1.25, 10);
     expect(million.total).toBeLessThanOrEqual(TARGET_USD_PER_MILLION_RECORDS);
     expect(million.run.pages).toBeGreaterThanOrEqual(10_000);
-    expect(idleConnectionMonth().stepFunctions).toBeLessThanOrEqual(TARGET_USD_PER_IDLE_CONNECTION_MONTH);
-    expect(idleConnectionMonth().total).toBeLessThanOrEqual(TARGET_USD_PER_IDLE_CONNECTION_MONTH);
+    expect(idleConnectionMonth(tickOfFleet).stepFunctions).toBeLessThanOrEqual(TARGET_USD_PER_IDLE_CONNECTION_MONTH);
+    expect(idleConnectionMonth(tickOfFleet).total).toBeLessThanOrEqual(TARGET_USD_PER_IDLE_CONNECTION_MONTH);
   });
 });

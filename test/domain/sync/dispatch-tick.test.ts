@@ -2,6 +2,10 @@ import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { TEXT_LIMITS } from "../../../lambdas/domain/core/limits";
 import { claimDispatchedRuns, countLiveRuns, DISPATCH_PAGE_SIZE, planDispatchPage, STATE_PAYLOAD_MAX_BYTES } from "../../../lambdas/domain/sync/dispatch-tick";
 import { createSyncHarness, type SyncHarness } from "../../support/sync-harness";
+import { testDynamoDbClient } from "../../support/dynamodb";
+import { countReadUnits } from "../../support/read-units";
+import { tickReads } from "../../../bin/cost/tick-reads";
+import { CONNECTION_PARTITION_KEY } from "../../../lambdas/adapters/dynamodb/connections/connection-keys";
 
 let harness: SyncHarness;
 beforeEach(async () => {
@@ -58,15 +62,15 @@ describe("the tick's count of live runs (ListConnections)", () => {
     expect(await countLiveRuns(harness.startDeps, ids)).toBe(3);
   });
 
-  test("every page of a tick of several pages counts the live runs of every connection, not only its own page's, paused ones included", async () => {
+  test("each page of a tick counts the live runs among its own connections only, paused ones included: every live run is counted once over the tick", async () => {
     const connections = [];
-    for (let i = 0; i < 5; i += 1) connections.push(await harness.addConnection({ baseUrl: "http://127.0.0.1:9", token: "count-token-2b" }));
+    // One account each, so the pages are [0, 1], [2, 3], [4] (connections are listed by account, then id).
+    for (let i = 0; i < 5; i += 1) connections.push(await harness.addConnection({ baseUrl: "http://127.0.0.1:9", token: "count-token-2b", accountId: `acct-${i}` }));
     await harness.connections.put({ ...connections[4]!, paused: true });
     const now = harness.startDeps.clock.now();
     const leaseUntil = new Date(now.getTime() + 60_000).toISOString();
-    for (const connection of [connections[3]!, connections[4]!]) {
-      await harness.runs.begin({ connectionId: connection.id, runId: `r-${connection.id}`, startedAt: now.toISOString(), leaseUntil });
-    }
+    const running = [connections[3]!.id, connections[4]!.id];
+    for (const id of running) await harness.runs.begin({ connectionId: id, runId: `r-${id}`, startedAt: now.toISOString(), leaseUntil });
     const cap = { maxRuns: 6, maxChildren: 3 };
 
     let cursor: string | null = null;
@@ -78,8 +82,61 @@ describe("the tick's count of live runs (ListConnections)", () => {
     } while (cursor !== null);
 
     expect(pages).toHaveLength(3);
-    // 2 live under a cap of 6 leave room for 4 runs: 2 children of 2, on every page.
-    for (const page of pages) expect(page).toMatchObject({ live_runs: 2, children: 2 });
+    // 1 live under a cap of 6 leaves room for 2 children of 2; none, for 3. The paused connection's run counts on its page.
+    expect(pages.map((page) => [page.live_runs, page.children, page.paused])).toEqual([
+      [0, 3, 0],
+      [1, 2, 0],
+      [1, 2, 1],
+    ]);
+  });
+
+  // DynamoDB bills every item a Query or BatchGetItem reads ("Read/write capacity mode", DynamoDB developer guide): a
+  // tick that lists the fleet again and reads every lock at each page reads n² / page size items.
+  test("a tick linear in connections (DynamoDB read units): 250 connections in pages of 100 are each listed once and their locks read once, in 3 Queries and 3 BatchGetItems, at no more read units than bin/cost/tick-reads.ts counts", async () => {
+    for (let i = 0; i < 250; i += 1) await harness.addConnection({ baseUrl: "http://127.0.0.1:9", token: "linear-token-4d", accountId: `acct-${i % 7}` });
+    const reader = testDynamoDbClient();
+    const counter = countReadUnits(harness.client, reader);
+    try {
+      let cursor: string | null = null;
+      do {
+        const page: Awaited<ReturnType<typeof planDispatchPage>> = await planDispatchPage(harness.startDeps, cursor, { maxRuns: 20, maxChildren: 2 }, Math.random, 100, 10);
+        cursor = page.cursor;
+      } while (cursor !== null);
+      const model = await tickReads(250, 100);
+      const locks = counter.reads.filter((read) => read.command === "BatchGetItemCommand");
+      const listings = counter.reads.filter((read) => read.command === "QueryCommand" && read.pk === CONNECTION_PARTITION_KEY);
+      console.info(`tick of 250 connections: ${listings.length} Queries, ${locks.length} locks in ${new Set(locks.map((read) => read.seq)).size} BatchGetItems, ${counter.total()} RRU (the model: ${model.rru})`);
+      // Each once: 250 locks and 250 listed connections, whatever the model says.
+      expect(locks).toHaveLength(250);
+      expect(new Set(locks.map((read) => read.pk)).size).toBe(250);
+      expect(listings.reduce((sum, read) => sum + read.items, 0)).toBe(250);
+      expect(locks).toHaveLength(model.lockReads);
+      expect(new Set(locks.map((read) => read.seq)).size).toBe(model.batchGets);
+      expect(listings).toHaveLength(model.queries);
+      expect(listings.reduce((sum, read) => sum + read.items, 0)).toBe(model.listedItems);
+      expect(counter.total()).toBeLessThanOrEqual(model.rru);
+    } finally {
+      reader.destroy();
+    }
+  });
+
+  test("heldLocks sends its BatchGetItems of 100 keys at once, not one after another", async () => {
+    let inFlight = 0;
+    let most = 0;
+    harness.client.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName !== "BatchGetItemCommand") return next(args);
+        most = Math.max(most, ++inFlight);
+        try {
+          return await next(args);
+        } finally {
+          inFlight -= 1;
+        }
+      },
+      { step: "initialize", name: "lockReadsInFlight" },
+    );
+    await harness.runs.heldLocks(Array.from({ length: 450 }, (_, i) => `conn-${i}`));
+    expect(most).toBe(5);
   });
 });
 

@@ -27,6 +27,11 @@ import { auditEntityClosedUpdate, readAuditItem } from "./run-item/audit-rows";
 const BATCH_GET_MAX_KEYS = 100;
 /** BatchGetItem calls for one set of keys before its unprocessed keys become StoreUnavailableError. */
 const BATCH_GET_ATTEMPTS = 5;
+/**
+ * BatchGetItems of run locks in flight at once: a page of DISPATCH_PAGE_SIZE (1,000) locks is one wave. Each lock is
+ * its own partition, so the calls share no partition's throughput; 10 also stays far below the SDK's 50 sockets.
+ */
+const LOCK_READS_AT_ONCE = 10;
 
 /** An update (progress, finish) for a run whose summary does not exist. */
 export class RunNotFoundError extends Error {
@@ -190,27 +195,39 @@ export class DynamoDbRunStore extends DynamoDbTableAdapter implements RunStore {
   }
 
   async heldLocks(connectionIds: readonly string[]): Promise<{ readonly locks: readonly RunLock[]; readonly damaged: number }> {
+    const unique = [...new Set(connectionIds)];
+    const chunks: string[][] = [];
+    for (let at = 0; at < unique.length; at += BATCH_GET_MAX_KEYS) chunks.push(unique.slice(at, at + BATCH_GET_MAX_KEYS));
+    // A tick's page of 1,000 connections in one wave of BatchGetItems rather than ten calls one after another.
     const held: RunLock[] = [];
     let damaged = 0;
-    const unique = [...new Set(connectionIds)];
-    for (let at = 0; at < unique.length; at += BATCH_GET_MAX_KEYS) {
-      let keys: Item[] = unique.slice(at, at + BATCH_GET_MAX_KEYS).map(lockKey);
-      for (let attempt = 0; keys.length > 0; attempt += 1) {
-        // DynamoDB may leave keys unprocessed under load: asked again, then a retryable error for the state machine's Retry.
-        if (attempt === BATCH_GET_ATTEMPTS) throw new StoreUnavailableError(`${keys.length} run locks left unprocessed after ${attempt} BatchGetItem calls`);
-        const out = await this.client.send(
-          new BatchGetItemCommand({ RequestItems: { [this.tableName]: { Keys: keys, ConsistentRead: false } } }),
-        );
-        for (const item of out.Responses?.[this.tableName] ?? []) {
-          // One damaged lock must not fail every tick's count: the caller decides how it counts.
-          const parsed = parseLockItem(item);
-          if ("lock" in parsed) held.push(parsed.lock);
-          else damaged += 1;
-        }
-        keys = (out.UnprocessedKeys?.[this.tableName]?.Keys ?? []) as Item[];
+    for (let at = 0; at < chunks.length; at += LOCK_READS_AT_ONCE) {
+      for (const chunk of await Promise.all(chunks.slice(at, at + LOCK_READS_AT_ONCE).map((ids) => this.readLocks(ids)))) {
+        held.push(...chunk.locks);
+        damaged += chunk.damaged;
       }
     }
     return { locks: held, damaged };
+  }
+
+  /** One BatchGetItem of at most 100 locks, its unprocessed keys asked again. */
+  private async readLocks(connectionIds: readonly string[]): Promise<{ locks: RunLock[]; damaged: number }> {
+    const locks: RunLock[] = [];
+    let damaged = 0;
+    let keys: Item[] = connectionIds.map(lockKey);
+    for (let attempt = 0; keys.length > 0; attempt += 1) {
+      // DynamoDB may leave keys unprocessed under load: asked again, then a retryable error for the state machine's Retry.
+      if (attempt === BATCH_GET_ATTEMPTS) throw new StoreUnavailableError(`${keys.length} run locks left unprocessed after ${attempt} BatchGetItem calls`);
+      const out = await this.client.send(new BatchGetItemCommand({ RequestItems: { [this.tableName]: { Keys: keys, ConsistentRead: false } } }));
+      for (const item of out.Responses?.[this.tableName] ?? []) {
+        // One damaged lock must not fail every tick's count: the caller decides how it counts.
+        const parsed = parseLockItem(item);
+        if ("lock" in parsed) locks.push(parsed.lock);
+        else damaged += 1;
+      }
+      keys = (out.UnprocessedKeys?.[this.tableName]?.Keys ?? []) as Item[];
+    }
+    return { locks, damaged };
   }
 
   private async readLock(connectionId: string): Promise<RunLock | null> {
