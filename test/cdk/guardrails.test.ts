@@ -189,13 +189,18 @@ describe("guardrails: throttling retries", () => {
     expect(throttleRetriers.find(([name]) => name === "SyncPage")![1]!.ErrorEquals).toContain("RateLimitSlotsStaleError");
   });
 
-  test("throttling never fails an entity in its first minute: the chance that all jittered waits add up to under 60 s is below one in a billion, and on average they span minutes", () => {
+  // "Error handling": the child's retriers add at most 240 s to a Task (Express runs 5 minutes), then the segment fails
+  // and RunPages waits in the Standard parent before running it again, up to its MaxAttempts, then the entity fails.
+  test("throttling never fails an entity in its first minute: over the child's retries and RunPages' (the parent's waits between segments), the chance that all jittered waits add up to under 60 s is below one in a billion, and on average they span minutes", () => {
+    const runPages = definition.States["RunPages"]!.Retry!.find((retrier) => retrier.ErrorEquals.includes("States.ALL"))!;
     for (const [name, retrier] of throttleRetriers) {
-      const waits = cappedWaits(retrier!);
+      const segments = (runPages.MaxAttempts ?? 3) + 1;
+      const waits = [...Array.from({ length: segments }, () => cappedWaits(retrier!)).flat(), ...cappedWaits(runPages)];
       // Full jitter waits a uniform time in [0, cap]. The k waits capped at 60 s or more alone sum below 60 s with
-      // probability at most 1/k! (the volume of a simplex), whatever the others do.
-      const capped = waits.filter((wait) => wait >= 60).length;
-      expect(1 / factorial(capped), name).toBeLessThan(1e-9);
+      // probability at most (60^k / k!) / (their caps' product), the volume of a simplex in their box.
+      const long = waits.filter((wait) => wait >= 60);
+      const chance = long.reduce((product, wait) => product * (60 / wait), 1) / factorial(long.length);
+      expect(chance, name).toBeLessThan(1e-9);
       const expected = waits.reduce((sum, wait) => sum + wait / 2, 0);
       expect(expected, `${name}: mean total wait`).toBeGreaterThanOrEqual(5 * 60);
       // And it ends: the longest possible total is bounded (the page's lease is renewed by the next page, not by waiting).

@@ -97,16 +97,19 @@ test("history bound: a run with 5000 pages of leads stays under 25,000 events pe
   }
   // The five 429s of /pipelines each ended a segment and went through the parent's wait.
   expect(segments.length).toBeGreaterThanOrEqual(6);
-  // A segment the parent retries 3 times (a child that failed or timed out) adds 3 x (TaskFailed + 4).
-  const worstSegment = Math.max(...segments) + 3 * (2 + 4);
+  // A segment the parent retries (a child that failed or timed out) adds TaskFailed + 4 per retry; past the retries its
+  // catch fails the entity (TaskFailed and TaskStateExited, SegmentGaveUp and SegmentFailsEntity: 2 each), once per entity.
+  const runPagesRetries = aslDefinition("sync.asl.json").States["RunPages"]!.Retry![0]!.MaxAttempts!;
+  const worstSegment = Math.max(...segments) + runPagesRetries * (2 + 4);
+  const caughtPerEntity = 2 + 2 + 2;
   expect(Math.max(...segments)).toBeGreaterThanOrEqual(4 + 2 + 1 + 1 + 1 + 1 + 2);
 
   // Per execution: at most PAGE_TASKS_PER_EXECUTION counted page tasks, plus up to 5 throttled retries past the
   // budget, plus one failing page task per entity; a segment holds at least one page task, so no more segments.
   const segmentsPerExecution = PAGE_TASKS_PER_EXECUTION + 5 + SYNC_ENTITIES.length;
-  const bound = head + segmentsPerExecution * worstSegment;
+  const bound = head + segmentsPerExecution * worstSegment + SYNC_ENTITIES.length * caughtPerEntity;
   console.info(
-    `history bound: ${segmentsPerExecution} segments × ${worstSegment} events (worst segment, retried 3 times) + ${head} = ${bound} of ${HISTORY_EVENT_LIMIT}`,
+    `history bound: ${segmentsPerExecution} segments × ${worstSegment} events (worst segment, retried ${runPagesRetries} times) + ${SYNC_ENTITIES.length} caught × ${caughtPerEntity} + ${head} = ${bound} of ${HISTORY_EVENT_LIMIT}`,
   );
   expect(bound).toBeLessThan(HISTORY_EVENT_LIMIT);
   // 5000 pages of leads therefore need ceil(5000 / budget) executions, each under the cap.

@@ -96,11 +96,35 @@ export const PAGE_TASKS_PER_EXECUTION = 400;
 /**
  * Page tasks per segment of the Express child (statemachine/sync-pages.asl.json)
  * before it hands the run back to its Standard parent. Keeps a segment far
- * inside Express's 5 minutes (25 pages at 2 s each: 50 s) while the parent's
+ * inside Express's 5 minutes (25 pages at 2 s each: 50 s; a slower source ends
+ * it by SEGMENT_PAGE_START_SECONDS) while the parent's
  * 2 transitions per segment cost 0.08 per page (docs/cost.md). Divides
  * PAGE_TASKS_PER_EXECUTION.
  */
 export const PAGE_TASKS_PER_SEGMENT = 25;
+/**
+ * Express's longest execution ("Step Functions service quotas": an Express
+ * workflow runs at most 5 minutes): the page loop's TimeoutSeconds
+ * (statemachine/sync-pages.asl.json).
+ */
+export const EXPRESS_EXECUTION_SECONDS = 300;
+/**
+ * What the retriers inside the Express child may add to any one Task (their
+ * longest waits summed). Longer waits (429 back-offs, our own service busy
+ * for minutes) belong to the Standard parent, which can wait for a year.
+ */
+export const CHILD_TASK_RETRY_WAIT_SECONDS = 240;
+/**
+ * A segment starts no page task after this many seconds: it ends by elapsed
+ * time as well as by PAGE_TASKS_PER_SEGMENT. The page in flight then still has
+ * EXPRESS_EXECUTION_SECONDS less this, 200 s, for its six attempts at the
+ * source's SOURCE_REQUEST_TIMEOUT_MS with PAGE_ATTEMPT_OWN_SECONDS of our own
+ * work each, and the spec's 5xx ladder (1 + 2 + 4 + 8 + 16 s): 175 s
+ * (test/statemachine/express-page-loop.unit.test.ts).
+ */
+export const SEGMENT_PAGE_START_SECONDS = 100;
+/** One page attempt's own work besides the source request: the connection read, the limiter's slot, the commit. */
+export const PAGE_ATTEMPT_OWN_SECONDS = 4;
 /** A run's lock lease; extended by every page. A run that died frees its connection after this. */
 export const RUN_LEASE_SECONDS = 15 * 60;
 

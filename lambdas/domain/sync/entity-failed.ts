@@ -5,7 +5,8 @@ import { classifyCaught } from "./failure-fault";
 import { finishEntityAndAdvance, handOverIfContinuing, loadConnection, summaryRowsOf } from "./entity-steps";
 import { stopRun, stopUnfinished } from "./stop-run";
 import type { SyncDeps } from "./sync-deps";
-import type { CaughtState, SyncState } from "./sync-state";
+import type { CaughtState, SyncCursor, SyncState } from "./sync-state";
+import { entitiesOfMode, runModeOf } from "../core/run-mode";
 
 /**
  * The entity failed (retries exhausted, a hard error, a bad page): report it
@@ -14,8 +15,11 @@ import type { CaughtState, SyncState } from "./sync-state";
  * its page reached the source at all, the entities after it fail at once
  * with the same rule instead of each walking the retry ladder again.
  */
-export async function entityFailed(deps: SyncDeps, state: CaughtState): Promise<SyncState> {
-  if (state.cursor === null) throw new TypeError("entityFailed was called without a cursor");
+export async function entityFailed(deps: SyncDeps, caught: CaughtState): Promise<SyncState> {
+  if (caught.cursor === null) throw new TypeError("entityFailed was called without a cursor");
+  const cursor = await committedCursor(deps, caught.run, caught.cursor);
+  if (cursor === null) return { run: caught.run, cursor: null, step: { outcome: "done" } };
+  const state = { ...caught, cursor };
   const { sourceDown, ...failure } = caughtFailure(state.error);
   const classified = classifyCaught(state.error);
   let connection;
@@ -41,4 +45,21 @@ export async function entityFailed(deps: SyncDeps, state: CaughtState): Promise<
     return stopUnfinished(deps, state, { ...failure, detail }, classified);
   }
   return handOverIfContinuing(deps, await finishEntityAndAdvance(deps, state.run, state.cursor, { status: "failed", failure }, connection));
+}
+
+/**
+ * The entity to fail: the cursor's, unless the run summary says it finished.
+ * The Standard parent fails a segment that failed through every retry at the
+ * cursor the last segment ended on, and that segment may have finished the
+ * cursor's entity before it failed: the entity still running is the one the
+ * segment failed on (none: every entity finished, and the run ends).
+ */
+async function committedCursor(deps: Pick<SyncDeps, "runs">, run: CaughtState["run"], cursor: SyncCursor): Promise<SyncCursor | null> {
+  const summary = await deps.runs.get(run.connection_id, run.run_id);
+  const status = (entity: string) => summary?.entities.find((row) => row.entity === entity)?.status;
+  if (summary === null || status(cursor.entity) === "running") return cursor;
+  const order = entitiesOfMode(runModeOf(run.run_id));
+  const running = order.find((entity) => status(entity) === "running");
+  if (running === undefined) return order.some((entity) => status(entity) === "pending") ? cursor : null;
+  return { ...cursor, entity: running, page: 1, previous: null };
 }

@@ -1,7 +1,7 @@
 import type { SummaryEntity, SyncEntity } from "../core/entities";
 import { entitiesOfMode, runModeOf, type AuditEntity } from "../core/run-mode";
 import { ConnectionNotFoundError } from "../core/errors";
-import { PAGE_TASKS_PER_EXECUTION, PAGE_TASKS_PER_SEGMENT, RUN_LEASE_SECONDS } from "../core/limits";
+import { PAGE_TASKS_PER_EXECUTION, PAGE_TASKS_PER_SEGMENT, RUN_LEASE_SECONDS, SEGMENT_PAGE_START_SECONDS } from "../core/limits";
 import type { StoredConnection } from "../core/connection";
 import type { EntityOutcome } from "../core/ports/run-store";
 import { entityDefinition } from "../source-contract/entity-catalog";
@@ -35,6 +35,19 @@ export function nextPageStep(deps: Pick<SyncDeps, "pageTasksPerExecution" | "pag
   if (cursor.steps >= budget) return { outcome: "continue_as_new" };
   const segment = deps.pageTasksPerSegment ?? PAGE_TASKS_PER_SEGMENT;
   return cursor.steps > 0 && cursor.steps % segment === 0 ? { outcome: "next_segment" } : { outcome: "next_page" };
+}
+
+/**
+ * A segment ends by elapsed time as well as by count: once it has run
+ * SEGMENT_PAGE_START_SECONDS, a next page goes to the next segment instead, so
+ * the page in flight keeps its room inside Express's 5 minutes
+ * (EXPRESS_EXECUTION_SECONDS). Only a next page moves; a continuation, a
+ * segment's end by count and the run's end stay as they are.
+ */
+export function endSegmentByTime(state: SyncState, segmentStartedAt: string | undefined, now: Date): SyncState {
+  if (segmentStartedAt === undefined || state.step.outcome !== "next_page") return state;
+  const elapsedSeconds = (now.getTime() - Date.parse(segmentStartedAt)) / 1000;
+  return Number.isFinite(elapsedSeconds) && elapsedSeconds >= SEGMENT_PAGE_START_SECONDS ? { ...state, step: { outcome: "next_segment" } } : state;
 }
 
 /**

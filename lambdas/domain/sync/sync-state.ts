@@ -78,6 +78,17 @@ export const SyncStateSchema = v.object({
 });
 export type SyncState = v.InferOutput<typeof SyncStateSchema>;
 
+/**
+ * When the Express segment running this Task started ($$.Execution.StartTime,
+ * given by the page loop's Parameters): a segment ends by elapsed time too.
+ * Absent where no segment clock applies; a value that is not a time is
+ * ignored (the count still ends the segment), never a failed page.
+ */
+const SegmentStartSchema = v.optional(v.string());
+
+/** A page task's event: the state and its segment's start. */
+export const PageTaskEventSchema = v.object({ ...SyncStateSchema.entries, segment_started_at: SegmentStartSchema });
+
 /** What a Catch hands to the next state: Error is the error's name; Cause its message (AWS: a JSON envelope). */
 export const CaughtErrorSchema = v.object({
   Error: v.string(),
@@ -86,5 +97,5 @@ export const CaughtErrorSchema = v.object({
 export type CaughtError = v.InferOutput<typeof CaughtErrorSchema>;
 
 /** The state a Catch hands on: the state as it was, with the error at `$.error` (ResultPath). */
-export const CaughtStateSchema = v.object({ ...SyncStateSchema.entries, error: CaughtErrorSchema });
+export const CaughtStateSchema = v.object({ ...SyncStateSchema.entries, error: CaughtErrorSchema, segment_started_at: SegmentStartSchema });
 export type CaughtState = v.InferOutput<typeof CaughtStateSchema>;

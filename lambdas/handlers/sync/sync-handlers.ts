@@ -7,7 +7,8 @@ import { stopRun } from "../../domain/sync/stop-run";
 import { memoStageKinds, memoUserIds } from "../../domain/sync/stage-kinds-memo";
 import { syncPage } from "../../domain/sync/sync-page";
 import type { SyncDeps } from "../../domain/sync/sync-deps";
-import { CaughtStateSchema, SyncStateSchema, type SyncState } from "../../domain/sync/sync-state";
+import { CaughtStateSchema, PageTaskEventSchema, SyncStateSchema, type SyncState } from "../../domain/sync/sync-state";
+import { endSegmentByTime } from "../../domain/sync/entity-steps";
 import { parseTaskEvent } from "../../domain/sync/task-event";
 import { classifyThrown } from "../../domain/sync/failure-fault";
 import { withFailureMessage } from "../../domain/sync/entity-failure";
@@ -37,10 +38,14 @@ export function makeSyncHandlers(syncDeps: SyncDeps): SyncHandlers {
   return {
     BeginRun: async (event) => beginRun(deps, parseTaskEvent("BeginRun", BeginRunEventSchema, event)),
     SyncPage: async (event) => {
-      const state = parseTaskEvent("SyncPage", SyncStateSchema, event);
-      return countingRetries(deps, state, () => syncPage(deps, state));
+      const { segment_started_at: segmentStartedAt, ...state } = parseTaskEvent("SyncPage", PageTaskEventSchema, event);
+      const next = await countingRetries(deps, state, () => syncPage(deps, state));
+      return endSegmentByTime(next, segmentStartedAt, deps.clock.now());
     },
-    EntityFailed: async (event) => entityFailed(deps, parseTaskEvent("EntityFailed", CaughtStateSchema, event)),
+    EntityFailed: async (event) => {
+      const { segment_started_at: segmentStartedAt, ...state } = parseTaskEvent("EntityFailed", CaughtStateSchema, event);
+      return endSegmentByTime(await entityFailed(deps, state), segmentStartedAt, deps.clock.now());
+    },
     StopRun: async (event) => stopRun(deps, parseTaskEvent("StopRun", CaughtStateSchema, event)),
     FinishRun: async (event) => finishRun(deps, parseTaskEvent("FinishRun", SyncStateSchema, event)),
   };

@@ -1,4 +1,6 @@
+import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { SYNC_DEFINITION_PATH } from "../../../statemachine/sync-definition";
 import { MAX_RETRY_AFTER_SECONDS } from "../../../lambdas/domain/core/limits";
 import { StoreUnavailableError } from "../../../lambdas/domain/core/errors";
 import type { TaskHandler } from "../../../lambdas/runtimes/local/step-functions/local-step-functions";
@@ -167,6 +169,69 @@ describe("counts", () => {
       await engine.stop();
     }
   });
+});
+
+describe("a segment that fails through every retry", () => {
+  // "Error handling": the child's retriers give up, the segment fails (SegmentBusy), RunPages' Retry runs it again from
+  // its cursor after a wait in the Standard parent, and its Catch fails the entities with the error: never the run.
+  const busyOn = (entity: string, segment?: number) => {
+    const counted = { tries: 0 };
+    const deps = segment === undefined ? harness.deps : { ...harness.deps, pageTasksPerSegment: segment };
+    const handlers = makeSyncHandlers(deps);
+    const engine = new LocalSyncEngine({
+      handlers: {
+        ...handlers,
+        SyncPage: async (input: unknown) => {
+          if ((input as SyncState).cursor?.entity !== entity) return handlers.SyncPage(input);
+          counted.tries += 1;
+          throw new StoreUnavailableError("the table is throttled");
+        },
+      },
+      timeScale: 0.01,
+    });
+    return { engine, counted };
+  };
+  const runPagesRetries = (JSON.parse(readFileSync(SYNC_DEFINITION_PATH, "utf8")) as { States: Record<string, { Retry: Array<{ MaxAttempts: number }> }> }).States["RunPages"]!.Retry[0]!.MaxAttempts;
+
+  test("a later segment that fails through every retry (our own store busy on every try of one page) fails that entity with PageLoopFailed, and the run goes on to the next", async () => {
+    const connection = await harness.addConnection({ baseUrl: source.server.baseUrl, token: TOKEN });
+    const { engine, counted } = busyOn("tasks", 2);
+    try {
+      const { runId } = await startSync({ ...harness.startDeps, starter: engine }, connection);
+      const summary = await runSettled(engine, harness.runs, connection.id, runId);
+      // Every try of the segment: its first attempt and the child's 8 retries, once and once per RunPages retry.
+      expect(counted.tries).toBe((1 + 8) * (1 + runPagesRetries));
+      expect(entityRow(summary, "tasks")).toMatchObject({ status: "failed" });
+      expect(entityRow(summary, "tasks")!.error).toContain("PageLoopFailed");
+      expect(entityRow(summary, "calls")!.status).toBe("succeeded");
+      expect(entityRow(summary, "events")!.status).toBe("succeeded");
+      // The failed segment began in leads and finished it before it reached tasks: leads keeps its outcome.
+      expect(entityRow(summary, "leads")).toMatchObject({ status: "succeeded", records: 150 });
+      // tasks is optional: the run succeeds, and its lock is released.
+      expect(summary.status).toBe("succeeded");
+      expect(await harness.runs.lock(connection.id)).toBeNull();
+    } finally {
+      await engine.stop();
+    }
+  }, 120_000);
+
+  test("a fresh run's first segment that fails through every retry fails every unfinished entity with PageLoopFailed and finishes the run, its lock released", async () => {
+    const connection = await harness.addConnection({ baseUrl: source.server.baseUrl, token: TOKEN });
+    const { engine } = busyOn("tasks");
+    try {
+      const { runId } = await startSync({ ...harness.startDeps, starter: engine }, connection);
+      const summary = await runSettled(engine, harness.runs, connection.id, runId);
+      for (const entity of ["tasks", "calls", "events"]) {
+        expect(entityRow(summary, entity), entity).toMatchObject({ status: "failed" });
+        expect(entityRow(summary, entity)!.error, entity).toContain("PageLoopFailed");
+      }
+      expect(entityRow(summary, "leads")).toMatchObject({ status: "succeeded", records: 150 });
+      expect(summary.status).toBe("succeeded");
+      expect(await harness.runs.lock(connection.id)).toBeNull();
+    } finally {
+      await engine.stop();
+    }
+  }, 120_000);
 });
 
 describe("Retry-After", () => {
