@@ -21,6 +21,9 @@ import { SyncStateMachine } from "./sync-state-machine";
  * context (lib/deploy-config.ts); the stack is environment-agnostic, so
  * `cdk synth` needs no AWS account.
  */
+/** The stack's id in bin/app.ts: its name, and the prefix CloudFormation gives its functions' names. */
+export const STACK_NAME = "CrmIntegration";
+
 export class CrmIntegrationStack extends Stack {
   readonly config: DeployConfig;
   readonly table: RecordTable;
