@@ -48,9 +48,17 @@ export interface AlarmsProps {
  * Lambda or store error that escaped the retries) is a fault of the service.
  */
 export const CUSTOMER_OR_EXPECTED_ERRORS = ["SyncRunFailed", "RunSupersededError"] as const;
+/**
+ * The sync definition's Fail states that are ours, so SyncRunsFailedOurs counts them: PageLoopFailed, a segment that
+ * failed again while failing entities after every retry (our own service unavailable).
+ */
+export const OUR_FAIL_STATE_ERRORS = ["PageLoopFailed"] as const;
 
-/** DispatchStartFailures: the dispatcher's line for a run whose start the tick gave up on, unless the run's own execution failed. */
-export const DISPATCH_START_FAILURES_PATTERN = `{ $.message = "${DISPATCH_START_FAILED_MESSAGE}" && $.error != "States.TaskFailed" }`;
+/**
+ * DispatchStartFailures: the dispatcher's line for a run whose start the tick gave up on, unless the run had started:
+ * its own execution failed (States.TaskFailed) or outlived its Task's TimeoutSeconds (States.Timeout).
+ */
+export const DISPATCH_START_FAILURES_PATTERN = `{ $.message = "${DISPATCH_START_FAILED_MESSAGE}" && $.error != "States.TaskFailed" && $.error != "States.Timeout" }`;
 
 /** The first words of the BeginFailed state's Cause (statemachine/sync.asl.json). */
 export const BEGIN_FAILED_CAUSE = "The run could not begin";
@@ -168,8 +176,8 @@ export class Alarms extends Construct {
     );
     // Counted from the dispatcher's line when a Catch hands it a run to release (once per run, after the retries), not from the
     // tick's TaskFailed events: those are logged for every failed attempt, a retry that then succeeds included. A run's own
-    // failure ends its RunSync or FirstSegment with States.TaskFailed (the run's alarms cover it); any other error is the start
-    // itself refused (ExecutionLimitExceeded, throttling).
+    // failure ends its RunSync or FirstSegment with States.TaskFailed, its time-out with States.Timeout (the run's alarms cover
+    // both); any other error is the start itself refused (ExecutionLimitExceeded, throttling).
     this.dispatchStartFailures = this.filter(
       "DispatchStartFailuresFilter",
       props.dispatcherLogs,

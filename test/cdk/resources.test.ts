@@ -3,7 +3,7 @@ import { describe, expect, test } from "vitest";
 import { PUBLIC_ROUTE_KEYS, ROUTES } from "../../lambdas/handlers/http/routes";
 import { RECORD_TABLE } from "../../lambdas/adapters/dynamodb/table/table-definition";
 import { METRIC, METRIC_SERVICE } from "../../lambdas/domain/core/metric-names";
-import { BEGIN_FAILED_CAUSE, CUSTOMER_OR_EXPECTED_ERRORS, SUSTAINED_PERIODS, THRESHOLDS } from "../../lib/alarms";
+import { BEGIN_FAILED_CAUSE, CUSTOMER_OR_EXPECTED_ERRORS, OUR_FAIL_STATE_ERRORS, SUSTAINED_PERIODS, THRESHOLDS } from "../../lib/alarms";
 import { CONTEXT_DEFAULTS } from "../../lib/deploy-config";
 import { DISPATCH_START_FAILED_MESSAGE } from "../../lambdas/domain/sync/dispatch-tick";
 import { matchesFilterPattern } from "./metric-filter-pattern";
@@ -283,11 +283,12 @@ describe("CDK stack: resources", () => {
     expect(ours.LogGroupName).toEqual({ Ref: logicalId(stack.syncStateMachine.logGroup) });
     expect(ours.FilterPattern).toContain('$.type = "ExecutionFailed"');
     for (const name of CUSTOMER_OR_EXPECTED_ERRORS) expect(ours.FilterPattern).toContain(`$.details.error != "${name}"`);
-    // The names left out are exactly the Fail states' errors of the definition (a new Fail state must be judged here).
+    // The Fail states' errors of the definition are each judged: left out (the customer's or expected), or ours.
+    for (const name of OUR_FAIL_STATE_ERRORS) expect(ours.FilterPattern).not.toContain(`"${name}"`);
     const failErrors = Object.values((loadSyncDefinition() as { States: Record<string, { Type: string; Error?: string }> }).States)
       .filter((state) => state.Type === "Fail")
       .map((state) => state.Error);
-    expect([...new Set(failErrors)].sort()).toEqual([...CUSTOMER_OR_EXPECTED_ERRORS].sort());
+    expect([...new Set(failErrors)].sort()).toEqual([...CUSTOMER_OR_EXPECTED_ERRORS, ...OUR_FAIL_STATE_ERRORS].sort());
     expect(alarmNamed("SyncRunsFailedOurs")).toMatchObject({ MetricName: "SyncRunsFailedOurs", Threshold: 1 });
 
     const begin = filters.find((filter) => filter.MetricTransformations[0].MetricName === "SyncRunsCouldNotBegin")!;
@@ -360,7 +361,7 @@ describe("CDK stack: resources", () => {
     });
   });
 
-  test("DispatchStartFailures counts runs whose start failed for good, once each, and never a start that a retry recovered (as its description says)", () => {
+  test("DispatchStartFailures counts runs whose start failed for good, once each, and never a start that a retry recovered nor a started run that timed out (as its description says)", () => {
     const filter = dispatchStartFailuresFilter();
     const counted = (logGroup: unknown, events: Record<string, unknown>[]) =>
       JSON.stringify(filter.LogGroupName) === JSON.stringify(logGroup) ? events.filter((event) => matchesFilterPattern(filter.FilterPattern, event)).length : 0;
@@ -374,6 +375,9 @@ describe("CDK stack: resources", () => {
     const released = (error: string) => ({ level: "ERROR", message: DISPATCH_START_FAILED_MESSAGE, connection_id: "c1", run_id: "r1", error });
     expect(counted(dispatcherLogs, [released("StepFunctions.ExecutionLimitExceeded")])).toBe(1);
     expect(counted(dispatcherLogs, [released("States.TaskFailed")])).toBe(0);
+    // "Error handling": States.Timeout is a Task that outlived its TimeoutSeconds: RunSync's run lasting past a day,
+    // FirstSegment's segment past 360 s. The run had started; its own alarm (SyncExecutionsTimedOut) covers it.
+    expect(counted(dispatcherLogs, [released("States.Timeout")])).toBe(0);
   });
 
   test("throttling alarms (Lambda, DynamoDB) fire only when sustained, since the state machine rides out a burst", () => {

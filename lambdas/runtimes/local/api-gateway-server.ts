@@ -17,7 +17,10 @@ import { serveDevSignIn } from "./dev-sign-in";
 import { createOidcTokenVerifier, type LocalOidcSettings } from "./oidc-token-verifier";
 import { serveRuntimeConfig } from "./runtime-config-route";
 
-/** Request bodies above this are refused with 413, as API Gateway refuses payloads over its limit. */
+/**
+ * Request bodies above this are refused with 413 by the local server. A limit of its own, not API Gateway's: the
+ * HTTP API takes 10 MB and a Lambda invocation 6 MB (docs/onboarding-api.md, Limits on input).
+ */
 export const MAX_REQUEST_BODY_BYTES = 1024 * 1024;
 
 /** The onboarding API's Lambda handler, as API Gateway calls it. */
