@@ -42,7 +42,7 @@ export class CrmIntegrationStack extends Stack {
     const config = (this.config = readDeployConfig(this.node));
     const logRetention = config.logRetention;
 
-    this.table = new RecordTable(this, "Records");
+    this.table = new RecordTable(this, "Records", { keepLegacyNewestIndex: config.keepLegacyNewestIndex });
     this.tokenKey = new SourceTokenKey(this, "SourceTokens");
     this.syncFunctions = new SyncFunctions(this, "SyncTasks", {
       table: this.table,

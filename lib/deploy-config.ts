@@ -106,6 +106,12 @@ export interface DeployConfig {
   readonly consoleDomain: ConsoleDomain | undefined;
   /** A WAF web ACL (CloudFront scope, in us-east-1) the distribution is attached to: context consoleWebAclArn. */
   readonly consoleWebAclArn: string | undefined;
+  /**
+   * Context keepLegacyNewestIndex (optional, false): keeps the table's old `records-newest` index (projection ALL)
+   * beside the keys-only one, for the first of the two deploys that move a table created before it (DynamoDB creates
+   * or deletes one index per table update: docs/operations.md).
+   */
+  readonly keepLegacyNewestIndex: boolean;
 }
 
 export interface ConsoleDomain {
@@ -242,7 +248,15 @@ const OPTIONAL_KEYS = [
   "consoleDomainName",
   "consoleCertificateArn",
   "consoleWebAclArn",
+  "keepLegacyNewestIndex",
 ] as const;
+const FlagSchema = v.optional(
+  v.union(
+    [v.boolean(), v.pipe(v.picklist(["true", "false"]), v.transform((text) => text === "true"))],
+    "context keepLegacyNewestIndex must be true or false",
+  ),
+  false,
+);
 type OptionalKey = (typeof OPTIONAL_KEYS)[number];
 const isOptional = (key: string): key is OptionalKey => (OPTIONAL_KEYS as readonly string[]).includes(key);
 
@@ -320,6 +334,7 @@ export function readDeployConfig(node: Node): DeployConfig {
     consoleBuildDir: resolve(parse(BuildDirSchema, "consoleBuildDir", get("consoleBuildDir")) ?? CONSOLE_DIST_DIR),
     consoleDomain: domainName === undefined || certificateArn === undefined ? undefined : { domainName, certificateArn },
     consoleWebAclArn: parse(WebAclArnSchema, "consoleWebAclArn", get("consoleWebAclArn")),
+    keepLegacyNewestIndex: parse(FlagSchema, "keepLegacyNewestIndex", get("keepLegacyNewestIndex")),
   };
 }
 

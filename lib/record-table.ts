@@ -43,7 +43,7 @@ export class RecordTable extends Construct {
   /** The key policy's statement for the table's users; grantItemActions adds each role as a principal. */
   private readonly keyUse: PolicyStatement;
 
-  constructor(scope: Construct, id: string) {
+  constructor(scope: Construct, id: string, props: { readonly keepLegacyNewestIndex?: boolean } = {}) {
     super(scope, id);
     const stack = Stack.of(this);
     this.key = new Key(this, "Key", {
@@ -59,14 +59,26 @@ export class RecordTable extends Construct {
       sortKey: { name: RECORD_TABLE.sortKey.name, type: AttributeType.STRING },
       billing: Billing.onDemand(),
       timeToLiveAttribute: TTL_ATTRIBUTE,
-      // The records explorer's newest-first listing (lambdas/adapters/dynamodb/table/table-definition.ts).
+      // The records explorer's newest-first listing (lambdas/adapters/dynamodb/table/table-definition.ts): its keys only,
+      // since DynamoDB bills every index write beside the table's ("Global secondary indexes in DynamoDB").
       globalSecondaryIndexes: [
         {
           indexName: RECORD_TABLE.newestIndex.name,
           partitionKey: { name: RECORD_TABLE.partitionKey.name, type: AttributeType.STRING },
           sortKey: { name: RECORD_TABLE.newestIndex.sortKey.name, type: AttributeType.STRING },
-          projectionType: ProjectionType.ALL,
+          projectionType: ProjectionType.KEYS_ONLY,
         },
+        // A table created with the old index keeps it for one deploy: one index created or deleted per table update.
+        ...(props.keepLegacyNewestIndex === true
+          ? [
+              {
+                indexName: RECORD_TABLE.legacyNewestIndexName,
+                partitionKey: { name: RECORD_TABLE.partitionKey.name, type: AttributeType.STRING },
+                sortKey: { name: RECORD_TABLE.newestIndex.sortKey.name, type: AttributeType.STRING },
+                projectionType: ProjectionType.ALL,
+              },
+            ]
+          : []),
       ],
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       deletionProtection: true,

@@ -69,9 +69,10 @@ export const TABLE_ACCESS = {
    * listByAccount / delete (PutItem, GetItem, Query, DeleteItem),
    * records.resetWatermarks on a sync_since change (UpdateItem of the lock,
    * UpdateItem of each watermark, keeping data_as_of), records.listRecords (Query,
-   * TransactGetItems = GetItem), runs.get / list, and startSync.
+   * TransactGetItems = GetItem; newest first, BatchGetItem of the heads the keys-only index listed),
+   * runs.get / list, and startSync.
    */
-  Api: ["dynamodb:Query", ...START_SYNC],
+  Api: ["dynamodb:Query", "dynamodb:BatchGetItem", ...START_SYNC],
   /** testConnection: connections.get (GetItem), limiter.acquire (GetItem, PutItem of the slot log). */
   TestConnectionApi: ["dynamodb:GetItem", "dynamodb:PutItem"],
   /** runPreflightJob: connections.get and preflights.get (GetItem), preflights.put and the limiter's slot (GetItem, PutItem). */

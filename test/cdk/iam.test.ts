@@ -166,12 +166,12 @@ describe("CDK stack: IAM", () => {
     });
   });
 
-  test("least privilege: DeleteItem only where the code deletes (FinishRun, Dispatcher, Api, the purge), BatchWriteItem only for the purge's deletes, BatchGetItem only for the tick's count of live runs and an audit page's read of the stored versions, ConditionCheckItem only for the page task's fence", () => {
+  test("least privilege: DeleteItem only where the code deletes (FinishRun, Dispatcher, Api, the purge), BatchWriteItem only for the purge's deletes, BatchGetItem only for the tick's count of live runs, an audit page's read of the stored versions and the API's newest-first listing (its index projects keys only), ConditionCheckItem only for the page task's fence", () => {
     const holders = (action: string) => rolesWithAction(action);
     const ids = (...names: string[]) => names.map((name) => roleId(functions[name]!)).sort();
     expect(holders("dynamodb:DeleteItem")).toEqual(ids("FinishRun", "Dispatcher", "Api", "PurgeDeleted"));
     expect(holders("dynamodb:BatchWriteItem")).toEqual(ids("PurgeDeleted"));
-    expect(holders("dynamodb:BatchGetItem")).toEqual(ids("SyncPage", "Dispatcher"));
+    expect(holders("dynamodb:BatchGetItem")).toEqual(ids("SyncPage", "Dispatcher", "Api"));
     expect(holders("dynamodb:ConditionCheckItem")).toEqual(ids("SyncPage"));
     // FinishRun reads the connection's freshness (its watermark items) at the run's end.
     expect(holders("dynamodb:Query")).toEqual(ids("SyncPage", "FinishRun", "Dispatcher", "Api", "PurgeDeleted"));

@@ -55,6 +55,22 @@ describe("CDK stack: resources", () => {
     });
   });
 
+  // "Global secondary indexes in DynamoDB": each index write is billed beside the table's, sized by what it projects;
+  // one index is created or deleted per table update.
+  test("GSI write cost: the newest-first index projects its keys only; keepLegacyNewestIndex keeps the old ALL index for the one deploy that adds the new one", () => {
+    const indexesOf = (from: typeof template) =>
+      Object.values(from.findResources("AWS::DynamoDB::GlobalTable")).flatMap((table) =>
+        ((table.Properties as { GlobalSecondaryIndexes: Array<{ IndexName: string; Projection: { ProjectionType: string } }> }).GlobalSecondaryIndexes).map((index) => [index.IndexName, index.Projection.ProjectionType]),
+      );
+    expect(indexesOf(template)).toEqual([[RECORD_TABLE.newestIndex.name, "KEYS_ONLY"]]);
+    const { template: upgrading } = synthesize({ ...TEST_CONTEXT, keepLegacyNewestIndex: "true" });
+    expect(indexesOf(upgrading)).toEqual([
+      [RECORD_TABLE.newestIndex.name, "KEYS_ONLY"],
+      [RECORD_TABLE.legacyNewestIndexName, "ALL"],
+    ]);
+    expect(() => synthesize({ ...TEST_CONTEXT, keepLegacyNewestIndex: "yes" })).toThrow(/keepLegacyNewestIndex must be true or false/);
+  }, 120_000);
+
   test("API stage throttling: rate and burst from context, over all routes", () => {
     template.hasResourceProperties("AWS::ApiGatewayV2::Stage", {
       DefaultRouteSettings: { ThrottlingRateLimit: CONTEXT_DEFAULTS.apiThrottleRate, ThrottlingBurstLimit: CONTEXT_DEFAULTS.apiThrottleBurst },

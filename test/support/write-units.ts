@@ -1,4 +1,5 @@
 import {
+  DescribeTableCommand,
   DynamoDBClient,
   GetItemCommand,
   type AttributeValue,
@@ -31,6 +32,8 @@ export interface WriteUnit {
   readonly action: string;
   readonly transactional: boolean;
   readonly wru: number;
+  /** Set on a write of a global secondary index that the item's write caused (billed as a standard write). */
+  readonly index?: string;
 }
 
 export interface WriteUnitCounter {
@@ -123,14 +126,70 @@ function put(command: string, input: Record<string, unknown>, index: number): nu
   return undefined;
 }
 
+/** A table's global secondary indexes as DynamoDB describes them (their keys and projection): what the counter bills. */
+export async function describedIndexes(reader: DynamoDBClient, tableName: string): Promise<IndexBilling[]> {
+  const described = await reader.send(new DescribeTableCommand({ TableName: tableName }));
+  return (described.Table?.GlobalSecondaryIndexes ?? []).map((index) => ({
+    name: index.IndexName ?? "",
+    keys: (index.KeySchema ?? []).map((key) => key.AttributeName ?? "").filter((name) => name !== "pk" && name !== "sk"),
+    projection: index.Projection?.ProjectionType === "ALL" ? "ALL" : "KEYS_ONLY",
+  }));
+}
+
+/** A global secondary index of the table, as the counter bills its writes. */
+export interface IndexBilling {
+  readonly name: string;
+  /** Its key attributes besides the table's (pk, sk). */
+  readonly keys: readonly string[];
+  /** INCLUDE is not billed here: the record table's indexes project ALL or their keys. */
+  readonly projection: "ALL" | "KEYS_ONLY";
+}
+
+/** The index's entry for an item: the table's keys, the index's keys, and what it projects. */
+function indexEntry(item: Record<string, AttributeValue>, index: IndexBilling): Record<string, AttributeValue> {
+  if (index.projection === "ALL") return item;
+  const entry: Record<string, AttributeValue> = {};
+  for (const name of ["pk", "sk", ...index.keys]) if (item[name] !== undefined) entry[name] = item[name]!;
+  return entry;
+}
+
+/**
+ * An item's write, as it reaches one global secondary index ("Global secondary indexes in DynamoDB", write capacity):
+ * an item that gains the index's key is one index write, one that loses it one, one whose key value changes two (the old
+ * entry deleted, the new one put); one that keeps its key value is one write when a projected attribute changed, none
+ * otherwise. Each write is the entry's size in 1 KB units, a standard write even inside a transaction.
+ */
+export function indexWriteUnits(before: Record<string, AttributeValue> | undefined, after: Record<string, AttributeValue> | undefined, index: IndexBilling): number[] {
+  const keyOf = (item: Record<string, AttributeValue> | undefined) => (item === undefined || index.keys.some((name) => item[name] === undefined) ? undefined : JSON.stringify(index.keys.map((name) => item[name])));
+  const units = (item: Record<string, AttributeValue>) => Math.max(1, Math.ceil(itemSizeBytes(indexEntry(item, index)) / KB));
+  const [was, is] = [keyOf(before), keyOf(after)];
+  if (was === undefined && is === undefined) return [];
+  if (was === undefined) return [units(after!)];
+  if (is === undefined) return [units(before!)];
+  if (was !== is) return [units(before!), units(after!)];
+  return JSON.stringify(indexEntry(before!, index)) === JSON.stringify(indexEntry(after!, index)) ? [] : [units(after!)];
+}
+
 /** Adds the counting middleware to `client`; `reader` (a second client on the same endpoint) reads the sizes. */
-export function countWriteUnits(client: DynamoDBClient, reader: DynamoDBClient): WriteUnitCounter {
+export function countWriteUnits(client: DynamoDBClient, reader: DynamoDBClient, indexes: readonly IndexBilling[] = []): WriteUnitCounter {
   const writes: WriteUnit[] = [];
   let seq = 0;
   const reported = new ReportedCapacity();
+  const itemOf = async (action: KeyedAction): Promise<Record<string, AttributeValue> | undefined> =>
+    (await reader.send(new GetItemCommand({ TableName: action.tableName, Key: action.key, ConsistentRead: true }))).Item;
   const sizeOf = async (action: KeyedAction): Promise<number> => {
-    const out = await reader.send(new GetItemCommand({ TableName: action.tableName, Key: action.key, ConsistentRead: true }));
-    return out.Item === undefined ? 0 : itemSizeBytes(out.Item);
+    const item = await itemOf(action);
+    return item === undefined ? 0 : itemSizeBytes(item);
+  };
+  /** The item a Put writes, from the request. */
+  const putItem = (command: string, input: Record<string, unknown>, index: number): Record<string, AttributeValue> | undefined => {
+    if (command === "PutItemCommand") return input["Item"] as Record<string, AttributeValue>;
+    if (command === "TransactWriteItemsCommand") return (input["TransactItems"] as TransactWriteItem[])[index]?.Put?.Item;
+    if (command === "BatchWriteItemCommand") {
+      const requests = Object.values(input["RequestItems"] as Record<string, { PutRequest?: { Item: Record<string, AttributeValue> } }[]>).flat();
+      return requests[index]?.PutRequest?.Item;
+    }
+    return undefined;
   };
   client.middlewareStack.add(
     (next, context) => async (args) => {
@@ -142,8 +201,14 @@ export function countWriteUnits(client: DynamoDBClient, reader: DynamoDBClient):
       // A Put's new size is in the request; only updates and deletes (and a Put over a bigger item) need a read.
       const requestSize = (action: KeyedAction, index: number): number | undefined => put(command, input, index);
       const before = await Promise.all(actions.map((action, index) => (requestSize(action, index) === undefined && action.action !== "ConditionCheck" ? sizeOf(action) : Promise.resolve(0))));
+      // The index writes need the whole items, before and after.
+      const itemsBefore = indexes.length === 0 ? [] : await Promise.all(actions.map((action) => (action.action === "ConditionCheck" ? undefined : itemOf(action))));
       const result = await next(args);
       const after = await Promise.all(actions.map((action, index) => requestSize(action, index) ?? (action.action === "Update" ? sizeOf(action) : Promise.resolve(0))));
+      const itemsAfter =
+        indexes.length === 0
+          ? []
+          : await Promise.all(actions.map((action, index) => (action.action === "Put" ? putItem(command, input, index) : action.action === "Update" ? itemOf(action) : undefined)));
       const transactional = command === "TransactWriteItemsCommand";
       seq += 1;
       const number = seq;
@@ -159,6 +224,12 @@ export function countWriteUnits(client: DynamoDBClient, reader: DynamoDBClient):
           transactional,
           wru: transactional ? 2 * units : units,
         });
+        if (action.action === "ConditionCheck") return;
+        for (const gsi of indexes) {
+          for (const wru of indexWriteUnits(itemsBefore[index], itemsAfter[index], gsi)) {
+            writes.push({ seq: number, command, pk: action.key["pk"]?.S ?? "", sk: action.key["sk"]?.S ?? "", action: action.action, transactional: false, wru, index: gsi.name });
+          }
+        }
       });
       const consumed = (result.output as { ConsumedCapacity?: ConsumedCapacity | ConsumedCapacity[] }).ConsumedCapacity;
       reported.record(number, consumed);

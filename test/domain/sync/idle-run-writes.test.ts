@@ -25,7 +25,8 @@ import { COLLECTIONS } from "../../../lambdas/domain/core/entities";
 import { runHoldingLock } from "../../builders/page-runs";
 import { testDynamoDbClient } from "../../support/dynamodb";
 import { createSyncHarness, type SyncHarness } from "../../support/sync-harness";
-import { countWriteUnits, itemSizeBytes, type WriteUnit, type WriteUnitCounter } from "../../support/write-units";
+import { RECORD_TABLE } from "../../../lambdas/adapters/dynamodb/table/table-definition";
+import { countWriteUnits, describedIndexes, itemSizeBytes, type WriteUnit, type WriteUnitCounter } from "../../support/write-units";
 import { withoutLineage } from "../../support/planned-items";
 import { countReadUnits, type ReadUnit, type ReadUnitCounter } from "../../support/read-units";
 
@@ -58,7 +59,7 @@ beforeAll(async () => {
   // The page tasks decrypt as the AWS composition does: KMS behind the per-process cache.
   harness = await createSyncHarness({ wrapCipher: (cipher) => cachingDecrypts(countingDecrypts(cipher)) });
   source = await startReferenceSource({ seed: 14, sizes: SIZES, now: new Date("2026-03-01T00:00:00Z") });
-  counter = countWriteUnits(harness.client, reader);
+  counter = countWriteUnits(harness.client, reader, await describedIndexes(reader, harness.tableName));
   readCounter = countReadUnits(harness.client, reader);
   connection = await harness.addConnection({ baseUrl: source.url, token: source.token, syncSince: "2025-01-01T00:00:00Z" });
   const first = await harness.sync(connection);
@@ -244,6 +245,29 @@ describe("a full page, measured", () => {
     // Its commit reads nothing: the page task's own reads (its connection) are all of FULL_PAGE_RRU.
     expect(readCounter.reads).toEqual([]);
     expect(FULL_PAGE_RRU).toBe(PAGE_RRU);
+  });
+
+  // "Global secondary indexes in DynamoDB": an index write is billed at its entry's size; a table write that changes
+  // neither the index's key nor a projected attribute writes nothing to it.
+  test("the newest-first index projects its keys only (GSI write cost): a 3 KB record's entry is 1 WRU, and rewriting the record with the same updated_at writes nothing to the index", async () => {
+    const connectionId = `conn-index-${randomUUID()}`;
+    const run = await runHoldingLock(harness.runs, connectionId);
+    const lead = (name: string): RecordWrite => ({
+      collection: "leads",
+      key: ["lead-big"],
+      doc: { id: "lead-big", name, price: 1200, pipeline_id: "pipeline-1", stage_id: "1001", updated_at: "2026-02-01T00:00:00.000Z" },
+    });
+    const indexWrites = () => counter.writes.filter((write) => write.index !== undefined);
+    counter.reset();
+    await harness.records.commitPage(run.page({ connectionId, records: [lead("x".repeat(3_000))] }));
+    expect(indexWrites().map((write) => [write.index, write.wru])).toEqual([[RECORD_TABLE.newestIndex.name, 1]]);
+    counter.reset();
+    await harness.records.commitPage(run.page({ connectionId, records: [lead("y".repeat(3_000))] }));
+    // The head was written again (over 3 KB with its lineage, transactional); its index entry did not move.
+    const head = counter.writes.filter((write) => write.pk.startsWith("REC#") && write.index === undefined);
+    expect(head).toHaveLength(1);
+    expect(head[0]!.wru).toBeGreaterThanOrEqual(2 * 3);
+    expect(indexWrites()).toEqual([]);
   });
 
   test("lineage does not push a typical record past the 1 KB write unit: the median head of each collection the reference source fills, lineage included, is at most 1 KB", async () => {

@@ -38,6 +38,7 @@ import { LOCK_ACTION_INDEX, PROGRESS_ACTION_INDEX, planPage } from "./page-trans
 import { isRefusedHeal, retryOfRefusedHead } from "./head-writes";
 import { dropStaleParts, readRecordDoc, type PartsTable } from "./record-parts";
 import { mergeShardQueries } from "../table/sharded-query";
+import { readNewestHeads } from "./newest-heads";
 
 /** listRecords accepts a limit of 1..LIST_MAX_LIMIT. */
 export const LIST_MAX_LIMIT = 1000;
@@ -298,7 +299,9 @@ export class DynamoDbRecordStore extends DynamoDbTableAdapter implements RecordS
     const heads = items.slice(0, limit);
     const last = items.length > limit ? heads.at(-1) : undefined;
 
-    const docs = await Promise.all(heads.map((head) => readRecordDoc(this.parts, connectionId, collection, head)));
+    // The newest-first index lists keys only: the heads themselves come from the table.
+    const whole = order === "newest" ? await readNewestHeads(this.client, this.tableName, heads) : heads;
+    const docs = await Promise.all(whole.map((head) => readRecordDoc(this.parts, connectionId, collection, head)));
     const records: Record<string, unknown>[] = [];
     for (const doc of docs) if (doc !== null) records.push(JSON.parse(doc) as Record<string, unknown>);
     return { records, nextCursor: last === undefined ? null : encodeCursor(last, order) };

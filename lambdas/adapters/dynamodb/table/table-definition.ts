@@ -22,7 +22,13 @@ export const RECORD_TABLE = {
    * Record heads of one collection, newest first (query backwards): same partition key as the table, sorted by
    * the head's `newest` attribute (records/keys.ts; domain/core/record-newest.ts). Sparse: parts, watermarks and run items lack it.
    */
-  newestIndex: { name: "records-newest", sortKey: { name: "newest", type: "S" } },
+  newestIndex: { name: "records-newest-keys", sortKey: { name: "newest", type: "S" }, projection: "KEYS_ONLY" },
+  /**
+   * The index before it, which projected ALL: every write of a head (a lineage update, a record over 1 KB) was
+   * also an index write of the head's whole size. Deleted where it is found (ensureTable; lib/record-table.ts for
+   * a deployed table, in a second deploy: docs/operations.md).
+   */
+  legacyNewestIndexName: "records-newest",
 } as const;
 
 /** Longest wait for a new table to become ACTIVE (DynamoDB Local: immediate; AWS: seconds). */
@@ -52,7 +58,8 @@ function newestIndexDefinition() {
       { AttributeName: RECORD_TABLE.partitionKey.name, KeyType: "HASH" as const },
       { AttributeName: RECORD_TABLE.newestIndex.sortKey.name, KeyType: "RANGE" as const },
     ],
-    Projection: { ProjectionType: "ALL" as const },
+    // Its reader needs the order and the keys only: it reads the heads from the table (../records/newest-heads.ts).
+    Projection: { ProjectionType: RECORD_TABLE.newestIndex.projection },
   };
 }
 
@@ -61,8 +68,11 @@ export async function ensureTable(client: DynamoDBClient, tableName: string): Pr
   try {
     const described = await client.send(new DescribeTableCommand({ TableName: tableName }));
     const indexes = described.Table?.GlobalSecondaryIndexes ?? [];
+    const legacy = indexes.some((index) => index.IndexName === RECORD_TABLE.legacyNewestIndexName);
+    // DynamoDB creates or deletes one index per UpdateTable: the old one goes first.
+    if (legacy) await client.send(new UpdateTableCommand({ TableName: tableName, GlobalSecondaryIndexUpdates: [{ Delete: { IndexName: RECORD_TABLE.legacyNewestIndexName } }] }));
     if (!indexes.some((index) => index.IndexName === RECORD_TABLE.newestIndex.name)) {
-      // A data dir from before the newest-first index: add it (heads written since carry its sort key).
+      // A data dir from before the newest-first index, or with the one that projected ALL: add it.
       await client.send(
         new UpdateTableCommand({
           TableName: tableName,
@@ -70,7 +80,7 @@ export async function ensureTable(client: DynamoDBClient, tableName: string): Pr
           GlobalSecondaryIndexUpdates: [{ Create: newestIndexDefinition() }],
         }),
       );
-    } else if (described.Table?.TableStatus === "ACTIVE") return;
+    } else if (!legacy && described.Table?.TableStatus === "ACTIVE") return;
   } catch (error) {
     if (!(error instanceof ResourceNotFoundException)) throw error;
     try {

@@ -14,7 +14,7 @@ const indexNames = async (tableName: string) =>
   ((await client.send(new DescribeTableCommand({ TableName: tableName }))).Table?.GlobalSecondaryIndexes ?? []).map((index) => index.IndexName);
 
 describe("ensureTable", () => {
-  test("a new table has the records-newest index", async () => {
+  test("a new table has the newest-first index, keys only", async () => {
     const tableName = `test-${randomUUID()}`;
     await ensureTable(client, tableName);
     expect(await indexNames(tableName)).toEqual([RECORD_TABLE.newestIndex.name]);
@@ -31,5 +31,18 @@ describe("ensureTable", () => {
     expect(await indexNames(tableName)).toEqual([RECORD_TABLE.newestIndex.name]);
     await ensureTable(client, tableName);
     expect(await indexNames(tableName)).toEqual([RECORD_TABLE.newestIndex.name]);
+  });
+
+  // "Global secondary indexes in DynamoDB": one index created or deleted per table update.
+  test("a table with the old records-newest index (projection ALL) gets the keys-only one instead, the old one deleted first", async () => {
+    const tableName = `test-${randomUUID()}`;
+    const input = createTableInput(tableName);
+    const [index] = input.GlobalSecondaryIndexes!;
+    await client.send(
+      new CreateTableCommand({ ...input, GlobalSecondaryIndexes: [{ ...index!, IndexName: RECORD_TABLE.legacyNewestIndexName, Projection: { ProjectionType: "ALL" } }] }),
+    );
+    await ensureTable(client, tableName);
+    const described = (await client.send(new DescribeTableCommand({ TableName: tableName }))).Table?.GlobalSecondaryIndexes ?? [];
+    expect(described.map((each) => [each.IndexName, each.Projection?.ProjectionType])).toEqual([[RECORD_TABLE.newestIndex.name, "KEYS_ONLY"]]);
   });
 });
