@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { SYNC_DEFINITION_PATH } from "../../../statemachine/sync-definition";
+import { serviceCompletes } from "../../../lambdas/domain/source-contract/rules/failure-rules";
 import { MAX_RETRY_AFTER_SECONDS } from "../../../lambdas/domain/core/limits";
 import { StoreUnavailableError } from "../../../lambdas/domain/core/errors";
 import type { TaskHandler } from "../../../lambdas/runtimes/local/step-functions/local-step-functions";
@@ -193,7 +194,7 @@ describe("a segment that fails through every retry", () => {
   };
   const runPagesRetries = (JSON.parse(readFileSync(SYNC_DEFINITION_PATH, "utf8")) as { States: Record<string, { Retry: Array<{ MaxAttempts: number }> }> }).States["RunPages"]!.Retry[0]!.MaxAttempts;
 
-  test("a later segment that fails through every retry (our own store busy on every try of one page) fails that entity with PageLoopFailed, and the run goes on to the next", async () => {
+  test("a later segment that fails through every retry (our own store busy on every try of one page) fails that entity (PageLoopFailed: a failure of ours, service.completes), and the run goes on to the next", async () => {
     const connection = await harness.addConnection({ baseUrl: source.server.baseUrl, token: TOKEN });
     const { engine, counted } = busyOn("tasks", 2);
     try {
@@ -202,7 +203,8 @@ describe("a segment that fails through every retry", () => {
       // Every try of the segment: its first attempt and the child's 8 retries, once and once per RunPages retry.
       expect(counted.tries).toBe((1 + 8) * (1 + runPagesRetries));
       expect(entityRow(summary, "tasks")).toMatchObject({ status: "failed" });
-      expect(entityRow(summary, "tasks")!.error).toContain("PageLoopFailed");
+      // A segment that cannot finish inside Express's 5 minutes, or our own service busy, is ours (never the source's).
+      expect(entityRow(summary, "tasks")!.failure).toMatchObject({ rule: serviceCompletes.id });
       expect(entityRow(summary, "calls")!.status).toBe("succeeded");
       expect(entityRow(summary, "events")!.status).toBe("succeeded");
       // The failed segment began in leads and finished it before it reached tasks: leads keeps its outcome.
@@ -215,7 +217,7 @@ describe("a segment that fails through every retry", () => {
     }
   }, 120_000);
 
-  test("a fresh run's first segment that fails through every retry fails every unfinished entity with PageLoopFailed and finishes the run, its lock released", async () => {
+  test("a fresh run's first segment that fails through every retry fails every unfinished entity (PageLoopFailed: service.completes) and finishes the run, its lock released", async () => {
     const connection = await harness.addConnection({ baseUrl: source.server.baseUrl, token: TOKEN });
     const { engine } = busyOn("tasks");
     try {
@@ -223,7 +225,7 @@ describe("a segment that fails through every retry", () => {
       const summary = await runSettled(engine, harness.runs, connection.id, runId);
       for (const entity of ["tasks", "calls", "events"]) {
         expect(entityRow(summary, entity), entity).toMatchObject({ status: "failed" });
-        expect(entityRow(summary, entity)!.error, entity).toContain("PageLoopFailed");
+        expect(entityRow(summary, entity)!.failure, entity).toMatchObject({ rule: serviceCompletes.id });
       }
       expect(entityRow(summary, "leads")).toMatchObject({ status: "succeeded", records: 150 });
       expect(summary.status).toBe("succeeded");
