@@ -57,10 +57,11 @@ export function parseRouteKey(routeKey: string): HttpRouteKey {
  * (lambdas/runtimes/aws/entrypoints/onboarding-api.ts) with different rights, and a third
  * serves the public document alone:
  *
- * - Api: every route but the connection test; stores tokens (kms:Encrypt),
+ * - Api: every route but the connection tests; stores tokens (kms:Encrypt),
  *   starts and describes sync executions. Never decrypts.
- * - TestConnectionApi: the one route with `callsSource` (the live test
- *   call); decrypts a token (kms:Decrypt), never encrypts, starts nothing.
+ * - TestConnectionApi: the routes with `callsSource` (the live test call of a
+ *   stored connection, and of one typed but not stored); decrypts a token
+ *   (kms:Decrypt), never encrypts, stores nothing, starts nothing.
  *
  * - OpenApi: `GET /api/v1/openapi.json` (lambdas/runtimes/aws/entrypoints/openapi-document.ts);
  *   no table, no key, no state machine, so the one public route reaches no data.

@@ -18,7 +18,7 @@ export function defaultSyncSince(now: Date): string {
 }
 
 /** base_url rules beyond its type: absolute http(s), trailing slash stripped, no refused address literal. */
-function sourceBaseUrl(deps: OnboardingDeps, raw: string): string {
+export function sourceBaseUrl(deps: Pick<OnboardingDeps, "baseUrls">, raw: string): string {
   const checked = deps.baseUrls.check(raw);
   if (!checked.ok) throw new InvalidFieldError("base_url", checked.rule);
   return checked.url;

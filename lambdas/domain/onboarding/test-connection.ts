@@ -63,10 +63,27 @@ export async function testConnection(
       detail: "the stored source token cannot be decrypted for this connection; set it again with PATCH",
     };
   }
-  const source = rateLimited(deps.source, deps.limiter, { connectionId: id, rateLimit: connection.rate_limit });
+  return callPipelines(deps, { limiterKey: id, rateLimit: connection.rate_limit, baseUrl: connection.base_url, token });
+}
+
+/** What the test call sends: the source's first page of /pipelines, with this token, under the rate limit kept at `limiterKey`. */
+export interface TestCallTarget {
+  readonly limiterKey: string;
+  readonly rateLimit: number;
+  readonly baseUrl: string;
+  readonly token: string;
+}
+
+/**
+ * The live request itself, shared by the stored connection's test and the test of what the owner typed: the same
+ * SSRF-guarded client under a rate limit, the same answers, the token redacted from every detail.
+ */
+export async function callPipelines(deps: Pick<OnboardingDeps, "source" | "limiter" | "sleep">, target: TestCallTarget): Promise<ConnectionTestResult> {
+  const { token } = target;
+  const source = rateLimited(deps.source, deps.limiter, { connectionId: target.limiterKey, rateLimit: target.rateLimit });
   let page: SourcePage;
   try {
-    page = await whileOursBusy(deps, () => source.fetchPage({ baseUrl: connection.base_url, token }, { path: "/pipelines", page: 1 }));
+    page = await whileOursBusy(deps, () => source.fetchPage({ baseUrl: target.baseUrl, token }, { path: "/pipelines", page: 1 }));
   } catch (error) {
     if (!(error instanceof SyncError)) throw error;
     const result = failedTest(error);

@@ -11,6 +11,7 @@ import { RECORD_ORDERS, RECORDS_DEFAULT_LIMIT, RECORDS_MAX_LIMIT, RecordsPageSch
 import { ResetResultSchema, ResetSyncSchema } from "../../domain/onboarding/reset-sync";
 import { RunListSchema, RunStartedSchema } from "../../domain/onboarding/run-operations";
 import { ConnectionTestResultSchema } from "../../domain/onboarding/test-connection";
+import { DraftTestSchema } from "../../domain/onboarding/test-draft-connection";
 import { FunnelSchema } from "../../domain/onboarding/funnel-analytics";
 import { QualitySchema } from "../../domain/onboarding/quality-operations";
 import { AuditListSchema, AuditStartedSchema } from "../../domain/onboarding/audit-operations";
@@ -96,7 +97,7 @@ const ERROR_RESPONSES: Record<string, { description: string; headers?: Record<st
 
 /** Each operation's group in the document (its tag), by operationId: a route without one fails the lint test. */
 const TAGS = {
-  Connections: ["createConnection", "listConnections", "getConnection", "updateConnection", "deleteConnection", "testConnection", "pauseConnection", "resumeConnection"],
+  Connections: ["createConnection", "listConnections", "getConnection", "updateConnection", "deleteConnection", "testDraftConnection", "testConnection", "pauseConnection", "resumeConnection"],
   Syncs: ["triggerSync", "listSyncRuns", "getSyncRun", "cancelSyncRun", "resetSync"],
   Audits: ["startAudit", "listAudits", "getAudit"],
   Records: ["listRecords", "getRecord", "explainRecord"],
@@ -124,6 +125,7 @@ function responsesOf(route: Route): Record<string, unknown> {
     updateConnection: { description: "The updated connection", content: content(ref("Connection")) },
     deleteConnection: { description: "Deleted; the connection stops syncing" },
     testConnection: { description: "What the live request found", content: content(ref("ConnectionTest")) },
+    testDraftConnection: { description: "What the live request found; nothing is stored", content: content(ref("ConnectionTest")) },
     triggerSync: { description: "The run started, or the one in progress", content: content(ref("RunStarted")) },
     listSyncRuns: { description: "Run summaries, newest first", content: content(ref("RunList")) },
     getSyncRun: { description: "The run summary", content: content(ref("RunSummary")) },
@@ -188,7 +190,9 @@ function operationOf(route: Route): Record<string, unknown> {
       ? bodySchema(CreateConnectionSchema)
       : route.operationId === "updateConnection"
         ? bodySchema(UpdateConnectionSchema, { atLeastOneField: true })
-        : route.operationId === "resetSync"
+        : route.operationId === "testDraftConnection"
+          ? bodySchema(DraftTestSchema)
+          : route.operationId === "resetSync"
           ? bodySchema(ResetSyncSchema)
           : undefined;
   const responses = responsesOf(route);

@@ -7,6 +7,7 @@ import { getAudit, listAudits, startAudit } from "../../domain/onboarding/audit-
 import { explainRecord } from "../../domain/onboarding/explain-record";
 import { getPreflight, startPreflight } from "../../domain/onboarding/preflight-operations";
 import { testConnection } from "../../domain/onboarding/test-connection";
+import { testDraftConnection } from "../../domain/onboarding/test-draft-connection";
 import { cancelRun } from "../../domain/onboarding/cancel-run";
 import { setPaused } from "../../domain/onboarding/connection-schedule";
 import { resetSync } from "../../domain/onboarding/reset-sync";
@@ -74,6 +75,14 @@ export const ROUTES: readonly Route[] = [
     summary: "Delete a connection: it stops syncing",
     successStatus: 204,
     handle: (deps, request) => deleteConnection(deps, request.account, param(request, "id")),
+  },
+  {
+    routeKey: `POST ${CONNECTIONS}/test`,
+    operationId: "testDraftConnection",
+    summary: "Live request for the first page of /pipelines with a base_url and token not stored yet (the new-connection form's Test)",
+    successStatus: 200,
+    callsSource: true,
+    handle: (deps, request) => testDraftConnection(deps, request.account, parseJsonBody(request.body)),
   },
   {
     routeKey: `POST ${CONNECTIONS}/{id}/test`,

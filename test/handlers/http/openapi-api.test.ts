@@ -109,7 +109,12 @@ describe("GET /api/v1/openapi.json", () => {
       const [method = "", path = ""] = operation.split(" ");
       return doc.paths[path][method.toLowerCase()].requestBody !== undefined;
     });
-    expect(withBody.sort()).toEqual([`PATCH ${CONNECTIONS_PATH}/{id}`, `POST ${CONNECTIONS_PATH}`, `POST ${CONNECTIONS_PATH}/{id}/reset`]);
+    expect(withBody.sort()).toEqual([`PATCH ${CONNECTIONS_PATH}/{id}`, `POST ${CONNECTIONS_PATH}`, `POST ${CONNECTIONS_PATH}/test`, `POST ${CONNECTIONS_PATH}/{id}/reset`].sort());
+    // The test of what was typed takes what creating the connection takes to reach the source, and nothing else.
+    const draft = doc.paths[`${CONNECTIONS_PATH}/test`].post.requestBody.content["application/json"].schema;
+    expect(Object.keys(draft.properties).sort()).toEqual(["base_url", "rate_limit", "token"]);
+    expect([...draft.required].sort()).toEqual(["base_url", "token"]);
+    expect(draft.properties.base_url).toEqual(create.properties.base_url);
   });
 });
 
@@ -125,7 +130,7 @@ describe("every documented operation is actually served", () => {
     expectFromHandler(response, routeKey);
     // The list needs nothing; the create needs a valid body; everything else needs an existing connection.
     // The notifications are the workspace's: a list, like the connections'.
-    const list = template === CONNECTIONS_PATH || template === "/api/v1/crm/custom/notifications";
+    const list = template === CONNECTIONS_PATH || template === `${CONNECTIONS_PATH}/test` || template === "/api/v1/crm/custom/notifications";
     expect(response.status, response.text).toBe(list ? (method === "GET" ? 200 : 422) : 404);
   });
 
@@ -137,7 +142,8 @@ describe("every documented operation is actually served", () => {
       if (route.operationId === "deleteConnection" || route.operationId === "createConnection") continue;
       const [method = "", template = ""] = route.routeKey.split(" ");
       const path = template.replace("{id}", id).replace("{runId}", "20260101T000000000Z-unknown").replace("{preflightId}", "20260101T000000000Z-unknown").replace("{auditId}", "audit-20260101T000000000Z-unknown").replace("{recordId}", "lead-unknown").replace("{entity}", "leads");
-      const response = await env.api.request(method, path, { token: env.owner, ...(method === "PATCH" ? { body: { rate_limit: 3 } } : {}) });
+      const body = method === "PATCH" ? { rate_limit: 3 } : route.operationId === "testDraftConnection" ? { base_url: "http://127.0.0.1:9", token: "src-openapi" } : undefined;
+      const response = await env.api.request(method, path, { token: env.owner, ...(body === undefined ? {} : { body }) });
       expectFromHandler(response, route.routeKey);
       const expected = ["getSyncRun", "getPreflight", "cancelSyncRun", "getAudit"].includes(route.operationId) ? 404 : route.successStatus;
       // The sync triggerSync started may still hold the connection's lock: an audit is then refused, as documented.

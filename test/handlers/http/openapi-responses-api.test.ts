@@ -125,6 +125,8 @@ describe("the onboarding API's OpenAPI document", () => {
     expect((await call("GET", connection)).status).toBe(200);
     expect((await call("PATCH", connection, { token: owner, body: { rate_limit: 999 } })).status).toBe(200);
     expect((await call("POST", `${connection}/test`)).body).toMatchObject({ reachable: true, authenticated: true, pipelines_found: 1 });
+    const draft = await call("POST", `${CONNECTIONS_PATH}/test`, { token: owner, body: { base_url: source.baseUrl, token: SOURCE_TOKEN } });
+    expect(draft.body).toMatchObject({ reachable: true, authenticated: true, pipelines_found: 1 });
     expect((await call("POST", `${connection}/pause`)).body.paused).toBe(true);
     expect((await call("POST", `${connection}/resume`)).body.paused).toBe(false);
 
