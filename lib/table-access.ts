@@ -54,7 +54,8 @@ export const TABLE_ACCESS = {
   StopRun: RUN_STEP,
   /**
    * finishRun: runs.get, runs.entityFinished, runs.finish (Update of the summary, Delete of its own lock); its
-   * notices: connections.get, records.getFreshness (Query), notifications.add (a transaction of two Puts).
+   * notices: connections.get, records.getFreshness (Query), notifications.add (a transaction of two Puts); the
+   * connection's figures: figures.get (GetItem), records.listRecords and figures.count (Query), figures.put (PutItem).
    */
   FinishRun: [...RUN_STEP, "dynamodb:DeleteItem", "dynamodb:Query", "dynamodb:PutItem"],
   /**

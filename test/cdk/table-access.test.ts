@@ -2,6 +2,7 @@ import { DynamoDbNotificationStore } from "../../lambdas/adapters/dynamodb/notif
 import { notifyingPublisher } from "../../lambdas/domain/notifications/notifying-publisher";
 import { randomBytes, randomUUID } from "node:crypto";
 import { DynamoDbAuditStore } from "../../lambdas/adapters/dynamodb/audits/dynamodb-audit-store";
+import { DynamoDbFiguresStore } from "../../lambdas/adapters/dynamodb/figures/dynamodb-figures-store";
 
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
@@ -107,6 +108,7 @@ function storesOf(name: SyncFunctionName) {
     purges: new DynamoDbPurgeQueue({ client, tableName }),
     notifications: new DynamoDbNotificationStore({ client, tableName }),
     audits: new DynamoDbAuditStore({ client, tableName }),
+    figures: new DynamoDbFiguresStore({ client, tableName }),
   };
 }
 
@@ -309,6 +311,8 @@ describe("least privilege: the table actions the functions send", () => {
       (await call(api, apiEvent(`POST ${CONNECTIONS}/{id}/reset`, { id }, { entity: "leads" }))).statusCode,
       (await call(api, apiEvent(`POST ${CONNECTIONS}/{id}/reset`, { id }, {}))).statusCode,
       (await call(api, apiEvent(`GET ${CONNECTIONS}/{id}/analytics/funnel`, { id }))).statusCode,
+      (await call(api, apiEvent(`GET ${CONNECTIONS}/{id}/records`, { id }))).statusCode,
+      (await call(testApi, apiEvent(`POST ${CONNECTIONS}/test`, {}, { base_url: server.baseUrl, token: TOKEN }))).statusCode,
     );
     const preflight = await call(api, apiEvent(`POST ${CONNECTIONS}/{id}/preflight`, { id }));
     await preflightWorker.idle();
@@ -318,7 +322,7 @@ describe("least privilege: the table actions the functions send", () => {
       (await call(api, apiEvent(`GET ${CONNECTIONS}/{id}/preflight/{preflightId}`, { id, preflightId }))).statusCode,
       (await call(api, apiEvent(`DELETE ${CONNECTIONS}/{id}`, { id }))).statusCode,
     );
-    expect(statuses).toEqual([200, 200, 200, 202, 200, 200, 200, 200, 200, 200, 200, 200, 200, 202, 200, 204]);
+    expect(statuses).toEqual([200, 200, 200, 202, 200, 200, 200, 200, 200, 200, 200, 200, 200, 200, 200, 202, 200, 204]);
 
     for (const name of ["Api", "TestConnectionApi", "PreflightWorker"] as const) {
       const granted = new Set<string>(TABLE_ACCESS[name]);

@@ -1,5 +1,6 @@
 import { DynamoDbAuditStore } from "./audits/dynamodb-audit-store";
 import { DynamoDbConnectionStore } from "./connections/dynamodb-connection-store";
+import { DynamoDbFiguresStore } from "./figures/dynamodb-figures-store";
 import { DynamoDbNotificationStore } from "./notifications/dynamodb-notification-store";
 import { DynamoDbPreflightStore } from "./preflight-runs/dynamodb-preflight-store";
 import { DynamoDbPurgeQueue } from "./purges/dynamodb-purge-queue";
@@ -19,6 +20,8 @@ export interface DynamoDbAdapters {
   readonly notifications: DynamoDbNotificationStore;
   readonly preflights: DynamoDbPreflightStore;
   readonly purges: DynamoDbPurgeQueue;
+  /** The connection's figures (funnel, records per collection), kept at each run's end. */
+  readonly figures: DynamoDbFiguresStore;
 }
 
 /**
@@ -36,5 +39,6 @@ export function dynamoDbAdapters(table: DynamoDbTableOptions): DynamoDbAdapters 
     notifications: new DynamoDbNotificationStore(table),
     preflights: new DynamoDbPreflightStore(table),
     purges: new DynamoDbPurgeQueue(table),
+    figures: new DynamoDbFiguresStore(table),
   };
 }

@@ -12,6 +12,7 @@ import type { SourceClient } from "../core/ports/source-client";
 import type { TokenCipher } from "../core/ports/token-cipher";
 import type { NotificationStore } from "../core/ports/notification-store";
 import type { PreflightLauncher, PreflightStore } from "../preflight/preflight-run";
+import type { FiguresStore } from "../figures/figures-store";
 
 /** Every port the onboarding API uses; the composition roots (AWS, local, tests) fill it. */
 export interface OnboardingDeps {
@@ -21,6 +22,8 @@ export interface OnboardingDeps {
   readonly records: RecordStore;
   /** What explain reads of one record: its document and the marks audits left on it. */
   readonly audits: AuditStore;
+  /** The connection's figures the sync keeps (funnel, records per collection), read by their routes. */
+  readonly figures: FiguresStore;
   /** The SSRF-guarded source client: the test call goes through it, under the connection's rate limit. */
   readonly source: SourceClient;
   readonly limiter: RateLimiter;

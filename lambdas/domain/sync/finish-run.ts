@@ -9,6 +9,8 @@ import type { SyncState } from "./sync-state";
 import { runEndNotices } from "./run-end-notices";
 import { runModeOf } from "../core/run-mode";
 import type { AuditSummary } from "../core/audit-summary";
+import type { RunSummary } from "../core/run-summary";
+import { changedBy, refreshFigures } from "../figures/refresh-figures";
 
 /** Summary rows whose failure fails the run: the required entities, and stages with their pipelines. */
 export const REQUIRED_SUMMARY_ENTITIES: ReadonlySet<SummaryEntity> = new Set(
@@ -29,6 +31,7 @@ export async function finishRun(deps: SyncDeps, state: SyncState): Promise<Finis
   if (summary?.status === "cancelled") {
     // The owner cancelled it while this segment went on (Express cannot be stopped): no outcome, notice or count of ours.
     deps.logger.info("run finished after its cancel; it stays cancelled", { connection_id: run.connection_id, run_id: run.run_id });
+    await keepFigures(deps, run.connection_id, run.run_id, summary);
     return { run_id: run.run_id, status: "cancelled" };
   }
   const entities = summary?.entities ?? [];
@@ -46,6 +49,7 @@ export async function finishRun(deps: SyncDeps, state: SyncState): Promise<Finis
     const audit = runModeOf(run.run_id) === "audit" ? await auditOf(deps, run.connection_id, run.run_id) : null;
     await runEndNotices(deps, run, { ...summary, status, finished_at: finishedAt }, audit);
   }
+  await keepFigures(deps, run.connection_id, run.run_id, summary);
   deps.metrics.count(status === "succeeded" ? METRIC.runsSucceeded : METRIC.runsFailed, 1);
   deps.logger.info("run finished", {
     connection_id: run.connection_id,
@@ -55,6 +59,20 @@ export async function finishRun(deps: SyncDeps, state: SyncState): Promise<Finis
     unresolved_won_lost: summary?.unresolved_won_lost ?? 0,
   });
   return { run_id: run.run_id, status };
+}
+
+/**
+ * The connection's figures follow what the run stored (an audit's heals: everything it read). They never fail or
+ * hold up the run past their time limit: a refresh that cannot be made is logged, and the next run's end tries again.
+ */
+async function keepFigures(deps: SyncDeps, connectionId: string, runId: string, summary: RunSummary | null): Promise<void> {
+  if (deps.figures === undefined) return;
+  try {
+    const changed = runModeOf(runId) === "audit" || summary === null ? "all" : changedBy(summary.entities);
+    await refreshFigures({ ...deps, figures: deps.figures }, { connectionId, runId, changed });
+  } catch (error) {
+    deps.logger.warn("figures not refreshed at the run's end; the last ones are kept", { connection_id: connectionId, run_id: runId, error: error instanceof Error ? error.name : String(error) });
+  }
 }
 
 /** The audit's summary with its heal counts, for "Audit Finished"; null (and logged) when it cannot be read: the run still ends. */

@@ -10,6 +10,7 @@ import type { RunStore } from "../core/ports/run-store";
 import type { SourceClient } from "../core/ports/source-client";
 import type { TokenCipher } from "../core/ports/token-cipher";
 import type { AuditStore } from "../core/ports/audit-store";
+import type { FiguresStore } from "../figures/figures-store";
 import type { StageKindsOfRun, UserIdsOfRun } from "./stage-kinds-memo";
 import type { StaleCheckDeps } from "./stale-notice";
 
@@ -27,6 +28,8 @@ export interface SyncDeps {
   readonly logger: Logger;
   /** Pages, records, throttles, retries and failures per entity (docs/observability.md). */
   readonly metrics: Metrics;
+  /** The connection's figures (funnel, records per collection), recomputed at a run's end; absent: not kept. */
+  readonly figures?: FiguresStore;
   /** Where a run's end, and a connection going stale, are told (notifications, then EventBridge or the log). */
   readonly events: EventPublisher;
   /** The schedule's interval: without freshness_hours on a connection, data older than twice it is stale. Null or absent: not known. */

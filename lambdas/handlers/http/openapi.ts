@@ -12,7 +12,8 @@ import { ResetResultSchema, ResetSyncSchema } from "../../domain/onboarding/rese
 import { RunListSchema, RunStartedSchema } from "../../domain/onboarding/run-operations";
 import { ConnectionTestResultSchema } from "../../domain/onboarding/test-connection";
 import { DraftTestSchema } from "../../domain/onboarding/test-draft-connection";
-import { FunnelSchema } from "../../domain/onboarding/funnel-analytics";
+import { FunnelSchema } from "../../domain/figures/funnel";
+import { RecordCountsSchema } from "../../domain/figures/connection-figures";
 import { QualitySchema } from "../../domain/onboarding/quality-operations";
 import { AuditListSchema, AuditStartedSchema } from "../../domain/onboarding/audit-operations";
 import { EXPLAIN_VERDICTS, ExplanationSchema } from "../../domain/onboarding/explain-record";
@@ -66,6 +67,7 @@ export const RESPONSE_SCHEMAS = {
   // The kit's report plus the run's own state: the schema the preflight store parses with.
   PreflightRun: PreflightRunSchema,
   Funnel: FunnelSchema,
+  RecordCounts: RecordCountsSchema,
   Quality: QualitySchema,
   AuditStarted: AuditStartedSchema,
   AuditSummary: AuditSummarySchema,
@@ -100,7 +102,7 @@ const TAGS = {
   Connections: ["createConnection", "listConnections", "getConnection", "updateConnection", "deleteConnection", "testDraftConnection", "testConnection", "pauseConnection", "resumeConnection"],
   Syncs: ["triggerSync", "listSyncRuns", "getSyncRun", "cancelSyncRun", "resetSync"],
   Audits: ["startAudit", "listAudits", "getAudit"],
-  Records: ["listRecords", "getRecord", "explainRecord"],
+  Records: ["countRecords", "listRecords", "getRecord", "explainRecord"],
   Preflight: ["startPreflight", "getPreflight"],
   Insights: ["getFunnel", "getQuality"],
   Notifications: ["listNotifications"],
@@ -143,7 +145,8 @@ function responsesOf(route: Route): Record<string, unknown> {
     listAudits: { description: "Audit summaries, newest first", content: content(ref("AuditList")) },
     explainRecord: { description: `The verdict: ${EXPLAIN_VERDICTS.join(", ")} (never-returned and a record ahead the store lacks: present false, never a bare 404)`, content: content(ref("Explanation")) },
     getAudit: { description: "The audit: per entity the records the source returned, the store holds, healed by cause, changed after the last sync (ahead of the watermark: left to the next sync, not healed), absent at the source", content: content(ref("AuditSummary")) },
-    getFunnel: { description: "Per pipeline: leads per stage in stage order, won, lost, revenue won, top loss reasons, unresolved won/lost, overdue tasks, connected calls", content: content(ref("Funnel")) },
+    getFunnel: { description: "Per pipeline, as computed at the end of the last run: leads per stage in stage order, leads that reached each stage and the conversion to the next and to won, won, lost, revenue won, top loss reasons, unresolved won/lost, overdue tasks, connected calls", content: content(ref("Funnel")) },
+    countRecords: { description: "Stored records per collection, as counted at the end of the last run", content: content(ref("RecordCounts")) },
   };
   const errors = Object.fromEntries(
     Object.entries(ERROR_RESPONSES).map(([status, { description, headers, schema }]) => [

@@ -11,7 +11,7 @@ import { testDraftConnection } from "../../domain/onboarding/test-draft-connecti
 import { cancelRun } from "../../domain/onboarding/cancel-run";
 import { setPaused } from "../../domain/onboarding/connection-schedule";
 import { resetSync } from "../../domain/onboarding/reset-sync";
-import { getFunnel } from "../../domain/onboarding/funnel-analytics";
+import { getFunnel, getRecordCounts } from "../../domain/onboarding/figures-operations";
 import { listNotifications } from "../../domain/onboarding/notification-operations";
 import { getQuality } from "../../domain/onboarding/quality-operations";
 
@@ -135,6 +135,13 @@ export const ROUTES: readonly Route[] = [
     handle: (deps, request) => getAudit(deps, request.account, param(request, "id"), param(request, "auditId")),
   },
   {
+    routeKey: `GET ${CONNECTIONS}/{id}/records`,
+    operationId: "countRecords",
+    summary: "Stored records per collection, as counted at the end of the last run",
+    successStatus: 200,
+    handle: (deps, request) => getRecordCounts(deps, request.account, param(request, "id")),
+  },
+  {
     routeKey: `GET ${CONNECTIONS}/{id}/records/{entity}`,
     operationId: "listRecords",
     summary: "What was ingested, in the canonical shape",
@@ -203,7 +210,7 @@ export const ROUTES: readonly Route[] = [
   {
     routeKey: `GET ${CONNECTIONS}/{id}/analytics/funnel`,
     operationId: "getFunnel",
-    summary: "The funnel per pipeline, computed from the canonical records",
+    summary: "The funnel per pipeline, as computed from the canonical records at the end of the last run",
     successStatus: 200,
     handle: (deps, request) => getFunnel(deps, request.account, param(request, "id")),
   },

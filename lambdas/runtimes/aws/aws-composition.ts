@@ -70,9 +70,10 @@ function sourceClient(allowLoopback: boolean) {
 export function awsSyncDeps(env: Record<string, string | undefined> = process.env): SyncDeps {
   const config = readConfig(SyncTaskConfigSchema, env);
   const adapters = table(config.TABLE_NAME);
-  const { records, runs, connections, limiter, audits } = adapters;
+  const { records, runs, connections, limiter, audits, figures } = adapters;
   return {
     records,
+    figures,
     runs,
     connections,
     limiter,
@@ -105,9 +106,10 @@ export function awsStartSyncDeps(env: Record<string, string | undefined> = proce
 
 export function awsOnboardingDeps(env: Record<string, string | undefined> = process.env): OnboardingDeps {
   const config = readConfig(ApiConfigSchema, env);
-  const { records, audits, runs, connections, limiter, preflights, notifications } = table(config.TABLE_NAME);
+  const { records, audits, runs, connections, limiter, preflights, notifications, figures } = table(config.TABLE_NAME);
   return {
     records,
+    figures,
     audits,
     runs,
     connections,

@@ -53,6 +53,8 @@ export interface LocalSync {
   readonly runs: DynamoDbAdapters["runs"];
   readonly connections: DynamoDbAdapters["connections"];
   readonly limiter: DynamoDbAdapters["limiter"];
+  /** The connection's figures, kept at each run's end. */
+  readonly figures: DynamoDbAdapters["figures"];
   stop(): Promise<void>;
 }
 
@@ -114,6 +116,7 @@ export function createLocalSync(options: LocalSyncOptions): LocalSync {
     cipher: options.cipher,
     runs,
     records,
+    figures: adapters.figures,
     audits: adapters.audits,
     source: options.source,
     limiter,
@@ -140,7 +143,7 @@ export function createLocalSync(options: LocalSyncOptions): LocalSync {
     logger: options.logger,
     staleCheck: { records, events: deps.events, scheduleIntervalMs: deps.scheduleIntervalMs ?? null },
   };
-  return { deps, startDeps, engine, handlers, adapters, records, runs, connections, limiter, stop: () => engine.stop() };
+  return { deps, startDeps, engine, handlers, adapters, records, runs, connections, limiter, figures: adapters.figures, stop: () => engine.stop() };
 }
 
 export interface LocalServiceOptions {
@@ -200,6 +203,7 @@ export async function createLocalService(options: LocalServiceOptions): Promise<
     cipher: options.cipher,
     runs: sync.runs,
     records: sync.records,
+    figures: sync.figures,
     audits: sync.deps.audits,
     source,
     limiter: sync.limiter,

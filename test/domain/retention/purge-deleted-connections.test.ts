@@ -5,6 +5,7 @@ import { DynamoDbConnectionStore } from "../../../lambdas/adapters/dynamodb/conn
 import type { Logger } from "../../../lambdas/domain/core/ports/logger";
 import type { RecordWrite } from "../../../lambdas/domain/core/ports/record-store";
 import { preflightPartitionKey } from "../../../lambdas/adapters/dynamodb/preflight-runs/preflight-keys";
+import { FIGURES_SORT_KEY, figuresPartitionKey } from "../../../lambdas/adapters/dynamodb/figures/figures-keys";
 import { DELETED_CONNECTION_PURGE_DELAY_SECONDS, PURGE_PARTITION_KEY } from "../../../lambdas/adapters/dynamodb/purges/purge-keys";
 import { DynamoDbPurgeQueue } from "../../../lambdas/adapters/dynamodb/purges/dynamodb-purge-queue";
 import { DynamoDbRateLimiter } from "../../../lambdas/adapters/dynamodb/rate-limit/dynamodb-rate-limiter";
@@ -40,7 +41,7 @@ function lead(id: string, text = ""): RecordWrite {
   return { collection: "leads", key: [id], doc: { id, name: `Lead ${id}`, notes: text, updated_at: "2026-11-20T00:00:00.000Z" } };
 }
 
-/** What a synced connection leaves in the table: records (one split into parts), stages, loss reasons, watermark, run summary and lock, rate-limit log, a preflight report. */
+/** What a synced connection leaves in the table: records (one split into parts), stages, loss reasons, watermark, run summary and lock, rate-limit log, a preflight report, its figures. */
 async function syncedConnection(id: string, options: { readonly largeRecord: boolean; readonly moreLeads?: number }): Promise<void> {
   const connections = new DynamoDbConnectionStore({ client, tableName });
   const records = new DynamoDbRecordStore({ client, tableName });
@@ -72,6 +73,7 @@ async function syncedConnection(id: string, options: { readonly largeRecord: boo
   await client.send(
     new PutItemCommand({ TableName: tableName, Item: { pk: { S: preflightPartitionKey(id) }, sk: { S: "pf-1" }, doc: { S: "{}" } } }),
   );
+  await client.send(new PutItemCommand({ TableName: tableName, Item: { pk: { S: figuresPartitionKey(id) }, sk: { S: FIGURES_SORT_KEY }, doc: { S: "{}" } } }));
 }
 
 /** Every item of the table that belongs to the connection, found without the purge's own key list. */

@@ -157,7 +157,7 @@ describe("every documented operation is actually served", () => {
 describe("what is not documented is not served", () => {
   test.each([
     ["GET", "/api/v1/crm/custom/nothing"],
-    ["GET", "/api/v1/crm/custom/connections/x/records"],
+    ["GET", "/api/v1/crm/custom/connections/x/record"],
     ["GET", "/api/v1/crm/custom/connections/x/y/z"],
     ["GET", "/api/v2/crm/custom/connections"],
     ["PUT", `${CONNECTIONS_PATH}/x`],

@@ -145,6 +145,7 @@ describe("the onboarding API's OpenAPI document", () => {
     const last = await call("GET", `${connection}/records/leads?limit=2&cursor=${encodeURIComponent(first.body.next_cursor)}`);
     expect(last.body).toMatchObject({ next_cursor: null });
     expect((await call("GET", `${connection}/analytics/funnel`)).status).toBe(200);
+    expect((await call("GET", `${connection}/records`)).body.collections.pipelines).toBeGreaterThan(0);
     // One record with its lineage, and one not stored (both null).
     expect((await call("GET", `${connection}/records/leads/${first.body.data[0].id}`)).body.lineage.writes).toBe(1);
     expect((await call("GET", `${connection}/records/leads/never-stored`)).body).toEqual({ record: null, lineage: null });

@@ -28,7 +28,7 @@ describe("Lambda configuration", () => {
     // The cloud setting: a base_url that reaches loopback is refused.
     expect(deps.baseUrls.check("http://127.0.0.1:8080/").ok).toBe(false);
     expect(Object.keys(deps).sort()).toEqual(
-      ["audits", "baseUrls", "cipher", "clock", "connections", "keySpace", "limiter", "logger", "notifications", "preflightLauncher", "preflights", "records", "runs", "source", "starter"].sort(),
+      ["audits", "baseUrls", "cipher", "clock", "connections", "figures", "keySpace", "limiter", "logger", "notifications", "preflightLauncher", "preflights", "records", "runs", "source", "starter"].sort(),
     );
     // The deploy's syncSchedule reaches each connection's `schedule` in AWS too (null when the variable is absent).
     const scheduled = awsOnboardingDeps({

@@ -5,6 +5,7 @@ import { returnedPartitionKey } from "../audits/audit-keys";
 import { COLLECTIONS } from "../../../domain/core/entities";
 import { AUDIT_ID_PREFIX } from "../../../domain/core/run-mode";
 import { preflightPartitionKey } from "../preflight-runs/preflight-keys";
+import { figuresPartitionKey } from "../figures/figures-keys";
 import { rateLimitPartitionKey } from "../rate-limit/rate-limit-keys";
 import type { PendingPurge, PurgeQueue, PurgeStep } from "../../../domain/retention/purge-queue";
 import { runLockPartitionKey, runPartitionKey } from "../runs/run-item/run-keys";
@@ -113,6 +114,7 @@ export class DynamoDbPurgeQueue extends DynamoDbTableAdapter implements PurgeQue
     yield { pk: runLockPartitionKey(connectionId) };
     yield { pk: rateLimitPartitionKey(connectionId) };
     yield { pk: preflightPartitionKey(connectionId) };
+    yield { pk: figuresPartitionKey(connectionId) };
   }
 
   /** The ids of the connection's audits still in its run partition (keys only; an audit's summary outlives its returned ids). */

@@ -1,0 +1,65 @@
+import { GetItemCommand, PutItemCommand, QueryCommand, type QueryCommandOutput } from "@aws-sdk/client-dynamodb";
+import * as v from "valibot";
+import type { Collection } from "../../../domain/core/entities";
+import { ConnectionFiguresSchema, type ConnectionFigures } from "../../../domain/figures/connection-figures";
+import type { FiguresStore } from "../../../domain/figures/figures-store";
+import { ATTR, recordShardPartitionKeys } from "../records/keys";
+import { DynamoDbTableAdapter } from "../table/dynamodb-table-adapter";
+import { FIGURES_ATTR, FIGURES_SORT_KEY, figuresPartitionKey } from "./figures-keys";
+
+/** FiguresStore on the single table (key layout: ./figures-keys.ts); counts with Select COUNT over a collection's shards. */
+export class DynamoDbFiguresStore extends DynamoDbTableAdapter implements FiguresStore {
+  async get(connectionId: string): Promise<ConnectionFigures | null> {
+    const out = await this.client.send(
+      new GetItemCommand({
+        TableName: this.tableName,
+        Key: { [FIGURES_ATTR.pk]: { S: figuresPartitionKey(connectionId) }, [FIGURES_ATTR.sk]: { S: FIGURES_SORT_KEY } },
+        ConsistentRead: true,
+      }),
+    );
+    const doc = out.Item?.[FIGURES_ATTR.doc]?.S;
+    if (doc === undefined) return null;
+    // Figures of an older shape are no figures: the next run's end (or the next request) computes them again.
+    const parsed = v.safeParse(ConnectionFiguresSchema, JSON.parse(doc));
+    return parsed.success ? parsed.output : null;
+  }
+
+  async put(connectionId: string, figures: ConnectionFigures): Promise<void> {
+    await this.client.send(
+      new PutItemCommand({
+        TableName: this.tableName,
+        Item: {
+          [FIGURES_ATTR.pk]: { S: figuresPartitionKey(connectionId) },
+          [FIGURES_ATTR.sk]: { S: FIGURES_SORT_KEY },
+          [FIGURES_ATTR.doc]: { S: JSON.stringify(v.parse(ConnectionFiguresSchema, figures)) },
+        },
+      }),
+    );
+  }
+
+  async count(connectionId: string, collection: Collection): Promise<number> {
+    const shards = await Promise.all(recordShardPartitionKeys(connectionId, collection).map((pk) => this.countPartition(pk)));
+    return shards.reduce((sum, count) => sum + count, 0);
+  }
+
+  /** Heads only: parts and watermarks live under other prefixes (../records/keys.ts). */
+  private async countPartition(pk: string): Promise<number> {
+    let count = 0;
+    let startKey: QueryCommandOutput["LastEvaluatedKey"];
+    do {
+      const out: QueryCommandOutput = await this.client.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          KeyConditionExpression: "#pk = :pk",
+          ExpressionAttributeNames: { "#pk": ATTR.pk },
+          ExpressionAttributeValues: { ":pk": { S: pk } },
+          Select: "COUNT",
+          ...(startKey === undefined ? {} : { ExclusiveStartKey: startKey }),
+        }),
+      );
+      count += out.Count ?? 0;
+      startKey = out.LastEvaluatedKey;
+    } while (startKey !== undefined);
+    return count;
+  }
+}
