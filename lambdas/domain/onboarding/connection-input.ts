@@ -112,13 +112,16 @@ export function parseJsonBody(body: string | undefined | null): Record<string, u
   return parsed as Record<string, unknown>;
 }
 
-/** Validates a body; the first broken rule becomes InvalidFieldError(field, rule). */
+/** Validates a body; a broken rule becomes InvalidFieldError: the first as its field and rule, the first of each field in `problems`. */
 export function parseFields<S extends v.GenericSchema>(schema: S, body: Record<string, unknown>): v.InferOutput<S> {
-  const result = v.safeParse(schema, body, { abortEarly: true });
+  const result = v.safeParse(schema, body, { abortPipeEarly: true });
   if (result.success) return result.output;
-  const issue = result.issues[0];
-  const field = issue.path?.map((item) => String(item.key)).join(".") || "(body)";
-  // valibot reports a missing required key as "Invalid key: ..."; say it plainly.
-  const rule = issue.input === undefined && issue.path?.length ? "is required" : issue.message;
-  throw new InvalidFieldError(field, rule);
+  const problems = new Map<string, string>();
+  for (const issue of result.issues) {
+    const field = issue.path?.map((item) => String(item.key)).join(".") || "(body)";
+    // valibot reports a missing required key as "Invalid key: ..."; say it plainly.
+    if (!problems.has(field)) problems.set(field, issue.input === undefined && issue.path?.length ? "is required" : issue.message);
+  }
+  const [[field, rule], ...others] = [...problems] as [[string, string], ...[string, string][]];
+  throw new InvalidFieldError(field, rule, others.map(([other, otherRule]) => ({ field: other, rule: otherRule })));
 }

@@ -14,15 +14,24 @@ export class MalformedBodyError extends OnboardingError {
   readonly code = "malformed_body";
 }
 
-/** A field breaks a rule; nothing was created or changed. */
+/** A broken rule of one field. */
+export interface FieldProblem {
+  readonly field: string;
+  readonly rule: string;
+}
+
+/** A field breaks a rule (`field`, `rule`: the first); `problems`: every field that breaks one, so a form can show them all at once. Nothing was created or changed. */
 export class InvalidFieldError extends OnboardingError {
   override readonly name = "InvalidFieldError";
   readonly code = "invalid_field";
+  readonly problems: readonly FieldProblem[];
   constructor(
     readonly field: string,
     readonly rule: string,
+    others: readonly FieldProblem[] = [],
   ) {
     super(`${field}: ${rule}`);
+    this.problems = [{ field, rule }, ...others.filter((other) => other.field !== field)];
   }
 }
 

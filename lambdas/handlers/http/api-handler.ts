@@ -84,13 +84,14 @@ function errorResponses(logger: Logger): MiddlewareObj<ApiEvent, ApiResult> {
   };
 }
 
-function errorBody(error: unknown): Record<string, string> {
+function errorBody(error: unknown): Record<string, unknown> {
   if (error instanceof InvalidFieldError) {
-    return { code: error.code, message: error.message, field: error.field, rule: error.rule };
+    return { code: error.code, message: error.message, field: error.field, rule: error.rule, errors: error.problems };
   }
   if (error instanceof OnboardingError) return { code: error.code, message: error.message };
   if (error instanceof InvalidCursorError) {
-    return { code: "invalid_field", message: "cursor: is not a cursor this API issued", field: "cursor", rule: "is not a cursor this API issued" };
+    const problem = { field: "cursor", rule: "is not a cursor this API issued" };
+    return { code: "invalid_field", message: "cursor: is not a cursor this API issued", ...problem, errors: [problem] };
   }
   // Only 503s reach here (500s have their own body).
   return { code: "unavailable", message: `the service is briefly unavailable; try again in ${RETRY_AFTER_SECONDS} seconds` };

@@ -261,8 +261,13 @@ export function openApiDocument(): Record<string, unknown> {
               properties: {
                 code: { type: "string" },
                 message: { type: "string" },
-                field: { type: "string" },
-                rule: { type: "string" },
+                field: { type: "string", description: "A 422's first broken field" },
+                rule: { type: "string", description: "The rule it breaks" },
+                errors: {
+                  type: "array",
+                  description: "A 422's every broken field, each with its first broken rule (the first is field and rule), so a form can show them all at once",
+                  items: { type: "object", required: ["field", "rule"], properties: { field: { type: "string" }, rule: { type: "string" } } },
+                },
               },
             },
           },

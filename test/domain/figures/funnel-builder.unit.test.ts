@@ -50,7 +50,7 @@ describe("computeFunnel (clock injected)", () => {
 describe("reached from current stages (until stage history exists)", () => {
   const stage = (id: string, kind: string, sort: number) => ({ id, name: id, kind, sort, pipeline_id: "p" });
   const at = (id: string, stageId: string, flags: { is_won?: boolean; is_lost?: boolean } = {}) => ({ ...lead, id, stage_id: stageId, ...flags });
-  const funnelOf = (stagesOf: Readonly<Record<string, unknown>>[], leads: Readonly<Record<string, unknown>>[]) => computeFunnel({ pipelines: [pipeline], stages: stagesOf, leads, tasks: [], calls: [] }, NOW).pipelines[0]!;
+  const funnelOf = (stagesOf: Record<string, unknown>[], leads: Record<string, unknown>[]) => computeFunnel({ pipelines: [pipeline], stages: stagesOf, leads, tasks: [], calls: [] }, NOW).pipelines[0]!;
 
   test("a lead in an open or won stage counts as having reached every open stage before its own; a lost lead only its lost stage", () => {
     // Listed out of order: the funnel orders by sort.

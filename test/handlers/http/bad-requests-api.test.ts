@@ -97,7 +97,7 @@ describe("an id too long to be a DynamoDB key answers 404 exactly like an unknow
 
 function expectInvalidField(response: ApiResponse, field: string, rule: RegExp): void {
   expect(response.status, response.text.slice(0, 300)).toBe(422);
-  expect(response.body.error).toEqual({ code: "invalid_field", field, rule: expect.stringMatching(rule), message: expect.any(String) });
+  expect(response.body.error).toEqual({ code: "invalid_field", field, rule: expect.stringMatching(rule), message: expect.any(String), errors: [{ field, rule: response.body.error.rule }] });
 }
 
 describe("base_url and token have a maximum length: 422 above it naming the field and the rule, on POST and PATCH", () => {

@@ -22,6 +22,7 @@ function expectInvalidField(response: ApiResponse, field: string, rule: RegExp):
     field,
     rule: expect.stringMatching(rule),
     message: expect.any(String),
+    errors: [{ field, rule: response.body.error.rule }],
   });
   // The message says both, for a human reading it.
   expect(response.body.error.message).toContain(field);
@@ -114,6 +115,24 @@ describe("POST /connections: every bad body gets a 4xx naming the field and the 
     const response = await env.api.request("POST", CONNECTIONS_PATH, { token, body: { ...VALID, rate_limit: 1000, sync_since: "2026-02-28", trigger_sync: false } });
     expect(response.status).toBe(201);
     await env.api.request("DELETE", `${CONNECTIONS_PATH}/${response.body.id}`, { token });
+  });
+
+  test("every broken field at once: a form can show them all, each with its first broken rule, the first also as field and rule", async () => {
+    const response = await env.api.request("POST", CONNECTIONS_PATH, {
+      token: env.owner,
+      body: { name: " ", base_url: "", token: "two words", rate_limit: 0, sync_since: "yesterday", freshness_hours: 0 },
+    });
+    expect(response.status, response.text).toBe(422);
+    expect(response.body.error.errors).toEqual([
+      { field: "name", rule: "must not be empty" },
+      { field: "base_url", rule: "must not be empty" },
+      { field: "token", rule: "must be printable ASCII without spaces" },
+      { field: "rate_limit", rule: "must be an integer from 1 to 1000" },
+      { field: "sync_since", rule: expect.stringMatching(TIMESTAMP_RULE) },
+      { field: "freshness_hours", rule: expect.stringMatching(/must be an integer from 1 to/) },
+    ]);
+    expect(response.body.error).toMatchObject({ field: "name", rule: "must not be empty" });
+    expect((await env.api.request("GET", CONNECTIONS_PATH, { token: env.owner })).body.data.every((connection: { name: string | null }) => connection.name !== " ")).toBe(true);
   });
 
   test("an unknown field is ignored: 201, and it is not echoed or stored", async () => {
