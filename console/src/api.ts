@@ -3,7 +3,13 @@ import { session, signOut } from "./session";
 /** The onboarding API's base path for custom connections. */
 export const CONNECTIONS = "/api/v1/crm/custom/connections";
 
-/** An answer other than 2xx, with the API's own error body: code, message and, for bad input, field and rule. */
+/** A broken rule of one field, as a 422 names it. */
+export interface FieldProblem {
+  readonly field: string;
+  readonly rule: string;
+}
+
+/** An answer other than 2xx, with the API's own error body: code, message and, for bad input, every broken field. */
 export class ApiError extends Error {
   override readonly name = "ApiError";
   constructor(
@@ -12,6 +18,7 @@ export class ApiError extends Error {
     message: string,
     readonly field?: string,
     readonly rule?: string,
+    readonly problems: readonly FieldProblem[] = field !== undefined && rule !== undefined ? [{ field, rule }] : [],
   ) {
     super(message);
   }
@@ -40,6 +47,8 @@ export interface Connection {
   /** A required entity's data is older than freshness_hours. */
   readonly stale: boolean;
   readonly freshness_hours: number | null;
+  /** How often the schedule audits it: `off`, or every N days (`7d`). */
+  readonly audit_schedule: string;
 }
 
 /** An item of GET /connections: the connection, its health, its newest sync run in brief, and its open data-quality findings. */
@@ -145,6 +154,13 @@ export const COLLECTIONS = ["pipelines", "stages", "users", "contacts", "leads",
 /** Entities with a watermark, which a reset sends back to the start date (pipelines and users are read in full every run). */
 export const RESETTABLE = ["contacts", "leads", "tasks", "calls", "events"] as const;
 
+/** GET .../records: stored records per collection, counted at the end of the last run. */
+export interface RecordCounts {
+  readonly computed_at: string;
+  readonly run_id: string | null;
+  readonly collections: Readonly<Record<(typeof COLLECTIONS)[number], number>>;
+}
+
 export interface ResetResult {
   readonly reset: readonly string[];
   readonly run: { readonly id: string; readonly status: "running" } | null;
@@ -177,16 +193,25 @@ export async function api<T>(method: string, path: string, body?: unknown): Prom
   const text = await response.text();
   const parsed: unknown = text === "" ? null : safeJson(text);
   if (!response.ok) {
-    const error = (parsed as { error?: { code?: string; message?: string; field?: string; rule?: string } } | null)?.error;
+    const error = (parsed as { error?: { code?: string; message?: string; field?: string; rule?: string; errors?: FieldProblem[] } } | null)?.error;
     throw new ApiError(
       response.status,
       error?.code ?? "http_error",
-      error?.message ?? `the API answered ${response.status}`,
+      error?.message ?? answeredWords(response.status),
       error?.field,
       error?.rule,
+      ...(error?.errors === undefined ? [] : [error.errors]),
     );
   }
   return parsed as T;
+}
+
+/** What a person reads when the API said nothing more than its status. */
+function answeredWords(status: number): string {
+  if (status === 403) return "Only the workspace owner can do this.";
+  if (status === 404) return "Not found: it may have been deleted.";
+  if (status >= 500) return "The service could not answer just now. Try again in a few seconds.";
+  return "The service refused this request.";
 }
 
 function safeJson(text: string): unknown {

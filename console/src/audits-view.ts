@@ -5,6 +5,7 @@ import { duration, timeOf } from "./time";
 import { sampleIds } from "./findings-list";
 import { pollWhileRunning } from "./live-poll";
 import { isOwner } from "./session";
+import { entityWords, statusWords } from "./entity-words";
 
 const auditsHref = (id: string) => `#/connections/${encodeURIComponent(id)}/audits`;
 const auditHref = (id: string, auditId: string) => `${auditsHref(id)}/${encodeURIComponent(auditId)}`;
@@ -29,7 +30,6 @@ export async function auditsView(outlet: HTMLElement, id: string, navigate: (has
   const list = h("ul", { class: "runs", "aria-label": "Audits" });
   outlet.replaceChildren(
     h("h1", { tabindex: "-1" }, "Audits"),
-    h("p", null, h("a", { href: `#/connections/${encodeURIComponent(id)}` }, "← Connection")),
     h(
       "section",
       { class: "card", "aria-labelledby": "audit-start-title" },
@@ -87,7 +87,7 @@ export function auditView(outlet: HTMLElement, id: string, auditId: string): () 
           h(
             "tr",
             null,
-            ["Entity", "Status", "At the source", "Stored", ...HEAL_CAUSES.map((cause) => `Healed: ${HEAL_CAUSE_WORDS[cause]}`), `${capitalised(AHEAD_WORDS)}: left to the next sync`, "Not at the source (kept)"].map((name) =>
+            ["Data", "Status", "In your CRM", "Stored", ...HEAL_CAUSES.map((cause) => `Healed: ${HEAL_CAUSE_WORDS[cause]}`), `${capitalised(AHEAD_WORDS)}: left to the next sync`, "No longer in your CRM (kept)"].map((name) =>
               h("th", { scope: "col" }, name),
             ),
           ),
@@ -118,8 +118,8 @@ export function auditView(outlet: HTMLElement, id: string, auditId: string): () 
         h(
           "tr",
           { "data-entity": entity.entity },
-          h("th", { scope: "row" }, entity.entity),
-          h("td", null, h("span", { class: `badge entity-${entity.status}` }, entity.status), entity.error ? h("span", { class: "error-cell" }, ` ${entity.error}`) : null),
+          h("th", { scope: "row" }, entityWords(entity.entity)),
+          h("td", null, h("span", { class: `badge entity-${entity.status}` }, statusWords(entity.status)), entity.error ? h("span", { class: "error-cell" }, ` ${entity.error}`) : null),
           h("td", null, entity.source_records),
           h("td", null, entity.stored_records),
           ...HEAL_CAUSES.map((cause) => h("td", { "data-cause": cause }, entity.healed[cause])),
@@ -132,7 +132,7 @@ export function auditView(outlet: HTMLElement, id: string, auditId: string): () 
     samples.replaceChildren(
       ...(withSamples.length === 0
         ? [h("p", null, audit.status === "running" ? "None so far." : "None.")]
-        : withSamples.map((entity) => h("div", { "data-entity": entity.entity }, h("h3", null, entity.entity), sampleIds(id, entity.entity, entity.sample_ids)))),
+        : withSamples.map((entity) => h("div", { "data-entity": entity.entity }, h("h3", null, entityWords(entity.entity)), sampleIds(id, entity.entity, entity.sample_ids)))),
     );
   };
 

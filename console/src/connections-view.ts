@@ -28,7 +28,7 @@ export async function connectionsView(outlet: HTMLElement): Promise<void> {
   try {
     connections = await loadOverview();
   } catch (error) {
-    status.textContent = error instanceof ApiError && error.status === 403 ? `The API answered 403: ${error.message}` : String((error as Error).message);
+    status.textContent = error instanceof ApiError && error.status === 403 ? "The service shows the connections to the workspace owner only." : String((error as Error).message);
     return;
   }
   const attention = connections.filter(needsAttention).length;

@@ -68,8 +68,8 @@ export interface Explanation {
 export const HEAL_CAUSES = ["missed", "stale", "changed_without_advancing"] as const;
 export type HealCause = (typeof HEAL_CAUSES)[number];
 export const HEAL_CAUSE_WORDS: Readonly<Record<HealCause, string>> = {
-  missed: "missed (absent from the store)",
-  stale: "stale (older in the store)",
+  missed: "missed (the service did not have it)",
+  stale: "out of date (older than in your CRM)",
   changed_without_advancing: "changed without its change time moving",
 };
 

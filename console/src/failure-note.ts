@@ -6,9 +6,9 @@ import { explainHref } from "./findings-list";
 const EXPLAINABLE = new Set(["users", "contacts", "leads", "tasks", "calls", "events"]);
 
 /**
- * Why an entity failed, for the owner: what happened, the rule it broke, the
- * fix, and the record's explanation when one record is at fault (not when its
- * id itself is what is wrong: such a record cannot be looked up).
+ * Why an entity failed, for the owner: what happened, the fix, the rule it broke (a name the CRM's developers look
+ * up), and the record's explanation when one record is at fault (not when its id itself is what is wrong: such a
+ * record cannot be looked up).
  */
 export function failureNote(connectionId: string, entity: string, failure: EntityFailure): HTMLElement {
   const record = failure.record_id;
@@ -17,8 +17,8 @@ export function failureNote(connectionId: string, entity: string, failure: Entit
     "div",
     { class: "failure", "data-rule": failure.rule },
     h("p", { class: "failure-detail" }, failure.detail),
-    h("p", { class: "failure-rule" }, "Rule ", h("code", null, failure.rule)),
     h("p", { class: "fix" }, h("strong", null, "Fix: "), failure.fix),
-    explainable ? h("p", null, h("a", { href: explainHref(connectionId, entity, record) }, `Explain ${entity} record ${record}`)) : null,
+    h("p", { class: "failure-rule" }, "Rule, for your CRM's developers: ", h("code", null, failure.rule)),
+    explainable ? h("p", null, h("a", { href: explainHref(connectionId, entity, record) }, `Why record ${record} is as it is`)) : null,
   );
 }

@@ -1,53 +1,66 @@
+import type { Chart, Plugin } from "chart.js";
 import { chartFigure, SERIES_COLOURS } from "./chart-figure";
+import type { FunnelStage } from "./funnel-api";
 
-interface FunnelStage {
-  readonly id: string;
-  readonly name: string | null;
-  readonly kind: string;
-  readonly leads: number;
-}
+const WON = "#1a7f37";
 
-const KIND_COLOURS: Readonly<Record<string, string>> = { won: "#1a7f37", lost: "#b42318" };
+/** Writes each bar's number at its centre (white on the bar, dark beside a bar too short to hold it). */
+const barNumbers = (numbers: readonly number[]): Plugin<"bar"> => ({
+  id: "barNumbers",
+  afterDatasetsDraw(chart: Chart<"bar">) {
+    const { ctx } = chart;
+    const bars = chart.getDatasetMeta(0).data;
+    ctx.save();
+    ctx.font = "600 14px system-ui, sans-serif";
+    ctx.textBaseline = "middle";
+    bars.forEach((bar, index) => {
+      const label = numbers[index]!.toLocaleString("en-US");
+      const { x, y, width } = bar.getProps(["x", "y", "width"], true) as { x: number; y: number; width: number };
+      const inside = Math.abs(width) > ctx.measureText(label).width + 12;
+      ctx.fillStyle = inside ? "#ffffff" : "#1b1f24";
+      ctx.textAlign = inside ? "center" : "left";
+      ctx.fillText(label, inside ? x - width / 2 : x + 6, y);
+    });
+    ctx.restore();
+  },
+});
 
 /**
- * A pipeline's funnel, drawn as one: a bar per stage in stage order, centred,
- * as wide as the stage's leads (won green, lost red). `table` is its text alternative.
+ * A pipeline's funnel, drawn as one: a bar per open and won stage in stage order, centred, as wide as the leads that
+ * reached it, its number on it (won in green). Lost stages are told apart, beside it. `table` is its text alternative.
  */
-export function funnelChart(
-  pipeline: { readonly name: string; readonly stages: readonly FunnelStage[]; readonly won: number; readonly lost: number; readonly revenue: string },
-  table: HTMLTableElement,
-): HTMLElement {
-  const widest = Math.max(1, ...pipeline.stages.map((stage) => stage.leads));
+export function funnelChart(name: string, stages: readonly FunnelStage[], table: HTMLTableElement): HTMLElement {
+  const drawn = stages.filter((stage) => stage.kind !== "lost");
+  const widest = Math.max(1, ...drawn.map((stage) => stage.reached));
   return chartFigure({
     name: "funnel",
-    caption: `Funnel of ${pipeline.name}: ${pipeline.won} won, ${pipeline.lost} lost, revenue won ${pipeline.revenue}`,
-    summary: `Funnel of ${pipeline.name}, ${pipeline.stages.length} stages: ${pipeline.stages.map((stage) => `${stage.name ?? stage.id} ${stage.leads}`).join(", ")}.`,
+    caption: `Leads that reached each stage of ${name}`,
+    summary: `Funnel of ${name}: ${drawn.map((stage) => `${stage.name ?? stage.id} ${stage.reached}`).join(", ")}.`,
     table,
-    size: pipeline.stages.length > 6 ? "tall" : "short",
+    size: drawn.length > 6 ? "tall" : "short",
     config: {
       type: "bar",
       data: {
-        labels: pipeline.stages.map((stage) => stage.name ?? stage.id),
+        labels: drawn.map((stage) => stage.name ?? stage.id),
         datasets: [
           {
-            label: "Leads",
+            label: "Leads that reached it",
             // Floating bars from -n/2 to n/2: centred, so the stages stack into a funnel.
-            data: pipeline.stages.map((stage) => [-stage.leads / 2, stage.leads / 2] as [number, number]),
-            backgroundColor: pipeline.stages.map((stage) => KIND_COLOURS[stage.kind] ?? SERIES_COLOURS[0]),
+            data: drawn.map((stage) => [-stage.reached / 2, stage.reached / 2] as [number, number]),
+            backgroundColor: drawn.map((stage) => (stage.kind === "won" ? WON : SERIES_COLOURS[0])),
             barPercentage: 1,
-            categoryPercentage: 0.9,
+            categoryPercentage: 0.85,
             minBarLength: 2,
+            maxBarThickness: 56,
           },
         ],
       },
       options: {
         indexAxis: "y",
         scales: { x: { display: false, min: -widest / 2, max: widest / 2 }, y: { grid: { display: false } } },
-        plugins: {
-          legend: { display: false },
-          tooltip: { callbacks: { label: (item) => `${pipeline.stages[item.dataIndex]?.leads ?? 0} leads` } },
-        },
+        plugins: { legend: { display: false }, tooltip: { callbacks: { label: (item) => `${drawn[item.dataIndex]?.reached ?? 0} leads reached it` } } },
       },
+      plugins: [barNumbers(drawn.map((stage) => stage.reached))],
     },
   });
 }

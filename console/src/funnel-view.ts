@@ -1,41 +1,64 @@
 import { api, connectionPath } from "./api";
+import { dataTable } from "./chart-figure";
 import { h } from "./dom";
+import { amount, percent, type Funnel, type PipelineFunnel } from "./funnel-api";
 import { funnelChart } from "./funnel-chart";
 import { timeOf } from "./time";
 
-interface PipelineFunnel {
-  readonly id: string;
-  readonly name: string | null;
-  readonly stages: readonly { readonly id: string; readonly name: string | null; readonly kind: string; readonly leads: number }[];
-  readonly won: number;
-  readonly lost: number;
-  /** A JSON integer, or beyond 2^53 its exact digits as a string. */
-  readonly revenue_won: number | string;
-  readonly top_loss_reasons: readonly { readonly reason: string; readonly leads: number }[];
-  readonly unresolved_won_lost: number;
-  readonly overdue_tasks: number;
-  readonly connected_calls: number;
+const KIND_WORDS: Readonly<Record<string, string>> = { open: "open", won: "won", lost: "lost" };
+const nameOf = (pipeline: PipelineFunnel) => pipeline.name ?? pipeline.id;
+
+/** The funnel drawn, and beside it its table: per stage the leads in it now, those that reached it, and the conversions. */
+function stagesPart(pipeline: PipelineFunnel): Node {
+  const table = dataTable(
+    `Stages of ${nameOf(pipeline)}, in order`,
+    ["Stage", "Kind", "In it now", "Reached it", "On to the next stage", "Won from here"],
+    pipeline.stages.map((stage) => [stage.name ?? stage.id, KIND_WORDS[stage.kind] ?? stage.kind, stage.leads, stage.reached, percent(stage.to_next), percent(stage.to_won)]),
+  );
+  table.querySelectorAll("tbody tr").forEach((row, index) => row.setAttribute("data-stage", pipeline.stages[index]!.id));
+  return funnelChart(nameOf(pipeline), pipeline.stages, table);
 }
 
-/** A whole amount with thousands separators, exact at any size (a string beyond 2^53 is never rounded through a double). */
-function amount(value: number | string): string {
-  return BigInt(value).toLocaleString("en-US");
+/** Won and what it brought. */
+function outcomesPart(pipeline: PipelineFunnel): Node {
+  return h(
+    "dl",
+    { class: "facts" },
+    fact("Won", pipeline.won, "won"),
+    fact("Revenue won", `${amount(pipeline.revenue_won)}, in your CRM's currency (the service does not store it)`, "revenue-won"),
+    fact("Lost", pipeline.lost, "lost"),
+    fact("In a stage not known", pipeline.unresolved_won_lost, "unresolved"),
+    fact("Overdue open tasks", pipeline.overdue_tasks, "overdue-tasks"),
+    fact("Calls that connected", pipeline.connected_calls, "connected-calls"),
+  );
 }
 
-interface Funnel {
-  readonly computed_at: string;
-  readonly pipelines: readonly PipelineFunnel[];
-  readonly leads_without_pipeline: number;
+/** Lost, and the most frequent reasons given. */
+function lossPart(pipeline: PipelineFunnel): Node {
+  return h(
+    "section",
+    { class: "loss", "aria-label": `Why leads of ${nameOf(pipeline)} were lost` },
+    h("h3", null, `Lost: ${pipeline.lost}. The most frequent reasons`),
+    pipeline.top_loss_reasons.length === 0 ? h("p", null, "None given.") : h("ol", { class: "loss-reasons" }, pipeline.top_loss_reasons.map((row) => h("li", null, `${row.reason} (${row.leads})`))),
+  );
 }
 
-/** The funnel the synced data feeds, one card per pipeline, from GET .../analytics/funnel. */
+/** The parts of a pipeline's card, in order. Stage history and pipeline velocity (a later issue) join here as parts. */
+const PIPELINE_PARTS: readonly ((pipeline: PipelineFunnel) => Node)[] = [stagesPart, outcomesPart, lossPart];
+
+/** The funnel per pipeline, as the sync keeps it (GET .../analytics/funnel, computed at the end of the last run). */
 export async function funnelView(outlet: HTMLElement, id: string): Promise<void> {
-  const status = h("p", { role: "status", "aria-live": "polite" }, "Computing the funnel…");
+  const status = h("p", { role: "status", "aria-live": "polite" }, "Loading the funnel…");
   const cards = h("div");
   outlet.replaceChildren(
     h("h1", { tabindex: "-1" }, "Funnel"),
-    h("p", null, h("a", { href: `#/connections/${encodeURIComponent(id)}` }, "← Connection")),
     status,
+    h(
+      "p",
+      { class: "note" },
+      h("strong", null, "Reached"),
+      " counts each lead in the stage it is in now and in every open stage before it: your CRM sends where a lead is, not the stages it passed, so a lead that skipped a stage still counts there. A lost lead counts only in its lost stage.",
+    ),
     cards,
   );
   let funnel: Funnel;
@@ -48,49 +71,11 @@ export async function funnelView(outlet: HTMLElement, id: string): Promise<void>
   status.replaceChildren(
     ...(funnel.pipelines.length === 0
       ? ["No pipelines synced yet."]
-      : [
-          "Computed ",
-          timeOf(funnel.computed_at),
-          ` from the stored records.${funnel.leads_without_pipeline > 0 ? ` ${funnel.leads_without_pipeline} leads name no synced pipeline.` : ""}`,
-        ]),
+      : [funnel.run_id === null ? "Counted " : "Counted at the end of the last run, ", timeOf(funnel.computed_at), `, from the stored records.${funnel.leads_without_pipeline > 0 ? ` ${funnel.leads_without_pipeline} leads name no synced pipeline.` : ""}`]),
   );
   cards.replaceChildren(
     ...funnel.pipelines.map((pipeline) =>
-      h(
-        "section",
-        { class: "card", "aria-label": `Pipeline ${pipeline.name ?? pipeline.id}`, "data-pipeline": pipeline.id },
-        h("h2", null, pipeline.name ?? pipeline.id),
-        funnelChart(
-          { name: pipeline.name ?? pipeline.id, stages: pipeline.stages, won: pipeline.won, lost: pipeline.lost, revenue: amount(pipeline.revenue_won) },
-          h(
-            "table",
-            { class: "entities" },
-            h("caption", null, `Leads per stage of ${pipeline.name ?? pipeline.id}, in stage order`),
-            h("thead", null, h("tr", null, ["Stage", "Kind", "Leads"].map((name) => h("th", { scope: "col" }, name)))),
-            h(
-              "tbody",
-              null,
-              pipeline.stages.map((stage) =>
-                h("tr", { "data-stage": stage.id }, h("th", { scope: "row" }, stage.name ?? stage.id), h("td", null, stage.kind), h("td", null, stage.leads)),
-              ),
-            ),
-          ),
-        ),
-        h(
-          "dl",
-          { class: "facts" },
-          fact("Won", pipeline.won, "won"),
-          fact("Lost", pipeline.lost, "lost"),
-          fact("Revenue won", amount(pipeline.revenue_won), "revenue-won"),
-          fact("Unresolved won/lost", pipeline.unresolved_won_lost, "unresolved"),
-          fact("Overdue tasks", pipeline.overdue_tasks, "overdue-tasks"),
-          fact("Connected calls", pipeline.connected_calls, "connected-calls"),
-        ),
-        h("h3", null, "Top loss reasons"),
-        pipeline.top_loss_reasons.length === 0
-          ? h("p", null, "None.")
-          : h("ol", { class: "loss-reasons" }, pipeline.top_loss_reasons.map((row) => h("li", null, `${row.reason} (${row.leads})`))),
-      ),
+      h("section", { class: "card", "aria-label": `Pipeline ${nameOf(pipeline)}`, "data-pipeline": pipeline.id }, h("h2", null, nameOf(pipeline)), PIPELINE_PARTS.map((part) => part(pipeline))),
     ),
   );
 }

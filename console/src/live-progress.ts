@@ -1,6 +1,7 @@
 import type { EntityProgress, RunSummary } from "./api";
 import { h } from "./dom";
 import { recordsOf } from "./health";
+import { entityWords, statusWords } from "./entity-words";
 
 /**
  * A live run's progress: per entity a bar of the pages read so far against
@@ -31,7 +32,7 @@ export function liveProgress(): { readonly element: HTMLElement; update(run: Run
         const id = `progress-${entity.entity}`;
         row = { bar: h("progress", { id, max: "1", value: "0" }), text: h("span", { class: "progress-text" }) };
         bars.set(entity.entity, row);
-        list.append(h("li", { "data-entity": entity.entity }, h("label", { for: id }, entity.entity), row.bar, row.text));
+        list.append(h("li", { "data-entity": entity.entity }, h("label", { for: id }, entityWords(entity.entity)), row.bar, row.text));
       }
       showEntity(row.bar, row.text, entity, previous?.entities.find((other) => other.entity === entity.entity) ?? null);
     }
@@ -41,18 +42,25 @@ export function liveProgress(): { readonly element: HTMLElement; update(run: Run
 
 function showEntity(bar: HTMLProgressElement, text: HTMLElement, entity: EntityProgress, before: EntityProgress | null): void {
   const done = entity.status === "succeeded" || entity.status === "failed" || entity.status === "cancelled";
+  if (entity.status === "pending") {
+    // Waiting its turn: an empty bar, not a moving one (only the entity being read moves).
+    bar.max = 1;
+    bar.value = 0;
+    text.textContent = "waiting its turn";
+    return;
+  }
   if (before === null || before.pages === 0) {
     // Nothing to compare with: an indeterminate bar until the entity ends.
     if (done) {
       bar.max = 1;
       bar.value = 1;
     } else bar.removeAttribute("value");
-    text.textContent = `${entity.pages} page${entity.pages === 1 ? "" : "s"} so far (no earlier run to compare with) · ${entity.status}`;
+    text.textContent = `${entity.pages} page${entity.pages === 1 ? "" : "s"}${done ? "" : " so far"} (no earlier run to compare with) · ${statusWords(entity.status)}`;
     return;
   }
   // A finished entity is full however many pages the last run took; a longer one than last time grows its bar's end.
   const max = done ? Math.max(entity.pages, 1) : Math.max(before.pages, entity.pages);
   bar.max = max;
   bar.value = done ? max : entity.pages;
-  text.textContent = `${entity.pages} of ${before.pages} page${before.pages === 1 ? "" : "s"} (the last run's) · ${entity.status}`;
+  text.textContent = `${entity.pages} of ${before.pages} page${before.pages === 1 ? "" : "s"} (as many as the last finished run read) · ${statusWords(entity.status)}`;
 }

@@ -1,14 +1,9 @@
 import { alertsControl } from "./alerts";
 import { setApiBase, whenSignedOut } from "./api";
-import { connectionView } from "./connection-view";
-import { createConnectionView } from "./connection-form";
 import { connectionsView } from "./connections-view";
-import { dataTrustRoute } from "./data-trust-routes";
 import { h, replace } from "./dom";
-import { funnelView } from "./funnel-view";
 import { forgetOverview } from "./overview";
-import { recordsView } from "./records-view";
-import { runView } from "./run-view";
+import { matchRoute } from "./route-table";
 import { isOwner, session, signOut } from "./session";
 import { completeOidcSignIn, configureOidc, forgetOidcUser, isOidcCallback, OidcSignInError } from "./oidc-sign-in";
 import { loadRuntimeConfig, type RuntimeConfig } from "./runtime-config";
@@ -74,22 +69,10 @@ async function render(): Promise<void> {
       });
   } else {
     const parts = route.split("/").filter(Boolean).map(decodeURIComponent);
-    const trust = await dataTrustRoute(main, parts, navigate);
-    if (trust !== null) {
-      stopView = trust.stop;
-    } else if (parts[0] === "connections" && parts[1] === "new") {
-      createConnectionView(main, (connection) => navigate(`#/connections/${encodeURIComponent(connection.id)}`));
-    } else if (parts[0] === "connections" && parts[1] && parts[2] === "runs" && parts[3]) {
-      stopView = runView(main, parts[1], parts[3]);
-    } else if (parts[0] === "connections" && parts[1] && parts[2] === "records" && parts[3]) {
-      recordsView(main, parts[1], parts[3]);
-    } else if (parts[0] === "connections" && parts[1] && parts[2] === "funnel") {
-      await funnelView(main, parts[1]);
-    } else if (parts[0] === "connections" && parts[1]) {
-      await connectionView(main, parts[1], navigate);
-    } else {
-      await connectionsView(main);
-    }
+    // Every screen's route is one row of route-table.ts; anything else shows the list.
+    const matched = matchRoute(parts);
+    if (matched === null) await connectionsView(main);
+    else stopView = await matched.view({ outlet: main, params: matched.params, navigate });
   }
   // Keyboard and screen-reader users land on the new page's heading, unless they have already moved on to one of
   // its controls while the rest of it loaded: taking focus back would send their next key press nowhere.

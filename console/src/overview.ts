@@ -59,7 +59,7 @@ export function dashboardOrder(connections: readonly ConnectionOverview[]): Conn
 }
 
 /** The oldest data_as_of over the synced entities (what "data as of" means for the whole connection); null before any. */
-export function oldestDataAsOf(connection: ConnectionOverview): string | null {
+export function oldestDataAsOf(connection: Pick<ConnectionOverview, "freshness">): string | null {
   const times = Object.values(connection.freshness)
     .map((entity) => entity.data_as_of)
     .filter((at): at is string => at !== null);

@@ -4,13 +4,13 @@ import type { Quality, QualityRule } from "./data-trust-api";
 import { h } from "./dom";
 import { timeOf, when } from "./time";
 import { findingItem } from "./findings-list";
+import { entityWords } from "./entity-words";
 
-/** A connection's data quality (GET .../quality): per entity the silent rules its records hit, their trend, samples and fixes. */
+/** A connection's data quality (GET .../quality): per kind of record the rules its records broke without failing the sync, their trend, samples and fixes. */
 export async function qualityView(outlet: HTMLElement, id: string): Promise<void> {
   const status = h("p", { role: "status", "aria-live": "polite" }, "Loading…");
   outlet.replaceChildren(
     h("h1", { tabindex: "-1" }, "Data quality"),
-    h("p", null, h("a", { href: `#/connections/${encodeURIComponent(id)}` }, "← Connection")),
     status,
   );
   let quality: Quality;
@@ -24,12 +24,12 @@ export async function qualityView(outlet: HTMLElement, id: string): Promise<void
   status.textContent =
     quality.runs.length === 0
       ? "No finished run yet: findings appear once a run has ended."
-      : `${rules.length === 0 ? "No record hit a silent rule" : `${rules.length} rule${rules.length === 1 ? "" : "s"} hit`} in the last ${quality.runs.length} finished run${quality.runs.length === 1 ? "" : "s"}.`;
+      : `${rules.length === 0 ? "No record needed a look" : `${rules.length} rule${rules.length === 1 ? "" : "s"} broken`} in the last ${quality.runs.length} finished run${quality.runs.length === 1 ? "" : "s"}.`;
   outlet.append(
     h(
       "p",
       { class: "note" },
-      "Each finding counts the records a run saw that hit one of the spec's silent rules: the sync stored them, but they may be incomplete, or never pulled again. Each rule says what the source's developers change.",
+      "Each finding counts the records of a run that broke a rule the sync lets pass: it stored them, but they may be incomplete, or missed by later syncs. Each rule says what your CRM's developers change.",
     ),
     ...(rules.length === 0 ? [] : [h("section", { class: "card", "aria-labelledby": "trend-title" }, h("h2", { id: "trend-title" }, "Trend per rule"), trendChart(quality))]),
     ...quality.entities
@@ -38,7 +38,7 @@ export async function qualityView(outlet: HTMLElement, id: string): Promise<void
         h(
           "section",
           { class: "card", "aria-labelledby": `quality-${entity.entity}`, "data-entity": entity.entity },
-          h("h2", { id: `quality-${entity.entity}` }, entity.entity),
+          h("h2", { id: `quality-${entity.entity}` }, entityWords(entity.entity)),
           h("ul", { class: "findings" }, entity.rules.map((rule) => findingItem(id, entity.entity, rule, rule.fix, countLine(rule)))),
         ),
       ),
@@ -57,7 +57,7 @@ const POINT_STYLES = ["circle", "rect", "triangle", "rectRot", "crossRot"] as co
 function trendChart(quality: Quality): HTMLElement {
   const runs = [...quality.runs].reverse();
   const series = quality.entities.flatMap((entity) =>
-    entity.rules.map((rule) => ({ label: `${entity.entity}: ${rule.rule}`, counts: [...rule.counts].reverse().map((entry) => entry.count) })),
+    entity.rules.map((rule) => ({ label: `${entityWords(entity.entity)}: ${rule.rule}`, counts: [...rule.counts].reverse().map((entry) => entry.count) })),
   );
   const table = dataTable(
     "Records that hit each rule, per run, oldest first",
@@ -89,7 +89,9 @@ function trendChart(quality: Quality): HTMLElement {
       },
       options: {
         plugins: { legend: { labels: { usePointStyle: true } } },
-        scales: { x: { ticks: { maxRotation: 0, autoSkip: true, maxTicksLimit: 4 } }, y: { beginAtZero: true, ticks: { precision: 0 }, title: { display: true, text: "records" } } },
+        // One run or many: the x axis keeps room at both ends, so a single point and its label are never clipped.
+        layout: { padding: { left: 8, right: 8 } },
+        scales: { x: { offset: true, ticks: { maxRotation: 0, autoSkip: true, maxTicksLimit: 6 } }, y: { beginAtZero: true, ticks: { precision: 0 }, title: { display: true, text: "records" } } },
       },
     },
   });

@@ -10,7 +10,7 @@ import { findingItem } from "./findings-list";
  */
 export function runFindings(connectionId: string): { readonly element: HTMLElement; update(run: RunSummary): void } {
   const list = h("ul", { class: "findings", "aria-label": "Findings of this run" });
-  const note = h("p", { class: "note" }, "No record of this run hit a silent rule so far.");
+  const note = h("p", { class: "note" });
   const element = h(
     "section",
     { class: "card run-findings", "aria-labelledby": "run-findings-title" },
@@ -28,6 +28,7 @@ export function runFindings(connectionId: string): { readonly element: HTMLEleme
     if (key === shown) return;
     shown = key;
     note.hidden = findings.length > 0;
+    note.textContent = run.status === "running" ? "No record of this run needs a look so far." : "No record of this run needs a look.";
     // Read again when a rule has no fix yet: a run under way is not in the quality route's runs until it ends.
     const known = fixes ?? Promise.resolve(new Map<string, string>());
     fixes = known.then((fixOf) =>

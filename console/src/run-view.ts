@@ -5,6 +5,7 @@ import { pollWhileRunning } from "./live-poll";
 import { liveProgress } from "./live-progress";
 import { runFindings } from "./run-findings";
 import { failureNote } from "./failure-note";
+import { entityWords, statusWords } from "./entity-words";
 import { isOwner } from "./session";
 import { duration, timeOf } from "./time";
 
@@ -15,11 +16,11 @@ const RUN_OUTCOME: Readonly<Record<Exclude<RunSummary["status"], "running">, str
 export function waitLine(entity: string, wait: RunWait): string {
   const cause =
     wait.kind === "throttled"
-      ? `the source answered 429${wait.retry_after_seconds === null ? " (no Retry-After)" : ` (Retry-After ${wait.retry_after_seconds} s)`}`
+      ? `your CRM asked the sync to slow down${wait.retry_after_seconds === null ? "" : ` (for ${wait.retry_after_seconds} s)`}`
       : wait.rule === "source.reachable"
-        ? "the source could not be reached"
-        : "the source failed (5xx, timeout or broken connection)";
-  return `${entity}, page ${wait.page}: ${cause}; waiting ${wait.seconds} s, then retry ${wait.attempt} of ${MAX_RETRIES}`;
+        ? "your CRM could not be reached"
+        : "your CRM failed to answer (a server error, a time-out or a broken connection)";
+  return `${entityWords(entity)}, page ${wait.page}: ${cause}; waiting ${wait.seconds} s, then retry ${wait.attempt} of ${MAX_RETRIES}`;
 }
 
 /** One run, watched live while it runs: each entity's status, pages, records, waits and error. Returns a stop function. */
@@ -37,8 +38,9 @@ export function runView(outlet: HTMLElement, id: string, runId: string): () => v
     cancelStatus.textContent = "Cancelling…";
     try {
       const run = await api<RunSummary>("POST", `${connectionPath(id)}/syncs/${encodeURIComponent(runId)}/cancel`);
-      cancelStatus.textContent = "Cancelled: the entities not finished are marked cancelled. A cancelled run is not a failure: the next run picks up where this one stopped.";
-      if (!watch.stopped()) show(run);
+      cancelStatus.textContent = "Cancelled: what was not finished is marked cancelled. A cancelled run is not a failure: the next run picks up where this one stopped.";
+      // The whole view follows: the table, the waits' "so far" gone, the progress closed.
+      if (!watch.stopped()) await showAll(run);
     } catch (error) {
       cancelStatus.textContent = (error as Error).message;
       cancelButton.disabled = false;
@@ -52,7 +54,6 @@ export function runView(outlet: HTMLElement, id: string, runId: string): () => v
     .catch(() => null);
   outlet.replaceChildren(
     heading,
-    h("p", null, h("a", { href: `#/connections/${encodeURIComponent(id)}` }, "← Connection")),
     status,
     ...(isOwner() ? [cancelButton] : []),
     cancelStatus,
@@ -64,7 +65,7 @@ export function runView(outlet: HTMLElement, id: string, runId: string): () => v
         "table",
         { class: "entities" },
         h("caption", null, "Entities in sync order"),
-        h("thead", null, h("tr", null, ["Entity", "Status", "Pages", "Records", "Waits", "Error"].map((name) => h("th", { scope: "col" }, name)))),
+        h("thead", null, h("tr", null, ["Data", "Status", "Pages", "Records", "Waits", "What went wrong"].map((name) => h("th", { scope: "col" }, name)))),
         body,
       ),
     ),
@@ -72,7 +73,7 @@ export function runView(outlet: HTMLElement, id: string, runId: string): () => v
       "section",
       { class: "card", "aria-labelledby": "waits-title" },
       h("h2", { id: "waits-title" }, "Retries and waits"),
-      h("p", { class: "note" }, "Each wait before a page is tried again, as the sync starts it: after a 429 the larger of Retry-After and the backoff step, after a 5xx or timeout the backoff step (1, 2, 4, 8, 16 s)."),
+      h("p", { class: "note" }, "Each wait before a page is asked again, as the sync starts it: when your CRM asks it to slow down, as long as it asks (at least 1, 2, 4, 8, then 16 s); when it fails to answer, 1, 2, 4, 8, then 16 s."),
       waitsNote,
       // Polite: a screen reader hears each new wait without losing its place.
       h("div", { "aria-live": "polite" }, waits),
@@ -87,7 +88,7 @@ export function runView(outlet: HTMLElement, id: string, runId: string): () => v
         : [
             `${RUN_OUTCOME[run.status]} · started `,
             timeOf(run.started_at),
-            ` · took ${duration(run.started_at, run.finished_at)} · ${recordsOf(run)} records · ${run.unresolved_won_lost} unresolved won/lost leads`,
+            ` · took ${duration(run.started_at, run.finished_at)} · ${recordsOf(run)} records${run.unresolved_won_lost > 0 ? ` · ${run.unresolved_won_lost} leads in a stage that is not known (counted neither won nor lost)` : ""}`,
           ]),
     );
     status.dataset["status"] = run.status;
@@ -97,8 +98,8 @@ export function runView(outlet: HTMLElement, id: string, runId: string): () => v
         h(
           "tr",
           { "data-entity": entity.entity },
-          h("th", { scope: "row" }, entity.entity),
-          h("td", null, h("span", { class: `badge entity-${entity.status}` }, entity.status)),
+          h("th", { scope: "row" }, entityWords(entity.entity)),
+          h("td", null, h("span", { class: `badge entity-${entity.status}` }, statusWords(entity.status))),
           h("td", null, entity.pages),
           h("td", null, entity.records),
           h("td", null, entity.waits.length),
@@ -112,6 +113,8 @@ export function runView(outlet: HTMLElement, id: string, runId: string): () => v
     const all = run.entities.flatMap((entity) => entity.waits.map((wait) => ({ entity: entity.entity, wait })));
     all.sort((a, b) => a.wait.at.localeCompare(b.wait.at));
     waitsNote.hidden = all.length > 0;
+    // A finished run says what happened, not what happened so far.
+    waitsNote.textContent = run.status === "running" ? "None so far." : "No retries or waits in this run.";
     // Only new lines are added, so the live region reads out each wait once.
     for (const { entity, wait } of all.slice(waits.children.length)) {
       waits.append(
@@ -126,14 +129,15 @@ export function runView(outlet: HTMLElement, id: string, runId: string): () => v
     }
   };
 
+  const showAll = async (run: RunSummary) => {
+    show(run);
+    showWaits(run);
+    progress.update(run, await previous);
+    findings.update(run);
+  };
   const watch = pollWhileRunning(
     () => api<RunSummary>("GET", `${connectionPath(id)}/syncs/${encodeURIComponent(runId)}`),
-    async (run) => {
-      show(run);
-      showWaits(run);
-      progress.update(run, await previous);
-      findings.update(run);
-    },
+    showAll,
     (message) => (status.textContent = message),
   );
   return () => watch.stop();

@@ -1,11 +1,14 @@
 import type { RunSummary } from "./api";
 import { chartFigure, dataTable, SERIES_COLOURS } from "./chart-figure";
 import { duration, h } from "./dom";
-import { timeOf, when } from "./time";
+import { timeOf } from "./time";
 import { recordsOf } from "./health";
 
-/** Runs the history chart draws: the newest ones, at most this many. */
-export const CHARTED_RUNS = 30;
+/** Runs the history chart draws: the newest ones, at most this many (the API keeps 50). */
+export const CHARTED_RUNS = 50;
+
+/** A run's start as an axis label: short, so one label is never clipped and many skip cleanly. */
+const SHORT = new Intl.DateTimeFormat(undefined, { month: "short", day: "numeric", hour: "2-digit", minute: "2-digit" });
 
 const secondsOf = (run: RunSummary): number | null =>
   run.finished_at === null ? null : Math.max(0, (Date.parse(run.finished_at) - Date.parse(run.started_at)) / 1000);
@@ -13,7 +16,9 @@ const secondsOf = (run: RunSummary): number | null =>
 /** Records (bars) and duration (line) per run over the last CHARTED_RUNS runs, oldest on the left; `runs` come newest first. */
 export function runsChart(connectionId: string, runs: readonly RunSummary[]): HTMLElement {
   const shown = runs.slice(0, CHARTED_RUNS).reverse();
-  const labels = shown.map((run) => when(run.started_at));
+  const labels = shown.map((run) => SHORT.format(new Date(run.started_at)));
+  // One run or a hundred: bars never wider than a thumb, points visible while there is room for them.
+  const few = shown.length <= 12;
   const table = dataTable(
     "Records and duration per run, oldest first",
     ["Run started", "Status", "Records", "Duration"],
@@ -34,7 +39,7 @@ export function runsChart(connectionId: string, runs: readonly RunSummary[]): HT
       data: {
         labels,
         datasets: [
-          { type: "bar", label: "Records", data: shown.map(recordsOf), backgroundColor: SERIES_COLOURS[0], yAxisID: "records", order: 2 },
+          { type: "bar", label: "Records", data: shown.map(recordsOf), backgroundColor: SERIES_COLOURS[0], yAxisID: "records", order: 2, maxBarThickness: 48 },
           {
             type: "line",
             label: "Duration (s)",
@@ -43,12 +48,15 @@ export function runsChart(connectionId: string, runs: readonly RunSummary[]): HT
             backgroundColor: SERIES_COLOURS[3],
             yAxisID: "seconds",
             order: 1,
+            pointRadius: few ? 4 : 0,
+            pointHoverRadius: 5,
           },
         ],
       },
       options: {
+        layout: { padding: { left: 8, right: 8 } },
         scales: {
-          x: { ticks: { maxRotation: 0, autoSkip: true, maxTicksLimit: 4 } },
+          x: { offset: true, ticks: { maxRotation: 0, autoSkip: true, maxTicksLimit: few ? 12 : 6 } },
           records: { type: "linear", position: "left", beginAtZero: true, title: { display: true, text: "records" } },
           seconds: { type: "linear", position: "right", beginAtZero: true, grid: { drawOnChartArea: false }, title: { display: true, text: "seconds" } },
         },

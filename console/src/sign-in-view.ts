@@ -54,7 +54,7 @@ export function notConfiguredView(outlet: HTMLElement, message: string): void {
  */
 export function signInView(outlet: HTMLElement, reason: string | null, done: () => void): void {
   const workspace = formField({ name: "workspace", label: "Workspace", required: true, attributes: { autocomplete: "organization" } });
-  const role = formField({ name: "role", label: "Role", options: ROLES, hint: "Only the owner can change connections; ROP and MOP see the pages read-only." });
+  const role = formField({ name: "role", label: "Role", options: ROLES, hint: "The owner connects CRMs, syncs them and reads what they hold. ROP and MOP can sign in, but the connections are the owner's: they see a note saying so, and nothing else." });
   const status = statusLine();
   const form = h(
     "form",

@@ -2,7 +2,6 @@ import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { chromium, type BrowserContext, type Page } from "playwright-core";
 import { AesGcmTokenCipher } from "../../lambdas/adapters/local/aes-token-cipher";
 import { ensureConsoleBuilt } from "../../lambdas/runtimes/local/console-build";
@@ -21,8 +20,6 @@ const CHROMIUM_FLAGS = [
   "--disable-component-update",
   "--disable-sync",
 ];
-
-export const SCREENSHOTS_DIR = fileURLToPath(new URL("../../docs/screenshots/", import.meta.url));
 
 /**
  * The local service as `npm start` composes it (DynamoDB Local, the local
@@ -52,7 +49,8 @@ export async function startConsoleHarness(options: { readonly oidc?: { readonly 
     executablePath: CHROMIUM_PATH,
     headless: true,
     args: CHROMIUM_FLAGS,
-    viewport: { width: 1100, height: 900 },
+    // A laptop's screen: the Status section must say what is wrong and what to do within it, unscrolled.
+    viewport: { width: 1280, height: 800 },
     // One language on any machine: a date field then takes its digits in one order (month, day, year) and the
     // screenshots read the same wherever they are retaken.
     locale: "en-US",

@@ -1,11 +1,11 @@
-import { join } from "node:path";
 import type { Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { callRecord, contactRecord, leadRecord, pipelineRecord, stageRecord, taskRecord, userRecord } from "../builders/source-records";
 import { crmSource, type CrmData } from "../support/crm-source";
 import { gate } from "../support/gate";
 import { startSourceServer, type SourceServer } from "../support/source-server";
-import { SCREENSHOTS_DIR, startConsoleHarness, type ConsoleHarness } from "./console-harness";
+import { shot } from "./screenshots";
+import { startConsoleHarness, type ConsoleHarness } from "./console-harness";
 import { expectAccessible } from "./expect-accessible";
 import { watchPageProblems } from "./page-problems";
 import { LOCAL_TIME_FORMAT } from "../../console/src/local-time-format";
@@ -72,7 +72,6 @@ interface LeadsHold {
   release(): void;
 }
 
-const shot = (page: Page, name: string) => page.screenshot({ path: join(SCREENSHOTS_DIR, `${name}.png`), fullPage: true });
 
 /** A chart was drawn: Chart.js marked its canvas after rendering, and the canvas holds painted pixels (nothing blocked it). */
 async function expectDrawn(figure: Locator): Promise<void> {

@@ -1,9 +1,9 @@
 import { createHash } from "node:crypto";
-import { join } from "node:path";
 import type { Page, Request } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startLoopbackOidcProvider, type LoopbackOidcProvider } from "../support/loopback-oidc-provider";
-import { SCREENSHOTS_DIR, startConsoleHarness, type ConsoleHarness } from "./console-harness";
+import { shot } from "./screenshots";
+import { startConsoleHarness, type ConsoleHarness } from "./console-harness";
 import { expectAccessible } from "./expect-accessible";
 
 const CLIENT_ID = "crm-console";
@@ -48,7 +48,7 @@ describe("owner's console, OIDC sign-in (authorization code with PKCE) against a
     expect(await page.getByLabel("Workspace").count()).toBe(0);
     expect(await page.getByLabel("Role").count()).toBe(0);
     await expectAccessible(page, "OIDC sign-in");
-    await page.screenshot({ path: join(SCREENSHOTS_DIR, "sign-in-oidc.png"), fullPage: true });
+    await shot(page, "sign-in-oidc");
     const devSignIn = await fetch(`${harness.url}/dev/sign-in`, {
       method: "POST",
       headers: { "content-type": "application/json" },

@@ -1,4 +1,3 @@
-import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { storedConnection } from "../builders/stored-connections";
@@ -6,7 +5,8 @@ import { contactRecord, leadRecord, pipelineRecord, taskRecord, userRecord } fro
 import { crmSource, type CrmData } from "../support/crm-source";
 import { runSettled } from "../support/run-settled";
 import { startSourceServer, type SourceServer } from "../support/source-server";
-import { SCREENSHOTS_DIR, startConsoleHarness, type ConsoleHarness } from "./console-harness";
+import { shot } from "./screenshots";
+import { startConsoleHarness, type ConsoleHarness } from "./console-harness";
 import { expectAccessible } from "./expect-accessible";
 import { watchPageProblems } from "./page-problems";
 import { LOCAL_TIME_FORMAT } from "../../console/src/local-time-format";
@@ -19,7 +19,6 @@ const DIRTY: CrmData = { ...CLEAN, tasks: [taskRecord({ id: "task-orphan", lead_
 /** The owner's zone in the time step: no daylight saving, a half-hour offset, so a wrong conversion cannot pass by luck. */
 const OWNER_ZONE = "Asia/Kolkata";
 
-const shot = (page: Page, name: string) => page.screenshot({ path: join(SCREENSHOTS_DIR, `${name}.png`), fullPage: true });
 
 describe("owner's console: the overview, names, alerts and craft (Chromium against the local service)", { timeout: 60_000 }, () => {
   let harness: ConsoleHarness;

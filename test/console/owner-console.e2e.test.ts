@@ -1,4 +1,3 @@
-import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import {
@@ -14,7 +13,8 @@ import { RULES_BY_ID } from "../../lambdas/domain/source-contract/rules/catalog"
 import { crmSource, type CrmData } from "../support/crm-source";
 import { startPreflightSource } from "../support/preflight-source";
 import { startSourceServer, type SourceServer } from "../support/source-server";
-import { SCREENSHOTS_DIR, startConsoleHarness, type ConsoleHarness } from "./console-harness";
+import { shot } from "./screenshots";
+import { startConsoleHarness, type ConsoleHarness } from "./console-harness";
 import { expectAccessible } from "./expect-accessible";
 import { tabTo, typeOver } from "./keyboard";
 import { watchPageProblems } from "./page-problems";
@@ -49,7 +49,6 @@ async function domText(page: Page): Promise<string> {
   return `${html}\n${values}`;
 }
 
-const shot = (page: Page, name: string) => page.screenshot({ path: join(SCREENSHOTS_DIR, `${name}.png`), fullPage: true });
 
 /**
  * A step that provokes an error answer on purpose: what it took must be that answer (the response and Chromium's
