@@ -33,7 +33,10 @@ export async function statusSection(frame: Frame, navigate: (hash: string) => vo
       syncButton.disabled = false;
     }
   });
-  body.replaceChildren(loading, ...(isOwner() ? [syncButton, syncStatus] : []));
+  // Sync now stays where it is while the rest loads: a keyboard user who reached it keeps their place.
+  const facts = h("div", { class: "status-facts" }, loading);
+  const rest = h("div");
+  body.replaceChildren(h("div", { class: "status-head" }, facts, ...(isOwner() ? [h("div", { class: "actions" }, syncButton), syncStatus] : [])), rest);
 
   let runs: RunSummary[];
   try {
@@ -50,30 +53,27 @@ export async function statusSection(frame: Frame, navigate: (hash: string) => vo
   const reading = connectionHealth(connection, runs);
   const latest = runs[0];
   const asOf = oldestDataAsOf(connection);
-  body.replaceChildren(
+  facts.replaceChildren(
     h(
-      "div",
-      { class: "status-head" },
-      h(
-        "p",
-        { class: "health-line", "data-test": "health" },
-        h("span", { class: `badge health-${reading.health.replace(" ", "-")}` }, reading.health),
-        connection.stale ? [" ", h("span", { class: "badge health-stale" }, "stale")] : null,
-        " ",
-        h("span", { "data-test": "health-why" }, reading.sentence),
-      ),
-      h(
-        "dl",
-        { class: "facts" },
-        h("dt", null, "Data as of"),
-        h("dd", { "data-test": "freshness" }, asOf === null ? "no data yet" : timeOf(asOf)),
-        h("dt", null, "Newest run"),
-        h("dd", { "data-test": "last-run" }, latest === undefined ? "none yet" : [h("a", { href: runHref(id, latest.id) }, timeOf(latest.started_at)), ` · ${statusWords(latest.status)}`]),
-        h("dt", null, "Next run"),
-        h("dd", { "data-test": "next-run" }, nextRunOf(connection)),
-      ),
-      ...(isOwner() ? [h("div", { class: "actions" }, syncButton), syncStatus] : []),
+      "p",
+      { class: "health-line", "data-test": "health" },
+      h("span", { class: `badge health-${reading.health.replace(" ", "-")}` }, reading.health),
+      connection.stale ? [" ", h("span", { class: "badge health-stale" }, "stale")] : null,
+      " ",
+      h("span", { "data-test": "health-why" }, reading.sentence),
     ),
+    h(
+      "dl",
+      { class: "facts" },
+      h("dt", null, "Data as of"),
+      h("dd", { "data-test": "freshness" }, asOf === null ? "no data yet" : timeOf(asOf)),
+      h("dt", null, "Newest run"),
+      h("dd", { "data-test": "last-run" }, latest === undefined ? "none yet" : [h("a", { href: runHref(id, latest.id) }, timeOf(latest.started_at)), ` · ${statusWords(latest.status)}`]),
+      h("dt", null, "Next run"),
+      h("dd", { "data-test": "next-run" }, nextRunOf(connection)),
+    ),
+  );
+  rest.replaceChildren(
     problemsCard(id, reading.failed) ?? "",
     entityStatusTable(connection, latest, counts, quality),
     h(

@@ -98,12 +98,13 @@ describe("owner's console: the overview, names, alerts and craft (Chromium again
     await owner.getByLabel("Name").fill("Zeta CRM");
     await owner.getByLabel("Base URL").fill(dirty.baseUrl);
     await owner.getByLabel("API token").fill(TOKEN);
-    await owner.getByLabel("Rate limit").fill("1000");
+    await owner.getByLabel("Requests per second").fill("1000");
     await owner.getByLabel("Start date").fill("2020-01-01");
-    await owner.getByRole("button", { name: "Create connection" }).click();
+    await owner.getByRole("button", { name: "Save connection" }).click();
     await owner.getByRole("heading", { name: "Zeta CRM", level: 1 }).waitFor();
     expect(await owner.locator("main h1 + p.secondary").textContent()).toBe(dirty.baseUrl);
     ids.zeta = decodeURIComponent(owner.url().split("/").pop()!);
+    await owner.getByRole("navigation", { name: "Connection sections" }).getByRole("link", { name: "Settings" }).click();
 
     // The API's own rule for a name over 100 characters, under the field (the input's maxlength stops typing, not a paste).
     const settings = owner.getByRole("form", { name: "Settings" });
@@ -112,7 +113,7 @@ describe("owner's console: the overview, names, alerts and craft (Chromium again
       input.value = "n".repeat(101);
     });
     await settings.getByRole("button", { name: "Save settings" }).click();
-    await settings.locator(".field-error", { hasText: "name: must be at most 100 characters" }).waitFor();
+    await settings.locator(".field-error", { hasText: "Name must be at most 100 characters" }).waitFor();
     problems.take();
     // Emptied: the name is removed (PATCH name: null) and the heading is the URL again; then named again.
     await settings.getByLabel("Name").fill("");
@@ -191,9 +192,16 @@ describe("owner's console: the overview, names, alerts and craft (Chromium again
     await owner.getByRole("link", { name: "CRM connections" }).focus();
     await owner.keyboard.press("Tab");
     expect(await owner.evaluate<boolean>("document.activeElement?.classList.contains('alerts-button') === true")).toBe(true);
+    const signOutBefore = await owner.getByRole("button", { name: "Sign out" }).boundingBox();
+    const headerBefore = await owner.locator("header.top").boundingBox();
     await owner.keyboard.press("Enter");
     expect(await button.getAttribute("aria-expanded")).toBe("true");
     const panel = owner.getByRole("region", { name: "Alerts and notifications" });
+    await panel.waitFor();
+    // The alerts panel opens below the header without moving it: the header keeps its height, Sign out its place.
+    expect(await owner.locator("header.top").boundingBox()).toEqual(headerBefore);
+    expect(await owner.getByRole("button", { name: "Sign out" }).boundingBox()).toEqual(signOutBefore);
+    expect((await panel.boundingBox())!.y).toBeGreaterThanOrEqual(headerBefore!.y + headerBefore!.height);
     const concerns = panel.getByRole("list", { name: "Connections that need attention" });
     // In the dashboard's order: the failing one (no name: its URL), the stale one, then the one with a new finding.
     expect(await concerns.locator("li").evaluateAll((items) => items.map((item) => `${item.getAttribute("data-alert")} ${item.querySelector("a")?.textContent}`))).toEqual([
@@ -252,20 +260,27 @@ describe("owner's console: the overview, names, alerts and craft (Chromium again
       await link.focus();
       await owner.keyboard.press("Enter");
     };
+    const sections = owner.getByRole("navigation", { name: "Connection sections" });
     await follow(owner.locator(`li.card[data-connection="${ids.zeta}"] h2 a`));
-    await owner.getByRole("list", { name: "Run history" }).getByRole("link").first().waitFor();
-    await expectAccessible(owner, "connection");
-    await follow(owner.getByRole("list", { name: "Run history" }).getByRole("link").first());
+    await owner.locator('[data-test="last-run"] a').waitFor();
+    await expectAccessible(owner, "connection: status");
+    await follow(sections.getByRole("link", { name: "Runs" }));
+    await owner.locator('[data-test="run-history"]').getByRole("link").first().waitFor();
+    await expectAccessible(owner, "connection: runs");
+    await follow(owner.locator('[data-test="run-history"]').getByRole("link").first());
     await owner.locator('.run-status[data-status="succeeded"]').waitFor();
     await expectAccessible(owner, "run");
-    await follow(owner.getByRole("link", { name: "← Connection" }));
-    await follow(owner.getByRole("navigation", { name: "Records" }).getByRole("link", { name: "leads", exact: true }));
-    await owner.getByText("Page 1: 1 record (last page).").waitFor();
+    await follow(sections.getByRole("link", { name: "Data" }));
+    await follow(owner.locator('tr[data-collection="leads"]').getByRole("link", { name: "Leads" }));
+    await owner.getByText("Page 1: 1 to 1 of 1, newest first.").waitFor();
     await expectAccessible(owner, "records");
     await owner.goBack();
-    await follow(owner.getByRole("link", { name: /^Funnel/ }));
-    await owner.getByRole("status").getByText(/^Computed /).waitFor();
+    await follow(owner.getByRole("link", { name: "Funnel" }));
+    await owner.getByRole("status").getByText(/^Counted at the end of the last run/).waitFor();
     await expectAccessible(owner, "funnel");
+    await follow(sections.getByRole("link", { name: "Settings" }));
+    await owner.getByRole("form", { name: "Settings" }).waitFor();
+    await expectAccessible(owner, "connection: settings");
     await follow(owner.getByRole("link", { name: "CRM connections" }));
     await follow(owner.getByRole("link", { name: "New connection" }));
     await owner.getByRole("heading", { name: "New connection", level: 1 }).waitFor();
@@ -283,7 +298,7 @@ describe("owner's console: the overview, names, alerts and craft (Chromium again
     await shot(owner, "connections-360px");
     await owner.locator(`li.card[data-connection="${ids.zeta}"] h2 a`).click();
     await owner.getByRole("heading", { name: "Zeta CRM", level: 1 }).waitFor();
-    await owner.getByRole("list", { name: "Run history" }).getByRole("link").first().waitFor();
+    await owner.locator('[data-test="last-run"] a').waitFor();
     expect(await owner.evaluate<number>("document.documentElement.scrollWidth")).toBeLessThanOrEqual(360);
     await expectAccessible(owner, "connection at 360 px");
     await owner.getByRole("link", { name: "CRM connections" }).click();
@@ -292,7 +307,7 @@ describe("owner's console: the overview, names, alerts and craft (Chromium again
     expect(await owner.evaluate<number>("document.documentElement.scrollWidth")).toBeLessThanOrEqual(360);
     await expectAccessible(owner, "new connection at 360 px");
     expect(problems.take()).toEqual([]);
-    await owner.setViewportSize({ width: 1100, height: 900 });
+    await owner.setViewportSize({ width: 1280, height: 800 });
     // Sign-in needs a page without a session: a new tab (the session lives in the owner's page's memory).
     const signIn = await harness.browser.newPage();
     const signInProblems = watchPageProblems(signIn);
