@@ -10,6 +10,8 @@ const nameOf = (pipeline: PipelineFunnel) => pipeline.name ?? pipeline.id;
 
 /** The funnel drawn, and beside it its table: per stage the leads in it now, those that reached it, and the conversions. */
 function stagesPart(pipeline: PipelineFunnel): Node {
+  // The spec allows a pipeline without stages: its leads cannot be placed in any, so there is nothing to draw.
+  if (pipeline.stages.length === 0) return h("p", { class: "note" }, "This pipeline has no stages in your CRM, so its leads cannot be counted by stage, nor as won or lost.");
   const table = dataTable(
     `Stages of ${nameOf(pipeline)}, in order`,
     ["Stage", "Kind", "In it now", "Reached it", "On to the next stage", "Won from here"],

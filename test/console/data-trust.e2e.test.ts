@@ -175,9 +175,9 @@ describe("the console's data-trust screens, end to end (Chromium, the local serv
     await owner.getByRole("link", { name: "New connection" }).click();
     await owner.getByLabel("Base URL").fill(source.baseUrl);
     await owner.getByLabel("API token").fill(TOKEN);
-    await owner.getByLabel("Rate limit").fill("1000");
+    await owner.getByLabel("Requests per second").fill("1000");
     await owner.getByLabel("Start date").fill("2020-01-01");
-    await owner.getByRole("button", { name: "Create connection" }).click();
+    await owner.getByRole("button", { name: "Save connection" }).click();
     await owner.getByRole("button", { name: "Sync now" }).waitFor();
     connectionUrl = owner.url();
     // The first sync: nothing held.
@@ -197,11 +197,11 @@ describe("the console's data-trust screens, end to end (Chromium, the local serv
     const findings = owner.getByRole("list", { name: "Findings of this run" });
     const unlinked = findings.locator('li[data-rule="task.unlinked"]');
     await unlinked.waitFor();
-    expect(await unlinked.locator(".finding-count").textContent()).toBe("tasks: 1 record");
+    expect(await unlinked.locator(".finding-count").textContent()).toBe("Tasks: 1 record");
     expect(await unlinked.locator(".fix").textContent()).toMatch(/^Fix: \S/);
     expect(await unlinked.getByRole("link", { name: "task-unlinked" }).getAttribute("href")).toMatch(/#\/connections\/[^/]+\/explain\/tasks\/task-unlinked$/);
     const defaulted = findings.locator('li[data-rule="call.direction-defaulted"]');
-    expect(await defaulted.locator(".finding-count").textContent()).toBe("calls: 1 record");
+    expect(await defaulted.locator(".finding-count").textContent()).toBe("Calls: 1 record");
     expect(await defaulted.getByRole("link").allTextContents()).toEqual(["call-1"]);
     const unparseable = findings.locator('li[data-rule="record.updated-at"][data-entity="leads"]');
     expect(await unparseable.getByRole("link").allTextContents()).toEqual([UNPARSEABLE_LEAD]);
@@ -218,8 +218,8 @@ describe("the console's data-trust screens, end to end (Chromium, the local serv
     const progress = owner.getByRole("list", { name: "Pages per entity" });
     // Leads are held on their first page: 0 of the 2 pages the first run read.
     const leads = progress.locator('li[data-entity="leads"]');
-    await leads.locator(".progress-text", { hasText: "0 of 2 pages (the last run's) · running" }).waitFor();
-    expect(await leads.getByRole("progressbar", { name: "leads" }).evaluate((bar) => [bar.value, bar.max])).toEqual([0, 2]);
+    await leads.locator(".progress-text", { hasText: "0 of 2 pages (as many as the last finished run read) · running" }).waitFor();
+    expect(await leads.getByRole("progressbar", { name: "Leads" }).evaluate((bar) => [bar.value, bar.max])).toEqual([0, 2]);
     // Contacts are done: a full bar.
     const contacts = progress.locator('li[data-entity="contacts"]');
     await contacts.locator(".progress-text", { hasText: "succeeded" }).waitFor();
@@ -233,8 +233,8 @@ describe("the console's data-trust screens, end to end (Chromium, the local serv
     expect(await owner.locator(".live-progress").isHidden()).toBe(true);
   });
 
-  it("records and duration per run over the last 30 runs are drawn as a chart, its table on demand by keyboard", async () => {
-    await owner.goto(connectionUrl);
+  it("records and duration per run over the last 50 runs are drawn as a chart, its table on demand by keyboard", async () => {
+    await owner.goto(`${connectionUrl}/runs`);
     const figure = owner.locator('figure[data-chart="runs"]');
     await figure.waitFor();
     expect(await figure.locator("figcaption").textContent()).toBe("Records and duration of the last 2 runs");
@@ -251,7 +251,8 @@ describe("the console's data-trust screens, end to end (Chromium, the local serv
   });
 
   it("the connection's data quality shows per rule its counts, a trend chart with its table, sample ids and the fix", async () => {
-    await owner.getByRole("navigation", { name: "Records" }).getByRole("link", { name: "Data quality" }).click();
+    await owner.getByRole("navigation", { name: "Connection sections" }).getByRole("link", { name: "Data" }).click();
+    await owner.getByRole("link", { name: "Data quality" }).click();
     await owner.getByRole("heading", { name: "Data quality", level: 1 }).waitFor();
     const unparseable = owner.locator('section[data-entity="leads"] li[data-rule="record.updated-at"]');
     await unparseable.waitFor();
@@ -264,7 +265,7 @@ describe("the console's data-trust screens, end to end (Chromium, the local serv
     const trend = owner.locator('figure[data-chart="quality-trend"]');
     await expectDrawn(trend);
     const table = await openTableByKeyboard(trend);
-    const unparseableRow = table.locator("tbody tr", { hasText: "leads: record.updated-at" });
+    const unparseableRow = table.locator("tbody tr", { hasText: "Leads: record.updated-at" });
     expect(await unparseableRow.locator("td").allTextContents()).toEqual(["1", "0"]);
     await expectAccessible(owner, "data quality");
     await shot(owner, "quality");
@@ -272,39 +273,40 @@ describe("the console's data-trust screens, end to end (Chromium, the local serv
 
   it("a sample id opens its record's explanation: the verdict, the stored record and its lineage", async () => {
     await owner.locator('section[data-entity="leads"] li[data-rule="record.updated-at"]').getByRole("link", { name: UNPARSEABLE_LEAD }).click();
-    await owner.getByRole("heading", { name: `Explain leads ${UNPARSEABLE_LEAD}`, level: 1 }).waitFor();
+    await owner.getByRole("heading", { name: `Why lead ${UNPARSEABLE_LEAD} is as it is`, level: 1 }).waitFor();
     const verdict = owner.locator("section[data-verdict]");
     await verdict.waitFor();
     expect(await verdict.getAttribute("data-verdict")).toBe("updated-at-unparseable");
     expect(await verdict.getAttribute("data-present")).toBe("true");
-    expect(await owner.locator(".explain-detail").textContent()).not.toBe("");
+    expect(await verdict.locator("p.verdict").textContent()).toContain("its change date could not be read");
     const stored = JSON.parse((await owner.getByLabel("Stored record, JSON").textContent()) ?? "null") as Record<string, unknown>;
     expect(stored["name"]).toBe("Broken clock");
     const lineage = owner.locator("section.lineage");
-    expect(await lineage.locator('[data-fact="Writes"]').textContent()).toBe("1");
-    expect(await lineage.locator('[data-fact="First seen"]').textContent()).toMatch(/ · page \d+ · /);
-    expect(await lineage.locator('[data-fact="Last written"]').textContent()).toContain("source updated_at missing or unparseable");
-    expect(await lineage.locator('[data-fact="Findings when last written"]').textContent()).toContain("record.updated-at");
+    expect(await lineage.locator('[data-fact="Times written"]').textContent()).toBe("1");
+    expect(await lineage.locator('[data-fact="First stored"]').textContent()).toMatch(/ · by a sync, page \d+$/);
+    expect(await lineage.locator('[data-fact="Last written"]').textContent()).toContain("changed in your CRM at a date that could not be read");
+    expect(await lineage.locator('[data-fact="Needed a look when last written"]').textContent()).toContain("record.updated-at");
     // Lineage times are <time>s (local, UTC on hover); the updated_at that does not parse is no time, so none is shown as one.
-    expect(await localTimesIn(lineage.locator('[data-fact="First seen"]'))).toHaveLength(1);
+    expect(await localTimesIn(lineage.locator('[data-fact="First stored"]'))).toHaveLength(1);
     expect(await localTimesIn(lineage.locator('[data-fact="Last written"]'))).toHaveLength(1);
-    expect(await verdict.locator('[data-fact="updated_at"] time').count()).toBe(0);
+    expect(await verdict.locator('[data-fact="Changed in your CRM at"] time').count()).toBe(0);
     await expectAccessible(owner, "a record's explanation");
     await shot(owner, "explain-record");
   });
 
   it("a record the store lacks is explained too: present false, never-returned, and no lineage", async () => {
     // Found by collection and id through the form, by keyboard.
-    await owner.getByLabel("Collection").selectOption("leads");
-    await owner.getByLabel("Record id").fill("lead-that-never-was");
-    await owner.getByLabel("Record id").press("Enter");
-    await owner.getByRole("heading", { name: "Explain leads lead-that-never-was", level: 1 }).waitFor();
+    await owner.getByLabel("Kind of record").selectOption("leads");
+    await owner.getByLabel("Its id (exactly as in your CRM)").fill("lead-that-never-was");
+    await owner.getByLabel("Its id (exactly as in your CRM)").press("Enter");
+    await owner.getByRole("heading", { name: "Why lead lead-that-never-was is as it is", level: 1 }).waitFor();
     const verdict = owner.locator('section[data-verdict="never-returned"]');
     await verdict.waitFor();
     expect(await verdict.getAttribute("data-present")).toBe("false");
-    expect(await owner.locator(".explain-detail").textContent()).toContain("No audit has run yet");
+    expect(await verdict.locator("p.verdict").textContent()).toBe("Your CRM has not sent this record in any sync or audit since the start date.");
+    expect(await owner.locator('[data-fact="Last audit"]').textContent()).toBe("none has run");
     expect(await owner.locator('[data-fact="Stored"]').textContent()).toBe("no");
-    await owner.getByRole("region", { name: "Lineage" }).getByText("None: the store holds no such record.").waitFor();
+    await owner.getByRole("region", { name: "Its history" }).getByText("None: the service holds no such record.").waitFor();
     expect(await owner.getByLabel("Stored record, JSON").count()).toBe(0);
     await expectAccessible(owner, "an absent record's explanation");
     await shot(owner, "explain-absent");
@@ -312,22 +314,23 @@ describe("the console's data-trust screens, end to end (Chromium, the local serv
 
   it("a record opened in the records explorer links to its explanation, which says current for an ordinary record", async () => {
     await owner.goto(`${connectionUrl}/records/contacts`);
-    await owner.getByRole("list", { name: "contacts records" }).getByRole("button").first().click();
-    await owner.getByRole("link", { name: "Explain this record: its lineage and verdict" }).click();
-    await owner.getByRole("heading", { name: "Explain contacts contact-2", level: 1 }).waitFor();
+    await owner.locator('tr[data-record="contact-2"] button.record-id').click();
+    await owner.locator('.record-detail:not([hidden]) .verdict').getByText("Up to date:").waitFor();
+    await owner.locator(".record-detail:not([hidden])").getByRole("link", { name: "Its full history" }).click();
+    await owner.getByRole("heading", { name: "Why contact contact-2 is as it is", level: 1 }).waitFor();
     await owner.locator('section[data-verdict="current"][data-present="true"]').waitFor();
-    expect(await owner.locator('section.lineage [data-fact="Writes"]').textContent()).toBe("2");
+    expect(await owner.locator('section.lineage [data-fact="Times written"]').textContent()).toBe("2");
     // The record's updated_at and the source's, as <time>s in the owner's local time with UTC on hover.
-    expect(await localTimesIn(owner.locator('section[data-verdict] [data-fact="updated_at"]'))).toEqual(["2026-02-05T08:00:00.000Z"]);
+    expect(await localTimesIn(owner.locator('section[data-verdict] [data-fact="Changed in your CRM at"]'))).toEqual(["2026-02-05T08:00:00.000Z"]);
     const lastWritten = await localTimesIn(owner.locator('section.lineage [data-fact="Last written"]'));
     expect(lastWritten).toHaveLength(2);
     expect(lastWritten[1]).toBe("2026-02-05T08:00:00.000Z");
     // A stage is found by its pipeline's id and its own.
-    await owner.getByLabel("Collection").selectOption("stages");
-    await owner.getByLabel("Record id").fill("stage-won");
-    await owner.getByLabel("Pipeline id").fill("pipeline-1");
+    await owner.getByLabel("Kind of record").selectOption("stages");
+    await owner.getByLabel("Its id (exactly as in your CRM)").fill("stage-won");
+    await owner.getByLabel("Its pipeline's id").fill("pipeline-1");
     await owner.getByRole("button", { name: "Explain" }).click();
-    await owner.getByRole("heading", { name: "Explain stages stage-won", level: 1 }).waitFor();
+    await owner.getByRole("heading", { name: "Why stage stage-won is as it is", level: 1 }).waitFor();
     await owner.locator('section[data-verdict="current"][data-present="true"]').waitFor();
     expect(JSON.parse((await owner.getByLabel("Stored record, JSON").textContent()) ?? "null")).toMatchObject({ id: "stage-won", kind: "won" });
   });
@@ -377,7 +380,7 @@ describe("the console's data-trust screens, end to end (Chromium, the local serv
     // The lead created while the audit read is counted apart, never as healed.
     expect(await owner.locator('tr[data-entity="leads"] td[data-count="ahead_of_watermark"]').textContent()).toBe("1");
     expect(await owner.locator(".healed-total").textContent()).toBe(
-      "Healed 2 records: 1 missed (absent from the store), 1 changed without its change time moving. 1 record changed after the last sync: nothing to heal, the next sync brings it.",
+      "Healed 2 records: 1 missed (the service did not have it), 1 changed without its change time moving. 1 record changed after the last sync: nothing to heal, the next sync brings it.",
     );
     // Owner words: no field name on the screen.
     expect(await owner.locator("main").textContent()).not.toMatch(/updated_at|watermark|ahead_of_watermark|changed_without_advancing/);
@@ -388,7 +391,7 @@ describe("the console's data-trust screens, end to end (Chromium, the local serv
     await shot(owner, "audit");
 
     // The list shows it with what it healed.
-    await owner.getByRole("link", { name: "← Audits" }).click();
+    await owner.goto(`${connectionUrl}/audits`);
     await owner.getByRole("list", { name: "Audits" }).locator("li", { hasText: /succeeded · .* · healed 2$/ }).waitFor();
     await expectAccessible(owner, "the audits list");
   });
@@ -397,7 +400,7 @@ describe("the console's data-trust screens, end to end (Chromium, the local serv
     await owner.goto(`${connectionUrl}/explain/leads/${NEW_LEAD}`);
     const verdict = owner.locator('section[data-verdict="ahead-of-watermark"][data-present="false"]');
     await verdict.waitFor();
-    expect(await owner.locator(".explain-detail").textContent()).toMatch(/^Changed at the source after the last sync .*; the next sync brings it\.$/);
+    expect(await verdict.locator("p.verdict").textContent()).toBe("Your CRM changed it after the last sync: the next sync brings it.");
     expect(await localTimesIn(verdict.locator('[data-fact="Changed after the last sync"]'))).toEqual(["2026-02-04T09:00:00.000Z"]);
     await expectAccessible(owner, "a record changed after the last sync");
   });
@@ -406,12 +409,12 @@ describe("the console's data-trust screens, end to end (Chromium, the local serv
     await owner.goto(`${connectionUrl}/explain/leads/${LATE_LEAD}`);
     const verdict = owner.locator('section[data-verdict="healed-by-audit"]');
     await verdict.waitFor();
-    expect(await owner.locator(".explain-detail").textContent()).toContain("absent from the store");
-    const healed = await owner.locator('section.lineage [data-fact="Healed by audit"]').textContent();
-    expect(healed).toMatch(/^audit-/);
-    expect(await verdict.getByRole("link", { name: healed! }).first().getAttribute("href")).toContain(`/audits/${healed}`);
+    expect(await verdict.locator("p.verdict").textContent()).toBe("A sync missed it; an audit found it in your CRM and stored it.");
+    const healed = await owner.locator('section.lineage [data-fact="Repaired by an audit"] a').getAttribute("href");
+    expect(healed).toMatch(/\/audits\/audit-/);
+    expect(await verdict.locator('[data-fact="Repaired by an audit"] a').getAttribute("href")).toBe(healed);
     // The healed updated_at against the watermark, and the last audit's start: <time>s, local with UTC on hover.
-    const healedTimes = await localTimesIn(verdict.locator('[data-fact="Healed by audit"]'));
+    const healedTimes = await localTimesIn(verdict.locator('[data-fact="Repaired by an audit"]'));
     expect(healedTimes[0]).toBe("2026-01-01T00:00:00.000Z");
     expect(healedTimes).toHaveLength(2);
     expect(await localTimesIn(verdict.locator('[data-fact="Last audit"]'))).toHaveLength(1);
@@ -424,14 +427,18 @@ describe("the console's data-trust screens, end to end (Chromium, the local serv
     const figure = sales.locator('figure[data-chart="funnel"]');
     await figure.waitFor();
     // 120 leads (the late one healed in: 121): every tenth of the first 119 won at 1000, every tenth lost.
-    expect(await figure.locator("figcaption").textContent()).toBe("Funnel of Sales: 12 won, 12 lost, revenue won 12,000");
-    expect(await figure.locator("canvas").getAttribute("aria-label")).toBe("Funnel of Sales, 3 stages: New 97, Won 12, Lost 12.");
+    expect(await figure.locator("figcaption").textContent()).toBe("Leads that reached each stage of Sales");
+    // A won lead has passed the open stage before it: New is reached by its 97 and the 12 won.
+    expect(await figure.locator("canvas").getAttribute("aria-label")).toBe("Funnel of Sales: New 109, Won 12.");
+    expect(await sales.locator('[data-test="won"]').textContent()).toBe("12");
+    expect(await sales.locator('[data-test="lost"]').textContent()).toBe("12");
+    expect(await sales.locator('[data-test="revenue-won"]').textContent()).toBe("12,000, in your CRM's currency (the service does not store it)");
     await expectDrawn(figure);
     const table = await openTableByKeyboard(figure);
     expect(await table.locator("tbody tr").evaluateAll((rows) => rows.map((row) => row.getAttribute("data-stage")))).toEqual(["stage-new", "stage-won", "stage-lost"]);
     // The other pipeline's funnel is drawn too (a card built before the page held it keeps its chart).
     const partners = owner.getByRole("region", { name: "Pipeline Partners" }).locator('figure[data-chart="funnel"]');
-    expect(await partners.locator("figcaption").textContent()).toBe("Funnel of Partners: 0 won, 0 lost, revenue won 0");
+    expect(await partners.locator("canvas").getAttribute("aria-label")).toBe("Funnel of Partners: Intro 0.");
     await expectDrawn(partners);
     await expectAccessible(owner, "the funnel with its table");
     await shot(owner, "funnel-chart");
@@ -444,17 +451,17 @@ describe("the console's data-trust screens, end to end (Chromium, the local serv
       [`${connectionUrl}/explain/leads/${UNPARSEABLE_LEAD}`, "section.lineage"],
       [`${connectionUrl}/audits`, '[aria-label="Audits"] li'],
       [`${connectionUrl}/funnel`, 'figure[data-chart="funnel"] canvas'],
-      [connectionUrl, 'figure[data-chart="runs"] canvas'],
+      [`${connectionUrl}/runs`, 'figure[data-chart="runs"] canvas'],
     ];
     for (const [url, ready] of screens) {
       await owner.goto(url);
       await owner.locator(ready).first().waitFor();
       expect(await owner.evaluate<number>("document.documentElement.scrollWidth"), url).toBeLessThanOrEqual(360);
     }
-    await owner.locator('.runs a').last().click();
+    await owner.locator('[data-test="run-history"] a').last().click();
     await owner.locator('.run-status[data-status="succeeded"]').waitFor();
     expect(await owner.evaluate<number>("document.documentElement.scrollWidth")).toBeLessThanOrEqual(360);
-    await owner.setViewportSize({ width: 1100, height: 900 });
+    await owner.setViewportSize({ width: 1280, height: 800 });
   });
 
   it("no screen logged a console error or a CSP violation under the page's own CSP (and the check sees one when there is one)", async () => {

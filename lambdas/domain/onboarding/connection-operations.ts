@@ -25,6 +25,21 @@ export function sourceBaseUrl(deps: Pick<OnboardingDeps, "baseUrls">, raw: strin
 }
 
 /**
+ * Parses a body whose base_url also has to pass `sourceBaseUrl`: a broken base_url is named in the same 422 as the
+ * other broken fields (first, as it is the form's first field), not only once they are fixed.
+ */
+export function parseWithBaseUrl<T>(deps: Pick<OnboardingDeps, "baseUrls">, body: Record<string, unknown>, parse: () => T): T {
+  try {
+    return parse();
+  } catch (error) {
+    const raw = body["base_url"];
+    if (!(error instanceof InvalidFieldError) || typeof raw !== "string" || raw.trim() === "" || error.problems.some((problem) => problem.field === "base_url")) throw error;
+    const checked = deps.baseUrls.check(raw.trim());
+    throw checked.ok ? error : new InvalidFieldError("base_url", checked.rule, error.problems);
+  }
+}
+
+/**
  * Tenant-scoped lookup: another workspace's id is NotFound, exactly like an
  * unknown one, and so is an id too long to be a key. Every route that takes a
  * connection id comes through here.
@@ -40,7 +55,7 @@ export async function createConnection(
   account: string,
   body: Record<string, unknown>,
 ): Promise<ConnectionResource> {
-  const input = parseFields(CreateConnectionSchema, body);
+  const input = parseWithBaseUrl(deps, body, () => parseFields(CreateConnectionSchema, body));
   const baseUrl = sourceBaseUrl(deps, input.base_url);
   const now = deps.clock.now();
   const id = randomUUID();
@@ -100,7 +115,7 @@ export async function updateConnection(
   id: string,
   body: Record<string, unknown>,
 ): Promise<ConnectionResource> {
-  const input = parseFields(UpdateConnectionSchema, body);
+  const input = parseWithBaseUrl(deps, body, () => parseFields(UpdateConnectionSchema, body));
   const current = await findConnection(deps, account, id);
   const { freshness_hours: _previous, name: _previousName, ...kept } = current;
   const freshness = input.freshness_hours === undefined ? current.freshness_hours : (input.freshness_hours ?? undefined);

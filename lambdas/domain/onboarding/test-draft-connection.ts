@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import * as v from "valibot";
 import { DEFAULT_RATE_LIMIT } from "../core/limits";
 import { CreateConnectionSchema, parseFields } from "./connection-input";
-import { sourceBaseUrl } from "./connection-operations";
+import { parseWithBaseUrl, sourceBaseUrl } from "./connection-operations";
 import type { OnboardingDeps } from "./onboarding-deps";
 import { callPipelines, type ConnectionTestResult } from "./test-connection";
 
@@ -28,7 +28,7 @@ export async function testDraftConnection(
   account: string,
   body: Record<string, unknown>,
 ): Promise<ConnectionTestResult> {
-  const input = parseFields(DraftTestSchema, body);
+  const input = parseWithBaseUrl(deps, body, () => parseFields(DraftTestSchema, body));
   const baseUrl = sourceBaseUrl(deps, input.base_url);
   return callPipelines(deps, { limiterKey: draftLimiterKey(account), rateLimit: input.rate_limit ?? DEFAULT_RATE_LIMIT, baseUrl, token: input.token });
 }

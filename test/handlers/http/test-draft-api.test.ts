@@ -69,6 +69,19 @@ describe("the test of a connection not saved yet", () => {
     expect(source.requests.length).toBe(seen);
   });
 
+  test("every broken field at once: a base URL that is not a web address is named in the same 422 as a missing token and a rate of 0, first", async () => {
+    for (const path of [DRAFT_PATH, CONNECTIONS_PATH]) {
+      const tested = await api.request("POST", path, { token: owner, body: { base_url: "not a web address", token: "", rate_limit: 0 } });
+      expect(tested.status, tested.text).toBe(422);
+      expect(tested.body.error.errors.map((problem: { field: string }) => problem.field), path).toEqual(["base_url", "token", "rate_limit"]);
+      expect(tested.body.error).toMatchObject({ field: "base_url", rule: expect.stringMatching(/http or https/) });
+    }
+    // A base URL that passes alone is not named.
+    const rateOnly = await api.request("POST", DRAFT_PATH, { token: owner, body: { base_url: source.baseUrl, token: SOURCE_TOKEN, rate_limit: 0 } });
+    expect(rateOnly.body.error.errors).toEqual([{ field: "rate_limit", rule: "must be an integer from 1 to 1000" }]);
+    expect(await api.sync.connections.listAll()).toEqual([]);
+  });
+
   test("a body that is not JSON is a 400", async () => {
     const tested = await api.request("POST", DRAFT_PATH, { token: owner, rawBody: "base_url=x" });
     expect(tested.status).toBe(400);
