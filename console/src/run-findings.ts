@@ -1,3 +1,4 @@
+import { entityWords } from "./entity-words";
 import { api, connectionPath, type RunSummary } from "./api";
 import type { Quality } from "./data-trust-api";
 import { h } from "./dom";
@@ -42,7 +43,7 @@ export function runFindings(connectionId: string): { readonly element: HTMLEleme
       if (shown !== key) return;
       list.replaceChildren(
         ...findings.map(({ entity, finding }) =>
-          findingItem(connectionId, entity, finding, fixOf.get(finding.rule), `${entity}: ${finding.count} record${finding.count === 1 ? "" : "s"}`),
+          findingItem(connectionId, entity, finding, fixOf.get(finding.rule), `${entityWords(entity)}: ${finding.count} record${finding.count === 1 ? "" : "s"}`),
         ),
       );
     });

@@ -15,8 +15,9 @@ export function testResultView(result: TestResult): HTMLElement[] {
       h("dd", { "data-test": "reachable" }, yesNo(result.reachable)),
       h("dt", null, "Token accepted"),
       h("dd", { "data-test": "authenticated" }, yesNo(result.authenticated)),
-      h("dt", null, "What it said"),
-      h("dd", { "data-test": "detail" }, result.detail),
+      // The service's own sentence names the request and the status: for the CRM's developers, set apart as code.
+      h("dt", null, "For your CRM's developers"),
+      h("dd", null, h("code", { "data-test": "detail" }, result.detail)),
       h("dt", null, "Pipelines found"),
       h("dd", { "data-test": "pipelines-found" }, result.pipelines_found ?? "—"),
     ),
