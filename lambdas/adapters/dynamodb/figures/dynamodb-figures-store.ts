@@ -1,10 +1,11 @@
-import { GetItemCommand, PutItemCommand, QueryCommand, type QueryCommandOutput } from "@aws-sdk/client-dynamodb";
+import { GetItemCommand, PutItemCommand } from "@aws-sdk/client-dynamodb";
 import * as v from "valibot";
 import type { Collection } from "../../../domain/core/entities";
 import { ConnectionFiguresSchema, type ConnectionFigures } from "../../../domain/figures/connection-figures";
 import type { FiguresStore } from "../../../domain/figures/figures-store";
 import { ATTR, recordShardPartitionKeys } from "../records/keys";
 import { DynamoDbTableAdapter } from "../table/dynamodb-table-adapter";
+import { queryCounts } from "../table/query-all";
 import { FIGURES_ATTR, FIGURES_SORT_KEY, figuresPartitionKey } from "./figures-keys";
 
 /** FiguresStore on the single table (key layout: ./figures-keys.ts); counts with Select COUNT over a collection's shards. */
@@ -45,21 +46,8 @@ export class DynamoDbFiguresStore extends DynamoDbTableAdapter implements Figure
   /** Heads only: parts and watermarks live under other prefixes (../records/keys.ts). */
   private async countPartition(pk: string): Promise<number> {
     let count = 0;
-    let startKey: QueryCommandOutput["LastEvaluatedKey"];
-    do {
-      const out: QueryCommandOutput = await this.client.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          KeyConditionExpression: "#pk = :pk",
-          ExpressionAttributeNames: { "#pk": ATTR.pk },
-          ExpressionAttributeValues: { ":pk": { S: pk } },
-          Select: "COUNT",
-          ...(startKey === undefined ? {} : { ExclusiveStartKey: startKey }),
-        }),
-      );
-      count += out.Count ?? 0;
-      startKey = out.LastEvaluatedKey;
-    } while (startKey !== undefined);
+    // Select COUNT pages hold no items: each page's count is its Count, read through the one paging loop.
+    for await (const page of queryCounts(this.client, { TableName: this.tableName, KeyConditionExpression: "#pk = :pk", ExpressionAttributeNames: { "#pk": ATTR.pk }, ExpressionAttributeValues: { ":pk": { S: pk } }, Select: "COUNT" })) count += page;
     return count;
   }
 }

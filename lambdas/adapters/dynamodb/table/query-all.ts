@@ -1,4 +1,4 @@
-import { QueryCommand, type AttributeValue, type DynamoDBClient, type QueryCommandInput } from "@aws-sdk/client-dynamodb";
+import { QueryCommand, type AttributeValue, type DynamoDBClient, type QueryCommandInput, type QueryCommandOutput } from "@aws-sdk/client-dynamodb";
 
 type Item = Record<string, AttributeValue>;
 
@@ -13,12 +13,21 @@ export type PagedQuery = Omit<QueryCommandInput, "ExclusiveStartKey">;
  * is sent only when the caller asks for it.
  */
 export async function* queryPages(client: Pick<DynamoDBClient, "send">, query: PagedQuery | (() => PagedQuery)): AsyncGenerator<Item[]> {
+  for await (const out of queryResponses(client, query)) yield out.Items ?? [];
+}
+
+/** Each page's Count of one Query (a `Select: "COUNT"` page holds no items). */
+export async function* queryCounts(client: Pick<DynamoDBClient, "send">, query: PagedQuery): AsyncGenerator<number> {
+  for await (const out of queryResponses(client, query)) yield out.Count ?? 0;
+}
+
+async function* queryResponses(client: Pick<DynamoDBClient, "send">, query: PagedQuery | (() => PagedQuery)): AsyncGenerator<QueryCommandOutput> {
   let startKey: Item | undefined;
   do {
     const input = typeof query === "function" ? query() : query;
     const out = await client.send(new QueryCommand({ ...input, ...(startKey === undefined ? {} : { ExclusiveStartKey: startKey }) }));
     startKey = out.LastEvaluatedKey;
-    yield out.Items ?? [];
+    yield out;
   } while (startKey !== undefined);
 }
 
