@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { BatchWriteItemCommand, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { describe, expect, test } from "vitest";
-import { queryAll, queryPages } from "../../../../lambdas/adapters/dynamodb/table/query-all";
+import { queryAll, queryCounts, queryPages } from "../../../../lambdas/adapters/dynamodb/table/query-all";
 import { testDynamoDbClient, useTestTable } from "../../../support/dynamodb";
 
 const table = useTestTable();
@@ -113,6 +113,19 @@ describe("queryPages: one page at a time, sent only when asked for", () => {
     }
     expect(pages.flat()).toEqual(expectedKeys(12));
     expect(limits).toEqual([2, 4, 8]);
+    client.destroy();
+  });
+});
+
+describe("queryCounts: a Select COUNT Query's count, page by page", () => {
+  test("a count over DynamoDB's 1 MB read limit comes in several pages that add up to every item", async () => {
+    const pk = await partition(35, LARGE_DOC);
+    const { client, limits } = countingClient();
+    const pages: number[] = [];
+    for await (const count of queryCounts(client, { ...query(pk), Select: "COUNT" })) pages.push(count);
+    expect(pages.length).toBeGreaterThanOrEqual(4); // COUNT still reads 1 MB a page: 3.5 MB is at least four
+    expect(pages.length).toBe(limits.length);
+    expect(pages.reduce((sum, count) => sum + count, 0)).toBe(35);
     client.destroy();
   });
 });
