@@ -66,18 +66,10 @@ describe("owner's console: the connection page an owner reads at a glance (issue
   let broken: SourceServer;
   let owner: Page;
   let problems: ReturnType<typeof watchPageProblems>;
-  let apiToken = "";
   const ids = { healthy: "", broken: "" };
   const base = (id: string) => `${harness.url}/#/connections/${encodeURIComponent(id)}`;
 
-  const callApi = async (method: string, path: string, body?: unknown) => {
-    const response = await fetch(`${harness.url}/api/v1/crm/custom${path}`, {
-      method,
-      headers: { authorization: `Bearer ${apiToken}`, "content-type": "application/json" },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    return { status: response.status, body: (await response.json().catch(() => null)) as Record<string, any> };
-  };
+  let callApi: Awaited<ReturnType<ConsoleHarness["ownerApi"]>>;
   const createAndSync = async (name: string, source: SourceServer) => {
     const id = (await callApi("POST", "/connections", { name, base_url: source.baseUrl, token: TOKEN, rate_limit: 1000, sync_since: "2020-01-01T00:00:00Z" })).body["id"] as string;
     const run = await callApi("POST", `/connections/${id}/syncs`);
@@ -90,8 +82,7 @@ describe("owner's console: the connection page an owner reads at a glance (issue
     harness = await startConsoleHarness();
     healthy = await startSourceServer(crmSource(() => DATA, { token: TOKEN }));
     broken = await startSourceServer(crmSource(() => BROKEN, { token: TOKEN }));
-    const signIn = await fetch(`${harness.url}/dev/sign-in`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ workspace: "acme", role: "owner" }) });
-    apiToken = ((await signIn.json()) as { token: string }).token;
+    callApi = await harness.ownerApi("acme");
     ids.healthy = await createAndSync("Sales CRM", healthy);
     ids.broken = await createAndSync("Broken CRM", broken);
     owner = await harness.signedInPage("acme", "owner");

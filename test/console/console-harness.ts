@@ -67,8 +67,26 @@ export async function startConsoleHarness(options: { readonly oidc?: { readonly 
     return page;
   }
 
+  /**
+   * The onboarding API as `workspace`'s owner, straight from a test, signed in through the dev sign-in (set-up and
+   * checks only: the page is what a console test tests).
+   */
+  async function ownerApi(workspace: string): Promise<(method: string, path: string, body?: unknown) => Promise<{ status: number; body: Record<string, any> }>> {
+    const signIn = await fetch(`${api.url}/dev/sign-in`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ workspace, role: "owner" }) });
+    const { token } = (await signIn.json()) as { token: string };
+    return async (method, path, body) => {
+      const response = await fetch(`${api.url}/api/v1/crm/custom${path}`, {
+        method,
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+      return { status: response.status, body: (await response.json().catch(() => null)) as Record<string, any> };
+    };
+  }
+
   return {
     url: api.url,
+    ownerApi,
     service,
     browser,
     signedInPage,

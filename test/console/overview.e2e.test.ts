@@ -26,18 +26,11 @@ describe("owner's console: the overview, names, alerts and craft (Chromium again
   let dirty: SourceServer;
   let owner: Page;
   let problems: ReturnType<typeof watchPageProblems>;
-  let apiToken = "";
   const ids: Record<"zeta" | "alpha" | "failing" | "old", string> = { zeta: "", alpha: "", failing: "", old: "" };
 
-  /** The onboarding API as the owner, straight from the test (set-up only: the page is what is tested). */
-  const callApi = async (method: string, path: string, body?: unknown) => {
-    const response = await fetch(`${harness.url}/api/v1/crm/custom${path}`, {
-      method,
-      headers: { authorization: `Bearer ${apiToken}`, "content-type": "application/json" },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    return (await response.json()) as Record<string, any>;
-  };
+  /** The onboarding API as the owner, straight from the test (set-up only: the page is what is tested): the answer's body. */
+  let ownerCall: Awaited<ReturnType<ConsoleHarness["ownerApi"]>>;
+  const callApi = async (method: string, path: string, body?: unknown) => (await ownerCall(method, path, body)).body;
   const syncAndSettle = async (id: string) => {
     const run = await callApi("POST", `/connections/${id}/syncs`);
     return runSettled(harness.service.sync.engine, harness.service.sync.runs, id, run["id"] as string);
@@ -48,13 +41,7 @@ describe("owner's console: the overview, names, alerts and craft (Chromium again
     harness = await startConsoleHarness();
     clean = await startSourceServer(crmSource(() => CLEAN, { token: TOKEN }));
     dirty = await startSourceServer(crmSource(() => DIRTY, { token: TOKEN }));
-    const signIn = await fetch(`${harness.url}/dev/sign-in`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ workspace: WORKSPACE, role: "owner" }),
-    });
-    apiToken = ((await signIn.json()) as { token: string }).token;
-    expect(apiToken).toMatch(/\S/);
+    ownerCall = await harness.ownerApi(WORKSPACE);
   }, 120_000);
 
   afterAll(async () => {
