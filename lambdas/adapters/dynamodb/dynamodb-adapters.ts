@@ -1,10 +1,12 @@
 import { DynamoDbAuditStore } from "./audits/dynamodb-audit-store";
 import { DynamoDbConnectionStore } from "./connections/dynamodb-connection-store";
+import { DynamoDbManagerStore } from "./managers/dynamodb-manager-store";
 import { DynamoDbNotificationStore } from "./notifications/dynamodb-notification-store";
 import { DynamoDbPreflightStore } from "./preflight-runs/dynamodb-preflight-store";
 import { DynamoDbPurgeQueue } from "./purges/dynamodb-purge-queue";
 import { DynamoDbRateLimiter } from "./rate-limit/dynamodb-rate-limiter";
 import { DynamoDbRecordStore } from "./records/dynamodb-record-store";
+import { DynamoDbRecordScan } from "./records/record-scan";
 import { DynamoDbRunStore } from "./runs/dynamodb-run-store";
 import type { DynamoDbTableOptions } from "./table/dynamodb-table-adapter";
 
@@ -19,6 +21,10 @@ export interface DynamoDbAdapters {
   readonly notifications: DynamoDbNotificationStore;
   readonly preflights: DynamoDbPreflightStore;
   readonly purges: DynamoDbPurgeQueue;
+  /** The per-manager aggregates, the owner's links and the members seen (docs/analytics-api.md). */
+  readonly managers: DynamoDbManagerStore;
+  /** Every record of a collection, shard by shard: what the per-manager refresh reads. */
+  readonly recordScan: DynamoDbRecordScan;
 }
 
 /**
@@ -27,8 +33,9 @@ export interface DynamoDbAdapters {
  * Building one is cheap (no call is made), so a root takes all and uses some.
  */
 export function dynamoDbAdapters(table: DynamoDbTableOptions): DynamoDbAdapters {
+  const records = new DynamoDbRecordStore(table);
   return {
-    records: new DynamoDbRecordStore(table),
+    records,
     runs: new DynamoDbRunStore(table),
     connections: new DynamoDbConnectionStore(table),
     limiter: new DynamoDbRateLimiter(table),
@@ -36,5 +43,7 @@ export function dynamoDbAdapters(table: DynamoDbTableOptions): DynamoDbAdapters 
     notifications: new DynamoDbNotificationStore(table),
     preflights: new DynamoDbPreflightStore(table),
     purges: new DynamoDbPurgeQueue(table),
+    managers: new DynamoDbManagerStore(table),
+    recordScan: new DynamoDbRecordScan(table, records),
   };
 }

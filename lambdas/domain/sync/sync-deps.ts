@@ -10,6 +10,7 @@ import type { RunStore } from "../core/ports/run-store";
 import type { SourceClient } from "../core/ports/source-client";
 import type { TokenCipher } from "../core/ports/token-cipher";
 import type { AuditStore } from "../core/ports/audit-store";
+import type { ManagerRefresher } from "../core/ports/manager-store";
 import type { StageKindsOfRun, UserIdsOfRun } from "./stage-kinds-memo";
 import type { StaleCheckDeps } from "./stale-notice";
 
@@ -29,6 +30,8 @@ export interface SyncDeps {
   readonly metrics: Metrics;
   /** Where a run's end, and a connection going stale, are told (notifications, then EventBridge or the log). */
   readonly events: EventPublisher;
+  /** Where a run's end asks for the per-manager figures to be recomputed (docs/analytics-api.md); absent: never. */
+  readonly managerRefresher?: ManagerRefresher;
   /** The schedule's interval: without freshness_hours on a connection, data older than twice it is stale. Null or absent: not known. */
   readonly scheduleIntervalMs?: number | null;
   /** Stage kinds read once per run (makeSyncHandlers supplies the memo); each leads page reads the store when absent. */

@@ -43,10 +43,11 @@ export function makeApiHandler(deps: OnboardingDeps) {
     const route = routes.get(event.routeKey);
     if (route === undefined) throw new NotFoundError(`no route ${event.routeKey}`);
     const session = sessionOf(event);
-    // Owner only, before anything else: ROP and MOP get 403 whatever the id.
-    if (session.role !== OWNER_ROLE) throw new NotOwnerError();
+    // An owner route admits the owner only, before anything else: ROP and MOP get 403 whatever the id.
+    if ((route.access ?? "owner") === "owner" && session.role !== OWNER_ROLE) throw new NotOwnerError();
     const result = await route.handle(deps, {
       account: session.businessAccountId,
+      session,
       path: (event.pathParameters ?? {}) as Record<string, string>,
       query: event.queryStringParameters ?? {},
       body: event.isBase64Encoded && event.body ? Buffer.from(event.body, "base64").toString("utf8") : event.body,

@@ -29,6 +29,8 @@ import { createCrashGates, gateContinueAsNew, gateDynamoDbClient, gateSourceClie
 import { InProcessPreflightLauncher } from "../../adapters/local/in-process-preflight-launcher";
 import { createLocalDispatch, type LocalDispatch } from "./local-dispatch";
 import type { LocalOidcSettings } from "./oidc-token-verifier";
+import { InProcessManagerRefresher } from "../../adapters/local/in-process-manager-refresher";
+import { refreshManagers } from "../../domain/analytics/refresh-managers";
 
 /**
  * The local runtime's one composition root: every client, store and handler
@@ -53,6 +55,10 @@ export interface LocalSync {
   readonly runs: DynamoDbAdapters["runs"];
   readonly connections: DynamoDbAdapters["connections"];
   readonly limiter: DynamoDbAdapters["limiter"];
+  /** The per-manager aggregates, links and members (docs/analytics-api.md). */
+  readonly managers: DynamoDbAdapters["managers"];
+  /** Recomputes them after each run's end, in this process; tests wait on its `idle()`. */
+  readonly managerRefresher: InProcessManagerRefresher;
   stop(): Promise<void>;
 }
 
@@ -100,8 +106,13 @@ export function createLocalSync(options: LocalSyncOptions): LocalSync {
   const { client, tableName } = options;
   const clock = options.clock ?? systemClock;
   const adapters = dynamoDbAdapters({ client, tableName });
-  const { records, runs, connections, limiter } = adapters;
+  const { records, runs, connections, limiter, managers } = adapters;
+  const managerRefresher = new InProcessManagerRefresher(
+    (job) => refreshManagers({ scan: adapters.recordScan, managers, clock, logger: options.logger }, job),
+    options.logger,
+  );
   const built: SyncDeps = {
+    managerRefresher,
     // The same events as in AWS: recorded as notifications, then logged instead of sent to EventBridge.
     events: notifyingPublisher({
       notifications: adapters.notifications,
@@ -140,7 +151,11 @@ export function createLocalSync(options: LocalSyncOptions): LocalSync {
     logger: options.logger,
     staleCheck: { records, events: deps.events, scheduleIntervalMs: deps.scheduleIntervalMs ?? null },
   };
-  return { deps, startDeps, engine, handlers, adapters, records, runs, connections, limiter, stop: () => engine.stop() };
+  return { deps, startDeps, engine, handlers, adapters, records, runs, connections, limiter, managers, managerRefresher, stop: async () => {
+    await engine.stop();
+    // A refresh a run's end asked for finishes before the stores' client goes.
+    await managerRefresher.idle();
+  } };
 }
 
 export interface LocalServiceOptions {
@@ -211,6 +226,7 @@ export async function createLocalService(options: LocalServiceOptions): Promise<
     notifications,
     baseUrls: baseUrlPolicy({ allowLoopback: options.allowLoopbackSources }),
     keySpace: dynamoDbKeySpace,
+    managers: sync.managers,
     ...(options.schedule === undefined ? {} : { schedule: options.schedule }),
     ...(options.sleep === undefined ? {} : { sleep: options.sleep }),
   };
