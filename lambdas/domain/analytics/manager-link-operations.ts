@@ -79,8 +79,9 @@ async function entryOf(deps: OnboardingDeps, account: string, id: string, source
  * goes); `{ "user_id": null }` hands it back to email matching.
  */
 export async function setManagerLink(deps: OnboardingDeps, account: string, id: string, sourceUserId: string, body: string | undefined): Promise<ManagerEntry> {
-  const input = parseFields(SetManagerLinkSchema, parseJsonBody(body));
+  // The connection and the user first: an unknown one is a 404 whatever the body.
   await entryOf(deps, account, id, sourceUserId);
+  const input = parseFields(SetManagerLinkSchema, parseJsonBody(body));
   await deps.managers.setLink(id, sourceUserId, input.user_id ?? "automatic", deps.clock.now().toISOString());
   deps.logger.info("manager link set", { business_account_id: account, connection_id: id, linked: input.user_id !== null });
   return entryOf(deps, account, id, sourceUserId);
