@@ -6,7 +6,8 @@ import { CONNECTIONS_PATH, startSourcedConnection, type ApiHarness, type Sourced
 
 const SOURCE_TOKEN = "src-managers-api-5b1c";
 const ANALYTICS = "/api/v1/analytics/connections";
-const DATA = managersCrm();
+/** The source's data: the fixture, changed between runs by the last describe. */
+let DATA = managersCrm();
 const NAMES: Record<string, string> = { [ANNA.id]: "Anna Smith", [BORIS.id]: "Boris Klein", [CARLA.id]: "Carla Diaz" };
 
 let env: SourcedConnection;
@@ -193,5 +194,49 @@ describe("ROP", () => {
     const unassigned = await api.request("GET", `${ANALYTICS}/${id}/leads?unassigned=true`, { token: rop });
     expect(unassigned.body.data.map((lead: { id: string }) => lead.id).sort()).toEqual(["lead-n1", "lead-n2"]);
     expect((await api.request("GET", `${ANALYTICS}/${id}/leads`, { token: rop })).body.error.field).toBe("user_id");
+  });
+});
+
+describe("the figures follow the stored records from run to run", () => {
+  const refreshes = () => api.logger.lines.filter((line) => line["message"] === "manager figures refreshed" && line["connection_id"] === id).length;
+  const sync = async () => {
+    const runId = (await api.request("POST", `${CONNECTIONS_PATH}/${id}/syncs`, { token: owner })).body.id;
+    expect((await api.waitForRun(id, runId)).status).toBe("succeeded");
+    await api.sync.managerRefresher.idle();
+  };
+
+  test("a run whose pages wrote no record (each listing the same as the run before's) reads no record for the figures; a run that moved a lead recomputes them", async () => {
+    // The first run after a full read re-reads the watermarks' margin: a listing of its own, written once.
+    await sync();
+    const before = refreshes();
+    await sync();
+    expect(refreshes()).toBe(before);
+
+    // The source changes: Anna's open lead a1 goes to Boris (updated_at advances, as the spec requires).
+    DATA = { ...DATA, leads: DATA.leads!.map((lead) => (lead["id"] === "lead-a1" ? { ...lead, responsible_user_id: BORIS.id, updated_at: "2026-03-31T09:00:00Z" } : lead)) };
+    await sync();
+    expect(refreshes()).toBe(before + 1);
+    const rows = (await figures(owner)).body.rows.map(comparable);
+    for (const { user, ...counted } of rows) expect(counted, `row of ${user?.id ?? "no user"}`).toEqual(oracleRow(user?.id ?? null));
+    const rop = await api.token("acct-managers", "ROP");
+    const boris = await api.request("GET", `${ANALYTICS}/${id}/leads?user_id=${BORIS.id}`, { token: rop });
+    expect(boris.body.data.map((lead: { id: string }) => lead.id).sort()).toEqual(["lead-a1", "lead-b1", "lead-b2", "lead-b3"]);
+  });
+
+  test("a user renamed in /users (a full list, several pages or one) is a change too", async () => {
+    const before = refreshes();
+    DATA = { ...DATA, users: DATA.users!.map((user) => (user["id"] === CARLA.id ? { ...user, name: "Carla Díaz-Ruiz" } : user)) };
+    await sync();
+    expect(refreshes()).toBe(before + 1);
+    expect((await figures(owner)).body.rows[2].user.name).toBe("Carla Díaz-Ruiz");
+  });
+
+  test("an audit's end recomputes whatever the watermarks say: its heals move none", async () => {
+    const before = refreshes();
+    const audit = await api.request("POST", `${CONNECTIONS_PATH}/${id}/audits`, { token: owner });
+    expect(audit.status).toBe(202);
+    await api.waitForRun(id, audit.body.id);
+    await api.sync.managerRefresher.idle();
+    expect(refreshes()).toBe(before + 1);
   });
 });

@@ -100,6 +100,9 @@ export class DynamoDbManagerStore extends DynamoDbTableAdapter implements Manage
     const pk = snapshotPartitionKey(connectionId);
     const desired = desiredItems(snapshot);
     const stored = new Map((await this.queryAll({ pk })).map((item) => [item[MANAGER_ATTR.sk]?.S ?? "", item]));
+    // A refresh that computed before the stored snapshot writes nothing (the conditions below cover one that overlaps it).
+    const storedAt = stored.get(META_SK)?.[MANAGER_ATTR.computedAt]?.S;
+    if (storedAt !== undefined && storedAt > snapshot.computedAt) return { written: 0, deleted: 0 };
     const puts = desired.filter((item) => stored.get(item.sk)?.[MANAGER_ATTR.data]?.S !== item.data);
     const wanted = new Set(desired.map((item) => item.sk));
     const deletes = [...stored.keys()].filter((sk) => sk !== META_SK && !wanted.has(sk));

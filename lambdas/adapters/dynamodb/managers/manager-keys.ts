@@ -58,6 +58,8 @@ export const MANAGER_ATTR = {
   /** A member's `sub`; NULL on a source user the owner unlinked. */
   member: "member_id",
   email: "email",
+  /** On a member's item: their email's item names them (so a request needs no second read). */
+  holdsEmail: "holds_email",
   at: "at",
 } as const;
 

@@ -141,27 +141,31 @@ export async function setLink(
 /**
  * Remembers a member's email (normalised). The member's item holds their
  * current email; the email's item names the first member seen with it and is
- * never taken over by another, so one email links one member. A member whose
- * email changed gives up the old email's item. A race with another request of
- * the same member loses quietly: the next request records it.
+ * never taken over by another, so one email links one member; a member who
+ * saw it taken tries again at their next request, and takes it once it is
+ * free. A member whose email changed gives up the old email's item. A race
+ * with another request of the same member loses quietly: the next request
+ * records it. A member who holds their email costs one read per request.
  */
 export async function recordMember(client: Client, tableName: string, seen: { account: string; memberId: string; email: string }): Promise<void> {
   const pk = membersPartitionKey(seen.account);
   const memberSk = memberSortKey(seen.memberId);
   const current = await getItem(client, tableName, pk, memberSk);
   const previousEmail = current?.[MANAGER_ATTR.email]?.S ?? null;
-  if (previousEmail === seen.email) return;
+  if (previousEmail === seen.email && current?.[MANAGER_ATTR.holdsEmail]?.BOOL === true) return;
   const emailItem = await getItem(client, tableName, pk, emailSortKey(seen.email));
+  const holder = emailItem?.[MANAGER_ATTR.member]?.S ?? null;
+  if (previousEmail === seen.email && holder !== null) return;
   const actions: TransactWriteItem[] = [
     {
       Put: {
         TableName: tableName,
-        Item: { ...key(pk, memberSk), [MANAGER_ATTR.member]: { S: seen.memberId }, [MANAGER_ATTR.email]: { S: seen.email } },
+        Item: { ...key(pk, memberSk), [MANAGER_ATTR.member]: { S: seen.memberId }, [MANAGER_ATTR.email]: { S: seen.email }, [MANAGER_ATTR.holdsEmail]: { BOOL: emailItem === null || holder === seen.memberId } },
         ...unchanged(current, MANAGER_ATTR.email),
       },
     },
   ];
-  if (previousEmail !== null) {
+  if (previousEmail !== null && previousEmail !== seen.email) {
     actions.push({ Delete: { TableName: tableName, Key: key(pk, emailSortKey(previousEmail)), ...unchanged({ [MANAGER_ATTR.member]: { S: seen.memberId } }, MANAGER_ATTR.member) } });
   }
   if (emailItem === null) {
