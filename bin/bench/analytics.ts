@@ -5,11 +5,15 @@ import { dynamoDbAdapters } from "../../lambdas/adapters/dynamodb/dynamodb-adapt
 import { newRunId } from "../../lambdas/domain/sync/run-id";
 import { benchClient, bySize, dropTable, freshTable, type BenchContext, type MeasurementResult } from "./bench-env";
 import { num, type Table } from "./table";
+import { measureManagerFigures } from "./manager-figures";
 
 const PIPELINES = 3;
 const STAGES_PER_PIPELINE = 6; // open stages, then one won and one lost
 const PAGE = 100;
 const WRITERS = 8;
+/** Managers the records are spread over (responsible_user_id), and the days their dates span. */
+const MANAGERS = 20;
+const HISTORY_DAYS = 730;
 
 /**
  * 7. The funnel analytics route's work for one connection: read every
@@ -30,7 +34,7 @@ export async function measureAnalytics(context: BenchContext): Promise<Measureme
     const leaseUntil = new Date(now.getTime() + 3_600_000).toISOString();
     await runs.begin({ connectionId, runId, startedAt: now.toISOString(), leaseUntil });
 
-    const writes = datasetWrites(leads, tasks, calls);
+    const writes = datasetWrites(leads, tasks, calls, now);
     context.progress(`analytics: storing ${writes.length.toLocaleString("en-US")} records (${leads.toLocaleString("en-US")} leads)`);
     const storeStarted = performance.now();
     let next = 0;
@@ -69,16 +73,27 @@ export async function measureAnalytics(context: BenchContext): Promise<Measureme
         "A full read per request: at this size a cached or incrementally maintained funnel would be the next step.",
       ],
     };
-    return { tables: [table] };
+    context.progress("analytics: the per-manager figures' refresh and route");
+    const managers = await measureManagerFigures(client, tableName, records, connectionId, { leads, tasks, calls, users: MANAGERS });
+    return { tables: [table, managers] };
   } finally {
     await dropTable(client, tableName);
     client.destroy();
   }
 }
 
-/** Canonical documents as the ingestion stores them: a third of leads won or lost, tasks and calls on leads. */
-function datasetWrites(leads: number, tasks: number, calls: number): RecordWrite[] {
+/**
+ * Canonical documents as the ingestion stores them: a third of leads won or
+ * lost, tasks and calls on leads, each with a responsible user among MANAGERS
+ * and dates over the HISTORY_DAYS before `now`.
+ */
+function datasetWrites(leads: number, tasks: number, calls: number, now: Date): RecordWrite[] {
   const writes: RecordWrite[] = [];
+  const day = 86_400_000;
+  const at = (i: number, shift = 0) => new Date(now.getTime() - ((i * 7919) % HISTORY_DAYS) * day + shift * day).toISOString();
+  for (let u = 0; u < MANAGERS; u += 1) {
+    writes.push({ collection: "users", key: [`user-${u}`], doc: { id: `user-${u}`, name: `Manager ${u}`, email: `manager-${u}@example.com`, role: "MOP", is_active: u % 7 !== 6 } });
+  }
   for (let p = 0; p < PIPELINES; p += 1) {
     const pipelineId = `pipeline-${p}`;
     writes.push({ collection: "pipelines", key: [pipelineId], doc: { id: pipelineId, name: `Pipeline ${p}`, is_archived: false, sort: p } });
@@ -104,15 +119,26 @@ function datasetWrites(leads: number, tasks: number, calls: number): RecordWrite
         is_won: s === STAGES_PER_PIPELINE - 2,
         is_lost: s === STAGES_PER_PIPELINE - 1,
         is_deleted: false,
+        responsible_user_id: `user-${i % MANAGERS}`,
+        created_at: at(i),
+        closed_at: s >= STAGES_PER_PIPELINE - 2 ? at(i, 3 + (i % 40)) : null,
         updated_at: "2026-02-03T08:00:00.000Z",
       },
     });
   }
   for (let i = 0; i < tasks; i += 1) {
-    writes.push({ collection: "tasks", key: [`task-${i}`], doc: { id: `task-${i}`, lead_id: `lead-${i * 7 % leads}`, is_completed: i % 3 === 0, due_at: i % 2 === 0 ? "2000-01-01T00:00:00.000Z" : "2999-01-01T00:00:00.000Z" } });
+    writes.push({
+      collection: "tasks",
+      key: [`task-${i}`],
+      doc: { id: `task-${i}`, lead_id: `lead-${i * 7 % leads}`, responsible_user_id: `user-${i % MANAGERS}`, is_completed: i % 3 === 0, due_at: i % 2 === 0 ? "2000-01-01T00:00:00.000Z" : "2999-01-01T00:00:00.000Z", completed_at: i % 3 === 0 ? at(i) : null, updated_at: at(i) },
+    });
   }
   for (let i = 0; i < calls; i += 1) {
-    writes.push({ collection: "calls", key: [`call-${i}`], doc: { id: `call-${i}`, lead_id: `lead-${i * 11 % leads}`, direction: "out", duration_seconds: i % 4 === 0 ? 0 : 60 } });
+    writes.push({
+      collection: "calls",
+      key: [`call-${i}`],
+      doc: { id: `call-${i}`, lead_id: `lead-${i * 11 % leads}`, responsible_user_id: `user-${i % MANAGERS}`, direction: i % 3 === 0 ? "in" : "out", duration_seconds: i % 4 === 0 ? 0 : 60, created_at: at(i) },
+    });
   }
   return writes;
 }
