@@ -40,6 +40,8 @@ export interface Connection {
   /** A required entity's data is older than freshness_hours. */
   readonly stale: boolean;
   readonly freshness_hours: number | null;
+  /** Days without a task, call or event after which an open lead counts as idle (the managers' coaching). */
+  readonly idle_days: number;
 }
 
 /** An item of GET /connections: the connection, its health, its newest sync run in brief, and its open data-quality findings. */

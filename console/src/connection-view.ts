@@ -6,6 +6,7 @@ import { preflightCard } from "./preflight-card";
 import { resetForm } from "./reset-form";
 import { scheduleCard } from "./schedule-controls";
 import { readOnlyNote } from "./read-only-note";
+import { managersCard } from "./managers-card";
 import { runsChart } from "./runs-chart";
 import { failureNote } from "./failure-note";
 import { isOwner } from "./session";
@@ -134,6 +135,7 @@ export async function connectionView(outlet: HTMLElement, id: string, navigate: 
     h("section", { class: "card", "aria-labelledby": "sync-title" }, h("h2", { id: "sync-title" }, "Sync"), syncButton, syncStatus),
     ...(isOwner() ? [scheduleCard(connection, showFacts), resetForm(id, navigate)] : []),
     editConnectionForm(connection, showFacts),
+    ...(isOwner() ? [managersCard(connection)] : []),
     rotateTokenForm(connection),
     failuresCard,
     h("section", { class: "card", "aria-labelledby": "history-title" }, h("h2", { id: "history-title" }, "Run history"), history),

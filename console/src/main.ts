@@ -13,6 +13,7 @@ import { isOwner, session, signOut } from "./session";
 import { completeOidcSignIn, configureOidc, forgetOidcUser, isOidcCallback, OidcSignInError } from "./oidc-sign-in";
 import { loadRuntimeConfig, type RuntimeConfig } from "./runtime-config";
 import { notConfiguredView, oidcSignInView, signInView } from "./sign-in-view";
+import { landingOf, roleLinks, teamRoute } from "./team-routes";
 
 const app = document.getElementById("app")!;
 const header = h("header", { class: "top" });
@@ -31,7 +32,8 @@ function navigate(hash: string): void {
 function renderHeader(): void {
   const current = session();
   replace(header,
-    h("a", { class: "brand", href: "#/connections" }, "CRM connections"),
+    h("a", { class: "brand", href: current ? landingOf(current.role) : "#/connections" }, "CRM connections"),
+    current ? h("nav", { class: "role-links", "aria-label": "Sections" }, roleLinks().map((link) => h("a", { href: link.href }, link.label))) : null,
     // The overview and the notifications are the owner's (the API answers anyone else 403).
     current && isOwner() ? alertsControl() : null,
     current
@@ -70,13 +72,18 @@ async function render(): Promise<void> {
     else
       signInView(main, signInReason, () => {
         signInReason = null;
-        navigate("#/connections");
+        navigate(landingOf(session()?.role ?? "owner"));
       });
   } else {
     const parts = route.split("/").filter(Boolean).map(decodeURIComponent);
+    // A ROP or MOP never lands on the owner's pages (the API would answer them 403): the connections are their figures.
+    const role = session()!.role;
+    if (role !== "owner" && (parts.length === 0 || (parts[0] === "connections" && parts.length === 1))) parts.splice(0, parts.length, role === "ROP" ? "team" : "my");
     const trust = await dataTrustRoute(main, parts, navigate);
     if (trust !== null) {
       stopView = trust.stop;
+    } else if (await teamRoute(main, parts, navigate)) {
+      // The Team, a manager, or My figures.
     } else if (parts[0] === "connections" && parts[1] === "new") {
       createConnectionView(main, (connection) => navigate(`#/connections/${encodeURIComponent(connection.id)}`));
     } else if (parts[0] === "connections" && parts[1] && parts[2] === "runs" && parts[3]) {

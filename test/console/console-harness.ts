@@ -9,6 +9,7 @@ import { ensureConsoleBuilt } from "../../lambdas/runtimes/local/console-build";
 import { createLocalService } from "../../lambdas/runtimes/local/local-composition";
 import { createMemoryLogger } from "../../lambdas/adapters/local/json-logger";
 import { createTestTable, testDynamoDbClient } from "../support/dynamodb";
+import type { Clock } from "../../lambdas/domain/core/ports/clock";
 
 /** Debian's Chromium, started so that it never reaches for the network (this machine has none but loopback). */
 export const CHROMIUM_PATH = "/usr/bin/chromium";
@@ -29,7 +30,7 @@ export const SCREENSHOTS_DIR = fileURLToPath(new URL("../../docs/screenshots/", 
  * state machine, the API server that also serves the console and the dev
  * sign-in), on a fresh table, plus one headless Chromium with a fresh profile.
  */
-export async function startConsoleHarness(options: { readonly oidc?: { readonly issuer: string; readonly clientId: string } } = {}) {
+export async function startConsoleHarness(options: { readonly oidc?: { readonly issuer: string; readonly clientId: string }; readonly clock?: Clock } = {}) {
   await ensureConsoleBuilt();
   const client = testDynamoDbClient();
   const tableName = await createTestTable(client);
@@ -45,6 +46,8 @@ export async function startConsoleHarness(options: { readonly oidc?: { readonly 
     // As `npm start` passes its default SCHEDULE: each connection shows the interval as its next run.
     schedule: "1h",
     ...(options.oidc === undefined ? {} : { oidc: options.oidc }),
+    // The service's clock (the figures' "now" and default period); the page keeps the browser's.
+    ...(options.clock === undefined ? {} : { clock: options.clock }),
   });
   const api = await service.listen(0);
   const profileDir = await mkdtemp(join(tmpdir(), "crm-console-chromium-"));
