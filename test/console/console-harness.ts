@@ -61,14 +61,16 @@ export async function startConsoleHarness(options: { readonly oidc?: { readonly 
     locale: "en-US",
   });
 
-  /** A new tab: a new in-memory session, signed in as `role` of `workspace` through the page's own form. */
+  /** A new tab: a new in-memory session, signed in as `role` of `workspace` through the page's own form, on the role's landing page. */
   async function signedInPage(workspace: string, role: "owner" | "ROP" | "MOP"): Promise<Page> {
     const page = await browser.newPage();
     await page.goto(`${api.url}/`);
     await page.getByLabel("Workspace").fill(workspace);
     await page.getByLabel("Role").selectOption(role);
     await page.getByRole("button", { name: "Sign in" }).click();
-    await page.getByRole("heading", { name: "CRM connections", level: 1 }).waitFor();
+    // Each role lands on its own page: the owner on the connections, a ROP on the Team, a MOP on their figures.
+    const landing = role === "owner" ? "CRM connections" : role === "ROP" ? "Team" : "My figures";
+    await page.getByRole("heading", { name: landing, level: 1 }).waitFor();
     return page;
   }
 

@@ -4,7 +4,7 @@ import { checkedPartitionKey } from "../table/key-limits";
 
 /**
  * Key layout of the per-manager aggregates, the owner's links and the members
- * seen (docs/analytics-api.md, "Where links and aggregates live"). Every key
+ * seen (docs/analytics-api.md, "Links" and "How the figures stay current"). Every key
  * string of these stores is built here and nowhere else.
  *
  *   snapshot header   pk = MGR#<connectionId>   sk = meta
