@@ -6,7 +6,7 @@ import { DynamoDbManagerStore } from "../../lambdas/adapters/dynamodb/managers/d
 import { DynamoDbRecordScan } from "../../lambdas/adapters/dynamodb/records/record-scan";
 import type { DynamoDbRecordStore } from "../../lambdas/adapters/dynamodb/records/dynamodb-record-store";
 import { refreshManagers } from "../../lambdas/domain/analytics/refresh-managers";
-import type { OnboardingDeps } from "../../lambdas/domain/onboarding/onboarding-deps";
+import type { ApiDeps } from "../../lambdas/domain/analytics/analytics-deps";
 import { makeApiHandler, type ApiEvent } from "../../lambdas/handlers/http/api-handler";
 import { discardingLogger } from "./bench-env";
 import { median } from "./stats";
@@ -44,7 +44,7 @@ export async function measureManagerFigures(
   // One MOP linked by the owner to the busiest manager.
   await managers.setLink(connectionId, "user-0", "member-0", now.toISOString());
 
-  const handler = makeApiHandler({ connections, records, managers, clock, logger, keySpace: dynamoDbKeySpace } as unknown as OnboardingDeps);
+  const handler = makeApiHandler({ connections, records, managers, clock, logger, keySpace: dynamoDbKeySpace } as unknown as ApiDeps);
   const event = (role: string, sub: string): ApiEvent =>
     ({
       routeKey: "GET /api/v1/analytics/connections/{id}/managers",

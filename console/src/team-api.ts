@@ -36,8 +36,9 @@ export interface ManagerFigures {
     readonly won: number;
     readonly lost: number;
     readonly conversion: number | null;
-    readonly revenue_won: number;
-    readonly average_won_deal: number | null;
+    /** Exact: digits as a string beyond 2^53. */
+    readonly revenue_won: number | string;
+    readonly average_won_deal: number | string | null;
     readonly median_days_to_won: number | null;
   };
   readonly tasks: { readonly open: number; readonly overdue: number; readonly completed: number; readonly completed_by_due: number | null };
@@ -63,7 +64,7 @@ export interface ManagerEntry {
   readonly member_id: string | null;
   readonly linked_by: "owner" | "email" | null;
   readonly unlinked: boolean;
-  readonly summary: { readonly leads_open: number; readonly won: number; readonly revenue_won: number; readonly tasks_overdue: number } | null;
+  readonly summary: { readonly leads_open: number; readonly won: number; readonly revenue_won: number | string; readonly tasks_overdue: number } | null;
 }
 
 export const listAnalyticsConnections = async () => (await api<{ data: AnalyticsConnection[] }>("GET", ANALYTICS)).data;
@@ -89,6 +90,7 @@ export const unlinkManager = (id: string, sourceUserId: string) => api<ManagerEn
 export const rowName = (row: Pick<ManagerFigures, "user">): string => (row.user === null ? "No manager" : (row.user.name ?? row.user.id));
 
 const percent = (share: number | null) => (share === null ? "—" : `${Math.round(share * 100)}%`);
-const whole = (value: number | null) => (value === null ? "—" : value.toLocaleString("en-US"));
+/** A whole amount as the API gives it: a number, or its exact digits as a string beyond 2^53. */
+const whole = (value: number | string | null) => (value === null ? "—" : typeof value === "string" ? BigInt(value).toLocaleString("en-US") : value.toLocaleString("en-US"));
 const minutes = (seconds: number) => `${Math.round(seconds / 60).toLocaleString("en-US")} min`;
 export const format = { percent, whole, minutes, days: (days: number | null) => (days === null ? "—" : `${days} days`) };

@@ -114,7 +114,7 @@ function teamChart(list: FiguresList): HTMLElement {
       data: {
         labels,
         datasets: [
-          { type: "bar", label: "Revenue won", data: rows.map((row) => row.leads.revenue_won), backgroundColor: SERIES_COLOURS[0], yAxisID: "revenue", order: 2 },
+          { type: "bar", label: "Revenue won", data: rows.map((row) => Number(row.leads.revenue_won)), backgroundColor: SERIES_COLOURS[0], yAxisID: "revenue", order: 2 },
           { type: "line", label: "Conversion (%)", data: rows.map((row) => (row.leads.conversion === null ? null : Math.round(row.leads.conversion * 100))), borderColor: SERIES_COLOURS[1], backgroundColor: SERIES_COLOURS[1], yAxisID: "conversion", order: 1 },
         ],
       },

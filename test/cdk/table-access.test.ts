@@ -40,7 +40,7 @@ import { dynamoDbKeySpace } from "../../lambdas/adapters/dynamodb/dynamodb-key-s
 import { DynamoDbManagerStore } from "../../lambdas/adapters/dynamodb/managers/dynamodb-manager-store";
 import { DynamoDbRecordScan } from "../../lambdas/adapters/dynamodb/records/record-scan";
 import { refreshManagers } from "../../lambdas/domain/analytics/refresh-managers";
-import type { ManagerRefresher } from "../../lambdas/domain/core/ports/manager-store";
+import type { ManagerRefresher } from "../../lambdas/domain/core/ports/manager-refresher";
 
 /**
  * The table actions each sync function really sends, recorded on DynamoDB

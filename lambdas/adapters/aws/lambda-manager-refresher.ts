@@ -1,5 +1,5 @@
 import { InvokeCommand, type LambdaClient } from "@aws-sdk/client-lambda";
-import type { ManagerRefresher } from "../../domain/core/ports/manager-store";
+import type { ManagerRefresher } from "../../domain/core/ports/manager-refresher";
 
 /**
  * ManagerRefresher on Lambda: an asynchronous invoke (InvocationType Event) of

@@ -1,5 +1,5 @@
 import type { Logger } from "../../domain/core/ports/logger";
-import type { ManagerRefresher } from "../../domain/core/ports/manager-store";
+import type { ManagerRefresher } from "../../domain/core/ports/manager-refresher";
 
 type Job = Parameters<ManagerRefresher["request"]>[0];
 

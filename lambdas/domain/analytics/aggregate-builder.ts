@@ -10,11 +10,12 @@ import {
   type RowKey,
   type RowUser,
   type Sample,
-} from "../core/manager-aggregates";
+} from "./manager-aggregates";
 import { DAY_MS, addDays, dayOf, dayStart, instantOf, monthOfDay } from "./utc-days";
+import { storedWhole, wholeAmountOf } from "../records/fields/price";
 
 type Doc = Readonly<Record<string, unknown>>;
-type Counted = Exclude<keyof DayActivity, "won_days" | "unconnected_ids">;
+type Counted = Exclude<keyof DayActivity, "won_days" | "unconnected_ids" | "revenue_won">;
 
 const text = (value: unknown): string | null => (typeof value === "string" && value !== "" ? value : null);
 const num = (value: unknown): number => (typeof value === "number" && Number.isFinite(value) ? value : 0);
@@ -160,7 +161,9 @@ export class ManagerAggregateBuilder {
       if (day === null) return;
       if (kind === "lost") return void bump(day, "leads_lost");
       bump(day, "leads_won");
-      bump(day, "revenue_won", Math.trunc(num(lead["price"])));
+      // Exact: a price beyond 2^53 is stored as its digits, and a sum of them never rounds.
+      const revenue = wholeAmountOf(day.revenue_won ?? 0) + wholeAmountOf(lead["price"]);
+      (day as { revenue_won?: number | string }).revenue_won = storedWhole(revenue.toString());
       if (!Number.isNaN(created) && closed >= created) {
         const days = String(Math.floor((closed - created) / DAY_MS));
         const wonDays = ((day as { won_days?: Record<string, number> }).won_days ??= {});

@@ -1,12 +1,12 @@
 import * as v from "valibot";
 import type { StoredConnection } from "../core/connection";
-import { MANAGER_COLLECTIONS, UNASSIGNED, rowKeyOf, type ManagerCollection, type ManagerRow, type RowKey } from "../core/manager-aggregates";
+import { MANAGER_COLLECTIONS, UNASSIGNED, rowKeyOf, type ManagerCollection, type ManagerRow, type RowKey } from "./manager-aggregates";
 import { DEFAULT_IDLE_DAYS } from "../core/idle-days";
 import { REQUIRED_ENTITIES } from "../source-contract/entity-catalog";
 import type { Session } from "../onboarding/auth/session-claims";
 import { findConnection } from "../onboarding/connection-operations";
 import { parseFields } from "../onboarding/connection-input";
-import type { OnboardingDeps } from "../onboarding/onboarding-deps";
+import type { ApiDeps } from "./analytics-deps";
 import { InvalidFieldError, NotFoundError } from "../onboarding/onboarding-errors";
 import { RECORDS_DEFAULT_LIMIT, RECORDS_MAX_LIMIT, type RecordsPage } from "../onboarding/record-operations";
 import { NotLinkedError } from "./analytics-errors";
@@ -32,7 +32,7 @@ export const AnalyticsConnectionListSchema = v.object({
 export type AnalyticsConnectionList = v.InferOutput<typeof AnalyticsConnectionListSchema>;
 
 /** The rows a session may read on a connection: every row, or (a MOP) their own; NotLinkedError when a MOP has none. */
-async function visibleRow(deps: OnboardingDeps, session: Session, connection: StoredConnection): Promise<RowKey | "every"> {
+async function visibleRow(deps: ApiDeps, session: Session, connection: StoredConnection): Promise<RowKey | "every"> {
   await rememberMember(deps, session);
   if (seesEveryRow(session)) return "every";
   const link = await linkOfSession(deps, session, connection);
@@ -41,7 +41,7 @@ async function visibleRow(deps: OnboardingDeps, session: Session, connection: St
 }
 
 /** The workspace's connections for every role: a member chooses one. */
-export async function listAnalyticsConnections(deps: OnboardingDeps, session: Session): Promise<AnalyticsConnectionList> {
+export async function listAnalyticsConnections(deps: ApiDeps, session: Session): Promise<AnalyticsConnectionList> {
   await rememberMember(deps, session);
   const connections = await deps.connections.listByAccount(session.businessAccountId);
   const data = await Promise.all(
@@ -76,7 +76,7 @@ const sameKey = (a: RowKey, b: RowKey) => a.kind === b.kind && (a.kind === "unas
 
 /** GET /analytics/connections/{id}/managers?from=&to=: each row's figures for the period, as the session may see them. */
 export async function getManagerFigures(
-  deps: OnboardingDeps,
+  deps: ApiDeps,
   session: Session,
   id: string,
   query: Readonly<Record<string, string | undefined>>,
@@ -133,7 +133,7 @@ const belongs = (doc: Record<string, unknown> | null, key: RowKey): doc is Recor
  * stored now and shown only while it is still the row's.
  */
 export async function listManagerRecords(
-  deps: OnboardingDeps,
+  deps: ApiDeps,
   session: Session,
   id: string,
   entity: string,
@@ -159,7 +159,7 @@ export async function listManagerRecords(
 
 /** GET /analytics/connections/{id}/{collection}/{recordId}: one record the session may see; anyone else's is a 404. */
 export async function getManagerRecord(
-  deps: OnboardingDeps,
+  deps: ApiDeps,
   session: Session,
   id: string,
   entity: string,

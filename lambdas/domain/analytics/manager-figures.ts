@@ -1,8 +1,9 @@
 import * as v from "valibot";
-import { RowUserSchema, type DayActivity, type ManagerRow, type MonthActivity, type RowKey } from "../core/manager-aggregates";
+import { RowUserSchema, type DayActivity, type ManagerRow, type MonthActivity, type RowKey } from "./manager-aggregates";
 import { COACHING_RULES, LOW_CONNECTED_MIN_CALLS, LOW_CONNECTED_SHARE } from "./coaching-rules";
 import { PERIOD_TIME_ZONE, type Period } from "./period";
 import { addDays, dayOf } from "./utc-days";
+import { WholeAmountSchema, storedWhole, wholeAmountOf, type WholeAmount } from "../records/fields/price";
 
 const count = v.pipe(v.number(), v.integer(), v.minValue(0));
 const share = v.nullable(v.pipe(v.number(), v.minValue(0), v.maxValue(1)));
@@ -29,9 +30,10 @@ export const ManagerFiguresSchema = v.object({
     lost: count,
     /** won / (won + lost); null when neither. */
     conversion: share,
-    revenue_won: v.pipe(v.number(), v.integer()),
-    /** revenue_won / won, rounded to a whole number; null without a won lead. */
-    average_won_deal: v.nullable(v.pipe(v.number(), v.integer())),
+    /** Exact: a JSON integer within ±(2^53 - 1), else its digits as a string (as prices are stored). */
+    revenue_won: WholeAmountSchema,
+    /** revenue_won / won, rounded half away from zero to a whole amount; null without a won lead. */
+    average_won_deal: v.nullable(WholeAmountSchema),
     /** Median of whole days from created_at to closed_at of the leads won in the period that have both; null when none. */
     median_days_to_won: v.nullable(v.number()),
   }),
@@ -60,26 +62,28 @@ export const ManagerFiguresListSchema = v.object({
 });
 export type ManagerFiguresList = v.InferOutput<typeof ManagerFiguresListSchema>;
 
-type Totals = Required<Omit<DayActivity, "won_days" | "unconnected_ids">>;
+type Totals = Required<Omit<DayActivity, "won_days" | "unconnected_ids" | "revenue_won">>;
 
 /** A row's activity summed over the period's days, with its won-days histogram and unconnected samples (newest day first). */
 function periodTotals(months: readonly MonthActivity[], period: Period) {
   const totals: Totals = {
-    leads_created: 0, leads_won: 0, leads_lost: 0, revenue_won: 0, tasks_completed: 0, tasks_completed_with_due: 0,
+    leads_created: 0, leads_won: 0, leads_lost: 0, tasks_completed: 0, tasks_completed_with_due: 0,
     tasks_completed_on_time: 0, calls: 0, calls_in: 0, calls_connected: 0, talk_seconds: 0,
   };
   const wonDays = new Map<number, number>();
+  let revenue = 0n;
   const unconnected: { day: string; ids: readonly string[] }[] = [];
   for (const month of months) {
     for (const [day, activity] of Object.entries(month)) {
       if (day < period.from || day > period.to) continue;
       for (const field of Object.keys(totals) as (keyof Totals)[]) totals[field] += activity[field] ?? 0;
+      revenue += wholeAmountOf(activity.revenue_won ?? 0);
       for (const [days, leads] of Object.entries(activity.won_days ?? {})) wonDays.set(Number(days), (wonDays.get(Number(days)) ?? 0) + leads);
       if (activity.unconnected_ids?.length) unconnected.push({ day, ids: activity.unconnected_ids });
     }
   }
   unconnected.sort((a, b) => (a.day < b.day ? 1 : a.day > b.day ? -1 : 0));
-  return { totals, wonDays, unconnectedIds: unconnected.flatMap((entry) => entry.ids) };
+  return { totals, revenue, wonDays, unconnectedIds: unconnected.flatMap((entry) => entry.ids) };
 }
 
 /** The median of a histogram of whole numbers (value to how many): the middle one, or the mean of the two middle ones. */
@@ -112,9 +116,18 @@ export function overdueAt(row: ManagerRow, now: number): number {
 
 const ratio = (part: number, whole: number): number | null => (whole === 0 ? null : part / whole);
 
+/** total / count, rounded half away from zero, exactly (a total of prices can pass 2^53). */
+export function roundedMean(total: bigint, count: number): WholeAmount {
+  const n = BigInt(count);
+  const quotient = total / n;
+  const remainder = total % n;
+  const away = 2n * (remainder < 0n ? -remainder : remainder) >= n ? (total < 0n ? -1n : 1n) : 0n;
+  return storedWhole((quotient + away).toString());
+}
+
 /** One row's figures for the period, at `now`, with its signals. */
 export function figuresOf(row: ManagerRow, months: readonly MonthActivity[], period: Period, now: Date, idleDays: number): ManagerFigures {
-  const { totals, wonDays, unconnectedIds } = periodTotals(months, period);
+  const { totals, revenue, wonDays, unconnectedIds } = periodTotals(months, period);
   const nowMs = now.getTime();
   const overdue = overdueAt(row, nowMs);
   return {
@@ -125,8 +138,8 @@ export function figuresOf(row: ManagerRow, months: readonly MonthActivity[], per
       won: totals.leads_won,
       lost: totals.leads_lost,
       conversion: ratio(totals.leads_won, totals.leads_won + totals.leads_lost),
-      revenue_won: totals.revenue_won,
-      average_won_deal: totals.leads_won === 0 ? null : Math.round(totals.revenue_won / totals.leads_won),
+      revenue_won: storedWhole(revenue.toString()),
+      average_won_deal: totals.leads_won === 0 ? null : roundedMean(revenue, totals.leads_won),
       median_days_to_won: histogramMedian(wonDays),
     },
     tasks: {

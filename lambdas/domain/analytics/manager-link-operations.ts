@@ -1,9 +1,11 @@
 import * as v from "valibot";
 import { TEXT_LIMITS } from "../core/limits";
-import { RowUserSchema, type RowKey } from "../core/manager-aggregates";
+import { WholeAmountSchema } from "../records/fields/price";
+import { LINE_OF_TEXT } from "../core/portable-patterns";
+import { RowUserSchema, type RowKey } from "./manager-aggregates";
 import { findConnection } from "../onboarding/connection-operations";
 import { parseFields, parseJsonBody } from "../onboarding/connection-input";
-import type { OnboardingDeps } from "../onboarding/onboarding-deps";
+import type { ApiDeps } from "./analytics-deps";
 import { NotFoundError } from "../onboarding/onboarding-errors";
 import { DEFAULT_IDLE_DAYS } from "../core/idle-days";
 import { figuresOf } from "./manager-figures";
@@ -22,7 +24,7 @@ export const ManagerEntrySchema = v.object({
   /** The owner unlinked this user: no email links it again until the owner links it or sets it back to automatic. */
   unlinked: v.boolean(),
   /** The last 30 days (UTC) of the stored figures; null when the user owns no record. */
-  summary: v.nullable(v.object({ leads_open: count, won: count, revenue_won: v.number(), tasks_overdue: count })),
+  summary: v.nullable(v.object({ leads_open: count, won: count, revenue_won: WholeAmountSchema, tasks_overdue: count })),
 });
 export type ManagerEntry = v.InferOutput<typeof ManagerEntrySchema>;
 export const ManagerListSchema = v.object({ data: v.array(ManagerEntrySchema) });
@@ -31,12 +33,12 @@ const MEMBER_RULE = `must be a member's user id (the session's sub): 1 to ${TEXT
 /** PUT body: the member to link, or null to hand the user back to email matching. */
 export const SetManagerLinkSchema = v.object({
   user_id: v.nullable(
-    v.pipe(v.string(MEMBER_RULE), v.nonEmpty(MEMBER_RULE), v.maxLength(TEXT_LIMITS.id, MEMBER_RULE), v.regex(/^\P{Cc}+$/u, MEMBER_RULE)),
+    v.pipe(v.string(MEMBER_RULE), v.nonEmpty(MEMBER_RULE), v.maxLength(TEXT_LIMITS.id, MEMBER_RULE), v.regex(LINE_OF_TEXT, MEMBER_RULE)),
   ),
 });
 
 /** GET /crm/custom/connections/{id}/managers: the source users, their links and a summary of their figures. */
-export async function listManagers(deps: OnboardingDeps, account: string, id: string): Promise<{ data: ManagerEntry[] }> {
+export async function listManagers(deps: ApiDeps, account: string, id: string): Promise<{ data: ManagerEntry[] }> {
   const connection = await findConnection(deps, account, id);
   const now = deps.clock.now();
   const period = parsePeriod({}, now);
@@ -67,7 +69,7 @@ export async function listManagers(deps: OnboardingDeps, account: string, id: st
 const text = (value: unknown): string | null => (typeof value === "string" ? value : null);
 
 /** The source user a path names, among the connection's stored users; NotFoundError otherwise. */
-async function entryOf(deps: OnboardingDeps, account: string, id: string, sourceUserId: string): Promise<ManagerEntry> {
+async function entryOf(deps: ApiDeps, account: string, id: string, sourceUserId: string): Promise<ManagerEntry> {
   const entry = (await listManagers(deps, account, id)).data.find((candidate) => candidate.source_user.id === sourceUserId);
   if (entry === undefined) throw new NotFoundError(`no source user ${sourceUserId.slice(0, 40)} on this connection`);
   return entry;
@@ -78,7 +80,7 @@ async function entryOf(deps: OnboardingDeps, account: string, id: string, source
  * source user to that member (the member's earlier link on this connection
  * goes); `{ "user_id": null }` hands it back to email matching.
  */
-export async function setManagerLink(deps: OnboardingDeps, account: string, id: string, sourceUserId: string, body: string | undefined): Promise<ManagerEntry> {
+export async function setManagerLink(deps: ApiDeps, account: string, id: string, sourceUserId: string, body: string | undefined): Promise<ManagerEntry> {
   // The connection and the user first: an unknown one is a 404 whatever the body.
   await entryOf(deps, account, id, sourceUserId);
   const input = parseFields(SetManagerLinkSchema, parseJsonBody(body));
@@ -88,7 +90,7 @@ export async function setManagerLink(deps: OnboardingDeps, account: string, id: 
 }
 
 /** DELETE .../managers/{sourceUserId}: unlinked by the owner, and it sticks (no email links it again). */
-export async function unlinkManager(deps: OnboardingDeps, account: string, id: string, sourceUserId: string): Promise<ManagerEntry> {
+export async function unlinkManager(deps: ApiDeps, account: string, id: string, sourceUserId: string): Promise<ManagerEntry> {
   await entryOf(deps, account, id, sourceUserId);
   await deps.managers.setLink(id, sourceUserId, null, deps.clock.now().toISOString());
   deps.logger.info("manager unlinked", { business_account_id: account, connection_id: id });

@@ -1,4 +1,4 @@
-import type { ExplicitLink } from "../core/ports/manager-store";
+import type { ExplicitLink } from "./manager-store";
 
 /** How a source user is linked to a member: by the owner, by matching emails, or unlinked by the owner (and so never by email). */
 export type LinkKind = "owner" | "email" | "unlinked";

@@ -1,6 +1,6 @@
 import type { Clock } from "../core/ports/clock";
 import type { Logger } from "../core/ports/logger";
-import type { ManagerStore } from "../core/ports/manager-store";
+import type { ManagerStore } from "./manager-store";
 import type { RecordScan } from "../core/ports/record-scan";
 import { MAX_IDLE_DAYS } from "../core/idle-days";
 import { ManagerAggregateBuilder } from "./aggregate-builder";

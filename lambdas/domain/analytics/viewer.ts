@@ -2,6 +2,7 @@ import type { Collection } from "../core/entities";
 import type { StoredConnection } from "../core/connection";
 import { OWNER_ROLE, type Session } from "../onboarding/auth/session-claims";
 import type { OnboardingDeps } from "../onboarding/onboarding-deps";
+import type { ApiDeps } from "./analytics-deps";
 import { linkOfMember, normalisedEmail, resolveLinks, type LinkableUser, type LinkKind, type SourceUserLink } from "./member-links";
 
 /** Records per read when a small collection (users) is read whole. */
@@ -30,7 +31,7 @@ export async function linkableUsers(deps: Pick<OnboardingDeps, "records">, conne
 
 /** Every source user's link on a connection (member-links.ts), read now: the users, the owner's decisions, the members seen. */
 export async function linksOf(
-  deps: Pick<OnboardingDeps, "records" | "managers">,
+  deps: Pick<ApiDeps, "records" | "managers">,
   account: string,
   connection: StoredConnection,
 ): Promise<{ readonly users: Awaited<ReturnType<typeof linkableUsers>>; readonly links: ReadonlyMap<string, SourceUserLink> }> {
@@ -48,7 +49,7 @@ export async function linksOf(
  * email is remembered first (its email names that member from then on), so a
  * MOP is linked by email from their first request.
  */
-export async function rememberMember(deps: Pick<OnboardingDeps, "managers">, session: Session): Promise<void> {
+export async function rememberMember(deps: Pick<ApiDeps, "managers">, session: Session): Promise<void> {
   const email = normalisedEmail(session.email);
   if (email !== null) await deps.managers.recordMember(session.businessAccountId, session.userId, email);
 }
@@ -57,7 +58,7 @@ export const seesEveryRow = (session: Session): boolean => session.role === OWNE
 
 /** The session's own link on a connection; null when it has none. */
 export async function linkOfSession(
-  deps: Pick<OnboardingDeps, "records" | "managers">,
+  deps: Pick<ApiDeps, "records" | "managers">,
   session: Session,
   connection: StoredConnection,
 ): Promise<{ readonly sourceUserId: string; readonly kind: LinkKind } | null> {

@@ -11,7 +11,6 @@ import type { RunStore } from "../core/ports/run-store";
 import type { SourceClient } from "../core/ports/source-client";
 import type { TokenCipher } from "../core/ports/token-cipher";
 import type { NotificationStore } from "../core/ports/notification-store";
-import type { ManagerStore } from "../core/ports/manager-store";
 import type { PreflightLauncher, PreflightStore } from "../preflight/preflight-run";
 
 /** Every port the onboarding API uses; the composition roots (AWS, local, tests) fill it. */
@@ -37,8 +36,6 @@ export interface OnboardingDeps {
   readonly baseUrls: BaseUrlPolicy;
   /** Which path ids the store could hold: one it could not names nothing (404 without asking the store). */
   readonly keySpace: KeySpace;
-  /** The per-manager aggregates, the owner's links of CRM users to members, and the members seen (docs/analytics-api.md). */
-  readonly managers: ManagerStore;
   /** The scheduled dispatcher's interval as configured (`1h`, `off`), shown on each connection; absent when not known. */
   readonly schedule?: string;
   /** How the test call waits before trying its own busy store again; real time when absent (tests pass a manual clock's). */

@@ -10,7 +10,7 @@ import type { RunStore } from "../core/ports/run-store";
 import type { SourceClient } from "../core/ports/source-client";
 import type { TokenCipher } from "../core/ports/token-cipher";
 import type { AuditStore } from "../core/ports/audit-store";
-import type { ManagerRefresher } from "../core/ports/manager-store";
+import type { ManagerRefresher } from "../core/ports/manager-refresher";
 import type { StageKindsOfRun, UserIdsOfRun } from "./stage-kinds-memo";
 import type { StaleCheckDeps } from "./stale-notice";
 

@@ -4,7 +4,7 @@ import * as v from "valibot";
 import { InvalidCursorError } from "../../domain/core/errors";
 import type { Logger } from "../../domain/core/ports/logger";
 import { OWNER_ROLE, SessionClaimsSchema } from "../../domain/onboarding/auth/session-claims";
-import type { OnboardingDeps } from "../../domain/onboarding/onboarding-deps";
+import type { ApiDeps } from "../../domain/analytics/analytics-deps";
 import { InvalidFieldError, NotFoundError, NotOwnerError, OnboardingError, UnauthenticatedError } from "../../domain/onboarding/onboarding-errors";
 import { RETRY_AFTER_SECONDS, statusOf } from "./error-status";
 import { openApiDocument } from "./openapi";
@@ -34,7 +34,7 @@ function sessionOf(event: ApiEvent) {
  * It finds the route by routeKey, admits only the workspace owner, calls the
  * route's one operation, and shapes the response.
  */
-export function makeApiHandler(deps: OnboardingDeps) {
+export function makeApiHandler(deps: ApiDeps) {
   const routes = new Map<string, Route>(ROUTES.map((route) => [route.routeKey, route]));
 
   const handle = async (event: ApiEvent): Promise<ApiResult> => {

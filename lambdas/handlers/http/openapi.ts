@@ -22,7 +22,7 @@ import { API_PREFIX, ROUTES, type Route } from "./routes";
 import { AnalyticsConnectionListSchema } from "../../domain/analytics/analytics-operations";
 import { ManagerFiguresListSchema } from "../../domain/analytics/manager-figures";
 import { ManagerEntrySchema, ManagerListSchema, SetManagerLinkSchema } from "../../domain/analytics/manager-link-operations";
-import { MANAGER_COLLECTIONS } from "../../domain/core/manager-aggregates";
+import { MANAGER_COLLECTIONS } from "../../domain/analytics/manager-aggregates";
 import * as v from "valibot";
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
@@ -113,6 +113,8 @@ const TAGS = {
   Preflight: ["startPreflight", "getPreflight"],
   Insights: ["getFunnel", "getQuality"],
   Notifications: ["listNotifications"],
+  Managers: ["listManagers", "linkManager", "unlinkManager"],
+  Analytics: ["listAnalyticsConnections", "getManagerFigures", "listManagerRecords", "getManagerRecord"],
 } as const;
 const TAG_DESCRIPTIONS: Record<keyof typeof TAGS, string> = {
   Connections: "A workspace's connections to its custom CRM source API: register, read, change, test, pause, delete",
@@ -122,6 +124,8 @@ const TAG_DESCRIPTIONS: Record<keyof typeof TAGS, string> = {
   Preflight: "The conformance check of the connection's source API, run from the service",
   Insights: "Analytics and data quality over a connection's records",
   Notifications: "What the service told the workspace: runs that failed, connections gone stale",
+  Managers: "The owner's links between a connection's CRM users and the workspace's members",
+  Analytics: "Per-manager figures, records and coaching signals, for every role, scoped by who asks",
 };
 const tagOf = (operationId: string): string | undefined =>
   Object.entries(TAGS).find(([, operations]) => (operations as readonly string[]).includes(operationId))?.[0];
@@ -175,7 +179,8 @@ function responsesOf(route: Route): Record<string, unknown> {
 /** What an operation answers on success, in a sentence (its description in the document). */
 function descriptionOf(route: Route, responses: Record<string, unknown>): string {
   const answer = (responses[String(route.successStatus)] as { description?: string } | undefined)?.description ?? "";
-  return `${route.summary}. The workspace owner's only. Answers ${route.successStatus}: ${answer.charAt(0).toLowerCase()}${answer.slice(1)}.`;
+  const who = route.access === "member" ? "Every role: the owner and ROP see every manager, a MOP their own" : "The workspace owner's only";
+  return `${route.summary}. ${who}. Answers ${route.successStatus}: ${answer.charAt(0).toLowerCase()}${answer.slice(1)}.`;
 }
 
 function operationOf(route: Route): Record<string, unknown> {

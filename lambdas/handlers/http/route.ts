@@ -1,5 +1,5 @@
 import type { Session } from "../../domain/onboarding/auth/session-claims";
-import type { OnboardingDeps } from "../../domain/onboarding/onboarding-deps";
+import type { ApiDeps } from "../../domain/analytics/analytics-deps";
 
 export const API_PREFIX = "/api/v1";
 
@@ -26,7 +26,7 @@ export interface Route {
   readonly access?: RouteAccess;
   /** True for the one route whose function calls the source (and so may decrypt tokens). */
   readonly callsSource?: boolean;
-  readonly handle: (deps: OnboardingDeps, request: RouteRequest) => Promise<unknown>;
+  readonly handle: (deps: ApiDeps, request: RouteRequest) => Promise<unknown>;
 }
 
 export const param = (request: RouteRequest, name: string): string => request.path[name] ?? "";

@@ -8,7 +8,7 @@ import { notifyingPublisher } from "../../domain/notifications/notifying-publish
 import { scheduleIntervalMs } from "../../domain/sync/schedule-interval";
 import { EventBridgeEventPublisher } from "../../adapters/aws/eventbridge-event-publisher";
 import { systemClock } from "../../domain/core/ports/clock";
-import type { OnboardingDeps } from "../../domain/onboarding/onboarding-deps";
+import type { ApiDeps } from "../../domain/analytics/analytics-deps";
 import { createHttpSourceClient } from "../../adapters/source-http/http-source-client";
 import { createGuardedFetch } from "../../adapters/source-http/ssrf/guarded-fetch";
 import { baseUrlPolicy } from "../../adapters/source-http/ssrf/base-url-policy";
@@ -122,7 +122,7 @@ export function awsStartSyncDeps(env: Record<string, string | undefined> = proce
   };
 }
 
-export function awsOnboardingDeps(env: Record<string, string | undefined> = process.env): OnboardingDeps {
+export function awsOnboardingDeps(env: Record<string, string | undefined> = process.env): ApiDeps {
   const config = readConfig(ApiConfigSchema, env);
   const { records, audits, runs, connections, limiter, preflights, notifications, managers } = table(config.TABLE_NAME);
   return {

@@ -17,7 +17,7 @@ import { LocalSyncEngine } from "./local-sync-engine";
 import type { TaskHandler } from "./step-functions/local-step-functions";
 import { loadOrCreateSigningKey, type LocalSigningKey } from "./local-token-issuer";
 import { makeApiHandler } from "../../handlers/http/api-handler";
-import type { OnboardingDeps } from "../../domain/onboarding/onboarding-deps";
+import type { ApiDeps } from "../../domain/analytics/analytics-deps";
 import { failUnfinishedPreflight } from "../../domain/preflight/preflight-failure";
 import { runPreflightJob } from "../../domain/preflight/preflight-job";
 import { createHttpSourceClient } from "../../adapters/source-http/http-source-client";
@@ -65,7 +65,7 @@ export interface LocalSync {
 /** The service on one machine: the sync and the onboarding API over the same stores. */
 export interface LocalService {
   readonly sync: LocalSync;
-  readonly onboarding: OnboardingDeps;
+  readonly onboarding: ApiDeps;
   readonly preflightLauncher: InProcessPreflightLauncher;
   readonly signingKey: LocalSigningKey;
   readonly apiHandler: LambdaHandler;
@@ -210,7 +210,7 @@ export async function createLocalService(options: LocalServiceOptions): Promise<
     options.logger,
     (job) => failUnfinishedPreflight({ preflights, clock: sync.deps.clock, logger: options.logger }, job),
   );
-  const onboarding: OnboardingDeps = {
+  const onboarding: ApiDeps = {
     connections: sync.connections,
     cipher: options.cipher,
     runs: sync.runs,

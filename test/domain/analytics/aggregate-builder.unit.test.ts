@@ -1,6 +1,6 @@
 import { describe, expect, test } from "vitest";
 import { ManagerAggregateBuilder } from "../../../lambdas/domain/analytics/aggregate-builder";
-import { MAX_EXACT_DUE_INSTANTS, type ManagerSnapshot } from "../../../lambdas/domain/core/manager-aggregates";
+import { MAX_EXACT_DUE_INSTANTS, type ManagerSnapshot } from "../../../lambdas/domain/analytics/manager-aggregates";
 
 const AT = new Date("2026-03-31T12:00:00.000Z");
 type Doc = Record<string, unknown>;
@@ -42,7 +42,7 @@ describe("the days things fall on (UTC)", () => {
     const s = snapshot({
       leads: [
         lead("w1", { stage_id: "won", closed_at: "2026-03-31T23:59:59.999Z", price: 1000 }),
-        lead("w2", { stage_id: "won", closed_at: "2026-04-01T00:00:00.000Z", price: 700.9 }),
+        lead("w2", { stage_id: "won", closed_at: "2026-04-01T00:00:00.000Z", price: 700 }),
         lead("w3", { stage_id: "won", closed_at: null, price: 5 }),
         lead("l1", { stage_id: "lost", closed_at: "2026-03-31T10:00:00+02:00" }),
         lead("u1", { stage_id: "gone-stage" }),

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "vitest";
 import { ManagerAggregateBuilder } from "../../../lambdas/domain/analytics/aggregate-builder";
-import { figuresOf, figuresOfRows, histogramMedian, overdueAt } from "../../../lambdas/domain/analytics/manager-figures";
-import type { ManagerSnapshot } from "../../../lambdas/domain/core/manager-aggregates";
+import { figuresOf, figuresOfRows, histogramMedian, overdueAt, roundedMean } from "../../../lambdas/domain/analytics/manager-figures";
+import type { ManagerSnapshot } from "../../../lambdas/domain/analytics/manager-aggregates";
 
 const AT = new Date("2026-03-31T12:00:00.000Z");
 type Doc = Record<string, unknown>;
@@ -80,6 +80,20 @@ describe("figures of a period", () => {
     expect(figures(s)[0]!.leads).toMatchObject({ won: 2, lost: 1, conversion: 2 / 3, revenue_won: 201, average_won_deal: 101 });
     const quiet = figures(s, AT, { from: "2026-03-11", to: "2026-03-31" })[0]!.leads;
     expect(quiet).toMatchObject({ won: 0, lost: 0, conversion: null, revenue_won: 0, average_won_deal: null, median_days_to_won: null });
+  });
+
+  test("revenue is exact beyond 2^53 (prices stored as their digits add without rounding); the average rounds half away from zero", () => {
+    const big = "9007199254740993"; // 2^53 + 1: a double would read it as 2^53
+    const won = (id: string, price: number | string, closed: string): Doc => ({ id, pipeline_id: "p", stage_id: "won", responsible_user_id: "u1", price, closed_at: closed });
+    const s = snapshot({ leads: [won("a", big, "2026-03-10T00:00:00.000Z"), won("b", big, "2026-03-11T00:00:00.000Z"), won("c", 1, "2026-03-11T00:00:00.000Z")] });
+    const leads = figures(s)[0]!.leads;
+    expect(leads.revenue_won).toBe("18014398509481987");
+    expect(leads.average_won_deal).toBe(6004799503160662); // within 2^53: a JSON integer
+    expect(roundedMean(201n, 2)).toBe(101);
+    expect(roundedMean(-201n, 2)).toBe(-101);
+    expect(roundedMean(200n, 3)).toBe(67);
+    // Within the safe range it is a JSON integer again.
+    expect(figures(snapshot({ leads: [won("d", 1500, "2026-03-11T00:00:00.000Z")] }))[0]!.leads.revenue_won).toBe(1500);
   });
 
   test("rows are ordered by name ignoring case (else id), the unassigned row last", () => {

@@ -17,8 +17,8 @@ import {
   type ManagerSnapshot,
   type MonthActivity,
   type RowKey,
-} from "../../../domain/core/manager-aggregates";
-import type { ExplicitLink, ManagerStore, RecordIdsPage, SnapshotMeta } from "../../../domain/core/ports/manager-store";
+} from "../../../domain/analytics/manager-aggregates";
+import type { ExplicitLink, ManagerStore, RecordIdsPage, SnapshotMeta } from "../../../domain/analytics/manager-store";
 import { DynamoDbTableAdapter } from "../table/dynamodb-table-adapter";
 import { ATTR, recordShardPartitionKeys, watermarkPartitionKey, watermarkSortKey } from "../records/keys";
 import { utf8Bytes } from "../table/key-limits";

@@ -1,5 +1,5 @@
 import { hash } from "node:crypto";
-import type { ManagerCollection, RowKey } from "../../../domain/core/manager-aggregates";
+import type { ManagerCollection, RowKey } from "../../../domain/analytics/manager-aggregates";
 import { checkedPartitionKey } from "../table/key-limits";
 
 /**

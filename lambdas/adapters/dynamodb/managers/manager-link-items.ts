@@ -8,7 +8,7 @@ import {
   type TransactWriteItem,
 } from "@aws-sdk/client-dynamodb";
 import { LinkChangedError } from "../../../domain/analytics/analytics-errors";
-import type { ExplicitLink } from "../../../domain/core/ports/manager-store";
+import type { ExplicitLink } from "../../../domain/analytics/manager-store";
 import {
   EMAIL_SK_PREFIX,
   MANAGER_ATTR,

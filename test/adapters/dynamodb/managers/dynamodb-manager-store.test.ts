@@ -3,7 +3,7 @@ import { DynamoDbManagerStore, IDS_BUCKET_BYTES } from "../../../../lambdas/adap
 import { ManagerAggregateBuilder } from "../../../../lambdas/domain/analytics/aggregate-builder";
 import { LinkChangedError } from "../../../../lambdas/domain/analytics/analytics-errors";
 import { InvalidCursorError } from "../../../../lambdas/domain/core/errors";
-import type { ManagerSnapshot } from "../../../../lambdas/domain/core/manager-aggregates";
+import type { ManagerSnapshot } from "../../../../lambdas/domain/analytics/manager-aggregates";
 import { SORT_KEY_MAX_BYTES, utf8Bytes } from "../../../../lambdas/adapters/dynamodb/table/key-limits";
 import { TEXT_LIMITS } from "../../../../lambdas/domain/core/limits";
 import { useTestTable } from "../../../support/dynamodb";

@@ -57,7 +57,7 @@ describe("SessionClaimsSchema", () => {
     // API Gateway passes booleans as strings: "false" is the provider saying it has not verified it.
     expect(email({ email: "a@b.c", email_verified: "false" })).toBeNull();
     expect(email({ email: "a@b.c", email_verified: false })).toBeNull();
-    const local = "x".repeat(249);
+    const local = "x".repeat(250);
     expect(email({ email: `${local}@b.cd` })).toBe(`${local}@b.cd`); // 255 characters
     expect(email({ email: `${local}@b.cde` })).toBeNull(); // 256
     for (const bad of ["", "   ", "a@b.c\nbcc@evil", 42, ["a@b.c"], null]) expect(email({ email: bad })).toBeNull();

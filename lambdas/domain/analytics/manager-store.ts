@@ -1,4 +1,4 @@
-import type { ManagerCollection, ManagerRow, ManagerSnapshot, MonthActivity, RowKey } from "../manager-aggregates";
+import type { ManagerCollection, ManagerRow, ManagerSnapshot, MonthActivity, RowKey } from "./manager-aggregates";
 
 /** The snapshot's header: when it was computed and from what. */
 export interface SnapshotMeta {
@@ -60,10 +60,4 @@ export interface ManagerStore {
   recordMember(account: string, memberId: string, email: string): Promise<void>;
   /** Normalised email to the member it names, for every member seen in the workspace. */
   membersByEmail(account: string): Promise<ReadonlyMap<string, string>>;
-}
-
-/** Asks for a connection's aggregates to be refreshed; runs elsewhere (an async Lambda, or in process locally). */
-export interface ManagerRefresher {
-  /** `force`: recompute even when the stored records look unchanged (an audit healed records without moving a watermark). */
-  request(job: { readonly connectionId: string; readonly force: boolean }): Promise<void>;
 }

@@ -1,4 +1,5 @@
 import * as v from "valibot";
+import { WholeAmountSchema } from "../records/fields/price";
 
 /*
  * The per-manager aggregates the analytics routes read (docs/analytics-api.md):
@@ -8,7 +9,6 @@ import * as v from "valibot";
  */
 
 const count = v.pipe(v.number(), v.integer(), v.minValue(0));
-const whole = v.pipe(v.number(), v.integer());
 
 /** Sample record ids a row keeps per signal (the same number as a run finding's examples). */
 export const SIGNAL_SAMPLE_IDS = 5;
@@ -24,8 +24,8 @@ export const DayActivitySchema = v.object({
   leads_created: v.optional(count),
   leads_won: v.optional(count),
   leads_lost: v.optional(count),
-  /** Sum of price of the leads won that day. */
-  revenue_won: v.optional(whole),
+  /** Sum of price of the leads won that day, exact (digits as a string beyond 2^53, as prices are stored). */
+  revenue_won: v.optional(WholeAmountSchema),
   /** Leads won that day by whole days from created_at to closed_at ("3": 2 leads); a lead without both dates is not in it. */
   won_days: v.optional(v.record(v.string(), count)),
   tasks_completed: v.optional(count),
