@@ -27,7 +27,8 @@ export async function measureAnalytics(context: BenchContext): Promise<Measureme
   const client = benchClient(context.endpoint);
   const tableName = await freshTable(client, "analytics");
   try {
-    const { records, runs } = dynamoDbAdapters({ client, tableName });
+    const adapters = dynamoDbAdapters({ client, tableName });
+    const { records, runs } = adapters;
     const connectionId = "bench-analytics";
     const now = new Date();
     const runId = newRunId(now);
@@ -74,7 +75,7 @@ export async function measureAnalytics(context: BenchContext): Promise<Measureme
       ],
     };
     context.progress("analytics: the per-manager figures' refresh and route");
-    const managers = await measureManagerFigures(client, tableName, records, connectionId, { leads, tasks, calls, users: MANAGERS });
+    const managers = await measureManagerFigures(adapters, connectionId, { leads, tasks, calls, users: MANAGERS });
     return { tables: [table, managers] };
   } finally {
     await dropTable(client, tableName);

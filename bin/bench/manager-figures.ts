@@ -1,10 +1,6 @@
 import { performance } from "node:perf_hooks";
-import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { DynamoDbConnectionStore } from "../../lambdas/adapters/dynamodb/connections/dynamodb-connection-store";
+import type { DynamoDbAdapters } from "../../lambdas/adapters/dynamodb/dynamodb-adapters";
 import { dynamoDbKeySpace } from "../../lambdas/adapters/dynamodb/dynamodb-key-space";
-import { DynamoDbManagerStore } from "../../lambdas/adapters/dynamodb/managers/dynamodb-manager-store";
-import { DynamoDbRecordScan } from "../../lambdas/adapters/dynamodb/records/record-scan";
-import type { DynamoDbRecordStore } from "../../lambdas/adapters/dynamodb/records/dynamodb-record-store";
 import { refreshManagers } from "../../lambdas/domain/analytics/refresh-managers";
 import type { ApiDeps } from "../../lambdas/domain/analytics/analytics-deps";
 import { makeApiHandler, type ApiEvent } from "../../lambdas/handlers/http/api-handler";
@@ -24,14 +20,11 @@ const ACCOUNT = "bench-analytics-account";
  * from the event to the response. Figures only, never asserted.
  */
 export async function measureManagerFigures(
-  client: DynamoDBClient,
-  tableName: string,
-  records: DynamoDbRecordStore,
+  adapters: DynamoDbAdapters,
   connectionId: string,
   sizes: { readonly leads: number; readonly tasks: number; readonly calls: number; readonly users: number },
 ): Promise<Table> {
-  const managers = new DynamoDbManagerStore({ client, tableName });
-  const connections = new DynamoDbConnectionStore({ client, tableName });
+  const { managers, connections, records, recordScan: scan } = adapters;
   const now = new Date();
   await connections.put({
     id: connectionId, business_account_id: ACCOUNT, crm_type: "custom", base_url: "https://crm.example.com", rate_limit: 5,
@@ -39,8 +32,8 @@ export async function measureManagerFigures(
   });
   const logger = discardingLogger();
   const clock = { now: () => new Date() };
-  const refresh = await refreshManagers({ scan: new DynamoDbRecordScan({ client, tableName }, records), managers, clock, logger }, { connectionId, force: true });
-  const again = await refreshManagers({ scan: new DynamoDbRecordScan({ client, tableName }, records), managers, clock, logger }, { connectionId, force: false });
+  const refresh = await refreshManagers({ scan, managers, clock, logger }, { connectionId, force: true });
+  const again = await refreshManagers({ scan, managers, clock, logger }, { connectionId, force: false });
   // One MOP linked by the owner to the busiest manager.
   await managers.setLink(connectionId, "user-0", "member-0", now.toISOString());
 

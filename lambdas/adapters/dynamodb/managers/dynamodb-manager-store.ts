@@ -20,6 +20,7 @@ import {
 } from "../../../domain/analytics/manager-aggregates";
 import type { ExplicitLink, ManagerStore, RecordIdsPage, SnapshotMeta } from "../../../domain/analytics/manager-store";
 import { DynamoDbTableAdapter } from "../table/dynamodb-table-adapter";
+import { queryAll } from "../table/query-all";
 import { ATTR, recordShardPartitionKeys, watermarkPartitionKey, watermarkSortKey } from "../records/keys";
 import { utf8Bytes } from "../table/key-limits";
 import {
@@ -213,29 +214,20 @@ export class DynamoDbManagerStore extends DynamoDbTableAdapter implements Manage
     }
   }
 
+  /** Every item of the partition, or of its sort keys with `prefix` or `between` two (both included). */
   private async queryAll(query: { pk: string; prefix?: string; between?: readonly [string, string] }): Promise<Item[]> {
-    const items: Item[] = [];
-    let startKey: Item | undefined;
-    do {
-      const condition = query.prefix !== undefined ? " AND begins_with(#sk, :prefix)" : query.between !== undefined ? " AND #sk BETWEEN :low AND :high" : "";
-      const out = await this.client.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          KeyConditionExpression: `#pk = :pk${condition}`,
-          ExpressionAttributeNames: { "#pk": MANAGER_ATTR.pk, ...(condition === "" ? {} : { "#sk": MANAGER_ATTR.sk }) },
-          ExpressionAttributeValues: {
-            ":pk": { S: query.pk },
-            ...(query.prefix === undefined ? {} : { ":prefix": { S: query.prefix } }),
-            ...(query.between === undefined ? {} : { ":low": { S: query.between[0] }, ":high": { S: query.between[1] } }),
-          },
-          ConsistentRead: true,
-          ...(startKey === undefined ? {} : { ExclusiveStartKey: startKey }),
-        }),
-      );
-      items.push(...(out.Items ?? []));
-      startKey = out.LastEvaluatedKey;
-    } while (startKey !== undefined);
-    return items;
+    const condition = query.prefix !== undefined ? " AND begins_with(#sk, :prefix)" : query.between !== undefined ? " AND #sk BETWEEN :low AND :high" : "";
+    return queryAll(this.client, {
+      TableName: this.tableName,
+      KeyConditionExpression: `#pk = :pk${condition}`,
+      ExpressionAttributeNames: { "#pk": MANAGER_ATTR.pk, ...(condition === "" ? {} : { "#sk": MANAGER_ATTR.sk }) },
+      ExpressionAttributeValues: {
+        ":pk": { S: query.pk },
+        ...(query.prefix === undefined ? {} : { ":prefix": { S: query.prefix } }),
+        ...(query.between === undefined ? {} : { ":low": { S: query.between[0] }, ":high": { S: query.between[1] } }),
+      },
+      ConsistentRead: true,
+    });
   }
 }
 

@@ -1,6 +1,5 @@
 import {
   GetItemCommand,
-  QueryCommand,
   TransactWriteItemsCommand,
   TransactionCanceledException,
   type AttributeValue,
@@ -19,6 +18,7 @@ import {
   membersPartitionKey,
   userLinkSortKey,
 } from "./manager-keys";
+import { queryAll } from "../table/query-all";
 
 type Item = Record<string, AttributeValue>;
 type Client = Pick<DynamoDBClient, "send">;
@@ -34,24 +34,14 @@ type Client = Pick<DynamoDBClient, "send">;
 
 const key = (pk: string, sk: string): Item => ({ [MANAGER_ATTR.pk]: { S: pk }, [MANAGER_ATTR.sk]: { S: sk } });
 
-async function queryAll(client: Client, tableName: string, pk: string, prefix: string): Promise<Item[]> {
-  const items: Item[] = [];
-  let startKey: Item | undefined;
-  do {
-    const out = await client.send(
-      new QueryCommand({
-        TableName: tableName,
-        KeyConditionExpression: "#pk = :pk AND begins_with(#sk, :prefix)",
-        ExpressionAttributeNames: { "#pk": MANAGER_ATTR.pk, "#sk": MANAGER_ATTR.sk },
-        ExpressionAttributeValues: { ":pk": { S: pk }, ":prefix": { S: prefix } },
-        ConsistentRead: true,
-        ...(startKey === undefined ? {} : { ExclusiveStartKey: startKey }),
-      }),
-    );
-    items.push(...(out.Items ?? []));
-    startKey = out.LastEvaluatedKey;
-  } while (startKey !== undefined);
-  return items;
+function partitionItems(client: Client, tableName: string, pk: string, prefix: string): Promise<Item[]> {
+  return queryAll(client, {
+    TableName: tableName,
+    KeyConditionExpression: "#pk = :pk AND begins_with(#sk, :prefix)",
+    ExpressionAttributeNames: { "#pk": MANAGER_ATTR.pk, "#sk": MANAGER_ATTR.sk },
+    ExpressionAttributeValues: { ":pk": { S: pk }, ":prefix": { S: prefix } },
+    ConsistentRead: true,
+  });
 }
 
 async function getItem(client: Client, tableName: string, pk: string, sk: string): Promise<Item | null> {
@@ -60,7 +50,7 @@ async function getItem(client: Client, tableName: string, pk: string, sk: string
 }
 
 export async function listLinks(client: Client, tableName: string, connectionId: string): Promise<ExplicitLink[]> {
-  const items = await queryAll(client, tableName, linkPartitionKey(connectionId), USER_LINK_SK_PREFIX);
+  const items = await partitionItems(client, tableName, linkPartitionKey(connectionId), USER_LINK_SK_PREFIX);
   return items.map((item) => ({
     sourceUserId: item[MANAGER_ATTR.sourceUser]?.S ?? "",
     memberId: item[MANAGER_ATTR.member]?.S ?? null,
@@ -181,7 +171,7 @@ export async function recordMember(client: Client, tableName: string, seen: { ac
 }
 
 export async function membersByEmail(client: Client, tableName: string, account: string): Promise<Map<string, string>> {
-  const items = await queryAll(client, tableName, membersPartitionKey(account), EMAIL_SK_PREFIX);
+  const items = await partitionItems(client, tableName, membersPartitionKey(account), EMAIL_SK_PREFIX);
   return new Map(items.flatMap((item) => {
     const email = item[MANAGER_ATTR.email]?.S;
     const member = item[MANAGER_ATTR.member]?.S;

@@ -1,4 +1,3 @@
-import { QueryCommand, type AttributeValue } from "@aws-sdk/client-dynamodb";
 import type { Collection } from "../../../domain/core/entities";
 import type { RecordStore } from "../../../domain/core/ports/record-store";
 import type { RecordScan } from "../../../domain/core/ports/record-scan";
@@ -6,8 +5,7 @@ import { DynamoDbTableAdapter, type DynamoDbTableOptions } from "../table/dynamo
 import { RECORD_TABLE } from "../table/table-definition";
 import { ATTR, recordShardPartitionKeys } from "./keys";
 import { utf8Bytes } from "../table/key-limits";
-
-type Item = Record<string, AttributeValue>;
+import { queryPages } from "../table/query-all";
 
 /**
  * RecordScan on the single table: every shard of the collection read side by
@@ -33,20 +31,16 @@ export class DynamoDbRecordScan extends DynamoDbTableAdapter implements RecordSc
     let bytes = 0;
     await Promise.all(
       recordShardPartitionKeys(connectionId, collection).map(async (pk) => {
-        let startKey: Item | undefined;
-        do {
-          const out = await this.client.send(
-            new QueryCommand({
-              TableName: this.tableName,
-              KeyConditionExpression: options.since === undefined ? "#pk = :pk" : "#pk = :pk AND #newest >= :since",
-              ExpressionAttributeNames: { "#pk": ATTR.pk, ...(options.since === undefined ? {} : { "#newest": ATTR.newest }) },
-              ExpressionAttributeValues: { ":pk": { S: pk }, ...(options.since === undefined ? {} : { ":since": { S: options.since } }) },
-              ...(options.since === undefined ? { ConsistentRead: true } : { IndexName: RECORD_TABLE.newestIndex.name }),
-              ...(startKey === undefined ? {} : { ExclusiveStartKey: startKey }),
-            }),
-          );
+        const pages = queryPages(this.client, {
+          TableName: this.tableName,
+          KeyConditionExpression: options.since === undefined ? "#pk = :pk" : "#pk = :pk AND #newest >= :since",
+          ExpressionAttributeNames: { "#pk": ATTR.pk, ...(options.since === undefined ? {} : { "#newest": ATTR.newest }) },
+          ExpressionAttributeValues: { ":pk": { S: pk }, ...(options.since === undefined ? {} : { ":since": { S: options.since } }) },
+          ...(options.since === undefined ? { ConsistentRead: true } : { IndexName: RECORD_TABLE.newestIndex.name }),
+        });
+        for await (const items of pages) {
           const docs: Readonly<Record<string, unknown>>[] = [];
-          for (const item of out.Items ?? []) {
+          for (const item of items) {
             const text = item[ATTR.doc]?.S;
             if (text === undefined) continue;
             bytes += utf8Bytes(text);
@@ -58,8 +52,7 @@ export class DynamoDbRecordScan extends DynamoDbTableAdapter implements RecordSc
           }
           records += docs.length;
           visit(docs);
-          startKey = out.LastEvaluatedKey;
-        } while (startKey !== undefined);
+        }
       }),
     );
     return { records, bytes };
