@@ -24,6 +24,11 @@ const median = (values: number[]): number | null => {
   return (sorted[Math.floor((sorted.length - 1) / 2)]! + sorted[Math.floor(sorted.length / 2)]!) / 2;
 };
 
+/** As the API writes a whole amount: a JSON number while it is a safe integer, else its digits. */
+const amount = (value: bigint): number | string => (value >= -BigInt(Number.MAX_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(value) : value.toString());
+/** total / count rounded to the nearest whole, a half away from zero: twice the total plus or minus the count, over twice the count. */
+const halfAwayFromZero = (total: bigint, count: bigint): bigint => (total >= 0n ? (2n * total + count) / (2n * count) : -((-2n * total + count) / (2n * count)));
+
 export function expectedFigures(data: CrmData, userId: string | null, period: Period, now: string, idleDays = 14) {
   const users = new Set((data.users ?? []).map((user) => user["id"]));
   const kinds = new Map((data.pipelines ?? []).flatMap((p) => (p["stages"] as RawRecord[]).map((s) => [`${p["id"]}/${s["id"]}`, s["kind"]] as const)));
@@ -33,7 +38,8 @@ export function expectedFigures(data: CrmData, userId: string | null, period: Pe
   const won = leads.filter((lead) => kindOf(lead) === "won" && within(lead["closed_at"], period));
   const lost = leads.filter((lead) => kindOf(lead) === "lost" && within(lead["closed_at"], period));
   const open = leads.filter((lead) => kindOf(lead) !== "won" && kindOf(lead) !== "lost");
-  const revenue = won.reduce((sum, lead) => sum + Math.trunc(Number(lead["price"])), 0);
+  // Exact: a price's whole part as written (a numeric string keeps every digit), summed as a BigInt.
+  const revenue = won.reduce((sum, lead) => sum + BigInt(String(lead["price"] ?? 0).trim().split(".")[0]!), 0n);
   const tasks = (data.tasks ?? []).filter(mine);
   const openTasks = tasks.filter((task) => task["is_completed"] !== true);
   const overdue = openTasks.filter((task) => typeof task["due_at"] === "string" && Date.parse(task["due_at"] as string) < Date.parse(now));
@@ -69,8 +75,8 @@ export function expectedFigures(data: CrmData, userId: string | null, period: Pe
       won: won.length,
       lost: lost.length,
       conversion: won.length + lost.length === 0 ? null : won.length / (won.length + lost.length),
-      revenue_won: revenue,
-      average_won_deal: won.length === 0 ? null : Math.round(revenue / won.length),
+      revenue_won: amount(revenue),
+      average_won_deal: won.length === 0 ? null : amount(halfAwayFromZero(revenue, BigInt(won.length))),
       median_days_to_won: median(won.map((lead) => Math.floor((Date.parse(lead["closed_at"] as string) - Date.parse(lead["created_at"] as string)) / DAY))),
     },
     tasks: { open: openTasks.length, overdue: overdue.length, completed: completed.length, completed_by_due: withDue.length === 0 ? null : onTime.length / withDue.length },
