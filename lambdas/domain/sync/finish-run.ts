@@ -7,6 +7,7 @@ import { endUnfinishedEntities } from "./fail-unfinished-entities";
 import { serviceFailure } from "./entity-failure";
 import type { SyncState } from "./sync-state";
 import { runEndNotices } from "./run-end-notices";
+import { requestManagerRefresh } from "./manager-refresh-request";
 import { runModeOf } from "../core/run-mode";
 import type { AuditSummary } from "../core/audit-summary";
 
@@ -46,7 +47,7 @@ export async function finishRun(deps: SyncDeps, state: SyncState): Promise<Finis
     const audit = runModeOf(run.run_id) === "audit" ? await auditOf(deps, run.connection_id, run.run_id) : null;
     await runEndNotices(deps, run, { ...summary, status, finished_at: finishedAt }, audit);
   }
-  await requestManagerRefresh(deps, run.connection_id, runModeOf(run.run_id) === "audit");
+  await requestManagerRefresh(deps, run);
   deps.metrics.count(status === "succeeded" ? METRIC.runsSucceeded : METRIC.runsFailed, 1);
   deps.logger.info("run finished", {
     connection_id: run.connection_id,
@@ -56,21 +57,6 @@ export async function finishRun(deps: SyncDeps, state: SyncState): Promise<Finis
     unresolved_won_lost: summary?.unresolved_won_lost ?? 0,
   });
   return { run_id: run.run_id, status };
-}
-
-/**
- * The per-manager figures are recomputed after every run (the refresh itself
- * skips a run that wrote nothing); an audit's heals move no watermark, so its
- * end forces one. A refresh that cannot be asked for never fails the run: the
- * next run's end asks again.
- */
-async function requestManagerRefresh(deps: SyncDeps, connectionId: string, force: boolean): Promise<void> {
-  if (deps.managerRefresher === undefined) return;
-  try {
-    await deps.managerRefresher.request({ connectionId, force });
-  } catch (error) {
-    deps.logger.error("manager figures refresh not requested", { connection_id: connectionId, error: error instanceof Error ? error.name : String(error) });
-  }
 }
 
 /** The audit's summary with its heal counts, for "Audit Finished"; null (and logged) when it cannot be read: the run still ends. */
