@@ -16,9 +16,13 @@ export interface LinkableUser {
   readonly is_active: boolean;
 }
 
-/** An email as links compare it: trimmed, lower case; null when nothing is left. */
+/**
+ * An email as links compare it: trimmed, lower case, in Unicode's composed
+ * form (a CRM and an identity provider may write "é" as one code point or
+ * two); null when nothing is left.
+ */
 export function normalisedEmail(email: string | null | undefined): string | null {
-  const trimmed = (email ?? "").trim().toLowerCase();
+  const trimmed = (email ?? "").normalize("NFC").trim().toLowerCase();
   return trimmed === "" ? null : trimmed;
 }
 

@@ -17,6 +17,17 @@ describe("links of CRM users to members", () => {
     expect(links.get("carla")).toEqual({ memberId: null, kind: null });
   });
 
+  test("emails match in any Unicode case and composition: É and é, one code point or e and a combining accent", () => {
+    const composed = "Jos\u00e9.N\u00fa\u00f1ez@example.com";
+    const decomposed = "JOSE\u0301.NU\u0301N\u0303EZ@EXAMPLE.COM";
+    expect(composed).not.toBe(decomposed.toLowerCase());
+    expect(normalisedEmail(decomposed)).toBe(normalisedEmail(composed));
+    const links = resolveLinks([{ id: "jose", email: ` ${decomposed}\u00a0`, is_active: true }], [], new Map([[normalisedEmail(composed)!, "m-jose"]]));
+    expect(links.get("jose")).toEqual({ memberId: "m-jose", kind: "email" });
+    // Different letters stay different: e and é are two emails.
+    expect(normalisedEmail("jose@example.com")).not.toBe(normalisedEmail(composed.replace(".N\u00fa\u00f1ez", "")));
+  });
+
   test("the owner's link wins over email, and the member it names is linked by email nowhere else on the connection", () => {
     const links = resolveLinks(users, [{ sourceUserId: "carla", memberId: "m-anna", at: "t" }], members);
     expect(links.get("carla")).toEqual({ memberId: "m-anna", kind: "owner" });
