@@ -21,6 +21,8 @@ async function chooseConnection(outlet: HTMLElement, title: string, routeId: str
     status.textContent = (error as Error).message;
     return null;
   }
+  // Another route rendered while the list loaded: this page is gone, and must not take the outlet back.
+  if (!outlet.contains(status)) return null;
   if (connections.length === 0) {
     status.textContent = "No CRM is connected to this workspace yet. The workspace owner connects one; its figures show here after its first sync.";
     return null;
