@@ -197,6 +197,34 @@ describe("ROP", () => {
   });
 });
 
+describe("hostile values on the analytics routes: a clear 4xx naming the field, or an empty answer, never a 5xx", () => {
+  test("ids at and past the table's key limit, control characters, other digits, unknown collections and cursors", async () => {
+    const rop = await api.token("acct-managers", "ROP");
+    const get = (path: string) => api.request("GET", `${ANALYTICS}/${id}/${path}`, { token: rop });
+    // 255 four-byte characters (1,020 UTF-8 bytes) and a NUL: ids no user has, so nothing is listed.
+    for (const userId of ["\u{1F600}".repeat(255), "u-anna\u0000", " u-anna"]) {
+      const response = await get(`leads?user_id=${encodeURIComponent(userId)}`);
+      expect(response.status, JSON.stringify(userId).slice(0, 20)).toBe(200);
+      expect(response.body.data).toEqual([]);
+    }
+    // Past the key limit (1,024 bytes): no record could have it.
+    expect((await get(`leads?user_id=${"x".repeat(1025)}`)).status).toBe(404);
+    expect((await get(`leads/${"x".repeat(1025)}`)).status).toBe(404);
+    expect((await get(`leads/${encodeURIComponent("\u{1F600}".repeat(256))}`)).status).toBe(404);
+    expect((await get("contacts?user_id=u-anna")).status).toBe(404);
+    for (const [query, field] of [["limit=0", "limit"], ["limit=1001", "limit"], ["limit=1e3", "limit"], ["limit=-1", "limit"], [`limit=${encodeURIComponent("\uFF11\uFF10")}`, "limit"], ["unassigned=false", "unassigned"], ["user_id=", "user_id"]] as const) {
+      const response = await get(`leads?${query}`);
+      expect(response.status, query).toBe(422);
+      expect(response.body.error.field, query).toBe(field);
+    }
+    const cursor = await get(`leads?user_id=${ANNA.id}&cursor=not-a-cursor-we-issued`);
+    expect(cursor.status).toBe(422);
+    const period = await figures(rop, `?from=${encodeURIComponent("\uFF12\uFF10\uFF12\uFF16-03-01")}`);
+    expect(period.status).toBe(422);
+    expect(period.body.error.field).toBe("from");
+  });
+});
+
 describe("the figures follow the stored records from run to run", () => {
   const refreshes = () => api.logger.lines.filter((line) => line["message"] === "manager figures refreshed" && line["connection_id"] === id).length;
   const sync = async () => {
