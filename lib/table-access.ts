@@ -76,11 +76,11 @@ export const TABLE_ACCESS = {
   Api: ["dynamodb:Query", "dynamodb:BatchGetItem", ...START_SYNC],
   /**
    * refreshManagers (lambdas/domain/analytics/refresh-managers.ts): managers.recordsVersion and the record
-   * scan (Query; the events by the newest index, granted apart; a split record through records.getRecord,
-   * GetItem), the stored snapshot (Query, GetItem of its header) and its items written over older ones
-   * (PutItem, DeleteItem).
+   * scan (Query; the events by the newest index, granted apart, which lists keys: their heads by BatchGetItem;
+   * a split record through records.getRecord, GetItem), the stored snapshot (Query, GetItem of its header)
+   * and its items written over older ones (PutItem, DeleteItem).
    */
-  ManagerRefresh: ["dynamodb:Query", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:DeleteItem"],
+  ManagerRefresh: ["dynamodb:Query", "dynamodb:BatchGetItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:DeleteItem"],
   /** testConnection: connections.get (GetItem), limiter.acquire (GetItem, PutItem of the slot log). */
   TestConnectionApi: ["dynamodb:GetItem", "dynamodb:PutItem"],
   /** runPreflightJob: connections.get and preflights.get (GetItem), preflights.put and the limiter's slot (GetItem, PutItem). */

@@ -169,12 +169,12 @@ describe("CDK stack: IAM", () => {
     });
   });
 
-  test("least privilege: DeleteItem only where the code deletes (FinishRun, Dispatcher, Api, the purge, the managers' refresh), BatchWriteItem only for the purge's deletes, BatchGetItem only for the tick's count of live runs, an audit page's read of the stored versions and the API's newest-first listing (its index projects keys only), ConditionCheckItem only for the page task's fence", () => {
+  test("least privilege: DeleteItem only where the code deletes (FinishRun, Dispatcher, Api, the purge, the managers' refresh), BatchWriteItem only for the purge's deletes, BatchGetItem only for the tick's count of live runs, an audit page's read of the stored versions, the API's newest-first listing and the managers' refresh's recent events (the index projects keys only), ConditionCheckItem only for the page task's fence", () => {
     const holders = (action: string) => rolesWithAction(action);
     const ids = (...names: string[]) => names.map((name) => roleId(functions[name]!)).sort();
     expect(holders("dynamodb:DeleteItem")).toEqual(ids("FinishRun", "Dispatcher", "Api", "PurgeDeleted", "ManagerRefresh"));
     expect(holders("dynamodb:BatchWriteItem")).toEqual(ids("PurgeDeleted"));
-    expect(holders("dynamodb:BatchGetItem")).toEqual(ids("SyncPage", "Dispatcher", "Api"));
+    expect(holders("dynamodb:BatchGetItem")).toEqual(ids("SyncPage", "Dispatcher", "Api", "ManagerRefresh"));
     expect(holders("dynamodb:ConditionCheckItem")).toEqual(ids("SyncPage"));
     // FinishRun reads the connection's freshness (its watermark items) at the run's end.
     expect(holders("dynamodb:Query")).toEqual(ids("SyncPage", "FinishRun", "Dispatcher", "Api", "PurgeDeleted", "ManagerRefresh"));

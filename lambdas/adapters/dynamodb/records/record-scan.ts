@@ -6,11 +6,13 @@ import { RECORD_TABLE } from "../table/table-definition";
 import { ATTR, recordShardPartitionKeys } from "./keys";
 import { utf8Bytes } from "../table/key-limits";
 import { queryPages } from "../table/query-all";
+import { readNewestHeads } from "./newest-heads";
 
 /**
  * RecordScan on the single table: every shard of the collection read side by
  * side, a Query page (1 MB) at a time, no merge (./keys.ts). With `since`, the
- * newest index instead (sort value at or after it). A record split into parts
+ * newest index instead (sort value at or after it; it lists keys, the heads are
+ * read from the table, ./newest-heads.ts). A record split into parts
  * (rare: over 350 KB) is read whole through the record store.
  */
 export class DynamoDbRecordScan extends DynamoDbTableAdapter implements RecordScan {
@@ -38,7 +40,9 @@ export class DynamoDbRecordScan extends DynamoDbTableAdapter implements RecordSc
           ExpressionAttributeValues: { ":pk": { S: pk }, ...(options.since === undefined ? {} : { ":since": { S: options.since } }) },
           ...(options.since === undefined ? { ConsistentRead: true } : { IndexName: RECORD_TABLE.newestIndex.name }),
         });
-        for await (const items of pages) {
+        for await (const page of pages) {
+          // The newest-first index lists keys only: the heads themselves come from the table.
+          const items = options.since === undefined ? page : await readNewestHeads(this.client, this.tableName, page);
           const docs: Readonly<Record<string, unknown>>[] = [];
           for (const item of items) {
             const text = item[ATTR.doc]?.S;
