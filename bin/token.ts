@@ -1,7 +1,9 @@
 /**
  * Prints a session token valid for the local runtime, and nothing else, on stdout:
  *
- *   npm run --silent token -- --account ACC --role owner|ROP|MOP [--user U] [--ttl SECONDS] [--data-dir DIR]
+ *   npm run --silent token -- --account ACC --role owner|ROP|MOP [--user U] [--email E] [--ttl SECONDS] [--data-dir DIR]
+ *
+ * `--email` adds the standard `email` claim: a MOP whose email is a CRM user's is linked to that user.
  *
  * The token is signed with the local identity provider's key in the data dir
  * (default: $DATA_DIR, else ./.data), the one the local runtime verifies with.

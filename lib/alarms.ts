@@ -196,8 +196,9 @@ export class Alarms extends Construct {
     // Lambda: errors of the functions that never fail because of a source, throttles of all. The public OpenApi
     // function is left out of both: its every error or throttle is an API 5xx, which ApiServerErrors counts, and its
     // reserved concurrency of 5 throttles a flood on the public route on purpose. (CloudWatch takes at most 10 metrics
-    // in one alarm: both sums are at 10.)
-    const quiet = Object.entries(props.functions).filter(([name]) => name !== "SyncPage" && name !== "OpenApi");
+    // in one alarm: both sums are at 10.) The per-manager refresh has its own errors alarm for the same reason, and
+    // its async invokes are retried by Lambda, so throttling it is harmless.
+    const quiet = Object.entries(props.functions).filter(([name]) => name !== "SyncPage" && name !== "OpenApi" && name !== "ManagerRefresh");
     this.add(
       "LambdaErrors",
       sum("Errors", Object.fromEntries(quiet.map(([name, fn]) => [name, fn.function.metricErrors({ period: PERIOD })]))),
@@ -205,7 +206,11 @@ export class Alarms extends Construct {
       `Errors of ${quiet.map(([name]) => name).join(", ")} (SyncPage's errors include customers' sources and are left out; OpenApi's are API 5xx answers)`,
     );
     // The purge's reserved concurrency of 1 throttles an overlapping hourly run on purpose; Lambda retries that event itself.
-    const throttled = Object.entries(props.functions).filter(([name]) => name !== "PurgeDeleted" && name !== "OpenApi");
+    const refresh = props.functions["ManagerRefresh"];
+    if (refresh !== undefined) {
+      this.add("ManagerRefreshErrors", refresh.function.metricErrors({ period: PERIOD }), 1, "The per-manager figures' refresh failed (its log says the connection): their figures stay as the last refresh left them");
+    }
+    const throttled = Object.entries(props.functions).filter(([name]) => name !== "PurgeDeleted" && name !== "OpenApi" && name !== "ManagerRefresh");
     this.add(
       "LambdaThrottles",
       sum("Throttles", Object.fromEntries(throttled.map(([name, fn]) => [name, fn.function.metricThrottles({ period: PERIOD })]))),

@@ -116,7 +116,7 @@ export class CrmIntegrationStack extends Stack {
     new CfnOutput(this, "DashboardName", { value: this.dashboard.dashboard.dashboardName, description: "CloudWatch dashboard of the service" });
   }
 
-  /** The stack's twelve functions, by a short name (alarms, dashboard, tests). */
+  /** The stack's functions, by a short name (alarms, dashboard, tests). */
   functions(): Record<string, ServiceFunction> {
     const tasks = this.syncFunctions.tasks;
     return {
@@ -132,6 +132,7 @@ export class CrmIntegrationStack extends Stack {
       PreflightWorker: this.api.preflightWorkerFunction,
       PreflightFailed: this.api.preflightFailedFunction,
       PurgeDeleted: this.purge.purger,
+      ManagerRefresh: this.syncFunctions.managerRefresh,
     };
   }
 }

@@ -25,7 +25,8 @@ export type EntryPoint =
   | "openapi-document"
   | "preflight-worker"
   | "preflight-failed"
-  | "purge-deleted-connections";
+  | "purge-deleted-connections"
+  | "manager-refresh";
 
 export const entryPath = (entry: EntryPoint): string => fileURLToPath(new URL(`../lambdas/runtimes/aws/entrypoints/${entry}.ts`, import.meta.url));
 
@@ -153,4 +154,6 @@ export const FUNCTION_SIZES = {
   preflightFailed: { memorySize: 256, timeout: Duration.seconds(30) },
   /** The hourly purge: PURGE_MAX_ITEMS_PER_INVOCATION deletes take minutes at most; the rest waits for the next hour. */
   purge: { memorySize: 512, timeout: Duration.minutes(15) },
+  /** A connection's every lead, task and call read and folded into per-manager aggregates (docs/analytics-api.md): Lambda's longest run, memory for the ids it keeps. */
+  managerRefresh: { memorySize: 1024, timeout: Duration.minutes(15) },
 } as const;

@@ -41,6 +41,8 @@ export interface SyncFunctionsProps {
  */
 export class SyncFunctions extends Construct {
   readonly tasks: Readonly<Record<SyncTaskName, ServiceFunction>>;
+  /** Recomputes a connection's per-manager aggregates; FinishRun invokes it asynchronously (docs/analytics-api.md). */
+  readonly managerRefresh: ServiceFunction;
 
   constructor(scope: Construct, id: string, props: SyncFunctionsProps) {
     super(scope, id);
@@ -51,13 +53,23 @@ export class SyncFunctions extends Construct {
       ALLOW_LOOPBACK_SOURCES: "false",
       SYNC_SCHEDULE: props.scheduleLabel,
     };
+    this.managerRefresh = new ServiceFunction(this, "ManagerRefresh", {
+      entry: "manager-refresh",
+      description: "Per-manager figures: recompute a connection's aggregates from its stored records (async, from FinishRun)",
+      ...FUNCTION_SIZES.managerRefresh,
+      environment: { TABLE_NAME: props.table.table.tableName },
+      logRetention: props.logRetention,
+    });
+    props.table.grantItemActions(this.managerRefresh.role, TABLE_ACCESS.ManagerRefresh);
+    // The events of the idle window are read newest first through the index.
+    props.table.grantNewestIndexQuery(this.managerRefresh.role);
     const make = (name: SyncTaskName): ServiceFunction => {
       const task = SYNC_TASKS[name];
       const fn = new ServiceFunction(this, name, {
         entry: task.entry,
         description: task.description,
         ...(name === "SyncPage" ? FUNCTION_SIZES.syncPage : FUNCTION_SIZES.syncStep),
-        environment,
+        environment: name === "FinishRun" ? { ...environment, MANAGER_REFRESH_FUNCTION_NAME: this.managerRefresh.alias.functionArn } : environment,
         logRetention: props.logRetention,
         ...(name === "SyncPage" ? { reservedConcurrency: props.pageTaskConcurrency } : {}),
       });
@@ -74,6 +86,7 @@ export class SyncFunctions extends Construct {
     props.tokenKey.grantDecryptToken(this.tasks.SyncPage.role);
     // FinishRun sends a run's or an audit's end and a connection going stale.
     grantServiceEvents(this.tasks.FinishRun);
+    this.managerRefresh.alias.grantInvoke(this.tasks.FinishRun.role);
   }
 }
 

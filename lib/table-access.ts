@@ -71,9 +71,17 @@ export const TABLE_ACCESS = {
    * records.resetWatermarks on a sync_since change (UpdateItem of the lock,
    * UpdateItem of each watermark, keeping data_as_of), records.listRecords (Query,
    * TransactGetItems = GetItem; newest first, BatchGetItem of the heads the keys-only index listed),
-   * runs.get / list, and startSync.
+   * runs.get / list, and startSync. The managers' routes: links and members (Query, GetItem, and
+   * transactions of Puts and Deletes), the snapshot's items (Query, GetItem).
    */
   Api: ["dynamodb:Query", "dynamodb:BatchGetItem", ...START_SYNC],
+  /**
+   * refreshManagers (lambdas/domain/analytics/refresh-managers.ts): managers.recordsVersion and the record
+   * scan (Query; the events by the newest index, granted apart, which lists keys: their heads by BatchGetItem;
+   * a split record through records.getRecord, GetItem), the stored snapshot (Query, GetItem of its header)
+   * and its items written over older ones (PutItem, DeleteItem).
+   */
+  ManagerRefresh: ["dynamodb:Query", "dynamodb:BatchGetItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:DeleteItem"],
   /** testConnection: connections.get (GetItem), limiter.acquire (GetItem, PutItem of the slot log). */
   TestConnectionApi: ["dynamodb:GetItem", "dynamodb:PutItem"],
   /** runPreflightJob: connections.get and preflights.get (GetItem), preflights.put and the limiter's slot (GetItem, PutItem). */

@@ -8,6 +8,7 @@ import { dynamoDbAdapters } from "../../lambdas/adapters/dynamodb/dynamodb-adapt
 import { newRunId } from "../../lambdas/domain/sync/run-id";
 import { benchClient, bySize, discardingLogger, dropTable, freshTable, type BenchContext, type MeasurementResult } from "./bench-env";
 import { num, type Table } from "./table";
+import { measureManagerFigures } from "./manager-figures";
 
 const PIPELINES = 3;
 const STAGES_PER_PIPELINE = 6; // open stages, then one won and one lost
@@ -16,6 +17,9 @@ const WRITERS = 8;
 /** Requests of the funnel route timed, one after another. */
 const REQUESTS = 25;
 const ACCOUNT = "bench-account";
+/** Managers the records are spread over (responsible_user_id), and the days their dates span. */
+const MANAGERS = 20;
+const HISTORY_DAYS = 730;
 
 /**
  * 7. The funnel for one connection: its figures' refresh at a run's end (read every pipeline, stage, lead, task and
@@ -30,7 +34,8 @@ export async function measureAnalytics(context: BenchContext): Promise<Measureme
   const client = benchClient(context.endpoint);
   const tableName = await freshTable(client, "analytics");
   try {
-    const { records, runs, figures, connections } = dynamoDbAdapters({ client, tableName });
+    const adapters = dynamoDbAdapters({ client, tableName });
+    const { records, runs, figures, connections } = adapters;
     const connectionId = "bench-analytics";
     const now = new Date();
     await connections.put({
@@ -48,7 +53,7 @@ export async function measureAnalytics(context: BenchContext): Promise<Measureme
     const leaseUntil = new Date(now.getTime() + 3_600_000).toISOString();
     await runs.begin({ connectionId, runId, startedAt: now.toISOString(), leaseUntil });
 
-    const writes = datasetWrites(leads, tasks, calls);
+    const writes = datasetWrites(leads, tasks, calls, now);
     context.progress(`analytics: storing ${writes.length.toLocaleString("en-US")} records (${leads.toLocaleString("en-US")} leads)`);
     const storeStarted = performance.now();
     let next = 0;
@@ -100,16 +105,27 @@ export async function measureAnalytics(context: BenchContext): Promise<Measureme
         "The refresh: every pipeline, stage, lead, task and call read (1,000 per query, the five collections in parallel), computed in one pass, the figures item written; in FinishRun it stops at 20 s and keeps the last figures.",
       ],
     };
-    return { tables: [table] };
+    context.progress("analytics: the per-manager figures' refresh and route");
+    const managers = await measureManagerFigures(adapters, connectionId, { leads, tasks, calls, users: MANAGERS });
+    return { tables: [table, managers] };
   } finally {
     await dropTable(client, tableName);
     client.destroy();
   }
 }
 
-/** Canonical documents as the ingestion stores them: a third of leads won or lost, tasks and calls on leads. */
-function datasetWrites(leads: number, tasks: number, calls: number): RecordWrite[] {
+/**
+ * Canonical documents as the ingestion stores them: a third of leads won or
+ * lost, tasks and calls on leads, each with a responsible user among MANAGERS
+ * and dates over the HISTORY_DAYS before `now`.
+ */
+function datasetWrites(leads: number, tasks: number, calls: number, now: Date): RecordWrite[] {
   const writes: RecordWrite[] = [];
+  const day = 86_400_000;
+  const at = (i: number, shift = 0) => new Date(now.getTime() - ((i * 7919) % HISTORY_DAYS) * day + shift * day).toISOString();
+  for (let u = 0; u < MANAGERS; u += 1) {
+    writes.push({ collection: "users", key: [`user-${u}`], doc: { id: `user-${u}`, name: `Manager ${u}`, email: `manager-${u}@example.com`, role: "MOP", is_active: u % 7 !== 6 } });
+  }
   for (let p = 0; p < PIPELINES; p += 1) {
     const pipelineId = `pipeline-${p}`;
     writes.push({ collection: "pipelines", key: [pipelineId], doc: { id: pipelineId, name: `Pipeline ${p}`, is_archived: false, sort: p } });
@@ -135,15 +151,26 @@ function datasetWrites(leads: number, tasks: number, calls: number): RecordWrite
         is_won: s === STAGES_PER_PIPELINE - 2,
         is_lost: s === STAGES_PER_PIPELINE - 1,
         is_deleted: false,
+        responsible_user_id: `user-${i % MANAGERS}`,
+        created_at: at(i),
+        closed_at: s >= STAGES_PER_PIPELINE - 2 ? at(i, 3 + (i % 40)) : null,
         updated_at: "2026-02-03T08:00:00.000Z",
       },
     });
   }
   for (let i = 0; i < tasks; i += 1) {
-    writes.push({ collection: "tasks", key: [`task-${i}`], doc: { id: `task-${i}`, lead_id: `lead-${i * 7 % leads}`, is_completed: i % 3 === 0, due_at: i % 2 === 0 ? "2000-01-01T00:00:00.000Z" : "2999-01-01T00:00:00.000Z" } });
+    writes.push({
+      collection: "tasks",
+      key: [`task-${i}`],
+      doc: { id: `task-${i}`, lead_id: `lead-${i * 7 % leads}`, responsible_user_id: `user-${i % MANAGERS}`, is_completed: i % 3 === 0, due_at: i % 2 === 0 ? "2000-01-01T00:00:00.000Z" : "2999-01-01T00:00:00.000Z", completed_at: i % 3 === 0 ? at(i) : null, updated_at: at(i) },
+    });
   }
   for (let i = 0; i < calls; i += 1) {
-    writes.push({ collection: "calls", key: [`call-${i}`], doc: { id: `call-${i}`, lead_id: `lead-${i * 11 % leads}`, direction: "out", duration_seconds: i % 4 === 0 ? 0 : 60 } });
+    writes.push({
+      collection: "calls",
+      key: [`call-${i}`],
+      doc: { id: `call-${i}`, lead_id: `lead-${i * 11 % leads}`, responsible_user_id: `user-${i % MANAGERS}`, direction: i % 3 === 0 ? "in" : "out", duration_seconds: i % 4 === 0 ? 0 : 60, created_at: at(i) },
+    });
   }
   return writes;
 }

@@ -1,8 +1,6 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { subscribe } from "node:diagnostics_channel";
 import { performance } from "node:perf_hooks";
-import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import type { SyncEntity } from "../../lambdas/domain/core/entities";
 import { SyncError } from "../../lambdas/domain/core/errors";
 import type { Logger } from "../../lambdas/domain/core/ports/logger";
 import type { RateLimiter } from "../../lambdas/domain/core/ports/rate-limiter";
@@ -22,6 +20,8 @@ import { startSync } from "../../lambdas/domain/sync/start-sync";
 import type { RunMode } from "../../lambdas/domain/core/run-mode";
 import type { SyncState } from "../../lambdas/domain/sync/sync-state";
 import { benchClient, discardingLogger, sleep } from "./bench-env";
+import { limiterCallsMs, timeDynamoDbCalls } from "./dynamodb-call-timing";
+import type { PageSample, TaskSample } from "./page-sample";
 
 /**
  * The local sync (createLocalSync: the real stores on DynamoDB Local, the real
@@ -41,79 +41,6 @@ import { benchClient, discardingLogger, sleep } from "./bench-env";
  * are not counted as the service's DynamoDB time.
  */
 
-/** One SyncPage task. Times in ms (performance.now). */
-export interface PageSample {
-  readonly entity: SyncEntity;
-  readonly page: number;
-  readonly startedAt: number;
-  endedAt: number;
-  /** Records in the fetched page (data.length); 0 when nothing was fetched. */
-  records: number;
-  hasMore: boolean;
-  fetchMs: number;
-  /**
-   * Whole acquire() calls for this page's request (taken while the task reads the connection; a stale slot is
-   * re-taken: then more than one): waiting for a slot plus the limiter's own DynamoDB calls.
-   */
-  acquireMs: number;
-  /** When this page's request left for the source (ms after the task started). */
-  fetchOffsetMs: number;
-  /** The slot this page's request went out on (epoch ms, the limiter's clock), if it made one. */
-  slotAt: number | null;
-  /** Date.now() when the request was handed to the HTTP client (the clock of the slot and of the source's stamp). */
-  sentAtEpoch: number | null;
-  /** Date.now() when undici wrote its headers to the socket (its `undici:client:sendHeaders` diagnostics channel). */
-  writtenAtEpoch: number | null;
-  /** acquire() calls: 1, plus one for each slot that went stale before its request was sent. */
-  acquires: number;
-  /** The DynamoDB part of acquireMs: the limiter's own calls (its log's item), not the connection read made meanwhile. */
-  acquireDdbMs: number;
-  /** Every DynamoDB call of the task, the limiter's included (summed: overlapping calls count twice). */
-  ddbMs: number;
-  ddbCalls: number;
-  /** Wall time with at least one DynamoDB call of the task in flight. */
-  ddbBusyMs: number;
-  /** DynamoDB round trips on the task's critical path: calls that started while none was in flight (calls that overlap count once). */
-  ddbRoundTrips: number;
-  commitMs: number;
-  /** Every DynamoDB call of the task, labelled by what it is (see callLabel), in the order they started. */
-  calls: DynamoDbCallSample[];
-  failed: boolean;
-}
-
-/** One DynamoDB call of a page task: its label, when it started (ms after the task started) and its duration. */
-export interface DynamoDbCallSample {
-  readonly label: string;
-  readonly offsetMs: number;
-  readonly ms: number;
-}
-
-export const handlerMs = (sample: PageSample) => sample.endedAt - sample.startedAt;
-/** The service's own time on a page: the task's time minus the source's answer (fetch). */
-export const overheadMs = (sample: PageSample) => handlerMs(sample) - sample.fetchMs;
-/**
- * Time the rate limit held the page up: waiting in acquire, minus its DynamoDB
- * calls. (A slot recorded ahead by the limiter's write lead is waited for after
- * acquire; that wait falls in the time before the fetch, fetchOffsetMs.)
- */
-export const limiterWaitMs = (sample: PageSample) => sample.acquireMs - sample.acquireDdbMs;
-/** Slots taken and left unused because they went stale before the request could leave: every acquire after the first. */
-export const staleSlots = (sample: PageSample) => Math.max(0, sample.acquires - 1);
-/** In-process work: validation, normalisation, planning, JSON, crypto, SDK marshalling not inside the call timer. */
-export const inProcessMs = (sample: PageSample) => handlerMs(sample) - sample.fetchMs - limiterWaitMs(sample) - sample.ddbBusyMs;
-
-/** A full page of leads in the middle of the entity (not its last page, which also finishes the entity). */
-export const isFullLeadsPage = (sample: PageSample) =>
-  sample.entity === "leads" && sample.records === 100 && sample.hasMore && !sample.failed;
-
-/** Any Task state's run on the engine (or in the plain loop). */
-export interface TaskSample {
-  readonly state: string;
-  /** The execution that ran it (a page-loop segment's, for a page task on the state machine). */
-  readonly executionId?: string;
-  readonly startedAt: number;
-  readonly endedAt: number;
-}
 
 export interface SyncMeasurement {
   readonly summary: RunSummary;
@@ -379,60 +306,6 @@ async function retried<T>(attempt: () => Promise<T>): Promise<T> {
   }
 }
 
-interface DynamoDbTiming {
-  /** Each call's duration (serialisation, signing, HTTP, parsing, SDK retries), what it was, and when it started. */
-  call(ms: number, label: string, startedAt: number): void;
-  /** A call started while no other was in flight: one more round trip on the critical path. */
-  roundTrip(): void;
-  /** A stretch of time with calls in flight has ended. */
-  busy(ms: number): void;
-}
-
-function timeDynamoDbCalls(client: DynamoDBClient, timing: DynamoDbTiming): void {
-  let inFlight = 0;
-  let busySince = 0;
-  client.middlewareStack.add(
-    (next, context) => async (args) => {
-      const started = performance.now();
-      const label = callLabel(context.commandName ?? "call", args.input as Record<string, unknown>);
-      if (inFlight++ === 0) {
-        busySince = started;
-        timing.roundTrip();
-      }
-      try {
-        return await next(args);
-      } finally {
-        const ended = performance.now();
-        timing.call(ended - started, label, started);
-        if (--inFlight === 0) timing.busy(ended - busySince);
-      }
-    },
-    { step: "initialize", name: "benchTiming", priority: "high" },
-  );
-}
-
-/**
- * The limiter's own DynamoDB time among calls: those on its log's item (key
- * prefix RATE, lambdas/adapters/dynamodb/rate-limit/rate-limit-keys.ts). The page task reads its
- * connection while it takes its slot, so other calls finish inside acquire() too.
- */
-export function limiterCallsMs(calls: readonly Pick<DynamoDbCallSample, "label" | "ms">[]): number {
-  return calls.filter((call) => /^(GetItem|PutItem) RATE\b/.test(call.label)).reduce((sum, call) => sum + call.ms, 0);
-}
-
-/**
- * What a DynamoDB call is, from its command and key: "GetItem CONN" (the
- * connection read), "PutItem RATE" (the limiter's write), "TransactWriteItems
- * (100 actions)", and so on. The key's prefix is the part before its first '#'.
- */
-function callLabel(command: string, input: Record<string, unknown>): string {
-  const name = command.replace(/Command$/, "");
-  const items = input["TransactItems"];
-  if (Array.isArray(items)) return `${name} (${items.length} actions)`;
-  const key = (input["Key"] ?? input["Item"]) as Record<string, { S?: string }> | undefined;
-  const pk = key?.["pk"]?.S ?? (input["ExpressionAttributeValues"] as Record<string, { S?: string }> | undefined)?.[":pk"]?.S;
-  return pk === undefined ? name : `${name} ${pk.split("#")[0]}`;
-}
 
 interface HandlerHooks {
   onPageStart(state: SyncState): void;

@@ -1,6 +1,7 @@
 import { startReferenceSource } from "../reference-source/start-reference-source";
 import { benchClient, bySize, dropTable, freshTable, type BenchContext, type MeasurementResult } from "./bench-env";
-import { createInstrumentedSync, handlerMs, isFullLeadsPage, type SyncMeasurement } from "./instrumented-sync";
+import { createInstrumentedSync, type SyncMeasurement } from "./instrumented-sync";
+import { handlerMs, isFullLeadsPage } from "./page-sample";
 import { TINY_OTHERS, UNBOUND_RATE } from "./page-overhead";
 import { cycles } from "./page-stats";
 import { median } from "./stats";

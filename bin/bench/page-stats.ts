@@ -1,4 +1,4 @@
-import { handlerMs, inProcessMs, limiterWaitMs, overheadMs, type PageSample, type TaskSample } from "./instrumented-sync";
+import { handlerMs, inProcessMs, limiterWaitMs, overheadMs, type PageSample, type TaskSample } from "./page-sample";
 import { median, p95 } from "./stats";
 
 /** Medians (and the p95 of the overhead) over a set of page tasks. */

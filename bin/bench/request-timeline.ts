@@ -1,4 +1,4 @@
-import type { PageSample, TaskSample } from "./instrumented-sync";
+import type { PageSample, TaskSample } from "./page-sample";
 import { busiestWindow, median } from "./stats";
 
 /** One request of a sequential run: its slot (the limiter's recorded start), when it was sent, when the source stamped it. Epoch ms, one clock (Date.now). */

@@ -7,7 +7,8 @@
  */
 import { performance } from "node:perf_hooks";
 import { benchClient, dropTable, freshTable } from "./bench-env";
-import { createInstrumentedSync, isFullLeadsPage } from "./instrumented-sync";
+import { createInstrumentedSync } from "./instrumented-sync";
+import { isFullLeadsPage } from "./page-sample";
 import { UNBOUND_RATE } from "./page-overhead";
 import { sampleMemoryPeaks } from "./memory-peaks";
 import { breakdown } from "./page-stats";

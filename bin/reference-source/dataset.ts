@@ -10,17 +10,16 @@ import { seededRandom, type Random } from "./prng";
 import type {
   CustomFields,
   Dataset,
-  SourceCall,
   SourceContact,
-  SourceEvent,
   SourceLead,
   SourcePipeline,
   SourceStage,
-  SourceTask,
   SourceUser,
   SourceUtm,
 } from "./records";
-import { formatTimestamp, OFFSET_MINUTES } from "./timestamps";
+import { generateCalls, generateEvents, generateTasks, phoneNumber } from "./activity";
+import { DAY, HISTORY, Owners, Timeline } from "./history";
+import { stagesOfKind } from "./stages-of-kind";
 import * as words from "./vocabulary";
 
 export interface DatasetSizes {
@@ -49,16 +48,6 @@ export interface DatasetOptions extends Partial<DatasetSizes> {
   readonly now?: Date;
 }
 
-const MINUTE = 60_000;
-const HOUR = 60 * MINUTE;
-const DAY = 24 * HOUR;
-/** How far back the history goes. */
-const HISTORY = 180 * DAY;
-/**
- * The newest generated change is at least this old, so that a change made
- * "now" (see mutations.ts) always has a later updated_at than anything before it.
- */
-const QUIET = MINUTE;
 
 /** Stage ids every pipeline shares, as some CRMs do (amoCRM uses 142 and 143): the spec keys stages per pipeline. */
 export const WON_STAGE_ID = "142";
@@ -120,48 +109,6 @@ export function generateDataset(options: DatasetOptions): Dataset {
   };
 }
 
-/** Picks instants in the history and writes them with a random offset. */
-class Timeline {
-  /** The latest instant a generated record may carry. */
-  readonly latest: number;
-  constructor(
-    private readonly rng: Random,
-    readonly now: number,
-  ) {
-    this.latest = now - QUIET;
-  }
-  /** A uniform instant in [from, to] (to clamped to `latest`). */
-  between(from: number, to: number = this.latest): number {
-    const end = Math.min(to, this.latest);
-    return from >= end ? end : from + Math.floor(this.rng.next() * (end - from));
-  }
-  /** An instant up to `span` before `latest`. */
-  ago(span: number = HISTORY): number {
-    return this.between(this.latest - span);
-  }
-  /** Half the records in UTC (`Z`), the rest in +02:00 or -05:00: consumers must compare instants. */
-  stamp(ms: number): string {
-    return formatTimestamp(ms, this.rng.chance(0.5) ? 0 : this.rng.pick(OFFSET_MINUTES.slice(1)));
-  }
-}
-
-/** Whom records belong to: mostly current staff, sometimes someone who has left, rarely nobody. */
-class Owners {
-  private readonly active: string[];
-  private readonly all: string[];
-  constructor(
-    users: readonly SourceUser[],
-    private readonly rng: Random,
-  ) {
-    this.all = users.map((user) => user.id);
-    this.active = users.filter((user) => user.is_active !== false).map((user) => user.id);
-    if (this.active.length === 0) this.active = this.all;
-  }
-  pick(): string | null {
-    if (this.rng.chance(0.02)) return null;
-    return this.rng.pick(this.rng.chance(0.9) ? this.active : this.all);
-  }
-}
 
 function generatePipelines(count: number, timeline: Timeline): SourcePipeline[] {
   let nextStageId = 1001;
@@ -230,12 +177,6 @@ function generateUsers(count: number, rng: Random): SourceUser[] {
   return users;
 }
 
-function phoneNumber(rng: Random): string {
-  return rng.chance(0.6)
-    ? `+1 555 ${rng.int(100, 999)} ${rng.int(1000, 9999)}`
-    : `+49 30 ${rng.int(1000, 9999)} ${rng.int(100, 999)}`;
-}
-
 function generateContacts(count: number, rng: Random, timeline: Timeline, owners: Owners): SourceContact[] {
   const contacts: SourceContact[] = [];
   for (let i = 1; i <= count; i += 1) {
@@ -296,9 +237,6 @@ function contactIdsFor(rng: Random, contacts: readonly SourceContact[]): string[
   return Array.from({ length: count }, () => rng.pick(contacts).id);
 }
 
-export function stagesOfKind(pipeline: SourcePipeline, kind: SourceStage["kind"]): SourceStage[] {
-  return pipeline.stages.filter((stage) => stage.kind === kind);
-}
 
 function generateLeads(
   count: number,
@@ -344,122 +282,4 @@ function generateLeads(
     });
   }
   return leads;
-}
-
-/** Epoch ms of a timestamp this module wrote (always with an offset, so Date.parse reads it exactly). */
-const at = (stamp: string): number => Date.parse(stamp);
-
-/** What tasks and calls are generated around: the history, the owners, and the leads and contacts they hang off. */
-interface Activity {
-  readonly rng: Random;
-  readonly timeline: Timeline;
-  readonly owners: Owners;
-  readonly leads: readonly SourceLead[];
-  readonly contacts: readonly SourceContact[];
-}
-
-function generateTasks(count: number, { rng, timeline, owners, leads, contacts }: Activity): SourceTask[] {
-  const tasks: SourceTask[] = [];
-  for (let i = 1; i <= count; i += 1) {
-    const link = rng.next();
-    // Most tasks hang off a lead, some off a contact, a very few off nothing (accepted, linked to nothing).
-    const lead = leads.length > 0 && link < 0.75 ? rng.pick(leads) : null;
-    const contact = lead === null && contacts.length > 0 && link < 0.98 ? rng.pick(contacts) : null;
-    const created = timeline.ago(60 * DAY);
-    // Due dates fall on both sides of now: open tasks due in the past are the overdue ones.
-    const due = created + rng.int(1, 30 * 24) * HOUR;
-    const completed = rng.chance(0.45) ? timeline.between(created, due + 3 * DAY) : null;
-    tasks.push({
-      id: `task-${i}`,
-      lead_id: lead?.id ?? null,
-      contact_id: contact?.id ?? null,
-      responsible_user_id: lead?.responsible_user_id ?? owners.pick(),
-      text: rng.pick(words.TASK_TEXTS),
-      is_completed: completed !== null,
-      due_at: timeline.stamp(due),
-      completed_at: completed === null ? null : timeline.stamp(completed),
-      updated_at: timeline.stamp(completed ?? timeline.between(created)),
-    });
-  }
-  return tasks;
-}
-
-function generateCalls(count: number, { rng, timeline, owners, leads, contacts }: Activity): SourceCall[] {
-  const calls: SourceCall[] = [];
-  for (let i = 1; i <= count; i += 1) {
-    // A few calls are logged against a contact only (no lead_id key at all).
-    const lead = leads.length > 0 && (contacts.length === 0 || rng.chance(0.85)) ? rng.pick(leads) : null;
-    const contactId = lead ? (lead.contact_ids?.[0] ?? null) : rng.pick(contacts).id;
-    const answered = rng.chance(0.75);
-    const duration = answered ? rng.int(15, 1800) : 0;
-    // Room for the call and its wrap-up before `latest`.
-    const created = timeline.between(lead ? at(lead.created_at) : timeline.latest - HISTORY, timeline.latest - HOUR);
-    const updated = created + duration * 1000 + rng.int(5, 120) * 1000;
-    calls.push({
-      id: `call-${i}`,
-      ...(lead ? { lead_id: lead.id } : {}),
-      contact_id: contactId,
-      responsible_user_id: lead?.responsible_user_id ?? owners.pick(),
-      direction: rng.chance(0.55) ? "out" : "in",
-      duration_seconds: duration,
-      phone: rng.chance(0.95) ? phoneNumber(rng) : null,
-      call_status: answered ? words.CALL_STATUSES.answered : words.CALL_STATUSES.missed,
-      ...(answered && rng.chance(0.5) ? { recording_link: `https://recordings.reference-crm.example/call-${i}.mp3` } : {}),
-      created_at: timeline.stamp(created),
-      updated_at: timeline.stamp(updated),
-    });
-  }
-  return calls;
-}
-
-function stagePosition(pipeline: SourcePipeline, stage: SourceStage): { pipeline_id: string; stage_id: string } {
-  return { pipeline_id: pipeline.id, stage_id: stage.id };
-}
-
-function generateEvents(
-  count: number,
-  rng: Random,
-  timeline: Timeline,
-  pipelines: readonly SourcePipeline[],
-  users: readonly SourceUser[],
-  leads: readonly SourceLead[],
-): SourceEvent[] {
-  const pipelineById = new Map(pipelines.map((pipeline) => [pipeline.id, pipeline]));
-  const events: SourceEvent[] = [];
-  for (let i = 1; i <= count; i += 1) {
-    const lead = rng.pick(leads);
-    const pipeline = pipelineById.get(lead.pipeline_id) as SourcePipeline;
-    const created = timeline.between(at(lead.created_at), at(lead.updated_at));
-    const roll = rng.next();
-    let change: Pick<SourceEvent, "type" | "value_before" | "value_after">;
-    if (roll < 0.4) {
-      // Objects; no value_before on the move into the first stage (no prior state).
-      const from = rng.pick(stagesOfKind(pipeline, "open"));
-      const to = rng.pick(pipeline.stages);
-      change = rng.chance(0.15)
-        ? { type: "stage_changed", value_after: stagePosition(pipeline, from) }
-        : { type: "stage_changed", value_before: stagePosition(pipeline, from), value_after: stagePosition(pipeline, to) };
-    } else if (roll < 0.65) {
-      change = { type: "note_added", value_after: rng.pick(words.NOTE_TEXTS) }; // a scalar: the service wraps it
-    } else if (roll < 0.8) {
-      // Numbers; now and then an explicit null before (the price was never set).
-      const before = rng.chance(0.1) ? null : rng.int(10, 1000) * 50;
-      change = { type: "price_changed", value_before: before, value_after: rng.int(10, 1000) * 50 };
-    } else if (roll < 0.9) {
-      change = { type: "responsible_changed", value_before: rng.pick(users).id, value_after: rng.pick(users).id };
-    } else {
-      change = { type: "tags_changed", value_before: [], value_after: rng.sample(words.TAGS, rng.int(1, 2)) }; // arrays
-    }
-    // Events are immutable, except notes corrected later: those carry an updated_at.
-    const edited = change.type === "note_added" && rng.chance(0.3);
-    events.push({
-      id: `event-${i}`,
-      lead_id: lead.id,
-      ...change,
-      created_at: timeline.stamp(created),
-      ...(edited ? { updated_at: timeline.stamp(timeline.between(created, created + 2 * DAY)) } : {}),
-      ...(rng.chance(0.7) ? { created_by: rng.pick(users).id } : {}),
-    });
-  }
-  return events;
 }

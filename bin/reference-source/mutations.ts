@@ -5,7 +5,8 @@
  * (Incremental rules 3). Records are replaced, never edited, so a read that
  * took a snapshot of the old objects keeps serving them unchanged.
  */
-import { LOST_STAGE_ID, stagesOfKind } from "./dataset";
+import { LOST_STAGE_ID } from "./dataset";
+import { stagesOfKind } from "./stages-of-kind";
 import type { Random } from "./prng";
 import type { Dataset, SourceContact, SourceEvent, SourceLead, SourcePipeline, SourceTask } from "./records";
 import { formatTimestamp, OFFSET_MINUTES } from "./timestamps";

@@ -10,8 +10,9 @@ import {
   loadOrCreateSigningKey,
 } from "../../lambdas/runtimes/local/local-token-issuer";
 import { SESSION_CLAIM, SESSION_ROLES, SessionClaimsSchema, type Session } from "../../lambdas/domain/onboarding/auth/session-claims";
+import { TEXT_LIMITS } from "../../lambdas/domain/core/limits";
 
-const USAGE = `usage: npm run --silent token -- --account ACC --role ${SESSION_ROLES.join("|")} [--user U] [--ttl SECONDS] [--data-dir DIR]`;
+const USAGE = `usage: npm run --silent token -- --account ACC --role ${SESSION_ROLES.join("|")} [--user U] [--email E] [--ttl SECONDS] [--data-dir DIR]`;
 
 class UsageError extends Error {
   override readonly name = "UsageError";
@@ -35,6 +36,7 @@ function parse(argv: readonly string[], env: Readonly<Record<string, string | un
         account: { type: "string" },
         role: { type: "string" },
         user: { type: "string" },
+        email: { type: "string" },
         ttl: { type: "string" },
         "data-dir": { type: "string" },
         help: { type: "boolean", short: "h" },
@@ -53,6 +55,7 @@ function parse(argv: readonly string[], env: Readonly<Record<string, string | un
     [SESSION_CLAIM.businessAccountId]: values.account,
     [SESSION_CLAIM.userId]: user,
     [SESSION_CLAIM.role]: values.role,
+    ...(values.email === undefined ? {} : { [SESSION_CLAIM.email]: values.email }),
   });
   if (!parsed.success) {
     const issue = parsed.issues[0];
@@ -61,6 +64,8 @@ function parse(argv: readonly string[], env: Readonly<Record<string, string | un
     const name = typeof key === "string" && key in flag ? flag[key as keyof typeof flag] : "argument";
     throw new UsageError(`${name}: ${issue?.message ?? "invalid"}`);
   }
+  // An email the API would not use (empty, over 255 characters, several lines) is refused here, not silently ignored there.
+  if (values.email !== undefined && parsed.output.email === null) throw new UsageError(`--email: must be one line of 1 to ${TEXT_LIMITS.email} characters`);
 
   let ttlSeconds = DEFAULT_SESSION_TTL_SECONDS;
   if (values.ttl !== undefined) {
@@ -102,6 +107,7 @@ export async function tokenCommand(argv: readonly string[], io: TokenIo): Promis
     account: args.session.businessAccountId,
     role: args.session.role,
     user: args.session.userId,
+    ...(args.session.email === null ? {} : { email: args.session.email }),
     ttlSeconds: args.ttlSeconds,
   });
   io.stdout(`${token}\n`);

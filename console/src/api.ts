@@ -49,6 +49,8 @@ export interface Connection {
   readonly freshness_hours: number | null;
   /** How often the schedule audits it: `off`, or every N days (`7d`). */
   readonly audit_schedule: string;
+  /** Days without a task, call or event after which an open lead counts as idle (the managers' coaching). */
+  readonly idle_days: number;
 }
 
 /** An item of GET /connections: the connection, its health, its newest sync run in brief, and its open data-quality findings. */

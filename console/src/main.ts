@@ -8,6 +8,7 @@ import { isOwner, session, signOut } from "./session";
 import { completeOidcSignIn, configureOidc, forgetOidcUser, isOidcCallback, OidcSignInError } from "./oidc-sign-in";
 import { loadRuntimeConfig, type RuntimeConfig } from "./runtime-config";
 import { notConfiguredView, oidcSignInView, signInView } from "./sign-in-view";
+import { landingOf, roleLinks } from "./team-routes";
 
 const app = document.getElementById("app")!;
 const header = h("header", { class: "top" });
@@ -26,7 +27,8 @@ function navigate(hash: string): void {
 function renderHeader(): void {
   const current = session();
   replace(header,
-    h("a", { class: "brand", href: "#/connections" }, "CRM connections"),
+    h("a", { class: "brand", href: current ? landingOf(current.role) : "#/connections" }, "CRM connections"),
+    current ? h("nav", { class: "role-links", "aria-label": "Sections" }, roleLinks().map((link) => h("a", { href: link.href }, link.label))) : null,
     // The overview and the notifications are the owner's (the API answers anyone else 403).
     current && isOwner() ? alertsControl() : null,
     current
@@ -65,10 +67,13 @@ async function render(): Promise<void> {
     else
       signInView(main, signInReason, () => {
         signInReason = null;
-        navigate("#/connections");
+        navigate(landingOf(session()?.role ?? "owner"));
       });
   } else {
     const parts = route.split("/").filter(Boolean).map(decodeURIComponent);
+    // A ROP or MOP never lands on the owner's pages (the API would answer them 403): the connections are their figures.
+    const role = session()!.role;
+    if (role !== "owner" && (parts.length === 0 || (parts[0] === "connections" && parts.length === 1))) parts.splice(0, parts.length, role === "ROP" ? "team" : "my");
     // Every screen's route is one row of route-table.ts; anything else shows the list.
     const matched = matchRoute(parts);
     if (matched === null) await connectionsView(main);

@@ -11,6 +11,7 @@ import { runView } from "./run-view";
 import { runsSection } from "./runs-section";
 import { settingsSection } from "./settings-section";
 import { statusSection } from "./status-section";
+import { managerView, myFiguresView, teamView } from "./team-view";
 
 /** What a view gets: where to render, the route's named segments (decoded), and how to move on. */
 export interface RouteContext {
@@ -58,6 +59,12 @@ export const ROUTE_TABLE: readonly { readonly pattern: string; readonly view: Vi
   { pattern: "connections/:id/audits", view: inFrame("data", (frame, { navigate }) => auditsView(frame.body, frame.connection.id, navigate)) },
   { pattern: "connections/:id/audits/:auditId", view: inFrame("data", (frame, { params }) => auditView(frame.body, frame.connection.id, params["auditId"]!)) },
   { pattern: "connections/:id/settings", view: inFrame("settings", (frame, { navigate }) => settingsSection(frame, navigate), false) },
+  // The managers' screens: the Team and a manager's page (the owner and ROP; `~` is the leads of no manager), My figures (a MOP).
+  { pattern: "team", view: ({ outlet, navigate }) => teamView(outlet, undefined, navigate) },
+  { pattern: "team/:id", view: ({ outlet, params, navigate }) => teamView(outlet, params["id"], navigate) },
+  { pattern: "team/:id/managers/:key", view: ({ outlet, params }) => managerView(outlet, params["id"]!, params["key"]!) },
+  { pattern: "my", view: ({ outlet, navigate }) => myFiguresView(outlet, undefined, navigate) },
+  { pattern: "my/:id", view: ({ outlet, params, navigate }) => myFiguresView(outlet, params["id"], navigate) },
 ];
 
 /** The row a route's segments match, with its named segments; null when none does. */

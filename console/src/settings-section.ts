@@ -1,5 +1,6 @@
 import type { Frame } from "./connection-frame";
 import { deleteCard } from "./delete-card";
+import { managersCard } from "./managers-card";
 import { preflightCard } from "./preflight-card";
 import { resetForm } from "./reset-form";
 import { scheduleCard } from "./schedule-controls";
@@ -8,7 +9,7 @@ import { settingsForm } from "./settings-form";
 import { testCard } from "./test-card";
 import { tokenForm } from "./token-form";
 
-/** The Settings section: the connection's settings, its token, tests, schedule, reading again, and delete. The owner's only. */
+/** The Settings section: the connection's settings, its token, its managers' links, tests, schedule, reading again, and delete. The owner's only. */
 export function settingsSection(frame: Frame, navigate: (hash: string) => void): void {
   const { connection, body } = frame;
   // Every control here changes the connection: the API answers anyone but the owner 403.
@@ -21,6 +22,7 @@ export function settingsSection(frame: Frame, navigate: (hash: string) => void):
     testCard(connection.id),
     preflightCard(connection.id),
     tokenForm(connection),
+    managersCard(connection),
     scheduleCard(connection),
     resetForm(connection, navigate),
     deleteCard(connection, navigate),

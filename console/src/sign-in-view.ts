@@ -4,6 +4,10 @@ import { formField, statusLine } from "./form-field";
 import { startOidcSignIn } from "./oidc-sign-in";
 import { ROLES, signIn, type Role } from "./session";
 
+/** What each role sees, said once for both sign-ins. */
+export const ROLE_HINT =
+  "The owner connects CRMs and sees every manager's figures; a head of sales (ROP) sees every manager's figures; a manager (MOP) sees their own figures once linked to their CRM user.";
+
 /**
  * Sign-in at the workspace's identity provider (`auth.mode` oidc): one button
  * that leaves for the provider; the page comes back with a code. No workspace
@@ -28,6 +32,7 @@ export function oidcSignInView(outlet: HTMLElement, reason: string | null, retur
       { class: "card narrow" },
       h("h1", { tabindex: "-1" }, "Sign in"),
       h("p", { class: "note" }, "You sign in at your workspace's identity provider. Your session lives in this tab and ends when you close or reload it."),
+      h("p", { class: "hint" }, ROLE_HINT),
       reason ? h("p", { class: "alert", role: "alert" }, reason) : null,
       button,
       status,
@@ -54,7 +59,8 @@ export function notConfiguredView(outlet: HTMLElement, message: string): void {
  */
 export function signInView(outlet: HTMLElement, reason: string | null, done: () => void): void {
   const workspace = formField({ name: "workspace", label: "Workspace", required: true, attributes: { autocomplete: "organization" } });
-  const role = formField({ name: "role", label: "Role", options: ROLES, hint: "The owner connects CRMs, syncs them and reads what they hold. ROP and MOP can sign in, but the connections are the owner's: they see a note saying so, and nothing else." });
+  const role = formField({ name: "role", label: "Role", options: ROLES, hint: ROLE_HINT });
+  const email = formField({ name: "email", label: "Email (optional)", type: "email", hint: "A manager whose email is a CRM user's email sees that user's figures.", attributes: { autocomplete: "email" } });
   const status = statusLine();
   const form = h(
     "form",
@@ -65,18 +71,20 @@ export function signInView(outlet: HTMLElement, reason: string | null, done: () 
         event.preventDefault();
         workspace.setError(null);
         role.setError(null);
+        email.setError(null);
         status.textContent = "Signing in…";
         try {
           const response = await fetch("/dev/sign-in", {
             method: "POST",
             headers: { "content-type": "application/json" },
-            body: JSON.stringify({ workspace: workspace.input.value, role: role.input.value }),
+            body: JSON.stringify({ workspace: workspace.input.value, role: role.input.value, ...(email.input.value.trim() === "" ? {} : { email: email.input.value }) }),
           });
           const body = (await response.json()) as { token?: string; error?: { message: string; field?: string; rule?: string } };
           if (!response.ok || !body.token) {
             const error = new ApiError(response.status, "", body.error?.message ?? "sign-in failed", body.error?.field, body.error?.rule);
             if (error.field === "workspace") workspace.setError(`Workspace ${error.rule ?? error.message}`);
             else if (error.field === "role") role.setError(`Role ${error.rule ?? error.message}`);
+            else if (error.field === "email") email.setError(`Email ${error.rule ?? error.message}`);
             status.textContent = error.field ? "" : error.message;
             (error.field === "role" ? role.input : workspace.input).focus();
             return;
@@ -93,6 +101,7 @@ export function signInView(outlet: HTMLElement, reason: string | null, done: () 
     reason ? h("p", { class: "alert", role: "alert" }, reason) : null,
     workspace.element,
     role.element,
+    email.element,
     h("button", { type: "submit", class: "primary" }, "Sign in"),
     status,
   );

@@ -81,7 +81,18 @@ describe("npm run token", () => {
     expect(claims.exp! - claims.iat!).toBe(600);
   });
 
-  const USAGE_LINE = "usage: npm run --silent token -- --account ACC --role owner|ROP|MOP [--user U] [--ttl SECONDS] [--data-dir DIR]";
+  test("--email adds the email claim, trimmed, which the API reads into the session", async () => {
+    const dataDir = join(root, "email");
+    const run = await tokenInProcess(["--account", "acme", "--role", "MOP", "--user", "mop-1", "--email", " anna@example.com ", "--data-dir", dataDir]);
+    expect(run.code).toBe(0);
+    const key = await loadOrCreateSigningKey(dataDir);
+    const claims = await verifySessionToken(run.stdout.trim(), { issuer: LOCAL_ISSUER, audience: LOCAL_AUDIENCE, key: key.publicKey });
+    expect(claims).toMatchObject({ role: "MOP", sub: "mop-1", email: "anna@example.com" });
+    const without = await tokenInProcess(["--account", "acme", "--role", "MOP", "--data-dir", dataDir]);
+    expect(await verifySessionToken(without.stdout.trim(), { issuer: LOCAL_ISSUER, audience: LOCAL_AUDIENCE, key: key.publicKey })).not.toHaveProperty("email");
+  });
+
+  const USAGE_LINE = "usage: npm run --silent token -- --account ACC --role owner|ROP|MOP [--user U] [--email E] [--ttl SECONDS] [--data-dir DIR]";
   const expectUsageFailure = (run: Run, args: readonly string[]) => {
     expect({ args, code: run.code }).toEqual({ args, code: 2 });
     expect(run.stdout).toBe("");
@@ -102,6 +113,9 @@ describe("npm run token", () => {
       ["--account", "acme", "--role", "owner", "--bogus"],
       ["--account", "acme", "--role", "owner", "extra"],
       ["--account"],
+      ["--account", "acme", "--role", "MOP", "--email", ""],
+      ["--account", "acme", "--role", "MOP", "--email", `${"x".repeat(250)}@b.cde`],
+      ["--account", "acme", "--role", "MOP", "--email", "a@b.c\nbcc@evil"],
     ];
     // Every case through the command itself (one process would cost a second of start-up each)...
     for (const args of cases) expectUsageFailure(await tokenInProcess([...args, "--data-dir", dataDir]), args);

@@ -129,17 +129,19 @@ describe("CDK stack: IAM", () => {
     }
   });
 
-  test("only the Api function may invoke the preflight worker, and only the worker its on-failure destination, each only the live alias", () => {
+  test("only the Api function may invoke the preflight worker, only the worker its on-failure destination, only FinishRun the managers' refresh, each only the live alias", () => {
     const invokers = Object.entries(functions).filter(([, fn]) =>
       roleStatements(template, roleId(fn)).some((statement) => actionsOf(statement).includes("lambda:InvokeFunction")),
     );
-    expect(invokers.map(([name]) => name).sort()).toEqual(["Api", "PreflightWorker"]);
+    expect(invokers.map(([name]) => name).sort()).toEqual(["Api", "FinishRun", "PreflightWorker"]);
     const invokes = (name: string) => roleStatements(template, roleId(functions[name]!)).filter((statement) => actionsOf(statement).includes("lambda:InvokeFunction"));
     expect(invokes("Api")).toHaveLength(1);
     expect(JSON.stringify(invokes("Api")[0]!.Resource)).toContain(logicalId(functions.PreflightWorker!.alias));
     expect(invokes("PreflightWorker")).toHaveLength(1);
     expect(JSON.stringify(invokes("PreflightWorker")[0]!.Resource)).toContain(logicalId(functions.PreflightFailed!.alias));
     expect(JSON.stringify(invokes("PreflightWorker")[0]!.Resource)).not.toContain(logicalId(functions.PreflightFailed!.function));
+    expect(invokes("FinishRun")).toHaveLength(1);
+    expect(JSON.stringify(invokes("FinishRun")[0]!.Resource)).toContain(logicalId(functions.ManagerRefresh!.alias));
   });
 
   test("least privilege: each function gets exactly the table actions of TABLE_ACCESS, on the table's ARN only", () => {
@@ -158,7 +160,8 @@ describe("CDK stack: IAM", () => {
     const holders = Object.entries(functions)
       .filter(([, fn]) => roleStatements(template, roleId(fn!)).some(isNewestIndexQuery))
       .map(([name]) => name);
-    expect(holders).toEqual(["Api"]);
+    expect(holders).toEqual(["Api", "ManagerRefresh"]);
+    expect(roleStatements(template, roleId(functions.ManagerRefresh!)).filter(isNewestIndexQuery).flatMap(actionsOf)).toEqual(["dynamodb:Query"]);
     const [statement] = roleStatements(template, roleId(functions.Api!)).filter(isNewestIndexQuery);
     expect(actionsOf(statement!)).toEqual(["dynamodb:Query"]);
     expect(statement!.Resource).toEqual({
@@ -166,15 +169,15 @@ describe("CDK stack: IAM", () => {
     });
   });
 
-  test("least privilege: DeleteItem only where the code deletes (FinishRun, Dispatcher, Api, the purge), BatchWriteItem only for the purge's deletes, BatchGetItem only for the tick's count of live runs, an audit page's read of the stored versions and the API's newest-first listing (its index projects keys only), ConditionCheckItem only for the page task's fence", () => {
+  test("least privilege: DeleteItem only where the code deletes (FinishRun, Dispatcher, Api, the purge, the managers' refresh), BatchWriteItem only for the purge's deletes, BatchGetItem only for the tick's count of live runs, an audit page's read of the stored versions, the API's newest-first listing and the managers' refresh's recent events (the index projects keys only), ConditionCheckItem only for the page task's fence", () => {
     const holders = (action: string) => rolesWithAction(action);
     const ids = (...names: string[]) => names.map((name) => roleId(functions[name]!)).sort();
-    expect(holders("dynamodb:DeleteItem")).toEqual(ids("FinishRun", "Dispatcher", "Api", "PurgeDeleted"));
+    expect(holders("dynamodb:DeleteItem")).toEqual(ids("FinishRun", "Dispatcher", "Api", "PurgeDeleted", "ManagerRefresh"));
     expect(holders("dynamodb:BatchWriteItem")).toEqual(ids("PurgeDeleted"));
-    expect(holders("dynamodb:BatchGetItem")).toEqual(ids("SyncPage", "Dispatcher", "Api"));
+    expect(holders("dynamodb:BatchGetItem")).toEqual(ids("SyncPage", "Dispatcher", "Api", "ManagerRefresh"));
     expect(holders("dynamodb:ConditionCheckItem")).toEqual(ids("SyncPage"));
     // FinishRun reads the connection's freshness (its watermark items) at the run's end.
-    expect(holders("dynamodb:Query")).toEqual(ids("SyncPage", "FinishRun", "Dispatcher", "Api", "PurgeDeleted"));
+    expect(holders("dynamodb:Query")).toEqual(ids("SyncPage", "FinishRun", "Dispatcher", "Api", "PurgeDeleted", "ManagerRefresh"));
   });
 
   test("the public OpenAPI route's function has no table, key or state machine access: its role writes its logs and traces and nothing else", () => {

@@ -79,10 +79,10 @@ describe("CDK stack: resources", () => {
     changed.hasResourceProperties("AWS::ApiGatewayV2::Stage", { DefaultRouteSettings: { ThrottlingRateLimit: 10, ThrottlingBurstLimit: 20 } });
   });
 
-  test("the service's twelve Lambdas: nodejs22.x on arm64, ESM bundle handler, source maps on", () => {
-    // The service's twelve, plus aws-cdk-lib's BucketDeployment handler for the console (test/cdk/console-hosting.test.ts).
+  test("the service's thirteen Lambdas: nodejs22.x on arm64, ESM bundle handler, source maps on", () => {
+    // The service's thirteen, plus aws-cdk-lib's BucketDeployment handler for the console (test/cdk/console-hosting.test.ts).
     template.resourceCountIs("AWS::Lambda::Function", Object.keys(functions).length + 1);
-    expect(Object.keys(functions)).toHaveLength(12);
+    expect(Object.keys(functions)).toHaveLength(13);
     for (const [name, fn] of Object.entries(functions)) {
       const resource = template.toJSON().Resources[functionId(fn)];
       expect(resource, name).toBeDefined();
@@ -103,9 +103,12 @@ describe("CDK stack: resources", () => {
         .sort();
     const syncTask = ["ALLOW_LOOPBACK_SOURCES", "KMS_KEY_ID", "NODE_OPTIONS", "TABLE_NAME"];
     // The sync tasks also read the schedule: FinishRun judges freshness against twice its interval.
-    for (const name of ["BeginRun", "SyncPage", "EntityFailed", "StopRun", "FinishRun"]) {
+    for (const name of ["BeginRun", "SyncPage", "EntityFailed", "StopRun"]) {
       expect(env(name), name).toEqual(["ALLOW_LOOPBACK_SOURCES", "KMS_KEY_ID", "NODE_OPTIONS", "SYNC_SCHEDULE", "TABLE_NAME"]);
     }
+    // FinishRun also names the refresh it invokes at each run's end.
+    expect(env("FinishRun")).toEqual(["ALLOW_LOOPBACK_SOURCES", "KMS_KEY_ID", "MANAGER_REFRESH_FUNCTION_NAME", "NODE_OPTIONS", "SYNC_SCHEDULE", "TABLE_NAME"]);
+    expect(env("ManagerRefresh")).toEqual(["NODE_OPTIONS", "TABLE_NAME"]);
     // The tick reads it too: it checks paused connections' freshness against twice its interval.
     expect(env("Dispatcher")).toEqual(["NODE_OPTIONS", "STATE_MACHINE_ARN", "SYNC_SCHEDULE", "TABLE_NAME"]);
     for (const name of ["Api", "TestConnectionApi"]) expect(env(name), name).toEqual(["ALLOW_LOOPBACK_SOURCES", "KMS_KEY_ID", "NODE_OPTIONS", "PREFLIGHT_FUNCTION_NAME", "STATE_MACHINE_ARN", "SYNC_SCHEDULE", "TABLE_NAME"]);
@@ -259,6 +262,7 @@ describe("CDK stack: resources", () => {
         "DispatchStartFailures",
         "DispatchInvocationsFailed",
         "LambdaErrors",
+        "ManagerRefreshErrors",
         "LambdaThrottles",
         "TableSystemErrors",
         "TableThrottles",
@@ -288,9 +292,11 @@ describe("CDK stack: resources", () => {
       .filter((metric) => metric.MetricStat)
       .map((metric) => metric.MetricStat!.Metric.Dimensions[0]!.Value.Ref);
     expect(errorFunctions).not.toContain(functionId(functions.SyncPage!));
-    // OpenApi's errors are API 5xx answers, which ApiServerErrors counts.
+    // OpenApi's errors are API 5xx answers, which ApiServerErrors counts; the managers' refresh has an alarm of its own.
     expect(errorFunctions).not.toContain(functionId(functions.OpenApi!));
-    expect(errorFunctions).toHaveLength(Object.keys(functions).length - 2);
+    expect(errorFunctions).toHaveLength(Object.keys(functions).length - 3);
+    const refreshErrors = alarmNamed("ManagerRefreshErrors");
+    expect(JSON.stringify(refreshErrors.Dimensions)).toContain(functionId(functions.ManagerRefresh!));
   });
 
   test("alarm on executions that failed with an error of ours: a metric filter on the state machine's ExecutionFailed events, leaving out SyncRunFailed and RunSupersededError", () => {

@@ -79,7 +79,7 @@ export function roleStatements(template: Template, roleLogicalId: string): State
     .flatMap((policy) => policy.Properties.PolicyDocument.Statement as Statement[]);
 }
 
-/** The stack's twelve functions, by a short name. */
+/** The stack's functions, by a short name. */
 export function serviceFunctions(stack: CrmIntegrationStack): Record<string, ServiceFunction> {
   return stack.functions();
 }

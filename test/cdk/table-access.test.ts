@@ -38,6 +38,10 @@ import { startSourceServer, type SourceServer } from "../support/source-server";
 import { CountingMetrics } from "../../lambdas/adapters/local/counting-metrics";
 import { baseUrlPolicy } from "../../lambdas/adapters/source-http/ssrf/base-url-policy";
 import { dynamoDbKeySpace } from "../../lambdas/adapters/dynamodb/dynamodb-key-space";
+import { DynamoDbManagerStore } from "../../lambdas/adapters/dynamodb/managers/dynamodb-manager-store";
+import { DynamoDbRecordScan } from "../../lambdas/adapters/dynamodb/records/record-scan";
+import { refreshManagers } from "../../lambdas/domain/analytics/refresh-managers";
+import type { ManagerRefresher } from "../../lambdas/domain/core/ports/manager-refresher";
 
 /**
  * The table actions each sync function really sends, recorded on DynamoDB
@@ -71,7 +75,8 @@ type SyncFunctionName =
   | "TestConnectionApi"
   | "PreflightWorker"
   | "PreflightFailed"
-  | "PurgeDeleted";
+  | "PurgeDeleted"
+  | "ManagerRefresh";
 const recorded = new Map<SyncFunctionName, Set<TableAction>>();
 
 const TOKEN = "table-access-token-7f1e";
@@ -109,15 +114,26 @@ function storesOf(name: SyncFunctionName) {
     notifications: new DynamoDbNotificationStore({ client, tableName }),
     audits: new DynamoDbAuditStore({ client, tableName }),
     figures: new DynamoDbFiguresStore({ client, tableName }),
+    managers: new DynamoDbManagerStore({ client, tableName }),
+    scan: new DynamoDbRecordScan({ client, tableName }, new DynamoDbRecordStore({ client, tableName })),
   };
 }
 
-type TaskFunctionName = Exclude<SyncFunctionName, "Dispatcher" | "Api" | "TestConnectionApi" | "PreflightWorker" | "PreflightFailed" | "PurgeDeleted">;
+/** The ManagerRefresh function on its own recording client, invoked at FinishRun's request as Lambda would run it. */
+const refreshes: Promise<unknown>[] = [];
+const managerRefresher: ManagerRefresher = {
+  request: async (job) => {
+    const { scan, managers } = storesOf("ManagerRefresh");
+    refreshes.push(refreshManagers({ scan, managers, clock, logger }, job));
+  },
+};
+
+type TaskFunctionName = Exclude<SyncFunctionName, "Dispatcher" | "Api" | "TestConnectionApi" | "PreflightWorker" | "PreflightFailed" | "PurgeDeleted" | "ManagerRefresh">;
 const handlersOf = (name: TaskFunctionName) => {
   const stores = storesOf(name);
   // The events' way out has no table access of its own (EventBridge in AWS); the notifications do.
   const events = notifyingPublisher({ notifications: stores.notifications, out: { publish: async () => {} }, clock, logger });
-  return makeSyncHandlers({ ...stores, events, cipher, source, clock, logger, metrics: new CountingMetrics() });
+  return makeSyncHandlers({ ...stores, events, cipher, source, clock, logger, metrics: new CountingMetrics(), ...(name === "FinishRun" ? { managerRefresher } : {}) });
 };
 let handlers: { [K in TaskFunctionName]: ReturnType<typeof handlersOf> };
 
@@ -132,18 +148,19 @@ const preflightWorker = new InProcessPreflightLauncher(
 );
 
 /** An API function (the onboarding entry point) on its own recording client; the run starter is a stub. */
+const startedByApi: SyncExecutionInput[] = [];
 function apiOf(name: "Api" | "TestConnectionApi") {
-  const starter = { start: async (input: SyncExecutionInput) => `exec-${input.run_id}`, isRunning: async () => false, abort: async () => undefined };
+  const starter = { start: async (input: SyncExecutionInput) => (startedByApi.push(input), `exec-${input.run_id}`), isRunning: async () => false, abort: async () => undefined };
   return makeApiHandler({ ...storesOf(name), cipher, source, starter, clock, logger, baseUrls: baseUrlPolicy({ allowLoopback: true }), keySpace: dynamoDbKeySpace, preflightLauncher: preflightWorker });
 }
 
 const CONNECTIONS = "/api/v1/crm/custom/connections";
 /** A payload-2.0 event as API Gateway sends it after the JWT authorizer. */
-function apiEvent(routeKey: string, path: Record<string, string> = {}, body?: unknown): ApiEvent {
+function apiEvent(routeKey: string, path: Record<string, string> = {}, body?: unknown, query: Record<string, string> = {}): ApiEvent {
   return {
     routeKey,
     pathParameters: path,
-    queryStringParameters: {},
+    queryStringParameters: query,
     body: body === undefined ? undefined : JSON.stringify(body),
     isBase64Encoded: false,
     requestContext: { authorizer: { jwt: { claims: { business_account_id: "acct-api-access", sub: "user-1", role: "owner" }, scopes: [] } } },
@@ -281,6 +298,8 @@ describe("least privilege: the table actions the functions send", () => {
     // The runs went where they had to: the page task wrote records, FinishRun released its lock, the dispatcher took a dead one over.
     expect([...recorded.get("SyncPage")!]).toEqual(expect.arrayContaining(["dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:GetItem", "dynamodb:Query"]));
     expect([...recorded.get("FinishRun")!]).toContain("dynamodb:DeleteItem");
+    await Promise.all(refreshes);
+    expect([...recorded.get("ManagerRefresh")!]).toEqual(expect.arrayContaining(["dynamodb:Query", "dynamodb:PutItem"]));
     expect([...recorded.get("Dispatcher")!]).toEqual(expect.arrayContaining(["dynamodb:Query", "dynamodb:BatchGetItem", "dynamodb:PutItem", "dynamodb:DeleteItem"]));
     expect(recorded.get("EntityFailed")!.size).toBeGreaterThan(0);
     expect(recorded.get("StopRun")!.size).toBeGreaterThan(0);
@@ -313,6 +332,17 @@ describe("least privilege: the table actions the functions send", () => {
       (await call(api, apiEvent(`GET ${CONNECTIONS}/{id}/analytics/funnel`, { id }))).statusCode,
       (await call(api, apiEvent(`GET ${CONNECTIONS}/{id}/records`, { id }))).statusCode,
       (await call(testApi, apiEvent(`POST ${CONNECTIONS}/test`, {}, { base_url: server.baseUrl, token: TOKEN }))).statusCode,
+      // A run the API starts (with the token the source accepts), driven as Step Functions would: the managers' routes below then have a user and a lead.
+      (await call(api, apiEvent(`PATCH ${CONNECTIONS}/{id}`, { id }, { token: TOKEN }))).statusCode,
+      (await call(api, apiEvent(`POST ${CONNECTIONS}/{id}/syncs`, { id }))).statusCode,
+      await driveRun(startedByApi.at(-1)!).then(() => Promise.all(refreshes)).then(() => 200),
+      (await call(api, apiEvent(`GET ${CONNECTIONS}/{id}/managers`, { id }))).statusCode,
+      (await call(api, apiEvent(`PUT ${CONNECTIONS}/{id}/managers/{sourceUserId}`, { id, sourceUserId: "u1" }, { user_id: "member-1" }))).statusCode,
+      (await call(api, apiEvent(`DELETE ${CONNECTIONS}/{id}/managers/{sourceUserId}`, { id, sourceUserId: "u1" }))).statusCode,
+      (await call(api, apiEvent("GET /api/v1/analytics/connections"))).statusCode,
+      (await call(api, apiEvent("GET /api/v1/analytics/connections/{id}/managers", { id }))).statusCode,
+      (await call(api, apiEvent("GET /api/v1/analytics/connections/{id}/{collection}", { id, collection: "leads" }, undefined, { user_id: "u1" }))).statusCode,
+      (await call(api, apiEvent("GET /api/v1/analytics/connections/{id}/{collection}/{recordId}", { id, collection: "leads", recordId: "l1" }))).statusCode,
     );
     const preflight = await call(api, apiEvent(`POST ${CONNECTIONS}/{id}/preflight`, { id }));
     await preflightWorker.idle();
@@ -322,7 +352,7 @@ describe("least privilege: the table actions the functions send", () => {
       (await call(api, apiEvent(`GET ${CONNECTIONS}/{id}/preflight/{preflightId}`, { id, preflightId }))).statusCode,
       (await call(api, apiEvent(`DELETE ${CONNECTIONS}/{id}`, { id }))).statusCode,
     );
-    expect(statuses).toEqual([200, 200, 200, 202, 200, 200, 200, 200, 200, 200, 200, 200, 200, 200, 200, 202, 200, 204]);
+    expect(statuses).toEqual([200, 200, 200, 202, 200, 200, 200, 200, 200, 200, 200, 200, 200, 200, 200, 200, 202, 200, 200, 200, 200, 200, 200, 200, 200, 202, 200, 204]);
 
     for (const name of ["Api", "TestConnectionApi", "PreflightWorker"] as const) {
       const granted = new Set<string>(TABLE_ACCESS[name]);

@@ -8,6 +8,7 @@ import { ensureConsoleBuilt } from "../../lambdas/runtimes/local/console-build";
 import { createLocalService } from "../../lambdas/runtimes/local/local-composition";
 import { createMemoryLogger } from "../../lambdas/adapters/local/json-logger";
 import { createTestTable, testDynamoDbClient } from "../support/dynamodb";
+import type { Clock } from "../../lambdas/domain/core/ports/clock";
 
 /** Debian's Chromium, started so that it never reaches for the network (this machine has none but loopback). */
 export const CHROMIUM_PATH = "/usr/bin/chromium";
@@ -26,7 +27,7 @@ const CHROMIUM_FLAGS = [
  * state machine, the API server that also serves the console and the dev
  * sign-in), on a fresh table, plus one headless Chromium with a fresh profile.
  */
-export async function startConsoleHarness(options: { readonly oidc?: { readonly issuer: string; readonly clientId: string } } = {}) {
+export async function startConsoleHarness(options: { readonly oidc?: { readonly issuer: string; readonly clientId: string }; readonly clock?: Clock } = {}) {
   await ensureConsoleBuilt();
   const client = testDynamoDbClient();
   const tableName = await createTestTable(client);
@@ -42,6 +43,8 @@ export async function startConsoleHarness(options: { readonly oidc?: { readonly 
     // As `npm start` passes its default SCHEDULE: each connection shows the interval as its next run.
     schedule: "1h",
     ...(options.oidc === undefined ? {} : { oidc: options.oidc }),
+    // The service's clock (the figures' "now" and default period); the page keeps the browser's.
+    ...(options.clock === undefined ? {} : { clock: options.clock }),
   });
   const api = await service.listen(0);
   const profileDir = await mkdtemp(join(tmpdir(), "crm-console-chromium-"));
@@ -56,14 +59,16 @@ export async function startConsoleHarness(options: { readonly oidc?: { readonly 
     locale: "en-US",
   });
 
-  /** A new tab: a new in-memory session, signed in as `role` of `workspace` through the page's own form. */
+  /** A new tab: a new in-memory session, signed in as `role` of `workspace` through the page's own form, on the role's landing page. */
   async function signedInPage(workspace: string, role: "owner" | "ROP" | "MOP"): Promise<Page> {
     const page = await browser.newPage();
     await page.goto(`${api.url}/`);
     await page.getByLabel("Workspace").fill(workspace);
     await page.getByLabel("Role").selectOption(role);
     await page.getByRole("button", { name: "Sign in" }).click();
-    await page.getByRole("heading", { name: "CRM connections", level: 1 }).waitFor();
+    // Each role lands on its own page: the owner on the connections, a ROP on the Team, a MOP on their figures.
+    const landing = role === "owner" ? "CRM connections" : role === "ROP" ? "Team" : "My figures";
+    await page.getByRole("heading", { name: landing, level: 1 }).waitFor();
     return page;
   }
 

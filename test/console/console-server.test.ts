@@ -71,6 +71,21 @@ describe("local API server: console assets and development sign-in", () => {
     expect((await api.request("GET", CONNECTIONS_PATH, { token: rop.token })).status).toBe(403);
   });
 
+  it("dev sign-in with an email: the token carries it (trimmed), and each email is its own member", async () => {
+    const mint = async (email: string) => decodeJwt(((await (await signIn({ workspace: "acme", role: "MOP", email })).json()) as { token: string }).token);
+    const anna = await mint(" anna@example.com ");
+    const boris = await mint("boris@example.com");
+    expect(anna.email).toBe("anna@example.com");
+    expect(anna.sub).toMatch(/^local-mop-[0-9a-f]{8}$/);
+    expect(boris.sub).not.toBe(anna.sub);
+    expect((await mint("ANNA@example.com")).sub).toBe(anna.sub);
+    // Blank is no email at all; an email the API would not use is refused, naming the field.
+    expect((await mint("")).sub).toBe("local-mop");
+    const long = await signIn({ workspace: "acme", role: "MOP", email: `${"x".repeat(250)}@b.cde` });
+    expect(long.status).toBe(422);
+    expect(((await long.json()) as { error: { field: string } }).error.field).toBe("email");
+  });
+
   it("dev sign-in refuses bad input with a 4xx naming the field and rule, never a token", async () => {
     const badRole = await signIn({ workspace: "acme", role: "admin" });
     expect(badRole.status).toBe(422);

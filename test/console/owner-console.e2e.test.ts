@@ -520,23 +520,24 @@ describe("owner's console, end to end (Chromium against the local service and a 
     await expectAccessible(owner, "signed out by a 401");
   });
 
-  it("a ROP user sees a read-only note saying why, and no write control", async () => {
+  it("a ROP user lands on the Team, never on a 403; a connection's own page says why it is read-only, and offers no write control", async () => {
     const rop = await harness.signedInPage("acme", "ROP");
     const ropProblems = watchPageProblems(rop);
     // The API's 403 to anyone but the owner is what these screens explain; nothing else may fail on them.
     const expectOnly403s = () =>
       expect(ropProblems.take().filter((problem) => !problem.startsWith("403: GET ") && !problem.includes("status of 403 "))).toEqual([]);
-    await rop.getByRole("note").getByText(/Read-only: you are signed in as ROP/).waitFor();
-    await rop.getByText("The service shows the connections to the workspace owner only.").waitFor();
+    // The connections list is the owner's: for a ROP its address is the Team.
+    await rop.goto(`${harness.url}/#/connections`);
+    await rop.getByRole("heading", { name: "Team", level: 1 }).waitFor();
     expect(await rop.getByRole("link", { name: "New connection" }).count()).toBe(0);
-    await expectAccessible(rop, "ROP: the list, read-only");
-    await shot(rop, "read-only-rop");
-    // Even on a connection's own page: no form, no button but signing out.
+    // On a connection's own page, and its settings: the note says why, no form, no button but signing out.
     for (const url of [connectionUrl, `${connectionUrl}/settings`]) {
       await rop.goto(url);
-      await rop.getByRole("note").waitFor();
-      await rop.locator("main p[role=status]").getByText(/owner/i).waitFor();
+      await rop.getByRole("note").getByText(/Read-only: you are signed in as ROP/).waitFor();
+      if (url === connectionUrl) await shot(rop, "read-only-rop");
+      await rop.locator("main p[role=status]").getByText(/not the workspace owner|owner/i).waitFor();
       expect(await rop.locator("main form, main button").count(), url).toBe(0);
+      expect(await rop.getByRole("heading", { name: "Source API check" }).count(), url).toBe(0);
       await expectAccessible(rop, `ROP: ${url}, read-only`);
     }
     expectOnly403s();

@@ -65,7 +65,8 @@ export async function createApiHarness(
   /** Every response text, to check that no secret ever appears in one. */
   const responses: string[] = [];
 
-  const token = (account: string, role: SessionRole = "owner") => issueSessionToken({ key: service.signingKey, account, role });
+  const token = (account: string, role: SessionRole = "owner", who: { readonly user?: string; readonly email?: string } = {}) =>
+    issueSessionToken({ key: service.signingKey, account, role, ...who });
 
   async function request(
     method: string,

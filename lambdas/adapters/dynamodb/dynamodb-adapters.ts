@@ -1,11 +1,13 @@
 import { DynamoDbAuditStore } from "./audits/dynamodb-audit-store";
 import { DynamoDbConnectionStore } from "./connections/dynamodb-connection-store";
 import { DynamoDbFiguresStore } from "./figures/dynamodb-figures-store";
+import { DynamoDbManagerStore } from "./managers/dynamodb-manager-store";
 import { DynamoDbNotificationStore } from "./notifications/dynamodb-notification-store";
 import { DynamoDbPreflightStore } from "./preflight-runs/dynamodb-preflight-store";
 import { DynamoDbPurgeQueue } from "./purges/dynamodb-purge-queue";
 import { DynamoDbRateLimiter } from "./rate-limit/dynamodb-rate-limiter";
 import { DynamoDbRecordStore } from "./records/dynamodb-record-store";
+import { DynamoDbRecordScan } from "./records/record-scan";
 import { DynamoDbRunStore } from "./runs/dynamodb-run-store";
 import type { DynamoDbTableOptions } from "./table/dynamodb-table-adapter";
 
@@ -22,6 +24,10 @@ export interface DynamoDbAdapters {
   readonly purges: DynamoDbPurgeQueue;
   /** The connection's figures (funnel, records per collection), kept at each run's end. */
   readonly figures: DynamoDbFiguresStore;
+  /** The per-manager aggregates, the owner's links and the members seen (docs/analytics-api.md). */
+  readonly managers: DynamoDbManagerStore;
+  /** Every record of a collection, shard by shard: what the per-manager refresh reads. */
+  readonly recordScan: DynamoDbRecordScan;
 }
 
 /**
@@ -30,8 +36,9 @@ export interface DynamoDbAdapters {
  * Building one is cheap (no call is made), so a root takes all and uses some.
  */
 export function dynamoDbAdapters(table: DynamoDbTableOptions): DynamoDbAdapters {
+  const records = new DynamoDbRecordStore(table);
   return {
-    records: new DynamoDbRecordStore(table),
+    records,
     runs: new DynamoDbRunStore(table),
     connections: new DynamoDbConnectionStore(table),
     limiter: new DynamoDbRateLimiter(table),
@@ -40,5 +47,7 @@ export function dynamoDbAdapters(table: DynamoDbTableOptions): DynamoDbAdapters 
     preflights: new DynamoDbPreflightStore(table),
     purges: new DynamoDbPurgeQueue(table),
     figures: new DynamoDbFiguresStore(table),
+    managers: new DynamoDbManagerStore(table),
+    recordScan: new DynamoDbRecordScan(table, records),
   };
 }

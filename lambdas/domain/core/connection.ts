@@ -2,6 +2,7 @@ import * as v from "valibot";
 import { IsoTimeSchema } from "./iso-time-schema";
 import { MAX_RATE_LIMIT } from "./limits";
 import { FreshnessHoursSchema } from "./freshness";
+import { IdleDaysSchema } from "./idle-days";
 
 /*
  * The connection's shapes, one schema each: the TypeScript types come from
@@ -43,5 +44,7 @@ export const StoredConnectionSchema = v.object({
   freshness_hours: v.optional(FreshnessHoursSchema),
   /** How often the schedule audits it (core/audit-schedule.ts); absent = the default, weekly. */
   audit_schedule: v.optional(v.string()),
+  /** Days after which an open lead with no task, call or event is idle (a coaching signal); absent: DEFAULT_IDLE_DAYS. */
+  idle_days: v.optional(IdleDaysSchema),
 });
 export type StoredConnection = v.InferOutput<typeof StoredConnectionSchema>;

@@ -6,6 +6,7 @@ import { InvalidFieldError, MalformedBodyError } from "./onboarding-errors";
 import { AuditScheduleSchema } from "../core/audit-schedule";
 import { MAX_CONNECTION_NAME_LENGTH } from "../core/connection";
 import { LINE_OF_TEXT } from "../core/portable-patterns";
+import { IdleDaysSchema } from "../core/idle-days";
 
 export { MAX_RATE_LIMIT };
 /** Longest accepted source token; anything longer is not a Bearer token anyone issues. */
@@ -76,6 +77,7 @@ export const CreateConnectionSchema = v.object({
   freshness_hours: v.optional(freshnessHours),
   trigger_sync: v.optional(v.boolean("must be a boolean")),
   audit_schedule: v.optional(AuditScheduleSchema),
+  idle_days: v.optional(IdleDaysSchema),
 });
 export type CreateConnectionInput = v.InferInput<typeof CreateConnectionSchema>;
 export type CreateConnectionOutput = v.InferOutput<typeof CreateConnectionSchema>;
@@ -90,10 +92,11 @@ export const UpdateConnectionSchema = v.pipe(
     sync_since: v.optional(syncSince),
     freshness_hours: v.optional(v.nullable(freshnessHours)),
     audit_schedule: v.optional(AuditScheduleSchema),
+    idle_days: v.optional(v.nullable(IdleDaysSchema)),
   }),
   v.check(
     (body) => Object.values(body).some((value) => value !== undefined),
-    "must contain at least one of base_url, token, rate_limit, sync_since, freshness_hours, audit_schedule, name",
+    "must contain at least one of base_url, token, rate_limit, sync_since, freshness_hours, audit_schedule, name, idle_days",
   ),
 );
 export type UpdateConnectionOutput = v.InferOutput<typeof UpdateConnectionSchema>;

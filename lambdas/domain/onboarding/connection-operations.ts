@@ -69,6 +69,7 @@ export async function createConnection(
     sync_since: input.sync_since ?? defaultSyncSince(now),
     ...(input.freshness_hours === undefined ? {} : { freshness_hours: input.freshness_hours }),
     ...(input.audit_schedule === undefined ? {} : { audit_schedule: input.audit_schedule }),
+    ...(input.idle_days === undefined ? {} : { idle_days: input.idle_days }),
     created_at: now.toISOString(),
     updated_at: now.toISOString(),
     token_ciphertext: await deps.cipher.encrypt(input.token, { businessAccountId: account, connectionId: id }),
@@ -117,7 +118,9 @@ export async function updateConnection(
 ): Promise<ConnectionResource> {
   const input = parseWithBaseUrl(deps, body, () => parseFields(UpdateConnectionSchema, body));
   const current = await findConnection(deps, account, id);
-  const { freshness_hours: _previous, name: _previousName, ...kept } = current;
+  const { freshness_hours: _previous, name: _previousName, idle_days: _previousIdle, ...kept } = current;
+  // null goes back to the default; absent keeps it.
+  const idleDays = input.idle_days === undefined ? current.idle_days : (input.idle_days ?? undefined);
   const freshness = input.freshness_hours === undefined ? current.freshness_hours : (input.freshness_hours ?? undefined);
   // null removes the name; absent keeps it.
   const name = input.name === undefined ? current.name : (input.name ?? undefined);
@@ -125,6 +128,7 @@ export async function updateConnection(
     ...kept,
     ...(freshness === undefined ? {} : { freshness_hours: freshness }),
     ...(name === undefined ? {} : { name }),
+    ...(idleDays === undefined ? {} : { idle_days: idleDays }),
     ...(input.base_url === undefined ? {} : { base_url: sourceBaseUrl(deps, input.base_url) }),
     ...(input.rate_limit === undefined ? {} : { rate_limit: input.rate_limit }),
     ...(input.sync_since === undefined ? {} : { sync_since: input.sync_since }),

@@ -5,6 +5,7 @@ import { REQUIRED_ENTITIES } from "../source-contract/entity-catalog";
 import { scheduleIntervalMs } from "../sync/schedule-interval";
 import type { OnboardingDeps } from "./onboarding-deps";
 import { AuditScheduleSchema, DEFAULT_AUDIT_SCHEDULE } from "../core/audit-schedule";
+import { DEFAULT_IDLE_DAYS, IdleDaysSchema } from "../core/idle-days";
 
 /** The Connection as the API returns it: every field but the token, plus the schedule as the owner sees it. Nothing else. */
 export const ConnectionResourceSchema = v.strictObject({
@@ -29,6 +30,7 @@ export const ConnectionResourceSchema = v.strictObject({
     v.description("A required entity's data is older than freshness_hours (one never synced counts from created_at)"),
   ),
   audit_schedule: AuditScheduleSchema,
+  idle_days: v.pipe(IdleDaysSchema, v.description("Days without a task, call or event after which an open lead counts as idle (a coaching signal); PATCH null goes back to the default, 14")),
 });
 export type ConnectionResource = v.InferOutput<typeof ConnectionResourceSchema>;
 
@@ -57,6 +59,7 @@ export function toConnectionResource(stored: StoredConnection, view: ConnectionV
     freshness: view.freshness,
     stale: staleEntities({ freshness: view.freshness, hours, required: REQUIRED_ENTITIES, createdAt: stored.created_at, now: view.now }).length > 0,
     audit_schedule: stored.audit_schedule ?? DEFAULT_AUDIT_SCHEDULE,
+    idle_days: stored.idle_days ?? DEFAULT_IDLE_DAYS,
   };
 }
 

@@ -7,6 +7,7 @@ import { endUnfinishedEntities } from "./fail-unfinished-entities";
 import { serviceFailure } from "./entity-failure";
 import type { SyncState } from "./sync-state";
 import { runEndNotices } from "./run-end-notices";
+import { requestManagerRefresh } from "./manager-refresh-request";
 import { runModeOf } from "../core/run-mode";
 import type { AuditSummary } from "../core/audit-summary";
 import type { RunSummary } from "../core/run-summary";
@@ -50,6 +51,7 @@ export async function finishRun(deps: SyncDeps, state: SyncState): Promise<Finis
     await runEndNotices(deps, run, { ...summary, status, finished_at: finishedAt }, audit);
   }
   await keepFigures(deps, run.connection_id, run.run_id, summary);
+  await requestManagerRefresh(deps, run);
   deps.metrics.count(status === "succeeded" ? METRIC.runsSucceeded : METRIC.runsFailed, 1);
   deps.logger.info("run finished", {
     connection_id: run.connection_id,

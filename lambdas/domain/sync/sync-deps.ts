@@ -11,6 +11,7 @@ import type { SourceClient } from "../core/ports/source-client";
 import type { TokenCipher } from "../core/ports/token-cipher";
 import type { AuditStore } from "../core/ports/audit-store";
 import type { FiguresStore } from "../figures/figures-store";
+import type { ManagerRefresher } from "../core/ports/manager-refresher";
 import type { StageKindsOfRun, UserIdsOfRun } from "./stage-kinds-memo";
 import type { StaleCheckDeps } from "./stale-notice";
 
@@ -32,6 +33,8 @@ export interface SyncDeps {
   readonly figures?: FiguresStore;
   /** Where a run's end, and a connection going stale, are told (notifications, then EventBridge or the log). */
   readonly events: EventPublisher;
+  /** Where a run's end asks for the per-manager figures to be recomputed (docs/analytics-api.md); absent: never. */
+  readonly managerRefresher?: ManagerRefresher;
   /** The schedule's interval: without freshness_hours on a connection, data older than twice it is stale. Null or absent: not known. */
   readonly scheduleIntervalMs?: number | null;
   /** Stage kinds read once per run (makeSyncHandlers supplies the memo); each leads page reads the store when absent. */

@@ -4,7 +4,7 @@ import * as v from "valibot";
 import { InvalidCursorError } from "../../domain/core/errors";
 import type { Logger } from "../../domain/core/ports/logger";
 import { OWNER_ROLE, SessionClaimsSchema } from "../../domain/onboarding/auth/session-claims";
-import type { OnboardingDeps } from "../../domain/onboarding/onboarding-deps";
+import type { ApiDeps } from "../../domain/analytics/analytics-deps";
 import { InvalidFieldError, NotFoundError, NotOwnerError, OnboardingError, UnauthenticatedError } from "../../domain/onboarding/onboarding-errors";
 import { RETRY_AFTER_SECONDS, statusOf } from "./error-status";
 import { openApiDocument } from "./openapi";
@@ -34,7 +34,7 @@ function sessionOf(event: ApiEvent) {
  * It finds the route by routeKey, admits only the workspace owner, calls the
  * route's one operation, and shapes the response.
  */
-export function makeApiHandler(deps: OnboardingDeps) {
+export function makeApiHandler(deps: ApiDeps) {
   const routes = new Map<string, Route>(ROUTES.map((route) => [route.routeKey, route]));
 
   const handle = async (event: ApiEvent): Promise<ApiResult> => {
@@ -43,10 +43,11 @@ export function makeApiHandler(deps: OnboardingDeps) {
     const route = routes.get(event.routeKey);
     if (route === undefined) throw new NotFoundError(`no route ${event.routeKey}`);
     const session = sessionOf(event);
-    // Owner only, before anything else: ROP and MOP get 403 whatever the id.
-    if (session.role !== OWNER_ROLE) throw new NotOwnerError();
+    // An owner route admits the owner only, before anything else: ROP and MOP get 403 whatever the id.
+    if ((route.access ?? "owner") === "owner" && session.role !== OWNER_ROLE) throw new NotOwnerError();
     const result = await route.handle(deps, {
       account: session.businessAccountId,
+      session,
       path: (event.pathParameters ?? {}) as Record<string, string>,
       query: event.queryStringParameters ?? {},
       body: event.isBase64Encoded && event.body ? Buffer.from(event.body, "base64").toString("utf8") : event.body,

@@ -9,6 +9,7 @@ import {
   ServiceBusyError,
   UnauthenticatedError,
 } from "../../domain/onboarding/onboarding-errors";
+import { LinkChangedError, NotLinkedError } from "../../domain/analytics/analytics-errors";
 
 /**
  * Error class -> HTTP status, in one place, matched by class (instanceof).
@@ -23,8 +24,10 @@ export const ERROR_STATUSES: ReadonlyArray<readonly [ErrorClass, number]> = [
   [InvalidCursorError, 422],
   [UnauthenticatedError, 401],
   [NotOwnerError, 403],
+  [NotLinkedError, 403],
   [NotFoundError, 404],
   [ConflictError, 409],
+  [LinkChangedError, 409],
   [SyncQueueUnavailableError, 503],
   [PreflightUnavailableError, 503],
   [ServiceBusyError, 503],

@@ -21,6 +21,11 @@ import { AuditSummarySchema } from "../../domain/core/audit-summary";
 import { errorStatusesByName, RETRY_AFTER_SECONDS } from "./error-status";
 import { PreflightRunSchema } from "../../domain/preflight/preflight-run";
 import { API_PREFIX, ROUTES, type Route } from "./routes";
+import { AnalyticsConnectionListSchema } from "../../domain/analytics/analytics-operations";
+import { ManagerFiguresListSchema } from "../../domain/analytics/manager-figures";
+import { ManagerEntrySchema, ManagerListSchema, SetManagerLinkSchema } from "../../domain/analytics/manager-link-operations";
+import { MANAGER_COLLECTIONS } from "../../domain/analytics/manager-aggregates";
+import * as v from "valibot";
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
@@ -73,6 +78,11 @@ export const RESPONSE_SCHEMAS = {
   AuditSummary: AuditSummarySchema,
   AuditList: AuditListSchema,
   Explanation: ExplanationSchema,
+  ManagerEntry: ManagerEntrySchema,
+  ManagerList: ManagerListSchema,
+  AnalyticsConnectionList: AnalyticsConnectionListSchema,
+  ManagerFigures: ManagerFiguresListSchema,
+  ManagerRecord: v.object({ record: v.record(v.string(), v.unknown()) }),
 };
 
 function responseComponents(): Record<string, object> {
@@ -106,6 +116,8 @@ const TAGS = {
   Preflight: ["startPreflight", "getPreflight"],
   Insights: ["getFunnel", "getQuality"],
   Notifications: ["listNotifications"],
+  Managers: ["listManagers", "linkManager", "unlinkManager"],
+  Analytics: ["listAnalyticsConnections", "getManagerFigures", "listManagerRecords", "getManagerRecord"],
 } as const;
 const TAG_DESCRIPTIONS: Record<keyof typeof TAGS, string> = {
   Connections: "A workspace's connections to its custom CRM source API: register, read, change, test, pause, delete",
@@ -115,6 +127,8 @@ const TAG_DESCRIPTIONS: Record<keyof typeof TAGS, string> = {
   Preflight: "The conformance check of the connection's source API, run from the service",
   Insights: "Analytics and data quality over a connection's records",
   Notifications: "What the service told the workspace: runs that failed, connections gone stale",
+  Managers: "The owner's links between a connection's CRM users and the workspace's members",
+  Analytics: "Per-manager figures, records and coaching signals, for every role, scoped by who asks",
 };
 const tagOf = (operationId: string): string | undefined =>
   Object.entries(TAGS).find(([, operations]) => (operations as readonly string[]).includes(operationId))?.[0];
@@ -147,6 +161,13 @@ function responsesOf(route: Route): Record<string, unknown> {
     getAudit: { description: "The audit: per entity the records the source returned, the store holds, healed by cause, changed after the last sync (ahead of the watermark: left to the next sync, not healed), absent at the source", content: content(ref("AuditSummary")) },
     getFunnel: { description: "Per pipeline, as computed at the end of the last run: leads per stage in stage order, leads that reached each stage and the conversion to the next and to won, won, lost, revenue won, top loss reasons, unresolved won/lost, overdue tasks, connected calls", content: content(ref("Funnel")) },
     countRecords: { description: "Stored records per collection, as counted at the end of the last run", content: content(ref("RecordCounts")) },
+    listManagers: { description: "The connection's source users with their links and a summary of the last 30 days", content: content(ref("ManagerList")) },
+    linkManager: { description: "The source user with its link as it now is", content: content(ref("ManagerEntry")) },
+    unlinkManager: { description: "The source user, unlinked by the owner", content: content(ref("ManagerEntry")) },
+    listAnalyticsConnections: { description: "The workspace's connections, and the caller's link on each", content: content(ref("AnalyticsConnectionList")) },
+    getManagerFigures: { description: "One row per manager (a MOP: theirs) with the period's figures and coaching signals", content: content(ref("ManagerFigures")) },
+    listManagerRecords: { description: "A page of one manager's records", content: content(ref("RecordsPage")) },
+    getManagerRecord: { description: "The record, when the caller may see it", content: content(ref("ManagerRecord")) },
   };
   const errors = Object.fromEntries(
     Object.entries(ERROR_RESPONSES).map(([status, { description, headers, schema }]) => [
@@ -154,13 +175,17 @@ function responsesOf(route: Route): Record<string, unknown> {
       { description, ...(headers ? { headers } : {}), content: content(schema ?? ref("Error")) },
     ]),
   );
+  if (route.access === "member") {
+    errors["403"] = { description: "A MOP whom the owner has not linked to a source user of the connection (the message says so)", content: content(ref("Error")) };
+  }
   return { [String(route.successStatus)]: success[route.operationId], ...errors };
 }
 
 /** What an operation answers on success, in a sentence (its description in the document). */
 function descriptionOf(route: Route, responses: Record<string, unknown>): string {
   const answer = (responses[String(route.successStatus)] as { description?: string } | undefined)?.description ?? "";
-  return `${route.summary}. The workspace owner's only. Answers ${route.successStatus}: ${answer.charAt(0).toLowerCase()}${answer.slice(1)}.`;
+  const who = route.access === "member" ? "Every role: the owner and ROP see every manager, a MOP their own" : "The workspace owner's only";
+  return `${route.summary}. ${who}. Answers ${route.successStatus}: ${answer.charAt(0).toLowerCase()}${answer.slice(1)}.`;
 }
 
 function operationOf(route: Route): Record<string, unknown> {
@@ -169,8 +194,21 @@ function operationOf(route: Route): Record<string, unknown> {
     name,
     in: "path",
     required: true,
-    schema: name === "entity" ? { type: "string", enum: [...COLLECTIONS] } : { type: "string" },
+    schema: name === "entity" ? { type: "string", enum: [...COLLECTIONS] } : name === "collection" ? { type: "string", enum: [...MANAGER_COLLECTIONS] } : { type: "string" },
   }));
+  if (route.operationId === "getManagerFigures") {
+    for (const name of ["from", "to"]) {
+      parameters.push({ name, in: "query", required: false, schema: { type: "string", format: "date", description: name === "to" ? "Last UTC day of the period, included; default today" : "First UTC day of the period, included; default 29 days before to" } as never });
+    }
+  }
+  if (route.operationId === "listManagerRecords") {
+    parameters.push(
+      { name: "limit", in: "query", required: false, schema: { type: "integer", minimum: 1, maximum: RECORDS_MAX_LIMIT, default: RECORDS_DEFAULT_LIMIT } as never },
+      { name: "cursor", in: "query", required: false, schema: { type: "string", minLength: 1, description: "next_cursor of the previous page; an empty one is refused (422)" } as never },
+      { name: "user_id", in: "query", required: false, schema: { type: "string", minLength: 1, description: "The owner and ROP: the source user whose records to list (a MOP gets their own)" } as never },
+      { name: "unassigned", in: "query", required: false, schema: { type: "string", enum: ["true"], description: "The owner and ROP: the records with no or an unknown responsible user" } as never },
+    );
+  }
   if (route.operationId === "getRecord" || route.operationId === "explainRecord") {
     // An empty value is refused (422), as a missing one is for a stage.
     parameters.push({ name: "pipeline_id", in: "query", required: false, schema: { type: "string", minLength: 1, description: "Required for a stage: the pipeline it belongs to" } as never });
@@ -197,7 +235,9 @@ function operationOf(route: Route): Record<string, unknown> {
           ? bodySchema(DraftTestSchema)
           : route.operationId === "resetSync"
           ? bodySchema(ResetSyncSchema)
-          : undefined;
+          : route.operationId === "linkManager"
+            ? bodySchema(SetManagerLinkSchema)
+            : undefined;
   const responses = responsesOf(route);
   const tag = tagOf(route.operationId);
   return {
@@ -224,7 +264,7 @@ export function openApiDocument(): Record<string, unknown> {
     info: {
       title: "Custom CRM integration: onboarding API",
       version: "1.0.0",
-      description: `Register and operate connections to a customer's custom CRM source API. Base path ${API_PREFIX}. Only the workspace owner may call it.`,
+      description: `Register and operate connections to a customer's custom CRM source API. Base path ${API_PREFIX}. Only the workspace owner may call the routes under ${API_PREFIX}/crm/custom; every role may read ${API_PREFIX}/analytics, scoped by who asks.`,
       contact: { name: "The CRM integration service's team (docs/onboarding-api.md)" },
       license: { name: "Proprietary: for the service's workspaces", identifier: "LicenseRef-Proprietary" },
     },
@@ -241,7 +281,7 @@ export function openApiDocument(): Record<string, unknown> {
     paths,
     components: {
       securitySchemes: {
-        ownerSession: { type: "http", scheme: "bearer", bearerFormat: "JWT", description: "The workspace owner's session token (claims business_account_id, sub, role)" },
+        ownerSession: { type: "http", scheme: "bearer", bearerFormat: "JWT", description: "A workspace session token (claims business_account_id, sub, role; email optional): the owner's for the onboarding routes, any role's for the analytics routes" },
       },
       schemas: {
         ...responseComponents(),

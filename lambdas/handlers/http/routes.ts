@@ -1,6 +1,5 @@
 import { createConnection, deleteConnection, getConnection, listConnections, updateConnection } from "../../domain/onboarding/connection-operations";
 import { parseJsonBody } from "../../domain/onboarding/connection-input";
-import type { OnboardingDeps } from "../../domain/onboarding/onboarding-deps";
 import { getRecord, listRecords } from "../../domain/onboarding/record-operations";
 import { getRun, listRuns, triggerSync } from "../../domain/onboarding/run-operations";
 import { getAudit, listAudits, startAudit } from "../../domain/onboarding/audit-operations";
@@ -15,31 +14,17 @@ import { getFunnel, getRecordCounts } from "../../domain/onboarding/figures-oper
 import { listNotifications } from "../../domain/onboarding/notification-operations";
 import { getQuality } from "../../domain/onboarding/quality-operations";
 
-export const API_PREFIX = "/api/v1";
+import { API_PREFIX, param, type Route } from "./route";
+import { ANALYTICS_ROUTES, MANAGER_LINK_ROUTES } from "./analytics-routes";
+
+export { API_PREFIX, type Route, type RouteRequest } from "./route";
 const CONNECTIONS = `${API_PREFIX}/crm/custom/connections`;
 
-/** What a route's operation gets: the caller's workspace and the request's parts. */
-export interface RouteRequest {
-  readonly account: string;
-  readonly path: Readonly<Record<string, string>>;
-  readonly query: Readonly<Record<string, string | undefined>>;
-  readonly body: string | undefined;
-}
-
-export interface Route {
-  /** API Gateway's route key, `METHOD /path/{param}`: CDK, the local server and OpenAPI all read it from here. */
-  readonly routeKey: string;
-  readonly operationId: string;
-  readonly summary: string;
-  readonly successStatus: number;
-  /** True for the one route whose function calls the source (and so may decrypt tokens). */
-  readonly callsSource?: boolean;
-  readonly handle: (deps: OnboardingDeps, request: RouteRequest) => Promise<unknown>;
-}
-
-const param = (request: RouteRequest, name: string): string => request.path[name] ?? "";
-
-/** Every authenticated route of the onboarding API; all of them are the workspace owner's only. */
+/**
+ * Every authenticated route: the onboarding API's (the workspace owner's only,
+ * the managers' links included), then the analytics routes every role may call
+ * (docs/analytics-api.md).
+ */
 export const ROUTES: readonly Route[] = [
   {
     routeKey: `POST ${CONNECTIONS}`,
@@ -228,6 +213,8 @@ export const ROUTES: readonly Route[] = [
     successStatus: 200,
     handle: async (deps, request) => ({ data: await listNotifications(deps, request.account) }),
   },
+  ...MANAGER_LINK_ROUTES,
+  ...ANALYTICS_ROUTES,
 ];
 
 /** The OpenAPI document: public, like any API description. */

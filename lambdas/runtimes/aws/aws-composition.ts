@@ -8,7 +8,7 @@ import { notifyingPublisher } from "../../domain/notifications/notifying-publish
 import { scheduleIntervalMs } from "../../domain/sync/schedule-interval";
 import { EventBridgeEventPublisher } from "../../adapters/aws/eventbridge-event-publisher";
 import { systemClock } from "../../domain/core/ports/clock";
-import type { OnboardingDeps } from "../../domain/onboarding/onboarding-deps";
+import type { ApiDeps } from "../../domain/analytics/analytics-deps";
 import { createHttpSourceClient } from "../../adapters/source-http/http-source-client";
 import { createGuardedFetch } from "../../adapters/source-http/ssrf/guarded-fetch";
 import { baseUrlPolicy } from "../../adapters/source-http/ssrf/base-url-policy";
@@ -20,6 +20,7 @@ import type { PurgeDeps } from "../../domain/retention/purge-deleted-connections
 import {
   ApiConfigSchema,
   PreflightFailedConfigSchema,
+  ManagerRefreshConfigSchema,
   PreflightWorkerConfigSchema,
   PurgeConfigSchema,
   readConfig,
@@ -31,6 +32,8 @@ import { KmsTokenCipher } from "../../adapters/aws/kms-token-cipher";
 import { createLambdaObservability } from "../../adapters/aws/lambda-observability";
 import { LambdaPreflightLauncher } from "../../adapters/aws/lambda-preflight-launcher";
 import { SfnRunStarter } from "../../adapters/aws/sfn-run-starter";
+import { LambdaManagerRefresher } from "../../adapters/aws/lambda-manager-refresher";
+import type { RefreshDeps } from "../../domain/analytics/refresh-managers";
 
 /**
  * The composition root in AWS: clients are built once per Lambda process
@@ -86,6 +89,22 @@ export function awsSyncDeps(env: Record<string, string | undefined> = process.en
     clock,
     logger,
     metrics,
+    // Set on FinishRun only (lib/sync-functions.ts): the run's end asks for the per-manager figures.
+    ...(config.MANAGER_REFRESH_FUNCTION_NAME === undefined
+      ? {}
+      : { managerRefresher: new LambdaManagerRefresher({ client: lambdaClient(), functionName: config.MANAGER_REFRESH_FUNCTION_NAME }) }),
+  };
+}
+
+/** The ManagerRefresh function's: the stored records, read whole, and the aggregates written. */
+export function awsManagerRefreshDeps(env: Record<string, string | undefined> = process.env): RefreshDeps {
+  const config = readConfig(ManagerRefreshConfigSchema, env);
+  const { recordScan, managers } = table(config.TABLE_NAME);
+  return {
+    scan: recordScan,
+    managers,
+    clock,
+    logger,
   };
 }
 
@@ -104,9 +123,9 @@ export function awsStartSyncDeps(env: Record<string, string | undefined> = proce
   };
 }
 
-export function awsOnboardingDeps(env: Record<string, string | undefined> = process.env): OnboardingDeps {
+export function awsOnboardingDeps(env: Record<string, string | undefined> = process.env): ApiDeps {
   const config = readConfig(ApiConfigSchema, env);
-  const { records, audits, runs, connections, limiter, preflights, notifications, figures } = table(config.TABLE_NAME);
+  const { records, audits, runs, connections, limiter, preflights, notifications, figures, managers } = table(config.TABLE_NAME);
   return {
     records,
     figures,
@@ -124,6 +143,7 @@ export function awsOnboardingDeps(env: Record<string, string | undefined> = proc
     logger,
     baseUrls: baseUrlPolicy({ allowLoopback: config.ALLOW_LOOPBACK_SOURCES }),
     keySpace: dynamoDbKeySpace,
+    managers,
     ...(config.SYNC_SCHEDULE === undefined ? {} : { schedule: config.SYNC_SCHEDULE }),
   };
 }

@@ -19,6 +19,8 @@ export const SyncTaskConfigSchema = v.object({
   ALLOW_LOOPBACK_SOURCES: flag("ALLOW_LOOPBACK_SOURCES"),
   /** The deploy's syncSchedule as given (`1h`, `rate(2 hours)`, `off`): its interval sets the default freshness_hours; absent: none. */
   SYNC_SCHEDULE: v.optional(v.pipe(v.string(), v.trim(), v.nonEmpty())),
+  /** The ManagerRefresh function (its alias ARN): FinishRun invokes it asynchronously at each run's end; absent elsewhere. */
+  MANAGER_REFRESH_FUNCTION_NAME: v.optional(v.pipe(v.string(), v.nonEmpty())),
 });
 
 export const StarterConfigSchema = v.object({
@@ -37,6 +39,11 @@ export const ApiConfigSchema = v.object({
 
 /** The preflight worker: what the page task has (table, key, SSRF setting). */
 export const PreflightWorkerConfigSchema = SyncTaskConfigSchema;
+
+/** The per-manager aggregates' refresh reads and writes the table only. */
+export const ManagerRefreshConfigSchema = v.object({
+  TABLE_NAME: required("TABLE_NAME"),
+});
 
 /** The purge of deleted connections needs the table only: no key, no source. */
 export const PurgeConfigSchema = v.object({

@@ -1,3 +1,4 @@
+import { hash } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import * as v from "valibot";
 import {
@@ -12,9 +13,11 @@ export const DEV_SIGN_IN_PATH = "/dev/sign-in";
 const MAX_SIGN_IN_BODY_BYTES = 4096;
 
 /**
- * POST /dev/sign-in `{ "workspace", "role" }` → 200 `{ token, expires_in }`: a
- * session token minted exactly as `npm run token -- --account W --role R`
- * does (same key, issuer, audience, `sub` local-<role>, 12 h). Answers only
+ * POST /dev/sign-in `{ "workspace", "role", "email"? }` → 200 `{ token, expires_in }`: a
+ * session token minted exactly as `npm run token -- --account W --role R [--user U --email E]`
+ * does (same key, issuer, audience, `sub` local-<role>, 12 h). With an email
+ * (what links a MOP to the CRM user with that email), the token carries it and
+ * `sub` is local-<role>-<8 hex of its sha256>, so two emails are two members. Answers only
  * callers on loopback, so a runtime bound to HOST=0.0.0.0 does not hand owner
  * tokens to the network. Returns false for any other path.
  */
@@ -51,6 +54,12 @@ export async function serveDevSignIn(
   }
   const fields = body as Record<string, unknown>;
   const role = fields["role"];
+  const email = typeof fields["email"] === "string" && fields["email"].trim() !== "" ? fields["email"].trim() : undefined;
+  if (fields["email"] !== undefined && fields["email"] !== "" && (email === undefined || v.parse(SessionClaimsSchema, { sub: "x", business_account_id: "x", role: "owner", email }).email === null)) {
+    const rule = "must be one line of at most 255 characters";
+    send(response, 422, { error: { code: "invalid_field", message: `email: ${rule}`, field: "email", rule } });
+    return true;
+  }
   // The same claim rules `npm run token` checks, with the form's field names.
   const parsed = v.safeParse(SessionClaimsSchema, {
     [SESSION_CLAIM.businessAccountId]: typeof fields["workspace"] === "string" ? fields["workspace"].trim() : fields["workspace"],
@@ -73,6 +82,7 @@ export async function serveDevSignIn(
     key: signingKey,
     account: parsed.output.businessAccountId,
     role: parsed.output.role,
+    ...(email === undefined ? {} : { email, user: `local-${parsed.output.role.toLowerCase()}-${hash("sha256", email.toLowerCase()).slice(0, 8)}` }),
   });
   send(response, 200, { token, expires_in: DEFAULT_SESSION_TTL_SECONDS }, { "cache-control": "no-store" });
   return true;

@@ -17,7 +17,7 @@ import { LocalSyncEngine } from "./local-sync-engine";
 import type { TaskHandler } from "./step-functions/local-step-functions";
 import { loadOrCreateSigningKey, type LocalSigningKey } from "./local-token-issuer";
 import { makeApiHandler } from "../../handlers/http/api-handler";
-import type { OnboardingDeps } from "../../domain/onboarding/onboarding-deps";
+import type { ApiDeps } from "../../domain/analytics/analytics-deps";
 import { failUnfinishedPreflight } from "../../domain/preflight/preflight-failure";
 import { runPreflightJob } from "../../domain/preflight/preflight-job";
 import { createHttpSourceClient } from "../../adapters/source-http/http-source-client";
@@ -29,6 +29,8 @@ import { createCrashGates, gateContinueAsNew, gateDynamoDbClient, gateSourceClie
 import { InProcessPreflightLauncher } from "../../adapters/local/in-process-preflight-launcher";
 import { createLocalDispatch, type LocalDispatch } from "./local-dispatch";
 import type { LocalOidcSettings } from "./oidc-token-verifier";
+import { InProcessManagerRefresher } from "../../adapters/local/in-process-manager-refresher";
+import { refreshManagers } from "../../domain/analytics/refresh-managers";
 
 /**
  * The local runtime's one composition root: every client, store and handler
@@ -55,13 +57,17 @@ export interface LocalSync {
   readonly limiter: DynamoDbAdapters["limiter"];
   /** The connection's figures, kept at each run's end. */
   readonly figures: DynamoDbAdapters["figures"];
+  /** The per-manager aggregates, links and members (docs/analytics-api.md). */
+  readonly managers: DynamoDbAdapters["managers"];
+  /** Recomputes them after each run's end, in this process; tests wait on its `idle()`. */
+  readonly managerRefresher: InProcessManagerRefresher;
   stop(): Promise<void>;
 }
 
 /** The service on one machine: the sync and the onboarding API over the same stores. */
 export interface LocalService {
   readonly sync: LocalSync;
-  readonly onboarding: OnboardingDeps;
+  readonly onboarding: ApiDeps;
   readonly preflightLauncher: InProcessPreflightLauncher;
   readonly signingKey: LocalSigningKey;
   readonly apiHandler: LambdaHandler;
@@ -102,8 +108,13 @@ export function createLocalSync(options: LocalSyncOptions): LocalSync {
   const { client, tableName } = options;
   const clock = options.clock ?? systemClock;
   const adapters = dynamoDbAdapters({ client, tableName });
-  const { records, runs, connections, limiter } = adapters;
+  const { records, runs, connections, limiter, managers } = adapters;
+  const managerRefresher = new InProcessManagerRefresher(
+    (job) => refreshManagers({ scan: adapters.recordScan, managers, clock, logger: options.logger }, job),
+    options.logger,
+  );
   const built: SyncDeps = {
+    managerRefresher,
     // The same events as in AWS: recorded as notifications, then logged instead of sent to EventBridge.
     events: notifyingPublisher({
       notifications: adapters.notifications,
@@ -143,7 +154,11 @@ export function createLocalSync(options: LocalSyncOptions): LocalSync {
     logger: options.logger,
     staleCheck: { records, events: deps.events, scheduleIntervalMs: deps.scheduleIntervalMs ?? null },
   };
-  return { deps, startDeps, engine, handlers, adapters, records, runs, connections, limiter, figures: adapters.figures, stop: () => engine.stop() };
+  return { deps, startDeps, engine, handlers, adapters, records, runs, connections, limiter, figures: adapters.figures, managers, managerRefresher, stop: async () => {
+    await engine.stop();
+    // A refresh a run's end asked for finishes before the stores' client goes.
+    await managerRefresher.idle();
+  } };
 }
 
 export interface LocalServiceOptions {
@@ -198,7 +213,7 @@ export async function createLocalService(options: LocalServiceOptions): Promise<
     options.logger,
     (job) => failUnfinishedPreflight({ preflights, clock: sync.deps.clock, logger: options.logger }, job),
   );
-  const onboarding: OnboardingDeps = {
+  const onboarding: ApiDeps = {
     connections: sync.connections,
     cipher: options.cipher,
     runs: sync.runs,
@@ -215,6 +230,7 @@ export async function createLocalService(options: LocalServiceOptions): Promise<
     notifications,
     baseUrls: baseUrlPolicy({ allowLoopback: options.allowLoopbackSources }),
     keySpace: dynamoDbKeySpace,
+    managers: sync.managers,
     ...(options.schedule === undefined ? {} : { schedule: options.schedule }),
     ...(options.sleep === undefined ? {} : { sleep: options.sleep }),
   };

@@ -23,7 +23,7 @@ import { SESSION_CLAIM, type SessionRole } from "../../domain/onboarding/auth/se
  * `<dataDir>/session-signing-key.jwk.json`, created on first use and reused
  * after, so `npm run token` and the local runtime (reading the same data dir)
  * agree on it. Tokens carry iss, aud, sub, business_account_id, role, iat and
- * exp; verification pins the algorithm to ES256 and checks signature, issuer,
+ * exp, and `email` when one is given; verification pins the algorithm to ES256 and checks signature, issuer,
  * audience and expiry, as the authorizer does.
  */
 
@@ -50,6 +50,8 @@ export interface IssueSessionTokenOptions {
   readonly role: SessionRole;
   /** sub; defaults to `local-<role>` */
   readonly user?: string;
+  /** The standard `email` claim, when given: what links a member to a CRM user with the same email. */
+  readonly email?: string;
   /** defaults to DEFAULT_SESSION_TTL_SECONDS (12 h) */
   readonly ttlSeconds?: number;
   readonly issuer?: string;
@@ -140,7 +142,11 @@ export async function issueSessionToken(options: IssueSessionTokenOptions): Prom
   if (user.length === 0) throw new TypeError("user must not be empty");
 
   const iat = Math.floor((options.now ?? new Date()).getTime() / 1000);
-  return new SignJWT({ [SESSION_CLAIM.businessAccountId]: options.account, [SESSION_CLAIM.role]: options.role })
+  return new SignJWT({
+    [SESSION_CLAIM.businessAccountId]: options.account,
+    [SESSION_CLAIM.role]: options.role,
+    ...(options.email === undefined ? {} : { [SESSION_CLAIM.email]: options.email }),
+  })
     .setProtectedHeader({ alg: SESSION_TOKEN_ALGORITHM, kid: options.key.kid, typ: "JWT" })
     .setIssuer(options.issuer ?? LOCAL_ISSUER)
     .setAudience(options.audience ?? LOCAL_AUDIENCE)

@@ -18,6 +18,8 @@ import { FAR_LEASE, runHoldingLock } from "../../builders/page-runs";
 import { DynamoDbAuditStore } from "../../../lambdas/adapters/dynamodb/audits/dynamodb-audit-store";
 import { createTestTable, testDynamoDbClient } from "../../support/dynamodb";
 import { storedConnection } from "../../builders/stored-connections";
+import { DynamoDbManagerStore } from "../../../lambdas/adapters/dynamodb/managers/dynamodb-manager-store";
+import { ManagerAggregateBuilder } from "../../../lambdas/domain/analytics/aggregate-builder";
 
 let client: DynamoDBClient;
 let tableName: string;
@@ -41,7 +43,7 @@ function lead(id: string, text = ""): RecordWrite {
   return { collection: "leads", key: [id], doc: { id, name: `Lead ${id}`, notes: text, updated_at: "2026-11-20T00:00:00.000Z" } };
 }
 
-/** What a synced connection leaves in the table: records (one split into parts), stages, loss reasons, watermark, run summary and lock, rate-limit log, a preflight report, its figures. */
+/** What a synced connection leaves in the table: records (one split into parts), stages, loss reasons, watermark, run summary and lock, rate-limit log, a preflight report, its figures, per-manager aggregates and an owner's link. */
 async function syncedConnection(id: string, options: { readonly largeRecord: boolean; readonly moreLeads?: number }): Promise<void> {
   const connections = new DynamoDbConnectionStore({ client, tableName });
   const records = new DynamoDbRecordStore({ client, tableName });
@@ -70,6 +72,12 @@ async function syncedConnection(id: string, options: { readonly largeRecord: boo
     }),
   );
   await new DynamoDbRateLimiter({ client, tableName }).acquire(id, 1000);
+  const managers = new DynamoDbManagerStore({ client, tableName });
+  const figures = new ManagerAggregateBuilder(new Date(DELETED_AT));
+  figures.addUser({ id: "u1" });
+  for (const written of leads) figures.addLead({ ...written.doc, responsible_user_id: "u1", created_at: "2026-11-20T00:00:00.000Z" });
+  await managers.saveSnapshot(id, figures.build("version-1"));
+  await managers.setLink(id, "u1", "member-1", "2026-11-20T00:00:00.000Z");
   await client.send(
     new PutItemCommand({ TableName: tableName, Item: { pk: { S: preflightPartitionKey(id) }, sk: { S: "pf-1" }, doc: { S: "{}" } } }),
   );
@@ -120,6 +128,7 @@ describe("purge of a deleted connection's data (DynamoDB Local)", () => {
     const goneBefore = await itemsOf(gone);
     const keptBefore = await itemsOf(kept);
     expect(goneBefore.some((item) => item["pk"]?.S?.startsWith("PART#"))).toBe(true);
+    expect(goneBefore.filter((item) => /^(MGR|LINK)#/.test(item["pk"]?.S ?? "")).length).toBeGreaterThan(3);
 
     await deleteConnection(gone);
     expect(await pendingPurges()).toContain(gone);

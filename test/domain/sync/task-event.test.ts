@@ -57,6 +57,12 @@ describe("a Task handler given a malformed event fails with InvalidTaskEventErro
   });
 });
 
+/** How many times the parent's RunPages retries a failed segment, as the definition says. */
+function runPagesRetries(): number {
+  const runPages = (loadSyncDefinition() as { States: Record<string, { Retry?: { MaxAttempts: number }[] }> }).States["RunPages"];
+  return runPages?.Retry?.[0]?.MaxAttempts ?? 0;
+}
+
 describe("the state machine does not retry a malformed event", () => {
   test("no Retry of any state names InvalidTaskEventError, States.ALL or States.TaskFailed on a Lambda Task", () => {
     // The Lambda Tasks are the Express page loop's; the Standard parent invokes no Lambda.
@@ -71,7 +77,7 @@ describe("the state machine does not retry a malformed event", () => {
     }
   });
 
-  test("a malformed state reaching SyncPage: one SyncPage call and one EntityFailed call per segment, the parent's bounded segment retries (3) only, and the run's execution fails", async () => {
+  test("a malformed state reaching SyncPage: one SyncPage call and one EntityFailed call per segment, the parent's bounded segment retries only, then its bounded attempt to stop the run, and the run's execution fails", async () => {
     const calls: string[] = [];
     const counted = (name: keyof typeof handlers): TaskHandler => (input) => {
       calls.push(name);
@@ -95,8 +101,11 @@ describe("the state machine does not retry a malformed event", () => {
       const executionId = await engine.start({ ...RUN });
       const result = await engine.result(executionId);
       expect(result.status).toBe("FAILED");
-      // The page loop never retries the malformed event itself; the parent re-runs a dead segment 3 times, then gives up.
-      expect(calls).toEqual(Array.from({ length: 4 }, () => ["BeginRun", "SyncPage", "EntityFailed"]).flat());
+      // The page loop never retries the malformed event itself. The parent re-runs a dead segment as RunPages' Retry allows,
+      // then its Catch tries to stop the run (StopRun, as bounded), and the execution fails (PageLoopFailed).
+      const tries = 1 + runPagesRetries();
+      expect(calls).toEqual([...Array.from({ length: tries }, () => ["BeginRun", "SyncPage", "EntityFailed"]).flat(), ...Array.from({ length: tries }, () => "StopRun")]);
+      expect(result.error).toBe("PageLoopFailed");
     } finally {
       await engine.stop();
     }

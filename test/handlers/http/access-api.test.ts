@@ -18,15 +18,19 @@ beforeAll(async () => {
 /** Each route with concrete values for its parameters; a body where one is needed. */
 function concrete(routeKey: string, id: string) {
   const [method = "", template = ""] = routeKey.split(" ");
-  const path = template.replace("{id}", id).replace("{runId}", runId).replace("{entity}", "leads");
+  const path = template.replace("{id}", id).replace("{runId}", runId).replace("{entity}", "leads").replace("{collection}", "leads").replace("{sourceUserId}", "user-1").replace("{recordId}", "lead-1");
   const body = method === "POST" && !path.endsWith("/test") && !path.endsWith("/syncs")
     ? { base_url: "http://127.0.0.1:9", token: "x" }
     : method === "PATCH"
       ? { rate_limit: 2 }
-      : undefined;
+      : method === "PUT"
+        ? { user_id: "member-1" }
+        : undefined;
   return { method, path, body };
 }
 const routesWithId = ROUTES.filter((route) => route.routeKey.includes("{id}"));
+const ownerRoutes = ROUTES.filter((route) => (route.access ?? "owner") === "owner");
+const memberRoutes = ROUTES.filter((route) => route.access === "member");
 
 describe("authentication", () => {
   async function unsigned(claims: Record<string, unknown>, alg: string): Promise<string> {
@@ -77,8 +81,15 @@ describe("authentication", () => {
 });
 
 describe("roles: only the owner", () => {
+  test("the onboarding routes (the managers' links among them) are the owner's; the analytics routes are every role's, and only those", () => {
+    expect(ownerRoutes.every((route) => route.routeKey.includes("/crm/custom/"))).toBe(true);
+    expect(memberRoutes.map((route) => route.routeKey).every((key) => key.startsWith("GET /api/v1/analytics/"))).toBe(true);
+    expect(ownerRoutes.map((route) => route.operationId)).toEqual(expect.arrayContaining(["listManagers", "linkManager", "unlinkManager"]));
+    expect(memberRoutes).toHaveLength(4);
+  });
+
   test.each(
-    ROUTES.flatMap((route) => (["ROP", "MOP"] as const).map((role) => [role, route.routeKey] as const)),
+    ownerRoutes.flatMap((route) => (["ROP", "MOP"] as const).map((role) => [role, route.routeKey] as const)),
   )("%s gets 403 on %s", async (role, routeKey) => {
     const token = await env.api.token("acct-access", role);
     const { method, path, body } = concrete(routeKey, connectionId);
@@ -99,6 +110,34 @@ describe("roles: only the owner", () => {
   });
 });
 
+describe("roles: the analytics routes", () => {
+  test.each(memberRoutes.map((route) => route.routeKey))("ROP is never refused on %s: every row, every manager's records", async (routeKey) => {
+    const { method, path } = concrete(routeKey, connectionId);
+    const response = await env.api.request(method, `${path}${routeKey.endsWith("{collection}") ? "?user_id=user-1" : ""}`, { token: await env.api.token("acct-access", "ROP") });
+    expect(response.status).not.toBe(403);
+    // No record stored under lead-1 here: the one-record route answers 404; the others 200.
+    expect(response.status).toBe(routeKey.endsWith("{recordId}") ? 404 : 200);
+  });
+
+  test.each(memberRoutes.filter((route) => route.routeKey.includes("{id}")).map((route) => route.routeKey))(
+    "a MOP linked to no source user gets 403 with the sentence to ask the owner on %s",
+    async (routeKey) => {
+      const { method, path } = concrete(routeKey, connectionId);
+      const response = await env.api.request(method, path, { token: await env.api.token("acct-access", "MOP", { email: "nobody@example.com" }) });
+      expect(response.status).toBe(403);
+      expect(response.body.error).toMatchObject({ code: "not_linked", message: expect.stringMatching(/ask the workspace owner to link you/i) });
+    },
+  );
+
+  test("every role lists the workspace's connections", async () => {
+    for (const role of ["owner", "ROP", "MOP"] as const) {
+      const response = await env.api.request("GET", "/api/v1/analytics/connections", { token: await env.api.token("acct-access", role) });
+      expect(response.status).toBe(200);
+      expect(response.body.data.map((connection: { id: string }) => connection.id)).toContain(connectionId);
+    }
+  });
+});
+
 describe("tenant scope", () => {
   test.each(routesWithId.map((route) => route.routeKey))(
     "another workspace's connection id is a 404 on %s, exactly as an id that does not exist",
@@ -113,6 +152,22 @@ describe("tenant scope", () => {
       expect(asIntruder.body.error.code).toBe(unknown.body.error.code);
     },
   );
+
+  test.each(
+    memberRoutes.filter((route) => route.routeKey.includes("{id}")).flatMap((route) => (["ROP", "MOP"] as const).map((role) => [role, route.routeKey] as const)),
+  )("another workspace's %s gets 404 on %s, exactly as for an id that does not exist", async (role, routeKey) => {
+    const theirs = concrete(routeKey, connectionId);
+    const response = await env.api.request(theirs.method, theirs.path, { token: await env.api.token("acct-intruder", role, { email: "anna@example.com" }) });
+    expect(response.status).toBe(404);
+    expect(response.body.error.code).toBe("not_found");
+  });
+
+  test("another workspace's connections are not listed to any of its roles", async () => {
+    for (const role of ["owner", "ROP", "MOP"] as const) {
+      const response = await env.api.request("GET", "/api/v1/analytics/connections", { token: await env.api.token("acct-intruder", role) });
+      expect(response.body.data.map((connection: { id: string }) => connection.id)).not.toContain(connectionId);
+    }
+  });
 
   test("the intruder changed nothing", async () => {
     const still = await env.api.request("GET", `${CONNECTIONS_PATH}/${connectionId}`, { token: env.owner });

@@ -90,7 +90,7 @@ describe("GET /api/v1/openapi.json", () => {
 
   test("request bodies are described from the schemas the handler validates with", () => {
     const create = doc.paths[CONNECTIONS_PATH].post.requestBody.content["application/json"].schema;
-    expect(Object.keys(create.properties).sort()).toEqual(["audit_schedule", "base_url", "freshness_hours", "name", "rate_limit", "sync_since", "token", "trigger_sync"]);
+    expect(Object.keys(create.properties).sort()).toEqual(["audit_schedule", "base_url", "freshness_hours", "idle_days", "name", "rate_limit", "sync_since", "token", "trigger_sync"]);
     expect([...create.required].sort()).toEqual(["base_url", "token"]);
     expect(create.properties.rate_limit).toMatchObject({ type: "integer", minimum: 1, maximum: 1000 });
     expect(create.properties.trigger_sync).toMatchObject({ type: "boolean" });
@@ -98,7 +98,7 @@ describe("GET /api/v1/openapi.json", () => {
     expect(create.properties.name).toMatchObject({ type: "string", minLength: 1, maxLength: 100 });
 
     const update = doc.paths[`${CONNECTIONS_PATH}/{id}`].patch.requestBody.content["application/json"].schema;
-    expect(Object.keys(update.properties).sort()).toEqual(["audit_schedule", "base_url", "freshness_hours", "name", "rate_limit", "sync_since", "token"]);
+    expect(Object.keys(update.properties).sort()).toEqual(["audit_schedule", "base_url", "freshness_hours", "idle_days", "name", "rate_limit", "sync_since", "token"]);
     expect(update.required ?? []).toEqual([]);
     const reset = doc.paths[`${CONNECTIONS_PATH}/{id}/reset`].post.requestBody;
     expect(reset.required).toBe(false);
@@ -109,7 +109,7 @@ describe("GET /api/v1/openapi.json", () => {
       const [method = "", path = ""] = operation.split(" ");
       return doc.paths[path][method.toLowerCase()].requestBody !== undefined;
     });
-    expect(withBody.sort()).toEqual([`PATCH ${CONNECTIONS_PATH}/{id}`, `POST ${CONNECTIONS_PATH}`, `POST ${CONNECTIONS_PATH}/test`, `POST ${CONNECTIONS_PATH}/{id}/reset`].sort());
+    expect(withBody.sort()).toEqual([`PATCH ${CONNECTIONS_PATH}/{id}`, `POST ${CONNECTIONS_PATH}`, `POST ${CONNECTIONS_PATH}/test`, `POST ${CONNECTIONS_PATH}/{id}/reset`, `PUT ${CONNECTIONS_PATH}/{id}/managers/{sourceUserId}`].sort());
     // The test of what was typed takes what creating the connection takes to reach the source, and nothing else.
     const draft = doc.paths[`${CONNECTIONS_PATH}/test`].post.requestBody.content["application/json"].schema;
     expect(Object.keys(draft.properties).sort()).toEqual(["base_url", "rate_limit", "token"]);
@@ -122,7 +122,7 @@ describe("every documented operation is actually served", () => {
   test.each(ROUTES.map((route) => route.routeKey))("%s reaches the handler", async (routeKey) => {
     expect(documentedOperations()).toContain(routeKey);
     const [method = "", template = ""] = routeKey.split(" ");
-    const path = template.replace("{id}", UNKNOWN_ID).replace("{runId}", "20260101T000000000Z-unknown").replace("{entity}", "leads");
+    const path = template.replace("{id}", UNKNOWN_ID).replace("{runId}", "20260101T000000000Z-unknown").replace("{entity}", "leads").replace("{collection}", "leads");
     // Where a body is documented: {} for the create (the handler's 422), a valid change for the PATCH (the handler's 404).
     const operation = doc.paths[template][method.toLowerCase()];
     const body = operation.requestBody ? (method === "PATCH" ? { rate_limit: 2 } : {}) : undefined;
@@ -130,7 +130,7 @@ describe("every documented operation is actually served", () => {
     expectFromHandler(response, routeKey);
     // The list needs nothing; the create needs a valid body; everything else needs an existing connection.
     // The notifications are the workspace's: a list, like the connections'.
-    const list = template === CONNECTIONS_PATH || template === `${CONNECTIONS_PATH}/test` || template === "/api/v1/crm/custom/notifications";
+    const list = template === CONNECTIONS_PATH || template === `${CONNECTIONS_PATH}/test` || template === "/api/v1/crm/custom/notifications" || template === "/api/v1/analytics/connections";
     expect(response.status, response.text).toBe(list ? (method === "GET" ? 200 : 422) : 404);
   });
 
@@ -141,11 +141,15 @@ describe("every documented operation is actually served", () => {
     for (const route of ROUTES) {
       if (route.operationId === "deleteConnection" || route.operationId === "createConnection") continue;
       const [method = "", template = ""] = route.routeKey.split(" ");
-      const path = template.replace("{id}", id).replace("{runId}", "20260101T000000000Z-unknown").replace("{preflightId}", "20260101T000000000Z-unknown").replace("{auditId}", "audit-20260101T000000000Z-unknown").replace("{recordId}", "lead-unknown").replace("{entity}", "leads");
-      const body = method === "PATCH" ? { rate_limit: 3 } : route.operationId === "testDraftConnection" ? { base_url: "http://127.0.0.1:9", token: "src-openapi" } : undefined;
-      const response = await env.api.request(method, path, { token: env.owner, ...(body === undefined ? {} : { body }) });
+      const path = template.replace("{id}", id).replace("{runId}", "20260101T000000000Z-unknown").replace("{preflightId}", "20260101T000000000Z-unknown").replace("{auditId}", "audit-20260101T000000000Z-unknown").replace("{recordId}", "lead-unknown").replace("{entity}", "leads").replace("{collection}", "leads").replace("{sourceUserId}", "user-unknown");
+      // The owner and ROP name the manager whose records they list.
+      const query = route.operationId === "listManagerRecords" ? "?user_id=user-unknown" : "";
+      const body = method === "PATCH" ? { rate_limit: 3 } : method === "PUT" ? { user_id: "member-1" } : route.operationId === "testDraftConnection" ? { base_url: "http://127.0.0.1:9", token: "src-openapi" } : undefined;
+      const response = await env.api.request(method, `${path}${query}`, { token: env.owner, ...(body === undefined ? {} : { body }) });
       expectFromHandler(response, route.routeKey);
-      const expected = ["getSyncRun", "getPreflight", "cancelSyncRun", "getAudit"].includes(route.operationId) ? 404 : route.successStatus;
+      // Nothing synced: no source user to link, no record to show.
+      const unknown = ["getSyncRun", "getPreflight", "cancelSyncRun", "getAudit", "linkManager", "unlinkManager", "getManagerRecord"];
+      const expected = unknown.includes(route.operationId) ? 404 : route.successStatus;
       // The sync triggerSync started may still hold the connection's lock: an audit is then refused, as documented.
       if (route.operationId === "startAudit") expect([expected, 409], `${route.routeKey}: ${response.text}`).toContain(response.status);
       else expect(response.status, `${route.routeKey}: ${response.text}`).toBe(expected);

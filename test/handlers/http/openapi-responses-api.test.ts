@@ -152,6 +152,19 @@ describe("the onboarding API's OpenAPI document", () => {
     expect((await call("GET", "/api/v1/crm/custom/notifications")).body.data[0]).toMatchObject({ detail_type: "Sync Run Finished" });
     expect((await call("GET", `${connection}/quality`)).status).toBe(200);
 
+    // The managers: the owner's links, and the analytics every role reads once the run's end has refreshed them.
+    await api.sync.managerRefresher.idle();
+    const analytics = `/api/v1/analytics/connections/${id}`;
+    expect((await call("GET", `${connection}/managers`)).body.data).toHaveLength(1);
+    expect((await call("PUT", `${connection}/managers/user-1`, { token: owner, body: { user_id: "member-1" } })).body.linked_by).toBe("owner");
+    expect((await call("DELETE", `${connection}/managers/user-1`)).body.unlinked).toBe(true);
+    expect((await call("GET", "/api/v1/analytics/connections")).body.data).toHaveLength(1);
+    expect((await call("GET", `${analytics}/managers`)).body.rows).toHaveLength(1);
+    expect((await call("GET", `${analytics}/leads?user_id=user-1&limit=2`)).body.data).toHaveLength(2);
+    expect((await call("GET", `${analytics}/leads/lead-1`)).body.record.id).toBe("lead-1");
+    const unlinked = await api.token("acct-openapi-responses", "MOP", { user: "member-2" });
+    expect((await call("GET", `${analytics}/managers`, { token: unlinked })).status).toBe(403);
+
     // A run caught in flight and cancelled: unfinished rows are cancelled; a second cancel is a 409.
     const hold = holdLeads();
     const held = await call("POST", `${connection}/syncs`);
@@ -241,6 +254,7 @@ describe("the document's response schemas are generated from the valibot schemas
       schedule: null,
       audit_schedule: "7d",
       freshness_hours: null,
+      idle_days: 14,
       freshness: Object.fromEntries(SYNC_ENTITIES.map((entity) => [entity, { data_as_of: null, watermark: null }])),
       stale: false,
     };

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "vitest";
 import { ApiConfigSchema, ConfigurationError, readConfig, SyncTaskConfigSchema } from "../../../lambdas/runtimes/aws/aws-config";
-import { awsOnboardingDeps, awsPreflightJobDeps, awsSyncDeps } from "../../../lambdas/runtimes/aws/aws-composition";
+import { awsManagerRefreshDeps, awsOnboardingDeps, awsPreflightJobDeps, awsSyncDeps } from "../../../lambdas/runtimes/aws/aws-composition";
 
 describe("Lambda configuration", () => {
   test("is parsed once from the environment; ALLOW_LOOPBACK_SOURCES is off unless set to true", () => {
@@ -28,7 +28,7 @@ describe("Lambda configuration", () => {
     // The cloud setting: a base_url that reaches loopback is refused.
     expect(deps.baseUrls.check("http://127.0.0.1:8080/").ok).toBe(false);
     expect(Object.keys(deps).sort()).toEqual(
-      ["audits", "baseUrls", "cipher", "clock", "connections", "figures", "keySpace", "limiter", "logger", "notifications", "preflightLauncher", "preflights", "records", "runs", "source", "starter"].sort(),
+      ["audits", "baseUrls", "cipher", "clock", "connections", "figures", "keySpace", "limiter", "logger", "managers", "notifications", "preflightLauncher", "preflights", "records", "runs", "source", "starter"].sort(),
     );
     // The deploy's syncSchedule reaches each connection's `schedule` in AWS too (null when the variable is absent).
     const scheduled = awsOnboardingDeps({
@@ -40,6 +40,10 @@ describe("Lambda configuration", () => {
     });
     expect(scheduled.schedule).toBe("rate(2 hours)");
     expect(deps.schedule).toBeUndefined();
+    // Only FinishRun is given the refresh function (lib/sync-functions.ts): the other tasks ask for no refresh.
+    expect(awsSyncDeps({ TABLE_NAME: "t", KMS_KEY_ID: "k" }).managerRefresher).toBeUndefined();
+    expect(awsSyncDeps({ TABLE_NAME: "t", KMS_KEY_ID: "k", MANAGER_REFRESH_FUNCTION_NAME: "arn:aws:lambda:eu-west-1:1:function:refresh:live" }).managerRefresher).toBeDefined();
+    expect(Object.keys(awsManagerRefreshDeps({ TABLE_NAME: "t" })).sort()).toEqual(["clock", "logger", "managers", "scan"]);
     const worker = awsPreflightJobDeps({ TABLE_NAME: "t", KMS_KEY_ID: "k" });
     expect(Object.keys(worker).sort()).toEqual(["cipher", "clock", "connections", "limiter", "logger", "preflights", "sourceFetch"].sort());
   });

@@ -94,7 +94,9 @@ describe("issueSessionToken / verifySessionToken", () => {
     const claims = toAuthorizerClaims(await verifyLocal(token));
     for (const value of Object.values(claims)) expect(typeof value).toBe("string");
     expect(claims.exp).toMatch(/^\d+$/);
-    expect(v.parse(SessionClaimsSchema, claims)).toEqual({ businessAccountId: "acme", userId: "u-9", role: "MOP" });
+    expect(v.parse(SessionClaimsSchema, claims)).toEqual({ businessAccountId: "acme", userId: "u-9", role: "MOP", email: null });
+    const withEmail = await issueSessionToken({ key, account: "acme", role: "MOP", user: "u-9", email: "anna@example.com", ttlSeconds: 60 });
+    expect(v.parse(SessionClaimsSchema, toAuthorizerClaims(await verifyLocal(withEmail))).email).toBe("anna@example.com");
   });
 
   test("expired: rejected", async () => {

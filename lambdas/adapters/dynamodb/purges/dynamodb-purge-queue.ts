@@ -11,6 +11,7 @@ import type { PendingPurge, PurgeQueue, PurgeStep } from "../../../domain/retent
 import { runLockPartitionKey, runPartitionKey } from "../runs/run-item/run-keys";
 import { ATTR, legacyRecordPartitionKey, partPartitionKey, recordShardPartitionKeys, watermarkPartitionKey } from "../records/keys";
 import { PURGE_ATTR, PURGE_PARTITION_KEY, duePurgeSortKeyBound, purgeSortKey } from "./purge-keys";
+import { linkPartitionKey, snapshotPartitionKey } from "../managers/manager-keys";
 
 type Item = Record<string, AttributeValue>;
 
@@ -115,6 +116,9 @@ export class DynamoDbPurgeQueue extends DynamoDbTableAdapter implements PurgeQue
     yield { pk: rateLimitPartitionKey(connectionId) };
     yield { pk: preflightPartitionKey(connectionId) };
     yield { pk: figuresPartitionKey(connectionId) };
+    // The per-manager aggregates and the owner's links (the workspace's members outlive a connection).
+    yield { pk: snapshotPartitionKey(connectionId) };
+    yield { pk: linkPartitionKey(connectionId) };
   }
 
   /** The ids of the connection's audits still in its run partition (keys only; an audit's summary outlives its returned ids). */

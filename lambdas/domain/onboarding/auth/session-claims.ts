@@ -18,6 +18,10 @@ export const SESSION_CLAIM = {
   userId: "sub",
   /** custom claim: one of SESSION_ROLES */
   role: "role",
+  /** standard OIDC claim, optional: links a member to a CRM user with the same email (docs/analytics-api.md) */
+  email: "email",
+  /** standard OIDC claim, optional: `false` means the email is not to be trusted, so it links nothing */
+  emailVerified: "email_verified",
 } as const;
 
 /** Every role a session can carry; only the owner may use the onboarding API. */
@@ -42,20 +46,39 @@ export const SessionClaimsSchema = v.pipe(
     [SESSION_CLAIM.businessAccountId]: claimText(SESSION_CLAIM.businessAccountId),
     [SESSION_CLAIM.userId]: claimText(SESSION_CLAIM.userId),
     [SESSION_CLAIM.role]: v.picklist(SESSION_ROLES, `claim ${SESSION_CLAIM.role} must be one of ${SESSION_ROLES.join(", ")}`),
+    [SESSION_CLAIM.email]: v.optional(v.unknown()),
+    [SESSION_CLAIM.emailVerified]: v.optional(v.unknown()),
   }),
   v.transform(
     (claims): Session => ({
       businessAccountId: claims[SESSION_CLAIM.businessAccountId],
       userId: claims[SESSION_CLAIM.userId],
       role: claims[SESSION_CLAIM.role],
+      email: sessionEmail(claims[SESSION_CLAIM.email], claims[SESSION_CLAIM.emailVerified]),
     }),
   ),
 );
+
+/**
+ * The email a session vouches for: the claim as sent (trimmed), when it is a
+ * line of text of at most TEXT_LIMITS.email characters and the provider has
+ * not said it is unverified (`email_verified` false; API Gateway passes it as
+ * the string "false"). Anything else is no email: the session still stands,
+ * it only links no CRM user by email.
+ */
+function sessionEmail(email: unknown, verified: unknown): string | null {
+  if (verified === false || verified === "false") return null;
+  if (typeof email !== "string") return null;
+  const trimmed = email.trim();
+  return trimmed.length > 0 && trimmed.length <= TEXT_LIMITS.email && /^\P{Cc}+$/u.test(trimmed) ? trimmed : null;
+}
 
 export interface Session {
   readonly businessAccountId: string;
   readonly userId: string;
   readonly role: SessionRole;
+  /** The session's email (the OIDC `email` claim), or null when it has none it vouches for. */
+  readonly email: string | null;
 }
 
 export type SessionClaimsInput = v.InferInput<typeof SessionClaimsSchema>;

@@ -15,8 +15,8 @@ const authorizerClaims = (overrides: Record<string, unknown> = {}): Record<strin
 });
 
 describe("SessionClaimsSchema", () => {
-  test("claim names: business_account_id, sub, role", () => {
-    expect(SESSION_CLAIM).toEqual({ businessAccountId: "business_account_id", userId: "sub", role: "role" });
+  test("claim names: business_account_id, sub, role, and the standard email and email_verified", () => {
+    expect(SESSION_CLAIM).toEqual({ businessAccountId: "business_account_id", userId: "sub", role: "role", email: "email", emailVerified: "email_verified" });
   });
 
   test("accepts owner, ROP and MOP and reads the session from the authorizer's string claims", () => {
@@ -25,6 +25,7 @@ describe("SessionClaimsSchema", () => {
         businessAccountId: "acme",
         userId: "user-7",
         role,
+        email: null,
       });
     }
     expect(SESSION_ROLES).toEqual(["owner", "ROP", "MOP"]);
@@ -46,6 +47,21 @@ describe("SessionClaimsSchema", () => {
     const { sub: _, ...withoutSub } = authorizerClaims();
     expect(v.safeParse(SessionClaimsSchema, withoutSub).success).toBe(false);
     expect(v.safeParse(SessionClaimsSchema, authorizerClaims({ sub: "" })).success).toBe(false);
+  });
+
+  test("the email claim: kept trimmed when it is one line of at most 255 characters and not marked unverified; anything else is no email, never a refused session", () => {
+    const email = (claims: Record<string, unknown>) => v.parse(SessionClaimsSchema, authorizerClaims(claims)).email;
+    expect(email({ email: "  Anna@Example.com " })).toBe("Anna@Example.com");
+    expect(email({ email: "a@b.c", email_verified: "true" })).toBe("a@b.c");
+    expect(email({ email: "a@b.c", email_verified: true })).toBe("a@b.c");
+    // API Gateway passes booleans as strings: "false" is the provider saying it has not verified it.
+    expect(email({ email: "a@b.c", email_verified: "false" })).toBeNull();
+    expect(email({ email: "a@b.c", email_verified: false })).toBeNull();
+    const local = "x".repeat(250);
+    expect(email({ email: `${local}@b.cd` })).toBe(`${local}@b.cd`); // 255 characters
+    expect(email({ email: `${local}@b.cde` })).toBeNull(); // 256
+    for (const bad of ["", "   ", "a@b.c\nbcc@evil", 42, ["a@b.c"], null]) expect(email({ email: bad })).toBeNull();
+    expect(email({})).toBeNull();
   });
 
   test("rejects non-objects", () => {

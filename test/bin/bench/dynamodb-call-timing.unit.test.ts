@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { limiterCallsMs } from "../../../bin/bench/instrumented-sync";
+import { limiterCallsMs } from "../../../bin/bench/dynamodb-call-timing";
 
 describe("the bench's page accounting", () => {
   test("the limiter's wait subtracts only the limiter's own calls, not the connection read made at the same time", () => {
