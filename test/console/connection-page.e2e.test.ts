@@ -96,11 +96,12 @@ describe("owner's console: the connection page an owner reads at a glance (issue
     await harness?.close();
   });
 
-  it("the sign-in hint says what ROP and MOP can do: sign in and see a note, not the pages", async () => {
+  it("the sign-in hint says what ROP and MOP can do: the managers' figures, never that they see the owner's pages", async () => {
     const page = await harness.browser.newPage();
     await page.goto(`${harness.url}/`);
-    const hint = await page.locator(".hint", { hasText: "ROP and MOP" }).textContent();
-    expect(hint).toContain("they see a note saying so, and nothing else");
+    const hint = await page.locator(".hint", { hasText: "(ROP)" }).textContent();
+    expect(hint).toContain("a head of sales (ROP) sees every manager's figures");
+    expect(hint).toContain("a manager (MOP) sees their own figures");
     expect(hint).not.toContain("read-only");
     await page.close();
   });

@@ -128,7 +128,8 @@ describe("the managers' pages: Team (owner, ROP), a manager, My figures (MOP), l
   it("Settings (owner): the managers' links in words; the owner links Boris to a member by keyboard alone", async () => {
     const { page, problems } = await signIn("owner");
     await page.getByRole("heading", { name: "CRM connections", level: 1 }).waitFor();
-    await page.goto(`${harness.url}/#/connections/${encodeURIComponent(connectionId)}`);
+    // The links live in the connection's Settings section.
+    await page.goto(`${harness.url}/#/connections/${encodeURIComponent(connectionId)}/settings`);
     const card = page.getByRole("region", { name: "Managers" });
     await card.locator('[data-source-user="u-boris"] [data-test="link"]').waitFor();
     expect(await card.locator('[data-source-user="u-carla"] [data-test="link"]').textContent()).toBe("Not linked: no member with this email has signed in yet.");

@@ -8,6 +8,7 @@ import { startSourceServer, type SourceServer } from "../support/source-server";
 import { shot } from "./screenshots";
 import { startConsoleHarness, type ConsoleHarness } from "./console-harness";
 import { expectAccessible } from "./expect-accessible";
+import { tabTo } from "./keyboard";
 import { watchPageProblems } from "./page-problems";
 import { LOCAL_TIME_FORMAT } from "../../console/src/local-time-format";
 
@@ -175,9 +176,9 @@ describe("owner's console: the overview, names, alerts and craft (Chromium again
     const button = owner.getByRole("button", { name: /^Alerts/ });
     expect(await button.textContent()).toBe("Alerts: 1 stale · 1 failed run · 1 new finding");
     expect(await button.getAttribute("aria-expanded")).toBe("false");
-    // Keyboard only: from the brand link, Tab reaches the button, Enter opens the panel.
+    // Keyboard only: from the brand link, Tab passes the role's links (Connections, Team) and reaches the button; Enter opens the panel.
     await owner.getByRole("link", { name: "CRM connections" }).focus();
-    await owner.keyboard.press("Tab");
+    await tabTo(owner, button, { limit: 3 });
     expect(await owner.evaluate<boolean>("document.activeElement?.classList.contains('alerts-button') === true")).toBe(true);
     const signOutBefore = await owner.getByRole("button", { name: "Sign out" }).boundingBox();
     const headerBefore = await owner.locator("header.top").boundingBox();
