@@ -52,6 +52,8 @@ export async function createSyncHarness(
     clock?: Clock;
     /** SCHEDULE as configured: its interval sets the default freshness_hours (unset: never stale). */
     schedule?: string;
+    /** False: a run's end keeps no figures (funnel, managers), for a test that counts only the sync's own reads and writes. */
+    runEndFigures?: boolean;
   } = {},
 ) {
   const client = testDynamoDbClient();
@@ -85,6 +87,7 @@ export async function createSyncHarness(
     ...(options.pageTasksPerExecution === undefined ? {} : { pageTasksPerExecution: options.pageTasksPerExecution }),
     ...(options.clock === undefined ? {} : { clock: options.clock }),
     ...(options.schedule === undefined ? {} : { schedule: options.schedule }),
+    ...(options.runEndFigures === false ? { instrument: { deps: ({ figures: _figures, managerRefresher: _refresher, ...deps }) => deps } } : {}),
   });
 
   async function addConnection(input: {
@@ -104,9 +107,14 @@ export async function createSyncHarness(
     return connection;
   }
 
-  /** The run's summary once its executions have ended (a gate on the engine, not a poll). */
-  function waitForRun(connectionId: string, runId: string): Promise<RunSummary> {
-    return runSettled(local.engine, local.runs, connectionId, runId);
+  /**
+   * The run's summary once its executions have ended (a gate on the engine, not a poll) and the work its end
+   * asked for in this process (the managers' refresh) is done, so nothing of this run lands in what a test counts next.
+   */
+  async function waitForRun(connectionId: string, runId: string): Promise<RunSummary> {
+    const summary = await runSettled(local.engine, local.runs, connectionId, runId);
+    await local.managerRefresher.idle();
+    return summary;
   }
 
   /** The waits (s) the state machine asked for during the run, in order: backoff and Retry-After alike. */

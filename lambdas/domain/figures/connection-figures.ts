@@ -20,5 +20,7 @@ export type RecordCounts = v.InferOutput<typeof RecordCountsSchema>;
 export const ConnectionFiguresSchema = v.object({
   counts: RecordCountsSchema,
   funnel: FunnelSchema,
+  /** Each entity's stored version when they were computed (FiguresStore.versions): kept, never served. */
+  versions: v.optional(v.record(v.string(), v.string())),
 });
 export type ConnectionFigures = v.InferOutput<typeof ConnectionFiguresSchema>;

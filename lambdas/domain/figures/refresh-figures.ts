@@ -54,8 +54,8 @@ export async function refreshFigures(deps: FiguresDeps, job: FiguresJob): Promis
   const started = deps.clock.now();
   const limit = deps.figuresTimeLimitMs ?? FIGURES_TIME_LIMIT_MS;
   const overTime = () => deps.clock.now().getTime() - started.getTime() > limit;
-  const previous = await deps.figures.get(job.connectionId);
-  const changed = job.changed === "all" || previous === null ? new Set<Collection>(COLLECTIONS) : job.changed;
+  const [previous, versions] = await Promise.all([deps.figures.get(job.connectionId), deps.figures.versions(job.connectionId)]);
+  const changed = job.changed === "all" || previous === null ? new Set<Collection>(COLLECTIONS) : movedSince(job.changed, previous.versions, versions);
   if (changed.size === 0) return { status: "unchanged" };
 
   const counts = { ...(previous?.counts.collections ?? Object.fromEntries(COLLECTIONS.map((collection) => [collection, 0]))) } as Record<Collection, number>;
@@ -79,9 +79,34 @@ export async function refreshFigures(deps: FiguresDeps, job: FiguresJob): Promis
   toCount.forEach((collection, index) => (counts[collection] = counted[index]!));
   if (overTime()) return overLimit(deps, job, started);
 
-  const figures: ConnectionFigures = { counts: { computed_at: started.toISOString(), run_id: job.runId, collections: counts }, funnel };
+  const figures: ConnectionFigures = { counts: { computed_at: started.toISOString(), run_id: job.runId, collections: counts }, funnel, versions };
   await deps.figures.put(job.connectionId, figures);
   return { status: "refreshed", figures };
+}
+
+/** The collections each synced entity's records are stored in (stages come with their pipelines, loss reasons with leads). */
+const STORED_BY: Readonly<Record<string, readonly Collection[]>> = {
+  pipelines: ["pipelines", "stages"],
+  users: ["users"],
+  contacts: ["contacts"],
+  leads: ["leads", "loss_reasons"],
+  tasks: ["tasks"],
+  calls: ["calls"],
+  events: ["events"],
+};
+
+/**
+ * Of the collections a run's rows name, those whose entity's stored version moved since the figures were kept: an
+ * idle run re-reads its last window and every whole list, and stores nothing new (figures kept without versions: all).
+ */
+function movedSince(named: ReadonlySet<Collection>, kept: Readonly<Record<string, string>> | undefined, now: Readonly<Record<string, string>>): Set<Collection> {
+  if (kept === undefined) return new Set(named);
+  const moved = new Set<Collection>();
+  for (const [entity, collections] of Object.entries(STORED_BY)) {
+    if (kept[entity] === now[entity]) continue;
+    for (const collection of collections) if (named.has(collection)) moved.add(collection);
+  }
+  return moved;
 }
 
 /** Hands every stored record of a collection to `add`, a page at a time; the number read, or null once over time. */

@@ -3,7 +3,7 @@ import { DynamoDbFiguresStore } from "../../../lambdas/adapters/dynamodb/figures
 import { DynamoDbRecordStore } from "../../../lambdas/adapters/dynamodb/records/dynamodb-record-store";
 import { DynamoDbRunStore } from "../../../lambdas/adapters/dynamodb/runs/dynamodb-run-store";
 import { createMemoryLogger } from "../../../lambdas/adapters/local/json-logger";
-import type { Collection } from "../../../lambdas/domain/core/entities";
+import type { Collection, SyncEntity } from "../../../lambdas/domain/core/entities";
 import type { RecordStore, RecordWrite } from "../../../lambdas/domain/core/ports/record-store";
 import { changedBy, refreshFigures, type FiguresDeps } from "../../../lambdas/domain/figures/refresh-figures";
 import { newRunId } from "../../../lambdas/domain/sync/run-id";
@@ -38,10 +38,15 @@ function deps(records: Pick<RecordStore, "listRecords">, clock: ManualClock, lim
   return { records, figures, clock, logger: createMemoryLogger(), ...(limit === undefined ? {} : { figuresTimeLimitMs: limit }) };
 }
 
-async function store(writes: RecordWrite[]): Promise<void> {
+let watermarkSecond = 0;
+
+/** A page of `writes`; with `moves`, its commit moves that entity's watermark, as a sync's page storing a change does. */
+async function store(writes: RecordWrite[], moves?: SyncEntity): Promise<void> {
+  watermarkSecond += 1;
   await records.commitPage({
     connectionId: CONNECTION,
     records: writes,
+    ...(moves === undefined ? {} : { watermark: { entity: moves, value: new Date(Date.UTC(2026, 0, 1, 0, 0, watermarkSecond)).toISOString() } }),
     run: { runId, entity: "leads", page: Date.now(), records: writes.length, stages: 0, unresolvedWonLost: 0, leaseUntil: new Date(Date.now() + 3_600_000).toISOString(), committedAt: new Date().toISOString() },
   });
 }
@@ -81,8 +86,18 @@ describe("refreshFigures", () => {
     expect(await figures.get(CONNECTION)).toEqual(before);
   });
 
+  test("a run that stored nothing new reads nothing: its rows name leads it re-read, but no entity's stored version moved", async () => {
+    const clock = new ManualClock();
+    const { store: counted, reads } = countingRecords(clock);
+    const before = await figures.get(CONNECTION);
+    const outcome = await refreshFigures(deps(counted, clock), { connectionId: CONNECTION, runId: "run-idle", changed: changedBy([{ entity: "leads", records: 5 }, { entity: "pipelines", records: 3 }]) });
+    expect(outcome.status).toBe("unchanged");
+    expect(reads.size).toBe(0);
+    expect(await figures.get(CONNECTION)).toEqual(before);
+  });
+
   test("a run that changed only contacts counts contacts and keeps the funnel as it was", async () => {
-    await store([{ collection: "contacts", key: ["c2"], doc: { id: "c2" } }]);
+    await store([{ collection: "contacts", key: ["c2"], doc: { id: "c2" } }], "contacts");
     const clock = new ManualClock();
     const before = await figures.get(CONNECTION);
     const { store: counted, reads } = countingRecords(clock);
@@ -97,7 +112,7 @@ describe("refreshFigures", () => {
 
   test("a run that changed leads recomputes the funnel; loss reasons are counted with the leads", async () => {
     expect([...changedBy([{ entity: "leads", records: 3 }, { entity: "pipelines", records: 1 }])].sort()).toEqual(["leads", "loss_reasons", "pipelines", "stages"]);
-    await store([{ collection: "leads", key: ["l2"], doc: { id: "l2", pipeline_id: "p", stage_id: "s", is_won: false, is_lost: false, is_deleted: false } }]);
+    await store([{ collection: "leads", key: ["l2"], doc: { id: "l2", pipeline_id: "p", stage_id: "s", is_won: false, is_lost: false, is_deleted: false } }], "leads");
     const clock = new ManualClock();
     await refreshFigures(deps(records, clock), { connectionId: CONNECTION, runId: "run-4", changed: changedBy([{ entity: "leads", records: 1 }]) });
     const kept = await figures.get(CONNECTION);

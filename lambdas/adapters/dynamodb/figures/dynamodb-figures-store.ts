@@ -1,11 +1,11 @@
 import { GetItemCommand, PutItemCommand } from "@aws-sdk/client-dynamodb";
 import * as v from "valibot";
-import type { Collection } from "../../../domain/core/entities";
+import { SYNC_ENTITIES, type Collection } from "../../../domain/core/entities";
 import { ConnectionFiguresSchema, type ConnectionFigures } from "../../../domain/figures/connection-figures";
 import type { FiguresStore } from "../../../domain/figures/figures-store";
-import { ATTR, recordShardPartitionKeys } from "../records/keys";
+import { ATTR, recordShardPartitionKeys, watermarkPartitionKey, watermarkSortKey } from "../records/keys";
 import { DynamoDbTableAdapter } from "../table/dynamodb-table-adapter";
-import { queryCounts } from "../table/query-all";
+import { queryAll, queryCounts } from "../table/query-all";
 import { FIGURES_ATTR, FIGURES_SORT_KEY, figuresPartitionKey } from "./figures-keys";
 
 /** FiguresStore on the single table (key layout: ./figures-keys.ts); counts with Select COUNT over a collection's shards. */
@@ -34,6 +34,24 @@ export class DynamoDbFiguresStore extends DynamoDbTableAdapter implements Figure
           [FIGURES_ATTR.sk]: { S: FIGURES_SORT_KEY },
           [FIGURES_ATTR.doc]: { S: JSON.stringify(v.parse(ConnectionFiguresSchema, figures)) },
         },
+      }),
+    );
+  }
+
+  /** One Query of the connection's watermark partition: each entity's watermark and whole listing's hash. */
+  async versions(connectionId: string): Promise<Readonly<Record<string, string>>> {
+    const items = await queryAll(this.client, {
+      TableName: this.tableName,
+      KeyConditionExpression: "#pk = :pk",
+      ExpressionAttributeNames: { "#pk": ATTR.pk },
+      ExpressionAttributeValues: { ":pk": { S: watermarkPartitionKey(connectionId) } },
+      ConsistentRead: true,
+    });
+    const bySortKey = new Map(items.map((item) => [item[ATTR.sk]?.S, item]));
+    return Object.fromEntries(
+      SYNC_ENTITIES.map((entity) => {
+        const item = bySortKey.get(watermarkSortKey(entity));
+        return [entity, JSON.stringify([item?.[ATTR.value]?.S ?? null, item?.[ATTR.listing]?.S ?? null])];
       }),
     );
   }
