@@ -2,7 +2,7 @@ import type { RunReference } from "../../lambdas/domain/core/run-reference";
 import { DISPATCH_PAGE_SIZE, handOversOf, type DispatchItem, type SegmentOutput } from "../../lambdas/domain/sync/dispatch-tick";
 import { DISPATCH_MAP_STATE, loadDispatchDefinition } from "../../statemachine/dispatch-definition";
 import { read, walk, type AslDefinition } from "./asl-walk";
-import type { runWalker, RunWalk } from "./cost-model";
+import type { runWalker, RunWalk } from "./run-walk";
 
 /**
  * What a schedule tick costs besides the runs it starts, walked from

@@ -6,6 +6,7 @@ import { sampleIds } from "./findings-list";
 import { pollWhileRunning } from "./live-poll";
 import { isOwner } from "./session";
 import { entityWords, statusWords } from "./entity-words";
+import { titledCard } from "./titled-card";
 
 const auditsHref = (id: string) => `#/connections/${encodeURIComponent(id)}/audits`;
 const auditHref = (id: string, auditId: string) => `${auditsHref(id)}/${encodeURIComponent(auditId)}`;
@@ -30,10 +31,8 @@ export async function auditsView(outlet: HTMLElement, id: string, navigate: (has
   const list = h("ul", { class: "runs", "aria-label": "Audits" });
   outlet.replaceChildren(
     h("h1", { tabindex: "-1" }, "Audits"),
-    h(
-      "section",
-      { class: "card", "aria-labelledby": "audit-start-title" },
-      h("h2", { id: "audit-start-title" }, "Audit"),
+    titledCard(
+      { id: "audit-start-title", title: "Audit" },
       h(
         "p",
         null,

@@ -3,6 +3,7 @@ import type { Frame } from "./connection-frame";
 import { h } from "./dom";
 import { entityWords } from "./entity-words";
 import { timeOf } from "./time";
+import { titledCard } from "./titled-card";
 
 /** The Data section: what is stored, per kind of record, and the screens that read it. */
 export async function dataSection(frame: Frame): Promise<void> {
@@ -11,10 +12,8 @@ export async function dataSection(frame: Frame): Promise<void> {
   const asOf = h("p", { class: "note" }, "Counting the stored records…");
   const list = h("tbody");
   body.replaceChildren(
-    h(
-      "section",
-      { class: "card", "aria-labelledby": "records-title" },
-      h("h2", { id: "records-title" }, "Records"),
+    titledCard(
+      { id: "records-title", title: "Records" },
       asOf,
       h(
         "div",
@@ -22,10 +21,8 @@ export async function dataSection(frame: Frame): Promise<void> {
         h("table", { class: "entities" }, h("caption", null, "Stored records per kind"), h("thead", null, h("tr", null, h("th", { scope: "col" }, "Kind"), h("th", { scope: "col" }, "Stored"))), list),
       ),
     ),
-    h(
-      "section",
-      { class: "card", "aria-labelledby": "reads-title" },
-      h("h2", { id: "reads-title" }, "Read the data"),
+    titledCard(
+      { id: "reads-title", title: "Read the data" },
       h(
         "ul",
         { class: "links" },

@@ -1,6 +1,7 @@
 import { api, connectionPath, type Connection } from "./api";
 import { confirmAction } from "./confirm-dialog";
 import { h } from "./dom";
+import { titledCard } from "./titled-card";
 
 /** Delete, asked first: what is removed, and that it cannot be undone; cancelling changes nothing. */
 export function deleteCard(connection: Connection, navigate: (hash: string) => void): HTMLElement {
@@ -31,10 +32,8 @@ export function deleteCard(connection: Connection, navigate: (hash: string) => v
       button.disabled = false;
     }
   });
-  return h(
-    "section",
-    { class: "card danger-zone", "aria-labelledby": "delete-title" },
-    h("h2", { id: "delete-title" }, "Delete the connection"),
+  return titledCard(
+    { id: "delete-title", title: "Delete the connection", className: "danger-zone" },
     h("p", null, "Stops syncing and deletes everything synced from this CRM. You are asked first."),
     button,
     status,

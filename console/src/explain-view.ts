@@ -6,6 +6,7 @@ import { explainHref } from "./findings-list";
 import { entityWords } from "./entity-words";
 import { HEAL_CAUSE_WORDS } from "./data-trust-api";
 import { VERDICT_WORDS } from "./verdict-words";
+import { titledCard } from "./titled-card";
 
 const runHref = (id: string, runId: string) => `#/connections/${encodeURIComponent(id)}/runs/${encodeURIComponent(runId)}`;
 const auditHref = (id: string, auditId: string) => `#/connections/${encodeURIComponent(id)}/audits/${encodeURIComponent(auditId)}`;
@@ -115,10 +116,8 @@ export async function explainView(
     ),
     stored.lineage === null
       ? h("section", { class: "card", "aria-labelledby": "lineage-title" }, h("h2", { id: "lineage-title" }, "Its history"), h("p", null, "None: the service holds no such record."))
-      : h(
-          "section",
-          { class: "card lineage", "aria-labelledby": "lineage-title" },
-          h("h2", { id: "lineage-title" }, "Its history"),
+      : titledCard(
+          { id: "lineage-title", title: "Its history", className: "lineage" },
           h(
             "dl",
             { class: "facts" },
@@ -147,10 +146,8 @@ export async function explainView(
         ),
     stored.record === null
       ? ""
-      : h(
-          "section",
-          { class: "card record-json", "aria-labelledby": "stored-title" },
-          h("h2", { id: "stored-title" }, "Stored record"),
+      : titledCard(
+          { id: "stored-title", title: "Stored record", className: "record-json" },
           h("pre", { tabindex: "0", "aria-label": "Stored record, JSON" }, JSON.stringify(stored.record, null, 2)),
         ),
   );

@@ -1,45 +1,52 @@
 import { h } from "./dom";
 import { format, managerRecords, type FiguresList, type ManagerFigures, type Period } from "./team-api";
 import { timeOf } from "./time";
+import { titledCard } from "./titled-card";
 
 /** One manager's figures as facts, in words: what is open now, what happened in the period. */
 export function figuresFacts(row: ManagerFigures): HTMLElement {
-  const fact = (label: string, value: string | number, test: string) => [h("dt", null, label), h("dd", { "data-test": test }, typeof value === "number" ? value.toLocaleString("en-US") : value)];
+  // Each card: its heading and its facts, [label, value, test id].
+  const cards: readonly (readonly [string, string, readonly (readonly [string, string | number, string])[]])[] = [
+    ["leads-title", "Leads", [
+      ["Open now", row.leads.open, "leads-open"],
+      ["Created in the period", row.leads.created, "leads-created"],
+      ["Won", row.leads.won, "leads-won"],
+      ["Lost", row.leads.lost, "leads-lost"],
+      ["Conversion (won of won and lost)", format.percent(row.leads.conversion), "conversion"],
+      ["Revenue won", format.whole(row.leads.revenue_won), "revenue-won"],
+      ["Average won deal", format.whole(row.leads.average_won_deal), "average-won-deal"],
+      ["Median time from created to won", format.days(row.leads.median_days_to_won), "median-days"],
+    ]],
+    ["tasks-title", "Tasks", [
+      ["Open now", row.tasks.open, "tasks-open"],
+      ["Overdue now", row.tasks.overdue, "tasks-overdue"],
+      ["Completed in the period", row.tasks.completed, "tasks-completed"],
+      ["Completed by their due time", format.percent(row.tasks.completed_by_due), "completed-by-due"],
+    ]],
+    ["calls-title", "Calls in the period", [
+      ["All", row.calls.total, "calls-total"],
+      ["Inbound", row.calls.inbound, "calls-inbound"],
+      ["Outbound", row.calls.outbound, "calls-outbound"],
+      ["Connected", row.calls.connected, "calls-connected"],
+      ["Talk time", format.minutes(row.calls.talk_seconds), "talk-time"],
+    ]],
+  ];
   return h(
     "div",
     { class: "figures-grid" },
-    h("section", { class: "card", "aria-labelledby": "leads-title" }, h("h2", { id: "leads-title" }, "Leads"), h("dl", { class: "facts" },
-      fact("Open now", row.leads.open, "leads-open"),
-      fact("Created in the period", row.leads.created, "leads-created"),
-      fact("Won", row.leads.won, "leads-won"),
-      fact("Lost", row.leads.lost, "leads-lost"),
-      fact("Conversion (won of won and lost)", format.percent(row.leads.conversion), "conversion"),
-      fact("Revenue won", format.whole(row.leads.revenue_won), "revenue-won"),
-      fact("Average won deal", format.whole(row.leads.average_won_deal), "average-won-deal"),
-      fact("Median time from created to won", format.days(row.leads.median_days_to_won), "median-days"),
-    )),
-    h("section", { class: "card", "aria-labelledby": "tasks-title" }, h("h2", { id: "tasks-title" }, "Tasks"), h("dl", { class: "facts" },
-      fact("Open now", row.tasks.open, "tasks-open"),
-      fact("Overdue now", row.tasks.overdue, "tasks-overdue"),
-      fact("Completed in the period", row.tasks.completed, "tasks-completed"),
-      fact("Completed by their due time", format.percent(row.tasks.completed_by_due), "completed-by-due"),
-    )),
-    h("section", { class: "card", "aria-labelledby": "calls-title" }, h("h2", { id: "calls-title" }, "Calls in the period"), h("dl", { class: "facts" },
-      fact("All", row.calls.total, "calls-total"),
-      fact("Inbound", row.calls.inbound, "calls-inbound"),
-      fact("Outbound", row.calls.outbound, "calls-outbound"),
-      fact("Connected", row.calls.connected, "calls-connected"),
-      fact("Talk time", format.minutes(row.calls.talk_seconds), "talk-time"),
-    )),
+    cards.map(([id, title, facts]) =>
+      titledCard(
+        { id, title },
+        h("dl", { class: "facts" }, facts.flatMap(([label, value, test]) => [h("dt", null, label), h("dd", { "data-test": test }, typeof value === "number" ? value.toLocaleString("en-US") : value)])),
+      ),
+    ),
   );
 }
 
 /** What to act on: each signal's sentence, what to do, and a few of the records behind it. */
 export function signalsCard(row: ManagerFigures): HTMLElement {
-  return h(
-    "section",
-    { class: "card", "aria-labelledby": "signals-title" },
-    h("h2", { id: "signals-title" }, "What to act on"),
+  return titledCard(
+    { id: "signals-title", title: "What to act on" },
     row.signals.length === 0
       ? h("p", { "data-test": "no-signals" }, "Nothing to act on: no idle lead, no overdue task, every open lead has a next step, and calls connect.")
       : h(
@@ -119,5 +126,5 @@ export function leadsCard(connectionId: string, user: string | null | undefined)
   };
   more.addEventListener("click", () => void load());
   void load();
-  return h("section", { class: "card", "aria-labelledby": "manager-leads-title" }, h("h2", { id: "manager-leads-title" }, "Their leads, one by one"), list, more, status);
+  return titledCard({ id: "manager-leads-title", title: "Their leads, one by one" }, list, more, status);
 }

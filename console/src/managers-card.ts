@@ -2,6 +2,7 @@ import { api, connectionPath, type Connection } from "./api";
 import { h } from "./dom";
 import { formField, statusLine } from "./form-field";
 import { linkManager, listManagers, unlinkManager, type ManagerEntry } from "./team-api";
+import { titledCard } from "./titled-card";
 
 /** The link of one CRM user, in words. */
 function linkText(entry: ManagerEntry): string {
@@ -106,10 +107,8 @@ export function managersCard(connection: Connection & { readonly idle_days?: num
     idleStatus,
   );
   void load().catch((error: unknown) => list.replaceChildren(h("li", null, (error as Error).message)));
-  return h(
-    "section",
-    { class: "card", "aria-labelledby": "managers-title" },
-    h("h2", { id: "managers-title" }, "Managers"),
+  return titledCard(
+    { id: "managers-title", title: "Managers" },
     h("p", null, "A member sees the figures of the CRM user they are linked to. A member whose sign-in email is a user's email is linked to that user unless you decide otherwise here."),
     list,
     linkForm,

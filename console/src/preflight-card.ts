@@ -1,5 +1,6 @@
 import { api, connectionPath, type PreflightFinding, type PreflightRun } from "./api";
 import { h } from "./dom";
+import { titledCard } from "./titled-card";
 
 /** How often a running check's report is read again (as the live sync view does). */
 const POLL_MS = 500;
@@ -35,10 +36,8 @@ export function preflightCard(connectionId: string): HTMLElement {
   const summary = h("p", { class: "preflight-summary", role: "status", "aria-live": "polite" });
   const report = h("div", { class: "preflight-report" });
   const button = h("button", { type: "button" }, "Check the source API");
-  const card = h(
-    "section",
-    { class: "card", "aria-labelledby": "preflight-title" },
-    h("h2", { id: "preflight-title" }, "Source API check"),
+  const card = titledCard(
+    { id: "preflight-title", title: "Source API check" },
     h("p", null, "Reads your CRM's API with the stored token and checks it against the rules a sync relies on. Each finding says how to fix it."),
     button,
     summary,

@@ -2,6 +2,7 @@ import type { EntityProgress } from "./api";
 import { h } from "./dom";
 import { entityList } from "./entity-words";
 import { failureNote } from "./failure-note";
+import { titledCard } from "./titled-card";
 
 /**
  * What to do, first on the Status section: the failed entities of the last finished run, those that failed for one
@@ -15,10 +16,8 @@ export function problemsCard(connectionId: string, failed: readonly EntityProgre
     groups.set(key, [...(groups.get(key) ?? []), entity]);
   }
   if (groups.size === 0) return null;
-  return h(
-    "section",
-    { class: "card problems", "aria-labelledby": "problems-title" },
-    h("h2", { id: "problems-title" }, "What went wrong, and what to do"),
+  return titledCard(
+    { id: "problems-title", title: "What went wrong, and what to do", className: "problems" },
     h(
       "ul",
       { class: "failures" },

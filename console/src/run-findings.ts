@@ -3,6 +3,7 @@ import { api, connectionPath, type RunSummary } from "./api";
 import type { Quality } from "./data-trust-api";
 import { h } from "./dom";
 import { findingItem } from "./findings-list";
+import { titledCard } from "./titled-card";
 
 /**
  * A run's data quality: per entity, the silent rules its records hit (count,
@@ -12,10 +13,8 @@ import { findingItem } from "./findings-list";
 export function runFindings(connectionId: string): { readonly element: HTMLElement; update(run: RunSummary): void } {
   const list = h("ul", { class: "findings", "aria-label": "Findings of this run" });
   const note = h("p", { class: "note" });
-  const element = h(
-    "section",
-    { class: "card run-findings", "aria-labelledby": "run-findings-title" },
-    h("h2", { id: "run-findings-title" }, "Data quality in this run"),
+  const element = titledCard(
+    { id: "run-findings-title", title: "Data quality in this run", className: "run-findings" },
     h("p", null, h("a", { href: `#/connections/${encodeURIComponent(connectionId)}/quality` }, "The connection's data quality over its last runs")),
     note,
     list,

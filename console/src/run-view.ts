@@ -8,6 +8,7 @@ import { failureNote } from "./failure-note";
 import { entityWords, statusWords } from "./entity-words";
 import { isOwner } from "./session";
 import { duration, timeOf } from "./time";
+import { titledCard } from "./titled-card";
 
 /** A finished run's outcome, in words. */
 const RUN_OUTCOME: Readonly<Record<Exclude<RunSummary["status"], "running">, string>> = { succeeded: "Succeeded", failed: "Failed", cancelled: "Cancelled by the owner" };
@@ -69,10 +70,8 @@ export function runView(outlet: HTMLElement, id: string, runId: string): () => v
         body,
       ),
     ),
-    h(
-      "section",
-      { class: "card", "aria-labelledby": "waits-title" },
-      h("h2", { id: "waits-title" }, "Retries and waits"),
+    titledCard(
+      { id: "waits-title", title: "Retries and waits" },
       h("p", { class: "note" }, "Each wait before a page is asked again, as the sync starts it: when your CRM asks it to slow down, as long as it asks (at least 1, 2, 4, 8, then 16 s); when it fails to answer, 1, 2, 4, 8, then 16 s."),
       waitsNote,
       // Polite: a screen reader hears each new wait without losing its place.

@@ -1,6 +1,7 @@
 import { api, connectionPath, type TestResult } from "./api";
 import { h } from "./dom";
 import { testResultView } from "./test-result";
+import { titledCard } from "./titled-card";
 
 /** Test the stored connection: a live request for the first page of pipelines with the stored token. */
 export function testCard(connectionId: string): HTMLElement {
@@ -17,10 +18,8 @@ export function testCard(connectionId: string): HTMLElement {
       button.disabled = false;
     }
   });
-  return h(
-    "section",
-    { class: "card", "aria-labelledby": "test-title" },
-    h("h2", { id: "test-title" }, "Test the connection"),
+  return titledCard(
+    { id: "test-title", title: "Test the connection" },
     h("p", null, "Asks your CRM for its first page of pipelines with the stored token, as a sync would."),
     button,
     result,

@@ -2,17 +2,10 @@ import { EventBridgeClient, PutEventsCommand } from "@aws-sdk/client-eventbridge
 import { describe, expect, test } from "vitest";
 import { EventBridgeEventPublisher, EventNotPublishedError } from "../../../lambdas/adapters/aws/eventbridge-event-publisher";
 import type { ServiceEvent } from "../../../lambdas/domain/core/service-events";
+import { recordingClient as recordingClientOf } from "../../support/recording-client";
 
-/** EventBridge has no local engine: record the adapter's requests and answer them. */
-function recordingClient(answer: (command: unknown) => unknown) {
-  const sent: unknown[] = [];
-  const client = new EventBridgeClient({ region: "eu-west-1", credentials: { accessKeyId: "x", secretAccessKey: "y" } });
-  client.send = (async (command: unknown) => {
-    sent.push(command);
-    return answer(command);
-  }) as EventBridgeClient["send"];
-  return { client, sent };
-}
+/** EventBridge has no local engine: the adapter's requests are recorded and answered (test/support/recording-client.ts). */
+const recordingClient = (answer: (command: unknown) => unknown) => recordingClientOf(EventBridgeClient, answer);
 
 const event: ServiceEvent = {
   detail_type: "Connection Stale",

@@ -17,22 +17,15 @@ import {
 } from "../../../lambdas/adapters/aws/kms-token-cipher";
 import { StoreUnavailableError, SyncError, TokenDecryptionError } from "../../../lambdas/domain/core/errors";
 import type { TokenContext } from "../../../lambdas/domain/core/ports/token-cipher";
+import { recordingClient as recordingClientOf } from "../../support/recording-client";
 
 const KEY_ID = "arn:aws:kms:eu-west-1:123456789012:key/11111111-2222-3333-4444-555555555555";
 const OTHER_KEY_ID = "arn:aws:kms:eu-west-1:123456789012:key/99999999-8888-7777-6666-555555555555";
 const TOKEN = "sk_live_4f3c2b1a-the-source-token";
 const context: TokenContext = { businessAccountId: "acct-1", connectionId: "conn-1" };
 
-/** KMS has no local engine: record the adapter's requests and answer them. */
-function recordingClient(answer: (command: unknown) => unknown) {
-  const sent: unknown[] = [];
-  const client = new KMSClient({ region: "eu-west-1", credentials: { accessKeyId: "x", secretAccessKey: "y" } });
-  client.send = (async (command: unknown) => {
-    sent.push(command);
-    return answer(command);
-  }) as KMSClient["send"];
-  return { client, sent };
-}
+/** KMS has no local engine: the adapter's requests are recorded and answered (test/support/recording-client.ts). */
+const recordingClient = (answer: (command: unknown) => unknown) => recordingClientOf(KMSClient, answer);
 
 /**
  * A fake KMS that really binds the encryption context, as KMS does: AES-256-GCM

@@ -1,19 +1,12 @@
 import { InvokeCommand, LambdaClient } from "@aws-sdk/client-lambda";
 import { describe, expect, test } from "vitest";
 import { LambdaPreflightLauncher } from "../../../lambdas/adapters/aws/lambda-preflight-launcher";
+import { recordingClient as recordingClientOf } from "../../support/recording-client";
 
 const WORKER = "arn:aws:lambda:eu-west-1:123456789012:function:crm-PreflightWorker:live";
 
-/** The Lambda API has no local engine: record the adapter's requests. */
-function recordingClient() {
-  const sent: unknown[] = [];
-  const client = new LambdaClient({ region: "eu-west-1", credentials: { accessKeyId: "x", secretAccessKey: "y" } });
-  client.send = (async (command: unknown) => {
-    sent.push(command);
-    return { StatusCode: 202 };
-  }) as LambdaClient["send"];
-  return { client, sent };
-}
+/** Lambda has no local engine: the adapter's requests are recorded and answered as an accepted asynchronous invoke. */
+const recordingClient = () => recordingClientOf(LambdaClient, () => ({ StatusCode: 202 }));
 
 describe("LambdaPreflightLauncher", () => {
   test("launch: one asynchronous Invoke (InvocationType Event) of the worker with the job as its payload, ids only", async () => {

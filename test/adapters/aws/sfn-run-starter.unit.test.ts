@@ -2,19 +2,12 @@ import { DescribeExecutionCommand, ExecutionDoesNotExist, SFNClient, StartExecut
 import { describe, expect, test } from "vitest";
 import { SfnRunStarter } from "../../../lambdas/adapters/aws/sfn-run-starter";
 import { SyncQueueUnavailableError } from "../../../lambdas/domain/core/errors";
+import { recordingClient as recordingClientOf } from "../../support/recording-client";
 
 const STATE_MACHINE = "arn:aws:states:eu-west-1:123456789012:stateMachine:crm-sync";
 
-/** The Step Functions API has no local engine: record the adapter's requests and answer them. */
-function recordingClient(answer: (command: unknown) => unknown) {
-  const sent: unknown[] = [];
-  const client = new SFNClient({ region: "eu-west-1", credentials: { accessKeyId: "x", secretAccessKey: "y" } });
-  client.send = (async (command: unknown) => {
-    sent.push(command);
-    return answer(command);
-  }) as SFNClient["send"];
-  return { client, sent };
-}
+/** The Step Functions API has no local engine: the adapter's requests are recorded and answered (test/support/recording-client.ts). */
+const recordingClient = (answer: (command: unknown) => unknown) => recordingClientOf(SFNClient, answer);
 
 describe("SfnRunStarter", () => {
   test("start: one StartExecution named after the run id, with the run as input", async () => {

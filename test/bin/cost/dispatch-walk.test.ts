@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { walkDispatchTick } from "../../../bin/cost/dispatch-walk";
-import { runWalker } from "../../../bin/cost/cost-model";
+import { runWalker } from "../../../bin/cost/run-walk";
 import { SYNC_ENTITIES, type SyncEntity } from "../../../lambdas/domain/core/entities";
 import { createLocalDispatch } from "../../../lambdas/runtimes/local/local-dispatch";
 import { DISPATCH_MAP_STATE } from "../../../statemachine/dispatch-definition";

@@ -1,10 +1,10 @@
-import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import * as v from "valibot";
 import { beforeAll, describe, expect, test } from "vitest";
 import { ReportSchema } from "../../../lambdas/domain/preflight/report";
 import { PREFLIGHT_TOKEN, preflightSourcesOfFile, type PreflightSource, type SourceKnobs } from "../../support/preflight-source";
 import { startSourceServer } from "../../support/source-server";
+import { runCommand, type CommandOutcome } from "../../support/run-command";
 
 /**
  * The command itself, spawned as a customer runs it: --help, npx from the
@@ -15,28 +15,15 @@ import { startSourceServer } from "../../support/source-server";
 
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 
-interface Outcome {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
 
-function run(command: string, args: readonly string[], env: Record<string, string> = {}): Promise<Outcome> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk) => (stdout += chunk));
-    child.stderr.on("data", (chunk) => (stderr += chunk));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
+function run(command: string, args: readonly string[], env: Record<string, string> = {}): Promise<CommandOutcome> {
+  return runCommand(command, args, { cwd: ROOT, env: { ...process.env, ...env } });
 }
 
 const preflight = (args: readonly string[], env: Record<string, string> = {}) =>
   run(process.execPath, ["--import", "tsx", "bin/preflight.ts", ...args], env);
 
-function expectNoToken(outcome: Outcome): void {
+function expectNoToken(outcome: CommandOutcome): void {
   expect(outcome.stdout).not.toContain(PREFLIGHT_TOKEN);
   expect(outcome.stderr).not.toContain(PREFLIGHT_TOKEN);
 }

@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process";
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
@@ -10,6 +9,7 @@ import { ReportSchema } from "../../../lambdas/domain/preflight/report";
 import { KIT_RULES } from "../../../lambdas/domain/source-contract/rules/catalog";
 import { slugOf } from "../../../packages/crm-preflight/scripts/contract-pages";
 import { startSourceServer } from "../../support/source-server";
+import { runCommand, type CommandOutcome } from "../../support/run-command";
 
 /**
  * The package as a customer's developer gets it: `npm pack` once for the file, the tarball installed
@@ -25,11 +25,6 @@ const TOKEN = "customer-ci-token-7f3a";
 const SIZES = { pipelines: 3, users: 12, contacts: 120, leads: 150, tasks: 40, calls: 40, events: 60 };
 const NOW = new Date("2026-03-01T12:00:00Z");
 
-interface Outcome {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
 
 /** A customer's shell: none of the npm_* variables of the npm that may be running these tests. */
 function customerEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
@@ -37,16 +32,8 @@ function customerEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   return { ...env, ...extra };
 }
 
-function run(command: string, args: readonly string[], cwd: string, env: NodeJS.ProcessEnv = customerEnv()): Promise<Outcome> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk) => (stdout += chunk));
-    child.stderr.on("data", (chunk) => (stderr += chunk));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
+function run(command: string, args: readonly string[], cwd: string, env: NodeJS.ProcessEnv = customerEnv()): Promise<CommandOutcome> {
+  return runCommand(command, args, { cwd, env });
 }
 
 interface PackedFile {
