@@ -58,7 +58,7 @@ const countingDecrypts = (cipher: TokenCipher): TokenCipher => ({
 beforeAll(async () => {
   // The page tasks decrypt as the AWS composition does: KMS behind the per-process cache.
   // The run's own reads and writes only: the figures a run's end keeps (funnel, managers) are counted apart (docs/cost.md).
-  harness = await createSyncHarness({ wrapCipher: (cipher) => cachingDecrypts(countingDecrypts(cipher)), runEndFigures: false });
+  harness = await createSyncHarness({ wrapCipher: (cipher) => cachingDecrypts(countingDecrypts(cipher)) });
   source = await startReferenceSource({ seed: 14, sizes: SIZES, now: new Date("2026-03-01T00:00:00Z") });
   counter = countWriteUnits(harness.client, reader, await describedIndexes(reader, harness.tableName));
   readCounter = countReadUnits(harness.client, reader);
