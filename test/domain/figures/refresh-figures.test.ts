@@ -47,7 +47,7 @@ async function store(writes: RecordWrite[], moves?: SyncEntity): Promise<void> {
     connectionId: CONNECTION,
     records: writes,
     ...(moves === undefined ? {} : { watermark: { entity: moves, value: new Date(Date.UTC(2026, 0, 1, 0, 0, watermarkSecond)).toISOString() } }),
-    run: { runId, entity: "leads", page: Date.now(), records: writes.length, stages: 0, unresolvedWonLost: 0, leaseUntil: new Date(Date.now() + 3_600_000).toISOString(), committedAt: new Date().toISOString() },
+    run: { runId, entity: "leads", page: watermarkSecond, records: writes.length, stages: 0, unresolvedWonLost: 0, leaseUntil: new Date(Date.now() + 3_600_000).toISOString(), committedAt: new Date().toISOString() },
   });
 }
 
