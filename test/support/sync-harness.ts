@@ -44,6 +44,8 @@ export async function createSyncHarness(
   options: {
     timeScale?: number;
     pageTasksPerExecution?: number;
+    /** Fetch ahead, commit in order (SyncDeps.fetchAhead): on by default, as in the local runtime. */
+    fetchAhead?: boolean;
     /** What the page tasks decrypt through (e.g. the AWS composition's per-process cache); the bare cipher by default. */
     wrapCipher?: (cipher: TokenCipher) => TokenCipher;
     /** The source request time-out; a test that holds requests at a gate sets it far above how long it holds them. */
@@ -88,6 +90,7 @@ export async function createSyncHarness(
     source,
     timeScale: options.timeScale ?? 0.01,
     ...(options.pageTasksPerExecution === undefined ? {} : { pageTasksPerExecution: options.pageTasksPerExecution }),
+    fetchAhead: options.fetchAhead ?? true,
     ...(options.clock === undefined ? {} : { clock: options.clock }),
     ...(options.schedule === undefined ? {} : { schedule: options.schedule }),
     ...(options.runEndFigures !== true ? { instrument: { deps: ({ figures: _figures, managerRefresher: _refresher, ...deps }) => deps } } : {}),
@@ -132,6 +135,30 @@ export async function createSyncHarness(
     return waitForRun(connection.id, runId);
   }
 
+  /**
+   * Page commits as they resolve: with fetch ahead, page N+1's request can
+   * arrive while page N still commits, so a test that holds a request waits on
+   * this for the commit before it (pageCommitted).
+   */
+  const commitListeners = new Set<(run: { entity: string; page: number }) => void>();
+  const commitPage = local.records.commitPage.bind(local.records);
+  local.records.commitPage = async (input) => {
+    const out = await commitPage(input);
+    for (const listener of commitListeners) listener(input.run);
+    return out;
+  };
+  /** Opens once a page of `entity` numbered `page` has committed, in any run, from now on. */
+  function pageCommitted(entity: string, page: number): Promise<void> {
+    return new Promise((resolve) => {
+      const listener = (run: { entity: string; page: number }) => {
+        if (run.entity !== entity || run.page !== page) return;
+        commitListeners.delete(listener);
+        resolve();
+      };
+      commitListeners.add(listener);
+    });
+  }
+
   async function listAll(connectionId: string, collection: Parameters<typeof local.records.listRecords>[1]) {
     const out: Record<string, unknown>[] = [];
     let cursor: string | null = null;
@@ -157,6 +184,7 @@ export async function createSyncHarness(
     waitsOf,
     sync,
     listAll,
+    pageCommitted,
     close: async () => {
       await local.stop();
       client.destroy();

@@ -125,6 +125,12 @@ export const CHILD_TASK_RETRY_WAIT_SECONDS = 240;
 export const SEGMENT_PAGE_START_SECONDS = 100;
 /** One page attempt's own work besides the source request: the connection read, the limiter's slot, the commit. */
 export const PAGE_ATTEMPT_OWN_SECONDS = 4;
+/**
+ * The largest state, in UTF-8 bytes, a page task returns with the next page's
+ * early answer in it (lambdas/domain/sync/fetch-ahead.ts). Step Functions caps
+ * a state at 256 KiB; 32 KiB are left for what a Catch adds (the error).
+ */
+export const AHEAD_STATE_MAX_BYTES = 224 * 1024;
 /** A run's lock lease; extended by every page. A run that died frees its connection after this. */
 export const RUN_LEASE_SECONDS = 15 * 60;
 

@@ -61,6 +61,9 @@ export async function handOverIfContinuing(deps: SyncDeps, state: SyncState): Pr
   return state;
 }
 
+/** What starting an entity reads of the connection: where its first run begins, and the rate its first slot takes. */
+export type EntityStartConnection = Pick<StoredConnection, "sync_since" | "rate_limit">;
+
 /** What the summary records for the entity that just ended, in the same write that starts the next one. */
 export interface EntityEnded {
   readonly entity: SyncEntity;
@@ -74,7 +77,7 @@ export interface EntityEnded {
 export async function startEntity(
   deps: SyncDeps,
   run: ExecutionRun,
-  connection: StoredConnection,
+  connection: EntityStartConnection,
   entity: SyncEntity,
   steps: number,
   ended?: EntityEnded,
@@ -112,7 +115,7 @@ export async function finishEntityAndAdvance(
   run: ExecutionRun,
   cursor: SyncCursor,
   outcome: EntityOutcome,
-  connection: StoredConnection,
+  connection: EntityStartConnection,
 ): Promise<SyncState> {
   const order = entitiesOfMode(runModeOf(run.run_id));
   const next = order[order.indexOf(cursor.entity) + 1];

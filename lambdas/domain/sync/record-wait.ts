@@ -98,3 +98,16 @@ function warn(deps: Pick<SyncDeps, "logger">, run: ExecutionRun, cursor: SyncCur
     error: failure instanceof Error ? failure.name : "unknown",
   });
 }
+
+/**
+ * Whether the page's last recorded wait is a retry of it: its task is then the
+ * Retry block's re-run, not its first try. An early request that ended in a
+ * 5xx or a time-out is the page's first try (fetch-ahead.ts): its task throws
+ * that error once, and its re-runs request the page themselves.
+ */
+export async function retryRecorded(deps: Pick<SyncDeps, "runs">, run: ExecutionRun, cursor: SyncCursor): Promise<boolean> {
+  const [row] = summaryRowsOf(cursor.entity);
+  const summary = await deps.runs.get(run.connection_id, run.run_id);
+  const last = summary?.entities.find((entity) => entity.entity === row)?.waits?.at(-1);
+  return last?.kind === "retry" && last.page === cursor.page;
+}

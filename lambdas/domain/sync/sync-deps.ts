@@ -43,6 +43,11 @@ export interface SyncDeps {
   readonly userIds?: UserIdsOfRun;
   /** Page tasks per execution before continuing in a fresh one; defaults to PAGE_TASKS_PER_EXECUTION (tests lower it). */
   readonly pageTasksPerExecution?: number;
+  /**
+   * Fetch ahead, commit in order: page N+1's request leaves while page N is
+   * validated and committed (fetch-ahead.ts, docs/throughput.md). Off when absent.
+   */
+  readonly fetchAhead?: boolean;
   /** Page tasks per segment of the Express child; defaults to PAGE_TASKS_PER_SEGMENT (tests lower it). */
   readonly pageTasksPerSegment?: number;
 }

@@ -1,15 +1,17 @@
-import { SourceAuthError, SourceNotImplementedError, SourceThrottledError, SourceTransientError, SyncError } from "../core/errors";
-import { MAX_RETRY_AFTER_SECONDS } from "../core/limits";
+import { SourceNotImplementedError, SourceThrottledError, SourceTransientError, SyncError } from "../core/errors";
+import { MAX_PAGES_PER_ENTITY, MAX_RETRY_AFTER_SECONDS } from "../core/limits";
 import { METRIC } from "../core/metric-names";
 import { entityDefinition } from "../source-contract/entity-catalog";
 import { ingestPage } from "../ingestion/ingest-page";
 import { auditPage } from "../audits/audit-page";
-import type { FetchPageDeps, PageInput, PageResult } from "../ingestion/fetch-and-prepare";
+import type { FetchPageDeps, PageInput } from "../ingestion/fetch-and-prepare";
+import type { SourceClient, SourcePage } from "../core/ports/source-client";
 import { pageKindOf } from "../core/run-mode";
-import { rateLimited } from "./rate-limited-source-client";
-import { finishEntityAndAdvance, handOverIfContinuing, leaseUntil, nextPageStep } from "./entity-steps";
-import { readPageConnection, rotatedConnection } from "./page-connection";
-import { recordRetryWait, recordThrottleWait } from "./record-wait";
+import { finishEntityAndAdvance, handOverIfContinuing, leaseUntil, nextPageStep, type EntityStartConnection } from "./entity-steps";
+import { aheadOf, answerOf, answers, isRetriedAnswer, startEarly, type AheadRequest, type EarlyFetch, type EarlyOutcome } from "./fetch-ahead";
+import { readPageConnection } from "./page-connection";
+import { requestPage } from "./page-request";
+import { recordRetryWait, recordThrottleWait, retryRecorded } from "./record-wait";
 import type { StoredConnection } from "../core/connection";
 import { rateRetryAfterMax, sourceReachable } from "../source-contract/rules/failure-rules";
 import type { SyncDeps } from "./sync-deps";
@@ -23,35 +25,59 @@ import type { SyncCursor, SyncState } from "./sync-state";
  * The page's commit carries the run's fence, lease and progress (no separate
  * heartbeat): a run that lost its connection's lock writes nothing.
  *
- * Each page reads the connection at its start, while it takes its rate-limit
- * slot at the rate the previous page read: a rotated token is used from the
- * page whose read first sees it, a changed rate_limit from the page after, and
- * a deleted connection stops the run before its request. The read is
- * eventually consistent, with strong reads where staleness could stop a live
- * run (page-connection.ts): so "the read that first sees it" may come a
- * replication lag after the write.
+ * Each request reads the connection right before it, while it takes its
+ * rate-limit slot at the rate the previous read saw (page-request.ts): a
+ * rotated token is used from the request whose read first sees it, a changed
+ * rate_limit from the one after, and a deleted connection stops the run
+ * before its request. The read is eventually consistent, with strong reads
+ * where staleness could stop a live run (page-connection.ts).
+ *
+ * Fetched ahead (deps.fetchAhead; fetch-ahead.ts): once this page's envelope
+ * says has_more, the next page's request leaves while this one is validated
+ * and committed, and its answer goes to the next task in the state. A page
+ * that came so is validated and committed here exactly as a fetched one.
  */
 export async function syncPage(deps: SyncDeps, state: SyncState): Promise<SyncState> {
   const { run } = state;
   const cursor = requireCursor(state);
   const steps = cursor.steps + 1;
-  // The slot is taken while the connection is read (the rate from the last read): two round trips at once.
-  const slot = cursor.rate_limit === undefined ? undefined : deps.limiter.acquire(run.connection_id, cursor.rate_limit);
-  slot?.catch(() => undefined);
-  let connection = await readPageConnection(deps, run);
-  const tokenOf = (stored: StoredConnection) =>
-    deps.cipher.decrypt(stored.token_ciphertext, { businessAccountId: run.business_account_id, connectionId: run.connection_id });
-  const token = await tokenOf(connection);
-  const source = rateLimited(
-    deps.source,
-    deps.limiter,
-    { connectionId: run.connection_id, rateLimit: cursor.rate_limit ?? connection.rate_limit },
-    undefined,
-    slot,
-  );
-
   // Decided once, here: a sync's page writes records, watermark and listing; an audit's only what it heals.
   const kind = pageKindOf(run.run_id, cursor.entity);
+  // The connection as this page's request read it (or, for a page that came ahead, as its early request read it).
+  let connection: StoredConnection | undefined;
+  const handed = state.step.outcome === "next_page" ? state.step.ahead : undefined;
+  let ahead = kind.mode === "sync" && answers(handed, cursor) ? handed : undefined;
+  const startConnection = async (): Promise<EntityStartConnection> => connection ?? ahead?.connection ?? (connection = await readPageConnection(deps, run));
+  // A 5xx or time-out handed on is the page's first try: thrown once; the Retry's re-runs request the page themselves.
+  if (ahead !== undefined && isRetriedAnswer(ahead) && (await retryRecorded(deps, run, cursor))) ahead = undefined;
+  const fetchesAhead =
+    deps.fetchAhead === true &&
+    kind.mode === "sync" &&
+    cursor.page < MAX_PAGES_PER_ENTITY &&
+    nextPageStep(deps, { ...cursor, steps }).outcome === "next_page";
+  let early: EarlyFetch | undefined;
+  const nextRequest = { entity: cursor.entity, page: cursor.page + 1, updated_since: cursor.updated_since };
+
+  const source: SourceClient = {
+    async fetchPage(_resolvedPerRequest, request) {
+      let page: SourcePage;
+      if (ahead !== undefined) {
+        page = answerOf(ahead);
+      } else {
+        // The connection is kept as read, even when the request then fails (a 404's entity end needs it).
+        const requested = await requestPage(deps, run, cursor.rate_limit, request, undefined, (read) => {
+          connection = read;
+        });
+        page = requested.page;
+      }
+      if (page.hasMore && fetchesAhead) {
+        // Page N+1's request leaves now, within its own slot, while this page is validated and committed.
+        const rate = connection?.rate_limit ?? cursor.rate_limit;
+        early = startEarly((cancelled, read) => requestPage(deps, run, rate, { ...request, page: request.page + 1 }, cancelled, read));
+      }
+      return page;
+    },
+  };
   const pageDeps: FetchPageDeps = {
     source,
     store: deps.records,
@@ -59,35 +85,27 @@ export async function syncPage(deps: SyncDeps, state: SyncState): Promise<SyncSt
     ...(deps.stageKinds === undefined ? {} : { stageKinds: (id: string) => deps.stageKinds!(id, run.run_id) }),
     ...(deps.userIds === undefined ? {} : { userIds: (id: string) => deps.userIds!(id, run.run_id) }),
   };
-  const ingest = (stored: StoredConnection, sourceToken: string): Promise<PageResult> => {
-    const sourceConnection = { baseUrl: stored.base_url, token: sourceToken };
-    const input: Omit<PageInput, "entity"> = {
-      connectionId: run.connection_id,
-      page: cursor.page,
-      updatedSince: cursor.updated_since,
-      watermark: cursor.watermark,
-      previous: cursor.previous,
-      run: { runId: run.run_id, ...pageTimes(deps.clock.now()) },
-      ...(cursor.finding_samples === undefined ? {} : { findingSamples: cursor.finding_samples }),
-    };
-    return kind.mode === "audit"
-      ? auditPage({ ...pageDeps, audits: deps.audits }, sourceConnection, { ...input, entity: kind.entity, at: deps.clock.now().toISOString() })
-      : ingestPage(pageDeps, sourceConnection, { ...input, entity: kind.entity });
+  const input: Omit<PageInput, "entity"> = {
+    connectionId: run.connection_id,
+    page: cursor.page,
+    updatedSince: cursor.updated_since,
+    watermark: cursor.watermark,
+    previous: cursor.previous,
+    run: { runId: run.run_id, ...pageTimes(deps.clock.now()) },
+    ...(cursor.finding_samples === undefined ? {} : { findingSamples: cursor.finding_samples }),
   };
+  // The page source reads the connection and its token right before each request (page-request.ts).
+  const perRequest = { baseUrl: "", token: "" };
 
   let page;
   try {
-    try {
-      page = await ingest(connection, token);
-    } catch (error) {
-      // The token came from an eventually consistent read: a strong one says whether it was rotated since (then one more
-      // request, with the new token and its own slot) or the 401 is real (the run stops).
-      const rotated = error instanceof SourceAuthError ? await rotatedConnection(deps, run, connection) : undefined;
-      if (rotated === undefined) throw error;
-      connection = rotated;
-      page = await ingest(connection, await tokenOf(connection));
-    }
+    page =
+      kind.mode === "audit"
+        ? await auditPage({ ...pageDeps, audits: deps.audits }, perRequest, { ...input, entity: kind.entity, at: deps.clock.now().toISOString() })
+        : await ingestPage(pageDeps, perRequest, { ...input, entity: kind.entity });
   } catch (error) {
+    // Page N failed or its commit was refused: nothing of N+1 is committed, and its request is not sent if it has not left.
+    (early as EarlyFetch | undefined)?.cancel();
     if (error instanceof SourceThrottledError && error.retryAfterSeconds > MAX_RETRY_AFTER_SECONDS) {
       // Waiting that long would hold the connection's run for hours: fail the entity now; the next run resumes it.
       throw new SourceThrottledError(
@@ -135,7 +153,7 @@ export async function syncPage(deps: SyncDeps, state: SyncState): Promise<SyncSt
       });
       return handOverIfContinuing(
         deps,
-        await finishEntityAndAdvance(deps, run, { ...cursor, steps }, { status: "succeeded" }, connection),
+        await finishEntityAndAdvance(deps, run, { ...cursor, steps }, { status: "succeeded" }, await startConnection()),
       );
     }
     throw error;
@@ -145,17 +163,20 @@ export async function syncPage(deps: SyncDeps, state: SyncState): Promise<SyncSt
   if (page.stages > 0) deps.metrics.count(METRIC.recordsSynced, page.stages, { entity: "stages" });
 
   if (page.hasMore) {
+    const settled = await (early as EarlyFetch | undefined)?.settled;
+    const rateLimit = (settled?.connection ?? connection)?.rate_limit ?? cursor.rate_limit;
     const nextCursor: SyncCursor = {
       ...cursor,
       page: cursor.page + 1,
       watermark: page.watermark,
       previous: page.fingerprint,
       ...(Object.keys(page.findingSamples).length > 0 ? { finding_samples: page.findingSamples } : {}),
-      rate_limit: connection.rate_limit,
+      ...(rateLimit === undefined ? {} : { rate_limit: rateLimit }),
       throttle_attempts: 0,
       steps,
     };
-    return handOverIfContinuing(deps, { run, cursor: nextCursor, step: nextPageStep(deps, nextCursor) });
+    const next: SyncState = { run, cursor: nextCursor, step: nextPageStep(deps, nextCursor) };
+    return handOverIfContinuing(deps, settled === undefined ? next : withAhead(deps, next, settled, nextRequest));
   }
   return handOverIfContinuing(
     deps,
@@ -164,9 +185,27 @@ export async function syncPage(deps: SyncDeps, state: SyncState): Promise<SyncSt
       run,
       { ...cursor, page: cursor.page + 1, steps },
       { status: "succeeded" },
-      connection,
+      await startConnection(),
     ),
   );
+}
+
+/** The next task's state with the early answer in it, unless it is no answer or does not fit (its task then requests it). */
+function withAhead(deps: SyncDeps, next: SyncState, settled: EarlyOutcome, request: AheadRequest): SyncState {
+  if (next.step.outcome !== "next_page") return next;
+  const handed = aheadOf(settled, request, Buffer.byteLength(JSON.stringify(next), "utf8"));
+  if ("ahead" in handed) return { ...next, step: { ...next.step, ahead: handed.ahead } };
+  if (handed.dropped !== "not-an-answer") {
+    // The page is fetched again by its own task: one request of waste, said in the log.
+    deps.logger.warn("the page fetched ahead is not handed on; its task requests it again", {
+      connection_id: next.run.connection_id,
+      run_id: next.run.run_id,
+      entity: request.entity,
+      page: request.page,
+      reason: handed.dropped,
+    });
+  }
+  return next;
 }
 
 /** The page's lease and commit time, from one reading of the clock. */

@@ -2,6 +2,7 @@ import * as v from "valibot";
 import { SYNC_ENTITIES } from "../core/entities";
 import { RunReferenceSchema } from "../core/run-reference";
 import type { PageFingerprint } from "../ingestion/prepare-page";
+import { AheadPageSchema } from "./fetch-ahead";
 
 /*
  * The execution state between Task states, one schema per shape: the types
@@ -61,7 +62,15 @@ export const SyncCursorSchema = v.object({
 export type SyncCursor = v.InferOutput<typeof SyncCursorSchema>;
 
 export const StepOutcomeSchema = v.variant("outcome", [
-  v.object({ outcome: v.literal("next_page") }),
+  v.object({
+    outcome: v.literal("next_page"),
+    /**
+     * The cursor's page, fetched early by the task before it (fetch-ahead.ts),
+     * within AHEAD_STATE_MAX_BYTES. Only a next page carries one, so a segment's
+     * end hands no page to the parent. Absent: the page task requests its page itself.
+     */
+    ahead: v.optional(AheadPageSchema),
+  }),
   v.object({ outcome: v.literal("continue_as_new") }),
   /** The Express child's segment is over: the parent starts the next one from this cursor. */
   v.object({ outcome: v.literal("next_segment") }),

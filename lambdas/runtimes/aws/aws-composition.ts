@@ -86,6 +86,7 @@ export function awsSyncDeps(env: Record<string, string | undefined> = process.en
     // The page task decrypts once per warm container, not once per page.
     cipher: cachingDecrypts(new KmsTokenCipher({ client: kmsClient(), keyId: config.KMS_KEY_ID })),
     source: sourceClient(config.ALLOW_LOOPBACK_SOURCES),
+    fetchAhead: config.FETCH_AHEAD,
     clock,
     logger,
     metrics,

@@ -17,6 +17,8 @@ export const SyncTaskConfigSchema = v.object({
   TABLE_NAME: required("TABLE_NAME"),
   KMS_KEY_ID: required("KMS_KEY_ID"),
   ALLOW_LOOPBACK_SOURCES: flag("ALLOW_LOOPBACK_SOURCES"),
+  /** Fetch ahead, commit in order (docs/throughput.md#fetch-ahead); off unless "true". */
+  FETCH_AHEAD: flag("FETCH_AHEAD"),
   /** The deploy's syncSchedule as given (`1h`, `rate(2 hours)`, `off`): its interval sets the default freshness_hours; absent: none. */
   SYNC_SCHEDULE: v.optional(v.pipe(v.string(), v.trim(), v.nonEmpty())),
   /** The ManagerRefresh function (its alias ARN): FinishRun invokes it asynchronously at each run's end; absent elsewhere. */

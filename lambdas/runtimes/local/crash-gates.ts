@@ -15,7 +15,9 @@ import type { TaskContext, TaskHandler } from "./step-functions/local-step-funct
  */
 
 export type GatePoint =
-  /** The page task is about to request the page from the source. */
+  /** A page task starts; `ahead`: its page came in its input, fetched early by the task before it, nothing of it written. */
+  | "page-task-started"
+  /** The page task is about to request the page from the source (`ahead`: the next page's early request). */
   | "before-fetch"
   /** The source answered 200; nothing of the page is written yet. */
   | "after-fetch"
@@ -42,6 +44,12 @@ export interface GateAnnouncement {
   readonly transaction?: number;
   /** after-transaction: the transaction carries the page's watermark (it is the page's last). */
   readonly watermark?: boolean;
+  /**
+   * page-task-started: the task's page came ahead in its input. before-fetch and after-fetch: the request is
+   * the next page's, made early by this page's task (`page` is then the request's). page-task-returned: the
+   * result hands the next page on.
+   */
+  readonly ahead?: boolean;
   /** after-fetch: records on the page. */
   readonly records?: number;
   /** run-finished: the run's final status. */
@@ -109,9 +117,11 @@ export function gateSourceClient(source: SourceClient, gates: CrashGates): Sourc
     async fetchPage(connection, request) {
       const page = pageInProgress.getStore();
       if (page === undefined) return source.fetchPage(connection, request);
-      await gates.pass({ point: "before-fetch", ...pageFields(page) });
+      // Fetched ahead, the request is for the page after the task's own: announced as that page's.
+      const fields = { ...pageFields(page), page: request.page, ...(request.page === page.page ? {} : { ahead: true }) };
+      await gates.pass({ point: "before-fetch", ...fields });
       const fetched = await source.fetchPage(connection, request);
-      await gates.pass({ point: "after-fetch", ...pageFields(page), records: fetched.data.length });
+      await gates.pass({ point: "after-fetch", ...fields, records: fetched.data.length });
       return fetched;
     },
   };
@@ -198,12 +208,13 @@ export function gateSyncHandlers(
         page: state.cursor?.page ?? 0,
         transactions: 0,
       };
+      await gates.pass({ point: "page-task-started", ...pageFields(page), ...(state.step?.outcome === "next_page" && state.step.ahead !== undefined ? { ahead: true } : {}) });
       const result = await pageInProgress.run(page, () => handlers.SyncPage(input));
       if (result.step.outcome === "throttled") {
         announceWaiting(gates, engine, context, pageFields(page), logger);
         return result;
       }
-      await gates.pass({ point: "page-task-returned", ...pageFields(page) });
+      await gates.pass({ point: "page-task-returned", ...pageFields(page), ...(result.step.outcome === "next_page" && result.step.ahead !== undefined ? { ahead: true } : {}) });
       return result;
     },
     FinishRun: async (input) => {

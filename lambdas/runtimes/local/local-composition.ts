@@ -90,6 +90,8 @@ export interface LocalSyncOptions {
   readonly schedule?: string;
   readonly pageTasksPerExecution?: number;
   readonly pageTasksPerSegment?: number;
+  /** Fetch ahead, commit in order (SyncDeps.fetchAhead); off when absent. */
+  readonly fetchAhead?: boolean;
   /** Test hook (CRASH_GATES): the Task handlers announce their points and wait for the control server. */
   readonly gates?: CrashGates;
   /** The bench's hook: wraps the Task handlers' ports and the handlers before the engine is built (timing only). */
@@ -136,6 +138,7 @@ export function createLocalSync(options: LocalSyncOptions): LocalSync {
     metrics: options.metrics ?? new CountingMetrics(),
     ...(options.pageTasksPerExecution === undefined ? {} : { pageTasksPerExecution: options.pageTasksPerExecution }),
     ...(options.pageTasksPerSegment === undefined ? {} : { pageTasksPerSegment: options.pageTasksPerSegment }),
+    ...(options.fetchAhead === undefined ? {} : { fetchAhead: options.fetchAhead }),
   };
 
   const deps = options.instrument?.deps?.(built) ?? built;
@@ -175,6 +178,8 @@ export interface LocalServiceOptions {
   readonly sourceTimeoutMs?: number;
   /** Page tasks per execution before ContinueAsNew; defaults to PAGE_TASKS_PER_EXECUTION. */
   readonly pageTasksPerExecution?: number;
+  /** FETCH_AHEAD: page N+1's request leaves while page N commits (docs/throughput.md#fetch-ahead); off when absent. */
+  readonly fetchAhead?: boolean;
   /** CRASH_GATES: the control server's loopback URL; unset in normal use (docs/crash-consistency.md). */
   readonly crashGatesUrl?: string;
   /** SCHEDULE as configured (`1h`, `off`): each connection shows it; unset, the API answers `schedule: null`. */

@@ -33,6 +33,11 @@ export const LocalRuntimeConfigSchema = v.object({
   ),
   /** 0 picks a free port. */
   DYNAMODB_PORT: port("DYNAMODB_PORT", "0"),
+  /** Fetch ahead, commit in order (docs/throughput.md#fetch-ahead). */
+  FETCH_AHEAD: v.pipe(
+    v.optional(v.picklist(["true", "false"], "FETCH_AHEAD must be true or false"), "true"),
+    v.transform((text) => text === "true"),
+  ),
   /** Page tasks per execution before ContinueAsNew (tests lower it); the service's default when unset. */
   PAGE_TASKS_PER_EXECUTION: v.optional(
     v.pipe(v.string(), v.regex(/^[1-9]\d*$/, "PAGE_TASKS_PER_EXECUTION must be a whole number >= 1"), v.transform(Number)),

@@ -75,6 +75,7 @@ async function startOnLockedDataDir(config: LocalRuntimeConfig, logger: Logger, 
       timeScale: config.TIME_SCALE,
       allowLoopbackSources: config.ALLOW_LOOPBACK_SOURCES,
       schedule: scheduleLabel(config.SCHEDULE),
+      fetchAhead: config.FETCH_AHEAD,
       ...(config.PAGE_TASKS_PER_EXECUTION === undefined ? {} : { pageTasksPerExecution: config.PAGE_TASKS_PER_EXECUTION }),
       ...(config.CRASH_GATES === undefined ? {} : { crashGatesUrl: config.CRASH_GATES }),
       ...(config.OIDC_ISSUER === undefined || config.OIDC_CLIENT_ID === undefined

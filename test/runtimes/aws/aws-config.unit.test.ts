@@ -8,6 +8,7 @@ describe("Lambda configuration", () => {
       TABLE_NAME: "t",
       KMS_KEY_ID: "k",
       ALLOW_LOOPBACK_SOURCES: false,
+      FETCH_AHEAD: false,
     });
     expect(readConfig(SyncTaskConfigSchema, { TABLE_NAME: "t", KMS_KEY_ID: "k", ALLOW_LOOPBACK_SOURCES: "true" }).ALLOW_LOOPBACK_SOURCES).toBe(true);
   });

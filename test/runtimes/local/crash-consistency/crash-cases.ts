@@ -6,16 +6,16 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { COLLECTIONS, SYNC_ENTITIES, type Collection, type SyncEntity } from "../../../../lambdas/domain/core/entities";
 import type { RunSummary } from "../../../../lambdas/domain/core/run-summary";
 import { entityDefinition } from "../../../../lambdas/domain/source-contract/entity-catalog";
-import type { GateAnnouncement } from "../../../../lambdas/runtimes/local/crash-gates";
 import { LOCAL_TABLE_NAME } from "../../../../lambdas/runtimes/local/local-runtime";
 import { issueSessionToken, loadOrCreateSigningKey } from "../../../../lambdas/runtimes/local/local-token-issuer";
 import { DynamoDbRunStore } from "../../../../lambdas/adapters/dynamodb/runs/dynamodb-run-store";
 import { DynamoDbRecordStore } from "../../../../lambdas/adapters/dynamodb/records/dynamodb-record-store";
+import { LIVES, type CrashCase, type CrashPart } from "./crash-lives";
 import { startGateControl, type GateControl, type HeldGate } from "./crash-gate-control";
 import { CRASH_SYNC_SINCE, crashDataset, expectedCounts, expectedRecords, pagesOf, watermarkAfterPages } from "./crash-dataset";
 import { crmSource } from "../../../support/crm-source";
 import { freePort, startRuntimeProcess, type RuntimeProcess } from "../../../support/runtime-process";
-import { startSourceServer, type SourceReply, type SourceRequest, type SourceServer } from "../../../support/source-server";
+import { startSourceServer, type SourceServer } from "../../../support/source-server";
 
 /**
  * Crash consistency, proven (issue 10; docs/crash-consistency.md). Each life
@@ -32,101 +32,7 @@ import { startSourceServer, type SourceReply, type SourceRequest, type SourceSer
 const CONNECTIONS = "/api/v1/crm/custom/connections";
 const SOURCE_TOKEN = "crash-src-token-5e2a91";
 const ACCOUNT = "acct-crash";
-/** The Retry-After of the one throttled answer: the run sits in its Wait state this long unless killed. */
-const RETRY_AFTER_SECONDS = 30;
-
 const data = crashDataset();
-
-export type CrashPart = 1 | 2 | 3;
-
-/** Where a dead run was killed, as a page of the sync order: what it had committed follows from it. */
-interface CrashCase {
-  readonly name: string;
-  readonly killAt: (announcement: GateAnnouncement) => boolean;
-  /** The entity the kill lands in and how many of its pages were committed by then (earlier entities: all). */
-  readonly entity: SyncEntity;
-  readonly committedPages: number;
-  /** Called before the first start: a fault of this case's source, switched off at the kill. */
-  readonly fault?: () => (request: SourceRequest) => SourceReply | undefined;
-}
-
-/**
- * One life of the runtime: the cases whose runs are cut short by the same kill. Cases that need another setting
- * or another way of dying get a life of their own; each life is one test file (part), so the lives run in parallel.
- */
-interface CrashLife {
-  readonly part: CrashPart;
-  readonly env?: Readonly<Record<string, string>>;
-  /** Kill DynamoDB Local first, let the runtime run on into the dead store, then kill the rest. */
-  readonly killJavaFirst?: boolean;
-  readonly cases: readonly CrashCase[];
-}
-
-const at =
-  (point: GateAnnouncement["point"], entity: SyncEntity, page: number, extra: (a: GateAnnouncement) => boolean = () => true) =>
-  (a: GateAnnouncement) =>
-    a.point === point && a.entity === entity && a.page === page && extra(a);
-
-const LIVES: readonly CrashLife[] = [
-  {
-    part: 1,
-    cases: [
-      { name: "before the fetch", killAt: at("before-fetch", "leads", 2), entity: "leads", committedPages: 1 },
-      { name: "after the fetch, before any write", killAt: at("after-fetch", "leads", 2), entity: "leads", committedPages: 1 },
-      {
-        name: "between the page's transactions",
-        killAt: at("after-transaction", "leads", 1, (a) => a.transaction === 1 && a.watermark === false),
-        entity: "leads",
-        committedPages: 0,
-      },
-      {
-        name: "after the last transaction, before the state machine records the task's result",
-        killAt: at("page-task-returned", "leads", 1),
-        entity: "leads",
-        committedPages: 1,
-      },
-      {
-        name: "during a Wait after a 429 with Retry-After",
-        killAt: at("waiting", "leads", 2),
-        entity: "leads",
-        committedPages: 1,
-        fault: () => {
-          let throttled = false;
-          return (request) => {
-            if (throttled || request.path !== "/leads" || request.query.get("page") !== "2") return undefined;
-            throttled = true;
-            return { status: 429, headers: { "retry-after": String(RETRY_AFTER_SECONDS) }, json: { error: "slow down" } };
-          };
-        },
-      },
-    ],
-  },
-  {
-    part: 2,
-    // Three page tasks per execution: pipelines, users and contacts page 1, then the run continues at contacts page 2.
-    env: { PAGE_TASKS_PER_EXECUTION: "3" },
-    cases: [
-      {
-        name: "during ContinueAsNew",
-        killAt: (a) => a.point === "continue-as-new" && a.entity === "contacts" && a.page === 2,
-        entity: "contacts",
-        committedPages: 1,
-      },
-    ],
-  },
-  {
-    part: 3,
-    killJavaFirst: true,
-    cases: [
-      {
-        name: "DynamoDB Local killed mid-run (between the page's transactions)",
-        killAt: at("after-transaction", "leads", 1, (a) => a.transaction === 1),
-        entity: "leads",
-        committedPages: 0,
-      },
-    ],
-  },
-];
 
 /** The watermark of each incremental entity once the dead run had committed what the case says. */
 function committedWatermarks(crash: CrashCase): Map<SyncEntity, string | null> {
