@@ -43,6 +43,7 @@ async function main(): Promise<number> {
         endpoint: dynamodb?.endpoint ?? "",
         size: options.size,
         ...(options.rates === undefined ? {} : { rates: options.rates }),
+        ...(options.latencies === undefined ? {} : { latencies: options.latencies }),
         progress: (line) => process.stderr.write(`[bench ${((performance.now() - started) / 1000).toFixed(0)} s] ${line}\n`),
       };
       const runs: (readonly Table[])[] = [];

@@ -14,6 +14,8 @@ export interface BenchContext {
   readonly size: BenchSize;
   /** --rates: the rate-bound measurement's rate_limits, when given. */
   readonly rates?: readonly number[];
+  /** --latencies: the latency measurement's source latencies (ms), when given. */
+  readonly latencies?: readonly number[];
   /** Progress lines (stderr), so that stdout holds only the figures. */
   readonly progress: (line: string) => void;
 }

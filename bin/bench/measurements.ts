@@ -1,6 +1,7 @@
 import type { BenchContext, MeasurementResult } from "./bench-env";
 import { measureAnalytics } from "./analytics";
 import { measureAudit } from "./audit";
+import { measureLatency } from "./latency";
 import { measureLimiter } from "./limiter";
 import type { MeasurementName } from "./options";
 import { measureOrchestration } from "./orchestration";
@@ -17,6 +18,7 @@ export const MEASURE: Readonly<Record<MeasurementName, (context: BenchContext) =
   scale: measureScale,
   orchestration: measureOrchestration,
   product: measureProduct,
+  latency: measureLatency,
   validation: measureValidation,
   limiter: measureLimiter,
   analytics: measureAnalytics,

@@ -3,14 +3,15 @@
  * measurement: its arrival stamps then come from its own event loop, not from
  * the service's (whose commits, JSON and GC would otherwise delay the stamp of
  * a request that already left). Started by ./source-process.ts with fork();
- * argument: JSON of the sizes. Messages: "requests" -> the request log;
+ * arguments: JSON of the sizes, JSON of the faults (slowMs). Messages: "requests" -> the request log;
  * "close" -> stops and exits.
  */
 import { startReferenceSource } from "../reference-source/start-reference-source";
 import type { SourceProcessMessage } from "./source-process";
 
 const sizes = JSON.parse(process.argv[2] ?? "{}") as Record<string, number>;
-const source = await startReferenceSource({ sizes });
+const faults = JSON.parse(process.argv[3] ?? "{}") as { slowMs?: number };
+const source = await startReferenceSource({ sizes, faults });
 const send = (message: SourceProcessMessage) => process.send?.(message);
 send({ type: "listening", url: source.url, token: source.token });
 process.on("message", (message: unknown) => {

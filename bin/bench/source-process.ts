@@ -17,8 +17,9 @@ export interface SourceProcess {
   close(): Promise<void>;
 }
 
-export async function startSourceProcess(sizes: Readonly<Record<string, number>>): Promise<SourceProcess> {
-  const child: ChildProcess = fork(CHILD, [JSON.stringify(sizes)], {
+/** `slowMs`: every answer held back this long (the reference source's --slow-ms), as a remote CRM's would be. */
+export async function startSourceProcess(sizes: Readonly<Record<string, number>>, faults: { readonly slowMs?: number } = {}): Promise<SourceProcess> {
+  const child: ChildProcess = fork(CHILD, [JSON.stringify(sizes), JSON.stringify(faults)], {
     // tsx's loader by name, not the parent's execArgv: the parent may be the bench under tsx or a test under vitest.
     execArgv: ["--import", "tsx"],
     stdio: ["ignore", "ignore", "inherit", "ipc"],
