@@ -135,8 +135,10 @@ describe("the page loop in Express segments", () => {
     };
     try {
       const connection = await harness.addConnection({ baseUrl: server.baseUrl, token: TOKEN });
+      // Fetched ahead, page 2's request leaves while page 1 commits: the takeover waits for both.
+      const page1 = harness.pageCommitted("leads", 1);
       const { runId } = await startSync({ ...harness.startDeps, starter: engine }, connection);
-      await reached.opened;
+      await Promise.all([reached.opened, page1]);
       const watermark = await harness.records.getWatermark(connection.id, "leads");
       const [parent] = engine.parent.list();
       // As on AWS: the run's execution ends, its Express segment goes on.
