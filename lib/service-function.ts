@@ -138,9 +138,13 @@ export class ServiceFunction extends Construct {
   }
 }
 
-/** Memory and timeouts: the page task waits up to 20 s for the source (SOURCE_REQUEST_TIMEOUT_MS) plus the rate limit and the writes. */
+/** Memory and timeouts of the functions. */
 export const FUNCTION_SIZES = {
-  syncPage: { memorySize: 512, timeout: Duration.seconds(60) },
+  /**
+   * Its own request and the next page's early one (SOURCE_REQUEST_TIMEOUT_MS each, each asked once more for a rotated
+   * token), the rate limit and the writes: 88 s at worst (test/statemachine/express-page-loop.unit.test.ts).
+   */
+  syncPage: { memorySize: 512, timeout: Duration.seconds(100) },
   syncStep: { memorySize: 512, timeout: Duration.seconds(30) },
   /** A page of connections (one Query) or one run lock: the schedule tick's steps are short. */
   dispatcher: { memorySize: 512, timeout: Duration.seconds(30) },

@@ -52,6 +52,7 @@ export class SyncFunctions extends Construct {
       // The SSRF guard refuses loopback and private source addresses in AWS; only the local runtime turns this on.
       ALLOW_LOOPBACK_SOURCES: "false",
       SYNC_SCHEDULE: props.scheduleLabel,
+      // FETCH_AHEAD is left unset: the page task's own default (on) is the deployed one; FETCH_AHEAD=false turns it off.
     };
     this.managerRefresh = new ServiceFunction(this, "ManagerRefresh", {
       entry: "manager-refresh",

@@ -9,6 +9,7 @@ import { DISPATCH_START_FAILED_MESSAGE } from "../../lambdas/domain/sync/dispatc
 import { matchesFilterPattern } from "./metric-filter-pattern";
 import { TTL_ATTRIBUTE } from "../../lib/record-table";
 import { loadSyncDefinition } from "../../statemachine/sync-definition";
+import { readConfig, SyncTaskConfigSchema } from "../../lambdas/runtimes/aws/aws-config";
 import { actionsOf, functionId, logicalId, roleId, roleStatements, serviceFunctions, synthesize, TEST_CONTEXT } from "./stack-fixture";
 
 const { stack, template } = synthesize();
@@ -125,9 +126,17 @@ describe("CDK stack: resources", () => {
     }
   });
 
-  test("timeouts: the page task 60 s (source timeout is 20 s); the API functions under API Gateway's 30 s", () => {
+  test("fetch ahead is on in AWS (docs/throughput.md#fetch-ahead): SyncPage's environment leaves FETCH_AHEAD unset, and the page task reads what the stack deploys as on", () => {
+    const variables = template.toJSON().Resources[functionId(functions["SyncPage"]!)].Properties.Environment.Variables as Record<string, unknown>;
+    expect(variables).not.toHaveProperty("FETCH_AHEAD");
+    // CloudFormation resolves the references at deploy time; any string stands for them here.
+    const deployed = Object.fromEntries(Object.entries(variables).map(([key, value]) => [key, typeof value === "string" ? value : `resolved-${key}`]));
+    expect(readConfig(SyncTaskConfigSchema, deployed).FETCH_AHEAD).toBe(true);
+  });
+
+  test("timeouts: the page task 100 s (its own and the early request, 20 s each: test/statemachine/express-page-loop.unit.test.ts); the API functions under API Gateway's 30 s", () => {
     const props = (name: string) => template.toJSON().Resources[functionId(functions[name]!)].Properties;
-    expect(props("SyncPage").Timeout).toBe(60);
+    expect(props("SyncPage").Timeout).toBe(100);
     expect(props("Api").Timeout).toBeLessThanOrEqual(29);
     expect(props("TestConnectionApi").Timeout).toBeLessThanOrEqual(29);
     for (const name of Object.keys(functions)) expect(props(name).MemorySize, name).toBeGreaterThanOrEqual(256);

@@ -120,7 +120,8 @@ export const CHILD_TASK_RETRY_WAIT_SECONDS = 240;
  * EXPRESS_EXECUTION_SECONDS less this, 200 s, for its six attempts at the
  * source's SOURCE_REQUEST_TIMEOUT_MS with PAGE_ATTEMPT_OWN_SECONDS of our own
  * work each, and the spec's 5xx ladder (1 + 2 + 4 + 8 + 16 s): 175 s
- * (test/statemachine/express-page-loop.unit.test.ts).
+ * (test/statemachine/express-page-loop.unit.test.ts). No early request of a
+ * next page leaves after it (sync-page.ts): that page is the next segment's.
  */
 export const SEGMENT_PAGE_START_SECONDS = 100;
 /** One page attempt's own work besides the source request: the connection read, the limiter's slot, the commit. */

@@ -45,9 +45,21 @@ export function nextPageStep(deps: Pick<SyncDeps, "pageTasksPerExecution" | "pag
  * segment's end by count and the run's end stay as they are.
  */
 export function endSegmentByTime(state: SyncState, segmentStartedAt: string | undefined, now: Date): SyncState {
-  if (segmentStartedAt === undefined || state.step.outcome !== "next_page") return state;
+  if (state.step.outcome !== "next_page" || segmentStartsPages(segmentStartedAt, now)) return state;
+  return { ...state, step: { outcome: "next_segment" } };
+}
+
+/**
+ * Whether the segment started at `segmentStartedAt` may still start a page at
+ * `now`: before SEGMENT_PAGE_START_SECONDS have passed (unknown or unreadable:
+ * yes, the count still ends it). The page task's early request leaves only
+ * while this holds (sync-page.ts): past it the next page goes to the next
+ * segment, which requests it itself.
+ */
+export function segmentStartsPages(segmentStartedAt: string | undefined, now: Date): boolean {
+  if (segmentStartedAt === undefined) return true;
   const elapsedSeconds = (now.getTime() - Date.parse(segmentStartedAt)) / 1000;
-  return Number.isFinite(elapsedSeconds) && elapsedSeconds >= SEGMENT_PAGE_START_SECONDS ? { ...state, step: { outcome: "next_segment" } } : state;
+  return !Number.isFinite(elapsedSeconds) || elapsedSeconds < SEGMENT_PAGE_START_SECONDS;
 }
 
 /**

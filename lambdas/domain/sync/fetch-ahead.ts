@@ -93,7 +93,7 @@ export interface EarlyFetch {
   cancel(): void;
 }
 
-/** The early request was stopped before it left: its page failed or its commit was refused. Never reaches the state machine. */
+/** The early request was stopped before it left: its page failed, its commit was refused, or its segment starts no more pages. Never reaches the state machine. */
 export class FetchAheadCancelledError extends Error {
   override readonly name = "FetchAheadCancelledError";
 }

@@ -17,7 +17,8 @@ import type { ExecutionRun } from "./sync-state";
  * own slot; else the 401 stands.
  *
  * `cancelled` is asked right before each request leaves (after its slot): an
- * early request whose page N failed meanwhile is never sent.
+ * early request whose page N failed meanwhile, or whose segment has passed its
+ * last page start, is never sent.
  */
 export async function requestPage(
   deps: SyncDeps,
@@ -34,7 +35,7 @@ export async function requestPage(
   read(connection);
   const guarded = {
     fetchPage: (...args: Parameters<SyncDeps["source"]["fetchPage"]>) => {
-      if (cancelled()) throw new FetchAheadCancelledError("the early request was not sent: the page before it failed");
+      if (cancelled()) throw new FetchAheadCancelledError("the early request was not sent: the page before it failed, or its segment starts no more pages");
       return deps.source.fetchPage(...args);
     },
   };

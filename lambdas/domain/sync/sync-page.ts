@@ -7,7 +7,7 @@ import { auditPage } from "../audits/audit-page";
 import type { FetchPageDeps, PageInput } from "../ingestion/fetch-and-prepare";
 import type { SourceClient, SourcePage } from "../core/ports/source-client";
 import { pageKindOf } from "../core/run-mode";
-import { finishEntityAndAdvance, handOverIfContinuing, leaseUntil, nextPageStep, type EntityStartConnection } from "./entity-steps";
+import { finishEntityAndAdvance, handOverIfContinuing, leaseUntil, nextPageStep, segmentStartsPages, type EntityStartConnection } from "./entity-steps";
 import { aheadOf, answerOf, answers, isRetriedAnswer, startEarly, type AheadRequest, type EarlyFetch, type EarlyOutcome } from "./fetch-ahead";
 import { readPageConnection } from "./page-connection";
 import { requestPage } from "./page-request";
@@ -36,8 +36,12 @@ import type { SyncCursor, SyncState } from "./sync-state";
  * says has_more, the next page's request leaves while this one is validated
  * and committed, and its answer goes to the next task in the state. A page
  * that came so is validated and committed here exactly as a fetched one.
+ * The early request leaves only while its segment may still start a page
+ * (`segmentStartedAt`, segmentStartsPages): past SEGMENT_PAGE_START_SECONDS
+ * the next page belongs to the next segment, so it would be waste, and the
+ * page in flight keeps its room inside Express's 5 minutes.
  */
-export async function syncPage(deps: SyncDeps, state: SyncState): Promise<SyncState> {
+export async function syncPage(deps: SyncDeps, state: SyncState, segmentStartedAt?: string): Promise<SyncState> {
   const { run } = state;
   const cursor = requireCursor(state);
   const steps = cursor.steps + 1;
@@ -54,7 +58,10 @@ export async function syncPage(deps: SyncDeps, state: SyncState): Promise<SyncSt
     deps.fetchAhead === true &&
     kind.mode === "sync" &&
     cursor.page < MAX_PAGES_PER_ENTITY &&
-    nextPageStep(deps, { ...cursor, steps }).outcome === "next_page";
+    nextPageStep(deps, { ...cursor, steps }).outcome === "next_page" &&
+    segmentStartsPages(segmentStartedAt, deps.clock.now());
+  // Asked again right before the early request leaves (after its slot), as a failed page N is.
+  const pastLastStart = () => !segmentStartsPages(segmentStartedAt, deps.clock.now());
   let early: EarlyFetch | undefined;
   const nextRequest = { entity: cursor.entity, page: cursor.page + 1, updated_since: cursor.updated_since };
 
@@ -73,7 +80,9 @@ export async function syncPage(deps: SyncDeps, state: SyncState): Promise<SyncSt
       if (page.hasMore && fetchesAhead) {
         // Page N+1's request leaves now, within its own slot, while this page is validated and committed.
         const rate = connection?.rate_limit ?? cursor.rate_limit;
-        early = startEarly((cancelled, read) => requestPage(deps, run, rate, { ...request, page: request.page + 1 }, cancelled, read));
+        early = startEarly((cancelled, read) =>
+          requestPage(deps, run, rate, { ...request, page: request.page + 1 }, () => cancelled() || pastLastStart(), read),
+        );
       }
       return page;
     },

@@ -39,7 +39,7 @@ export function makeSyncHandlers(syncDeps: SyncDeps): SyncHandlers {
     BeginRun: async (event) => beginRun(deps, parseTaskEvent("BeginRun", BeginRunEventSchema, event)),
     SyncPage: async (event) => {
       const { segment_started_at: segmentStartedAt, ...state } = parseTaskEvent("SyncPage", PageTaskEventSchema, event);
-      const next = await countingRetries(deps, state, () => syncPage(deps, state));
+      const next = await countingRetries(deps, state, () => syncPage(deps, state, segmentStartedAt));
       return endSegmentByTime(next, segmentStartedAt, deps.clock.now());
     },
     EntityFailed: async (event) => {

@@ -7,9 +7,9 @@ import * as v from "valibot";
  */
 const required = (name: string) => v.pipe(v.optional(v.string(`${name} must be a string`), ""), v.nonEmpty(`${name} is required`));
 
-const flag = (name: string) =>
+const flag = (name: string, absent: "true" | "false" = "false") =>
   v.pipe(
-    v.optional(v.picklist(["true", "false"], `${name} must be true or false`), "false"),
+    v.optional(v.picklist(["true", "false"], `${name} must be true or false`), absent),
     v.transform((text) => text === "true"),
   );
 
@@ -17,8 +17,8 @@ export const SyncTaskConfigSchema = v.object({
   TABLE_NAME: required("TABLE_NAME"),
   KMS_KEY_ID: required("KMS_KEY_ID"),
   ALLOW_LOOPBACK_SOURCES: flag("ALLOW_LOOPBACK_SOURCES"),
-  /** Fetch ahead, commit in order (docs/throughput.md#fetch-ahead); off unless "true". */
-  FETCH_AHEAD: flag("FETCH_AHEAD"),
+  /** Fetch ahead, commit in order (docs/throughput.md#fetch-ahead): on unless "false"; the stack sets nothing (lib/sync-functions.ts). */
+  FETCH_AHEAD: flag("FETCH_AHEAD", "true"),
   /** The deploy's syncSchedule as given (`1h`, `rate(2 hours)`, `off`): its interval sets the default freshness_hours; absent: none. */
   SYNC_SCHEDULE: v.optional(v.pipe(v.string(), v.trim(), v.nonEmpty())),
   /** The ManagerRefresh function (its alias ARN): FinishRun invokes it asynchronously at each run's end; absent elsewhere. */

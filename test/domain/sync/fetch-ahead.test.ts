@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { SEGMENT_PAGE_START_SECONDS } from "../../../lambdas/domain/core/limits";
 import { endUnfinishedEntities } from "../../../lambdas/domain/sync/fail-unfinished-entities";
 import { startSync } from "../../../lambdas/domain/sync/start-sync";
 import { nestedArraysJson } from "../../builders/hostile-records";
@@ -23,8 +24,11 @@ const source = useScriptedCrmSource(TOKEN, () => ({ pipelines: [pipelineRecord()
 
 const leadsPages = () => source.server.requests.filter((request) => request.path === "/leads").map((request) => Number(request.query["page"]));
 
+/** The page tasks' clock: the wall clock, moved on by a test (the engine's segment starts keep the wall clock). */
+let clockAheadMs = 0;
+
 beforeAll(async () => {
-  harness = await createSyncHarness({ fetchAhead: true });
+  harness = await createSyncHarness({ fetchAhead: true, clock: { now: () => new Date(Date.now() + clockAheadMs) } });
 });
 afterAll(async () => {
   await harness.close();
@@ -130,6 +134,26 @@ describe("fetch ahead, commit in order", () => {
     // Page 2 was the request of waste; page 3's early request is stopped before it leaves or is the only one more.
     expect(leadsPages().filter((page) => page > 2).length).toBeLessThanOrEqual(1);
     expect(source.server.requests.filter((request) => ["/tasks", "/calls", "/events"].includes(request.path))).toEqual([]);
+  });
+});
+
+describe("no early request past the segment's last start", () => {
+  test(`once a segment has run SEGMENT_PAGE_START_SECONDS (${SEGMENT_PAGE_START_SECONDS} s) no early request leaves: the next page goes to the next segment and is asked for once, by its own task`, async () => {
+    const connection = await harness.addConnection({ baseUrl: source.server.baseUrl, token: TOKEN });
+    source.fault = (request) => {
+      // While leads page 1 is asked for, its task's clock passes the segment's last start (and every later segment starts past it).
+      if (request.path === "/leads" && request.query.get("page") === "1") clockAheadMs = SEGMENT_PAGE_START_SECONDS * 1000;
+      return undefined;
+    };
+    try {
+      const summary = await harness.sync(connection);
+      expect(entityRow(summary, "leads")).toMatchObject({ status: "succeeded", pages: 4, records: 350 });
+      // Fetched ahead and dropped at the segment's end, page 2 would be asked for twice, and so would 3 and 4.
+      expect(leadsPages()).toEqual([1, 2, 3, 4]);
+      expect(await harness.listAll(connection.id, "leads")).toHaveLength(350);
+    } finally {
+      clockAheadMs = 0;
+    }
   });
 });
 

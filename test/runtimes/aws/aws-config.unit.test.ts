@@ -8,9 +8,23 @@ describe("Lambda configuration", () => {
       TABLE_NAME: "t",
       KMS_KEY_ID: "k",
       ALLOW_LOOPBACK_SOURCES: false,
-      FETCH_AHEAD: false,
+      FETCH_AHEAD: true,
     });
     expect(readConfig(SyncTaskConfigSchema, { TABLE_NAME: "t", KMS_KEY_ID: "k", ALLOW_LOOPBACK_SOURCES: "true" }).ALLOW_LOOPBACK_SOURCES).toBe(true);
+  });
+
+  test("fetch ahead is on by default (docs/throughput.md#fetch-ahead): FETCH_AHEAD=false turns it off, and any other value fails the cold start naming it", () => {
+    const base = { TABLE_NAME: "t", KMS_KEY_ID: "k" };
+    expect(readConfig(SyncTaskConfigSchema, base).FETCH_AHEAD).toBe(true);
+    expect(readConfig(SyncTaskConfigSchema, { ...base, FETCH_AHEAD: "true" }).FETCH_AHEAD).toBe(true);
+    expect(readConfig(SyncTaskConfigSchema, { ...base, FETCH_AHEAD: "false" }).FETCH_AHEAD).toBe(false);
+    for (const bad of ["", "0", "no", "off", "FALSE", "False", " false", "false ", "1"]) {
+      expect(() => readConfig(SyncTaskConfigSchema, { ...base, FETCH_AHEAD: bad }), JSON.stringify(bad)).toThrow(/FETCH_AHEAD must be true or false/);
+    }
+    // The page task's deps carry it as read.
+    expect(awsSyncDeps(base).fetchAhead).toBe(true);
+    expect(awsSyncDeps({ ...base, FETCH_AHEAD: "false" }).fetchAhead).toBe(false);
+    expect(() => awsSyncDeps({ ...base, FETCH_AHEAD: "off" })).toThrow(ConfigurationError);
   });
 
   test("a missing value fails fast, naming it", () => {
