@@ -12,7 +12,7 @@ export const PURGE_PARTITION_KEY = "PURGE";
 
 /**
  * How long a deleted connection's data stays before the purge may delete it:
- * far beyond a page task (60 s), a run's longest wait (Retry-After capped at
+ * far beyond a page task (100 s), a run's longest wait (Retry-After capped at
  * 300 s) and a lease (15 minutes), so no run of the connection is still writing.
  */
 export const DELETED_CONNECTION_PURGE_DELAY_SECONDS = 3_600;
