@@ -17,9 +17,13 @@ import type { TickReads } from "./tick-reads";
 
 /** Memory of every sync Task function (lib/service-function.ts FUNCTION_SIZES.syncPage and .syncStep: 512 MB). */
 export const TASK_MEMORY_GB = 0.5;
+/** Records of a page whose heads a lead page reads (every record of a full page, quoted as leads). */
+const RECORDS_PER_PAGE_FOR_READS = 100;
 /** Records per full page (`limit=100`) and the volume quoted. */
 export const RECORDS_PER_PAGE = 100;
 export const RECORDS_QUOTED = 1_000_000;
+/** A full page's change items (issue 36): the first transaction's 98 ids (under 2 KB, 4 WRU) and the last one's 2 (2). */
+export const CHANGE_ITEMS_WRU = 4 + 2;
 /** The records' own transactional writes, 2 WRU each (at most 1 KB). */
 export const RECORD_WRU = 2;
 /**
@@ -33,9 +37,14 @@ export const RECORD_INDEX_WRU = 1;
  * WRU of a full page of 100 new records of at most 1 KB: 100 x (2 (transactional
  * put) + 1 (its index entry)) + the lock check 2 + the lease update 2 + the run
  * summary's progress 2 + the watermark 2 (all transactional) + the rate
- * limiter's slot 1.
+ * limiter's slot 1 + the page's change items (issue 36: the feed), one in each
+ * transaction that writes records: 98 ids of a few characters in under 2 KB (4),
+ * and the last 2 (2). A lead's entry into its first stage rides on its head
+ * (about 80 bytes: a lead head of the reference source stays under 1 KB,
+ * measured); a stage move adds a transition item (2 WRU), counted per move, not
+ * per record: none in a first full sync.
  */
-export const FULL_PAGE_WRU = 100 * (RECORD_WRU + RECORD_INDEX_WRU) + 2 + 2 + 2 + 2 + 1;
+export const FULL_PAGE_WRU = 100 * (RECORD_WRU + RECORD_INDEX_WRU) + 2 + 2 + 2 + 2 + 1 + CHANGE_ITEMS_WRU;
 /**
  * The DynamoDB write figures below are measured, not estimated: test/domain/sync/idle-run-writes.test.ts runs an idle
  * run on the real sync (DynamoDB Local, the reference source) and counts the write units of every item written
@@ -73,7 +82,13 @@ export const IDLE_RUN_OTHER_WRU = 2 * 2 + 1 + 1 + 8 * 1 + 2 * 2 + RUN_END_NOTICE
 /** Reads of every page task: the connection, eventually consistent (0.5 RRU; lambdas/domain/sync/page-connection.ts). */
 export const PAGE_RRU = 0.5;
 /** Reads of a full page of 100 records in the middle of an entity: its connection; the commit reads nothing (it writes fenced by the lock). */
-export const FULL_PAGE_RRU = PAGE_RRU;
+/**
+ * A full page of leads reads each lead's stored head before it writes (issue 36: stage history,
+ * lambdas/adapters/dynamodb/records/stored-stages.ts): one strong BatchGetItem, 1 RRU per head under 4 KB.
+ */
+export const LEAD_HEAD_RRU = 1;
+/** Quoted as if every record were a lead (the dearest case: other entities read nothing). */
+export const FULL_PAGE_RRU = PAGE_RRU + RECORDS_PER_PAGE_FOR_READS * LEAD_HEAD_RRU;
 /**
  * The stage kinds, read once per run: one strong Query of the one record shard of /stages (a small collection:
  * RECORD_SHARDS_BY_COLLECTION, lambdas/adapters/dynamodb/records/keys.ts), 1 RRU per 4 KB of stage heads (the reference source's 3

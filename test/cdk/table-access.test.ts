@@ -1,6 +1,8 @@
 import { DynamoDbNotificationStore } from "../../lambdas/adapters/dynamodb/notifications/dynamodb-notification-store";
 import { notifyingPublisher } from "../../lambdas/domain/notifications/notifying-publisher";
 import { randomBytes, randomUUID } from "node:crypto";
+import { DynamoDbHistoryStore } from "../../lambdas/adapters/dynamodb/history/dynamodb-history-store";
+import { DynamoDbChangeStore } from "../../lambdas/adapters/dynamodb/changes/dynamodb-change-store";
 import { DynamoDbAuditStore } from "../../lambdas/adapters/dynamodb/audits/dynamodb-audit-store";
 import { DynamoDbFiguresStore } from "../../lambdas/adapters/dynamodb/figures/dynamodb-figures-store";
 
@@ -116,6 +118,8 @@ function storesOf(name: SyncFunctionName) {
     figures: new DynamoDbFiguresStore({ client, tableName }),
     managers: new DynamoDbManagerStore({ client, tableName }),
     scan: new DynamoDbRecordScan({ client, tableName }, new DynamoDbRecordStore({ client, tableName })),
+    history: new DynamoDbHistoryStore({ client, tableName }),
+    changes: new DynamoDbChangeStore({ client, tableName }),
   };
 }
 

@@ -10,6 +10,8 @@ import { DynamoDbRecordStore } from "./records/dynamodb-record-store";
 import { DynamoDbRecordScan } from "./records/record-scan";
 import { DynamoDbRunStore } from "./runs/dynamodb-run-store";
 import type { DynamoDbTableOptions } from "./table/dynamodb-table-adapter";
+import { DynamoDbHistoryStore } from "./history/dynamodb-history-store";
+import { DynamoDbChangeStore } from "./changes/dynamodb-change-store";
 
 /** Every adapter on the single table, over one client. */
 export interface DynamoDbAdapters {
@@ -28,6 +30,10 @@ export interface DynamoDbAdapters {
   readonly managers: DynamoDbManagerStore;
   /** Every record of a collection, shard by shard: what the per-manager refresh reads. */
   readonly recordScan: DynamoDbRecordScan;
+  /** Reads the leads' stage history the record store's page transactions write. */
+  readonly history: DynamoDbHistoryStore;
+  /** Reads the change feed the record store's page transactions write. */
+  readonly changes: DynamoDbChangeStore;
 }
 
 /**
@@ -49,5 +55,7 @@ export function dynamoDbAdapters(table: DynamoDbTableOptions): DynamoDbAdapters 
     figures: new DynamoDbFiguresStore(table),
     managers: new DynamoDbManagerStore(table),
     recordScan: new DynamoDbRecordScan(table, records),
+    history: new DynamoDbHistoryStore(table),
+    changes: new DynamoDbChangeStore(table),
   };
 }

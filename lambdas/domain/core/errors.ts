@@ -224,3 +224,12 @@ export class StoredVersionNewerError extends SyncError {
 export class InvalidCursorError extends Error {
   override readonly name = "InvalidCursorError";
 }
+
+/**
+ * A change-feed cursor older than the feed keeps (CHANGE_RETENTION_DAYS): the
+ * commits after it may be gone, so the caller must re-read the records route
+ * and start the feed again without a cursor (the API answers 410).
+ */
+export class ChangesExpiredError extends Error {
+  override readonly name = "ChangesExpiredError";
+}

@@ -7,6 +7,7 @@ import type { OnboardingDeps } from "./onboarding-deps";
 import { InvalidFieldError, NotFoundError } from "./onboarding-errors";
 import type { RecordTrace } from "../core/ports/audit-store";
 import { isPastPresent, latestTrusted } from "../core/present-bound";
+import { leadHistoryPath } from "./lead-history-operations";
 
 /** The kit's rule id for an updated_at that is missing or does not parse (lambdas/domain/source-contract/rules/record-rules.ts). */
 export const UPDATED_AT_RULE = "record.updated-at";
@@ -34,6 +35,8 @@ export const ExplanationSchema = v.object({
   /** Rule ids the record hit when it was last written. */
   findings: v.array(v.string()),
   last_audit: v.nullable(v.object({ id: v.string(), status: v.string(), started_at: v.string(), finished_at: v.nullable(v.string()) })),
+  /** A lead's stage history route (its transitions); null for other entities. */
+  history: v.nullable(v.string()),
 });
 export type Explanation = v.InferOutput<typeof ExplanationSchema>;
 
@@ -83,6 +86,7 @@ export async function explainRecord(
     absent_in_source: null,
     findings: [...trace.findings],
     last_audit: last,
+    history: name === "leads" ? leadHistoryPath(id, recordId) : null,
   };
   if (ahead !== null) {
     // Not a miss: it changed after the last sync, which asks for everything past the watermark next time.

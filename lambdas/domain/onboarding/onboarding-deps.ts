@@ -11,6 +11,8 @@ import type { RunStore } from "../core/ports/run-store";
 import type { SourceClient } from "../core/ports/source-client";
 import type { TokenCipher } from "../core/ports/token-cipher";
 import type { NotificationStore } from "../core/ports/notification-store";
+import type { HistoryStore } from "../core/ports/history-store";
+import type { ChangeStore } from "../core/ports/change-store";
 import type { PreflightLauncher, PreflightStore } from "../preflight/preflight-run";
 import type { FiguresStore } from "../figures/figures-store";
 
@@ -20,6 +22,10 @@ export interface OnboardingDeps {
   readonly cipher: TokenCipher;
   readonly runs: RunStore;
   readonly records: RecordStore;
+  /** The leads' stage history the sync keeps (GET .../records/leads/{id}/history, velocity). */
+  readonly history: HistoryStore;
+  /** The change feed the sync writes (GET .../changes). */
+  readonly changes: ChangeStore;
   /** What explain reads of one record: its document and the marks audits left on it. */
   readonly audits: AuditStore;
   /** The connection's figures the sync keeps (funnel, records per collection), read by their routes. */

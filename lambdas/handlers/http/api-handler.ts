@@ -1,7 +1,7 @@
 import middy, { type MiddlewareObj } from "@middy/core";
 import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import * as v from "valibot";
-import { InvalidCursorError } from "../../domain/core/errors";
+import { ChangesExpiredError, InvalidCursorError } from "../../domain/core/errors";
 import type { Logger } from "../../domain/core/ports/logger";
 import { OWNER_ROLE, SessionClaimsSchema } from "../../domain/onboarding/auth/session-claims";
 import type { ApiDeps } from "../../domain/analytics/analytics-deps";
@@ -94,6 +94,7 @@ function errorBody(error: unknown): Record<string, unknown> {
     const problem = { field: "cursor", rule: "is not a cursor this API issued" };
     return { code: "invalid_field", message: "cursor: is not a cursor this API issued", ...problem, errors: [problem] };
   }
+  if (error instanceof ChangesExpiredError) return { code: "gone", message: error.message };
   // Only 503s reach here (500s have their own body).
   return { code: "unavailable", message: `the service is briefly unavailable; try again in ${RETRY_AFTER_SECONDS} seconds` };
 }

@@ -1,4 +1,4 @@
-import { errorNameOf, InvalidCursorError, StoreUnavailableError, SyncQueueUnavailableError, type ErrorClass } from "../../domain/core/errors";
+import { ChangesExpiredError, errorNameOf, InvalidCursorError, StoreUnavailableError, SyncQueueUnavailableError, type ErrorClass } from "../../domain/core/errors";
 import {
   ConflictError,
   InvalidFieldError,
@@ -28,6 +28,7 @@ export const ERROR_STATUSES: ReadonlyArray<readonly [ErrorClass, number]> = [
   [NotFoundError, 404],
   [ConflictError, 409],
   [LinkChangedError, 409],
+  [ChangesExpiredError, 410],
   [SyncQueueUnavailableError, 503],
   [PreflightUnavailableError, 503],
   [ServiceBusyError, 503],

@@ -19,6 +19,9 @@ import { AuditListSchema, AuditStartedSchema } from "../../domain/onboarding/aud
 import { EXPLAIN_VERDICTS, ExplanationSchema } from "../../domain/onboarding/explain-record";
 import { AuditSummarySchema } from "../../domain/core/audit-summary";
 import { errorStatusesByName, RETRY_AFTER_SECONDS } from "./error-status";
+import { LeadHistorySchema } from "../../domain/core/lead-history";
+import { ChangesPageSchema } from "../../domain/core/change-feed";
+import { CHANGES_DEFAULT_LIMIT, CHANGES_MAX_LIMIT } from "../../domain/onboarding/change-operations";
 import { PreflightRunSchema } from "../../domain/preflight/preflight-run";
 import { API_PREFIX, ROUTES, type Route } from "./routes";
 import { AnalyticsConnectionListSchema } from "../../domain/analytics/analytics-operations";
@@ -83,6 +86,8 @@ export const RESPONSE_SCHEMAS = {
   AnalyticsConnectionList: AnalyticsConnectionListSchema,
   ManagerFigures: ManagerFiguresListSchema,
   ManagerRecord: v.object({ record: v.record(v.string(), v.unknown()) }),
+  LeadHistory: LeadHistorySchema,
+  ChangesPage: ChangesPageSchema,
 };
 
 function responseComponents(): Record<string, object> {
@@ -112,7 +117,7 @@ const TAGS = {
   Connections: ["createConnection", "listConnections", "getConnection", "updateConnection", "deleteConnection", "testDraftConnection", "testConnection", "pauseConnection", "resumeConnection"],
   Syncs: ["triggerSync", "listSyncRuns", "getSyncRun", "cancelSyncRun", "resetSync"],
   Audits: ["startAudit", "listAudits", "getAudit"],
-  Records: ["countRecords", "listRecords", "getRecord", "explainRecord"],
+  Records: ["countRecords", "listRecords", "getRecord", "explainRecord", "getLeadHistory", "listChanges"],
   Preflight: ["startPreflight", "getPreflight"],
   Insights: ["getFunnel", "getQuality"],
   Notifications: ["listNotifications"],
@@ -161,6 +166,8 @@ function responsesOf(route: Route): Record<string, unknown> {
     getAudit: { description: "The audit: per entity the records the source returned, the store holds, healed by cause, changed after the last sync (ahead of the watermark: left to the next sync, not healed), absent at the source", content: content(ref("AuditSummary")) },
     getFunnel: { description: "Per pipeline, as computed at the end of the last run: leads per stage in stage order, leads that reached each stage and the conversion to the next and to won, won, lost, revenue won, top loss reasons, unresolved won/lost, overdue tasks, connected calls", content: content(ref("Funnel")) },
     countRecords: { description: "Stored records per collection, as counted at the end of the last run", content: content(ref("RecordCounts")) },
+    getLeadHistory: { description: "The lead's transitions in time order (none for a lead never stored)", content: content(ref("LeadHistory")) },
+    listChanges: { description: "The changes committed after the cursor, oldest first, and the cursor to read on from", content: content(ref("ChangesPage")) },
     listManagers: { description: "The connection's source users with their links and a summary of the last 30 days", content: content(ref("ManagerList")) },
     linkManager: { description: "The source user with its link as it now is", content: content(ref("ManagerEntry")) },
     unlinkManager: { description: "The source user, unlinked by the owner", content: content(ref("ManagerEntry")) },
@@ -178,7 +185,9 @@ function responsesOf(route: Route): Record<string, unknown> {
   if (route.access === "member") {
     errors["403"] = { description: "A MOP whom the owner has not linked to a source user of the connection (the message says so)", content: content(ref("Error")) };
   }
-  return { [String(route.successStatus)]: success[route.operationId], ...errors };
+  // Only the change feed's cursor can be too old: the commits after it may be gone.
+  const gone = route.operationId === "listChanges" ? { "410": { description: "The cursor is older than the feed keeps: re-read the records route, then follow the feed without a cursor", content: content(ref("Error")) } } : {};
+  return { [String(route.successStatus)]: success[route.operationId], ...errors, ...gone };
 }
 
 /** What an operation answers on success, in a sentence (its description in the document). */
@@ -212,6 +221,12 @@ function operationOf(route: Route): Record<string, unknown> {
   if (route.operationId === "getRecord" || route.operationId === "explainRecord") {
     // An empty value is refused (422), as a missing one is for a stage.
     parameters.push({ name: "pipeline_id", in: "query", required: false, schema: { type: "string", minLength: 1, description: "Required for a stage: the pipeline it belongs to" } as never });
+  }
+  if (route.operationId === "listChanges") {
+    parameters.push(
+      { name: "limit", in: "query", required: false, schema: { type: "integer", minimum: 1, maximum: CHANGES_MAX_LIMIT, default: CHANGES_DEFAULT_LIMIT } as never },
+      { name: "cursor", in: "query", required: false, schema: { type: "string", minLength: 1, description: "next_cursor of the previous read; none: from the oldest change kept" } as never },
+    );
   }
   if (route.operationId === "listRecords") {
     parameters.push(

@@ -1,7 +1,8 @@
+import { API_BASE_PATH } from "../../domain/core/api-paths";
 import type { Session } from "../../domain/onboarding/auth/session-claims";
 import type { ApiDeps } from "../../domain/analytics/analytics-deps";
 
-export const API_PREFIX = "/api/v1";
+export const API_PREFIX = API_BASE_PATH;
 
 /** What a route's operation gets: the caller's workspace and session, and the request's parts. */
 export interface RouteRequest {

@@ -13,6 +13,8 @@ import { resetSync } from "../../domain/onboarding/reset-sync";
 import { getFunnel, getRecordCounts } from "../../domain/onboarding/figures-operations";
 import { listNotifications } from "../../domain/onboarding/notification-operations";
 import { getQuality } from "../../domain/onboarding/quality-operations";
+import { getLeadHistory } from "../../domain/onboarding/lead-history-operations";
+import { listChanges } from "../../domain/onboarding/change-operations";
 
 import { API_PREFIX, param, type Route } from "./route";
 import { ANALYTICS_ROUTES, MANAGER_LINK_ROUTES } from "./analytics-routes";
@@ -149,6 +151,20 @@ export const ROUTES: readonly Route[] = [
     successStatus: 200,
     handle: (deps, request) =>
       explainRecord(deps, request.account, param(request, "id"), param(request, "entity"), param(request, "recordId"), request.query),
+  },
+  {
+    routeKey: `GET ${CONNECTIONS}/{id}/records/leads/{leadId}/history`,
+    operationId: "getLeadHistory",
+    summary: "A lead's stage transitions in time order, each observed by a sync or reported by the source's stage events",
+    successStatus: 200,
+    handle: (deps, request) => getLeadHistory(deps, request.account, param(request, "id"), param(request, "leadId")),
+  },
+  {
+    routeKey: `GET ${CONNECTIONS}/{id}/changes`,
+    operationId: "listChanges",
+    summary: "What the syncs and audits committed, in commit order across entities, from a cursor (the change feed)",
+    successStatus: 200,
+    handle: (deps, request) => listChanges(deps, request.account, param(request, "id"), request.query),
   },
   {
     routeKey: `POST ${CONNECTIONS}/{id}/preflight`,

@@ -126,10 +126,12 @@ export function awsStartSyncDeps(env: Record<string, string | undefined> = proce
 
 export function awsOnboardingDeps(env: Record<string, string | undefined> = process.env): ApiDeps {
   const config = readConfig(ApiConfigSchema, env);
-  const { records, audits, runs, connections, limiter, preflights, notifications, figures, managers } = table(config.TABLE_NAME);
+  const { records, audits, runs, connections, limiter, preflights, notifications, figures, managers, history, changes } = table(config.TABLE_NAME);
   return {
     records,
     figures,
+    history,
+    changes,
     audits,
     runs,
     connections,

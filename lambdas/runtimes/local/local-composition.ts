@@ -224,6 +224,8 @@ export async function createLocalService(options: LocalServiceOptions): Promise<
     runs: sync.runs,
     records: sync.records,
     figures: sync.figures,
+    history: sync.adapters.history,
+    changes: sync.adapters.changes,
     audits: sync.deps.audits,
     source,
     limiter: sync.limiter,

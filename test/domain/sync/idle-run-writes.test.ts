@@ -6,6 +6,7 @@ import { startReferenceSource, type ReferenceSource } from "../../../bin/referen
 import {
   DECRYPTS_PER_IDLE_RUN,
   FULL_PAGE_RRU,
+  LEAD_HEAD_RRU,
   FULL_PAGE_WRU,
   IDLE_PAGE_COMMIT_WRU,
   IDLE_RUN_OTHER_RRU,
@@ -243,9 +244,9 @@ describe("a full page, measured", () => {
     await harness.records.commitPage(run.page({ connectionId, records: leads, watermark: { entity: "leads", value: "2026-02-01T00:00:00.000Z" } }));
     console.log(`a full page: ${counter.total()} WRU counted; DynamoDB Local reported ${[...counter.reported.bySeq.values()].join(" + ")}`);
     expect(counter.total()).toBe(FULL_PAGE_WRU - RATE_SLOT_WRU);
-    // Its commit reads nothing: the page task's own reads (its connection) are all of FULL_PAGE_RRU.
-    expect(readCounter.reads).toEqual([]);
-    expect(FULL_PAGE_RRU).toBe(PAGE_RRU);
+    // Its commit reads each lead's stored head (its stage, for the history), 1 RRU each: with the page task's connection, FULL_PAGE_RRU.
+    expect(readCounter.reads.map((read) => [read.command, read.rru])).toEqual(leads.map(() => ["BatchGetItemCommand", LEAD_HEAD_RRU]));
+    expect(FULL_PAGE_RRU).toBe(PAGE_RRU + leads.length * LEAD_HEAD_RRU);
   });
 
   // "Global secondary indexes in DynamoDB": an index write is billed at its entry's size; a table write that changes
@@ -302,6 +303,10 @@ describe("a full page, measured", () => {
     console.log(`a busy run: ${pages} pages, ${readCounter.total()} RRU counted (${JSON.stringify(reads)}); DynamoDB Local reported ${readCounter.reported.total}`);
     expect(pages).toBeGreaterThan(7);
     expect(reads.pages).toBe(pages);
-    expect((readCounter.total() - IDLE_RUN_RRU) / (pages - 7)).toBe(FULL_PAGE_RRU);
+    // Each lead the run writes has its stored head read once (its stage), 1 RRU; the rest is PAGE_RRU per extra page.
+    const heads = readCounter.reads.filter((read) => read.command === "BatchGetItemCommand" && read.pk.startsWith("REC#"));
+    expect(heads.length).toBeGreaterThanOrEqual(200);
+    expect(heads.every((read) => read.rru === LEAD_HEAD_RRU)).toBe(true);
+    expect((readCounter.total() - IDLE_RUN_RRU - heads.length * LEAD_HEAD_RRU) / (pages - 7)).toBe(PAGE_RRU);
   });
 });

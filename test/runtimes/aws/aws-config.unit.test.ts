@@ -43,7 +43,7 @@ describe("Lambda configuration", () => {
     // The cloud setting: a base_url that reaches loopback is refused.
     expect(deps.baseUrls.check("http://127.0.0.1:8080/").ok).toBe(false);
     expect(Object.keys(deps).sort()).toEqual(
-      ["audits", "baseUrls", "cipher", "clock", "connections", "figures", "keySpace", "limiter", "logger", "managers", "notifications", "preflightLauncher", "preflights", "records", "runs", "source", "starter"].sort(),
+      ["audits", "baseUrls", "changes", "cipher", "clock", "connections", "figures", "history", "keySpace", "limiter", "logger", "managers", "notifications", "preflightLauncher", "preflights", "records", "runs", "source", "starter"].sort(),
     );
     // The deploy's syncSchedule reaches each connection's `schedule` in AWS too (null when the variable is absent).
     const scheduled = awsOnboardingDeps({

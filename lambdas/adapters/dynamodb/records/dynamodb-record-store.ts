@@ -34,7 +34,8 @@ import {
   watermarkSortKey,
 } from "./keys";
 import { SORT_KEY_MAX_BYTES, utf8Bytes } from "../table/key-limits";
-import { LOCK_ACTION_INDEX, PROGRESS_ACTION_INDEX, planPage } from "./page-transactions";
+import { LOCK_ACTION_INDEX, PROGRESS_ACTION_INDEX, pageWritesRecords, planPage } from "./page-transactions";
+import { readStoredStages } from "./stored-stages";
 import { isRefusedHeal, retryOfRefusedHead } from "./head-writes";
 import { dropStaleParts, readRecordDoc, type PartsTable } from "./record-parts";
 import { mergeShardQueries } from "../table/sharded-query";
@@ -172,7 +173,9 @@ export class DynamoDbRecordStore extends DynamoDbTableAdapter implements RecordS
    * stage one pay for it).
    */
   async commitPage(write: PageWrite): Promise<void> {
-    const plan = planPage(this.tableName, write, await this.storedListing(write));
+    const listing = await this.storedListing(write);
+    // The leads' stages before the page, for their transitions (./page-history.ts): read only when the page writes records.
+    const plan = planPage(this.tableName, write, listing, pageWritesRecords(write, listing) ? await readStoredStages(this.parts, write) : undefined);
     const { transactions } = plan;
     // Records an earlier page of this run already counted: the page's progress leaves them out.
     const uncounted: Uncounted & { readonly heads: Set<string> } = { records: 0, stages: 0, heads: new Set() };

@@ -98,6 +98,14 @@ export const ATTR = {
   healed: "healed",
   /** On a head the last audit did not find at the source (map: audit_id, at). Never a deletion; the next Put drops it. */
   absent: "absent_in_source",
+  /** On a lead head: its entry into its first stage, JSON `[pipeline_id, stage_id, at, source_updated_at]` (./page-history.ts). */
+  entered: "entered",
+  /** On a transition or change item: the JSON of what it holds. */
+  body: "body",
+  /** On a change item: when its page committed (ISO), kept from the first attempt. */
+  committedAt: "committed_at",
+  /** The table's TTL attribute (epoch seconds; lib/record-table.ts TTL_ATTRIBUTE). */
+  expiresAt: "expires_at",
 } as const;
 
 /**
@@ -245,6 +253,42 @@ export function partSortKey(partNumber: number, version?: string): string {
 /** The sort key prefix of every staged part of one version. */
 export function stagedPartPrefix(version: string): string {
   return `${STAGED_PART_PREFIX}${version}#`;
+}
+
+/*
+ * Stage history and the change feed (docs/history-feed-webhooks.md):
+ *
+ *   transition   pk = HIST#<connectionId>#<shard of the lead id, as the leads'>   sk = <sha256(lead id), base64url>#<at>#<o|r>#<discriminator>
+ *   change       pk = CHG#<connectionId>                                          sk = <commit order key>#<group>#<hash of its entries>
+ *
+ * A lead's transitions share a fixed-length prefix (any id, any length), in
+ * time order under it. A change item's sort key orders commits: the run id's
+ * time stamp, the run id, the entity's place in the sync order, the page (one
+ * run per connection at a time, its pages one after another), so a reader past
+ * a key never misses a later commit, and a replayed page writes the same keys.
+ */
+const HISTORY_PREFIX = "HIST#";
+const CHANGE_PREFIX = "CHG#";
+
+export function historyShardPartitionKeys(connectionId: string): string[] {
+  return Array.from({ length: RECORD_SHARDS }, (_, shard) => checkedPartitionKey(`${HISTORY_PREFIX}${requireConnectionId(connectionId)}#${String(shard).padStart(SHARD_DIGITS, "0")}`));
+}
+
+export function historyPartitionKey(connectionId: string, leadId: string): string {
+  return historyShardPartitionKeys(connectionId)[recordShard("leads", leadId)]!;
+}
+
+/** Every transition of one lead starts with this. */
+export function historyLeadPrefix(leadId: string): string {
+  return `${hash("sha256", leadId, "base64url")}#`;
+}
+
+export function historySortKey(leadId: string, at: string, source: "o" | "r", discriminator: string): string {
+  return `${historyLeadPrefix(leadId)}${at}#${source}#${hash("sha256", discriminator, "base64url").slice(0, 16)}`;
+}
+
+export function changePartitionKey(connectionId: string): string {
+  return checkedPartitionKey(`${CHANGE_PREFIX}${requireConnectionId(connectionId)}`);
 }
 
 export function watermarkPartitionKey(connectionId: string): string {

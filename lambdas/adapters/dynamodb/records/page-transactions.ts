@@ -6,6 +6,8 @@ import { pageFence } from "../runs/run-item/progress-writes";
 import { ATTR, watermarkPartitionKey, watermarkSortKey } from "./keys";
 import { utf8Bytes } from "../table/key-limits";
 import { TRANSACTION_BYTE_BUDGET, TRANSACTION_MAX_ACTIONS, estimateItemBytes, recordItems, type RecordItems } from "./record-items";
+import { changeBytes, changeEntry, changeUpdate, recordHistory, withEntered, type StoredStages } from "./page-history";
+import type { ChangeEntry } from "../../../domain/core/change-feed";
 
 /**
  * How one validated page becomes DynamoDB transactions. Pure: no I/O.
@@ -94,7 +96,7 @@ export interface StagedRecord {
 }
 
 /** planPageTransactions, with the records whose parts it stages. */
-export function planPage(tableName: string, write: PageWrite, storedListing: string | null = null): PagePlan {
+export function planPage(tableName: string, write: PageWrite, storedListing: string | null = null, stored?: StoredStages): PagePlan {
   const all = distinctRecords(write.records).map((record) => recordItems(write.connectionId, record));
   const listing = listingPlan(write, all, storedListing);
   const records = listing.unchanged ? [] : all;
@@ -104,30 +106,40 @@ export function planPage(tableName: string, write: PageWrite, storedListing: str
   const closing: TransactWriteItem[] = [{ Update: fence.progress }, ...(entityState === undefined ? [] : [entityState])];
   const closingBytes = closing.length * FENCE_BYTES;
 
-  // Every transaction keeps one action for the lock; the first one more when it must drop a stale listing hash.
-  const maxActions = TRANSACTION_MAX_ACTIONS - 1;
-  const groups: { puts: TransactWriteItem[]; bytes: number }[] = [];
-  let current: { puts: TransactWriteItem[]; bytes: number } = { puts: [], bytes: FENCE_BYTES };
+  // Every transaction keeps one action for the lock and one for its change item (./page-history.ts); the first one more when it must drop a stale listing hash.
+  const maxActions = TRANSACTION_MAX_ACTIONS - 2;
+  const groups: Group[] = [];
+  const fresh = (): Group => ({ puts: [], bytes: FENCE_BYTES + CHANGE_ITEM_BYTES, entries: [] });
+  let current = fresh();
   if (listing.dropFirst) current.puts.push({ Update: dropListing(tableName, write) });
   for (const record of records) {
-    const bytes = record.bytes + lineageBytes(write.run, record.write);
-    if (current.puts.length + record.items.length > maxActions || current.bytes + bytes > TRANSACTION_BYTE_BUDGET) {
+    const history = recordHistory(tableName, write.connectionId, record.write, write.run, stored);
+    const entry = changeEntry(record.write);
+    const bytes = record.bytes + lineageBytes(write.run, record.write) + history.bytes + changeBytes([entry]);
+    if (current.puts.length + record.items.length + history.actions.length > maxActions || current.bytes + bytes > TRANSACTION_BYTE_BUDGET) {
       groups.push(current);
-      current = { puts: [], bytes: FENCE_BYTES };
+      current = fresh();
     }
     const [head, ...parts] = record.items;
-    current.puts.push({ Update: headUpdate(tableName, head!, record.write, write.run) });
+    current.puts.push({ Update: withEntered(headUpdate(tableName, head!, record.write, write.run), history.entered) });
     for (const item of parts) current.puts.push({ Put: { TableName: tableName, Item: item } });
+    current.puts.push(...history.actions);
+    current.entries.push(entry);
     current.bytes += bytes;
   }
   // The closing actions go with the page's last records when they fit, else in a transaction of their own.
   if (current.puts.length + closing.length > maxActions || current.bytes + closingBytes > TRANSACTION_BYTE_BUDGET) {
     groups.push(current);
-    current = { puts: [], bytes: FENCE_BYTES };
+    current = fresh();
   }
   const last = current;
   // The hash is dropped first only when the page takes several transactions; in one, the last action replaces it.
   if (listing.dropFirst && groups.length === 0) last.puts = last.puts.slice(1);
+  // Each transaction that writes records names them in its change item, numbered in the page's order.
+  const withChanges = [...groups, last].filter((group) => group.puts.length > 0 || group === last);
+  for (const [index, group] of withChanges.entries()) {
+    if (group.entries.length > 0) group.puts.push({ Update: changeUpdate(tableName, write.connectionId, write.run, index, group.entries) });
+  }
 
   const transactions = [
     ...staging,
@@ -143,6 +155,20 @@ export function planPage(tableName: string, write: PageWrite, storedListing: str
     return version === undefined || partitionKey === undefined ? [] : [{ partitionKey, version }];
   });
   return { transactions, staged };
+}
+
+/** The actions of one transaction of the page, their estimated bytes, and the records it writes (its change item). */
+interface Group {
+  puts: TransactWriteItem[];
+  bytes: number;
+  readonly entries: ChangeEntry[];
+}
+
+/** Whether the page writes any record (an unchanged whole listing writes none): only then are its leads' stages read. */
+export function pageWritesRecords(write: PageWrite, storedListing: string | null): boolean {
+  const all = distinctRecords(write.records);
+  if (all.length === 0 || write.listing === undefined || write.run.page !== 1) return all.length > 0;
+  return !listingPlan(write, all.map((record) => recordItems(write.connectionId, record)), storedListing).unchanged;
 }
 
 /** The staged parts of the page's records, packed into fenced transactions of Puts (idempotent: same content, same items). */
@@ -264,6 +290,8 @@ function lineageBytes(run: PageRun, write: RecordWrite): number {
 
 /** Bytes counted for the fence and progress actions (small updates of two items). */
 const FENCE_BYTES = 1_000;
+/** Bytes counted for a change item besides its entries. */
+const CHANGE_ITEM_BYTES = 300;
 
 /**
  * One Put per key: DynamoDB rejects a transaction that touches an item twice.

@@ -75,19 +75,19 @@ describe("planPageTransactions", () => {
   test("the closing actions (lease, progress, watermark) go in a transaction of their own when the last one is full", () => {
     const plan = planPageTransactions(TABLE, withRun({
       connectionId: CONNECTION,
-      records: range(100).map((i) => lead(`l${i}`)),
+      records: range(98).map((i) => lead(`l${i}`)),
       watermark: { entity: "leads", value: "2024-05-01T00:00:00.000Z" },
     }));
-    // 99 records + the lock check, then the lease, the progress and the watermark.
-    expect(plan.map((tx) => tx.TransactItems!.length)).toEqual([100, 4]);
+    // 98 records, their change item and the lock check, then the lease, the progress and the watermark.
+    expect(plan.map((tx) => tx.TransactItems!.length)).toEqual([100, 3]);
     expect(puts(plan).at(-1)!.pk).toBe(watermarkPartitionKey(CONNECTION));
   });
 
   test("a /pipelines page with 500 stages is packed into transactions of at most 100 actions", () => {
     const records = range(500).map((i) => stage(`p${i % 5}`, `s${Math.floor(i / 5)}`));
     const plan = planPageTransactions(TABLE, withRun({ connectionId: CONNECTION, records, lastPage: true }));
-    // 99 stages and the lock check per transaction; the last also carries the lease, the progress and the entity's data_as_of (its last page).
-    expect(plan.map((tx) => tx.TransactItems!.length)).toEqual([100, 100, 100, 100, 100, 8]);
+    // 98 stages, their change item and the lock check per transaction; the last (10 stages and theirs) also carries the lease, the progress and the entity's data_as_of (its last page).
+    expect(plan.map((tx) => tx.TransactItems!.length)).toEqual([100, 100, 100, 100, 100, 14]);
     const keys = puts(plan).filter((put) => put.pk.startsWith("REC#")).map((put) => put.sk);
     expect(new Set(keys).size).toBe(500);
   });

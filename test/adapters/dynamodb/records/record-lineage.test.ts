@@ -79,9 +79,9 @@ describe("a record's lineage", () => {
   test("lineage adds no write per record: a page's transactions hold one action per record head, as before", () => {
     const records = Array.from({ length: 10 }, (_, i) => lead(`l${i}`));
     const plan = planPageTransactions("t", { connectionId: "c", records, run: pageRun(), lastPage: true });
-    // The lease, the progress, one action per record, then the entity's data_as_of (its last page).
-    expect(plan.map((tx) => tx.TransactItems!.length)).toEqual([2 + records.length + 1]);
-    const heads = plan[0]!.TransactItems!.slice(2, -1);
+    // The lease, the progress, one action per record, the page's change item, then the entity's data_as_of (its last page).
+    expect(plan.map((tx) => tx.TransactItems!.length)).toEqual([2 + records.length + 1 + 1]);
+    const heads = plan[0]!.TransactItems!.slice(2, -2);
     expect(heads.every((action) => action.Update?.UpdateExpression?.includes("#last_written = :lastWritten"))).toBe(true);
   });
 
