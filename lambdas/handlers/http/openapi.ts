@@ -21,6 +21,7 @@ import { AuditSummarySchema } from "../../domain/core/audit-summary";
 import { errorStatusesByName, RETRY_AFTER_SECONDS } from "./error-status";
 import { LeadHistorySchema } from "../../domain/core/lead-history";
 import { ChangesPageSchema } from "../../domain/core/change-feed";
+import { VelocitySchema } from "../../domain/onboarding/velocity-analytics";
 import { CHANGES_DEFAULT_LIMIT, CHANGES_MAX_LIMIT } from "../../domain/onboarding/change-operations";
 import { PreflightRunSchema } from "../../domain/preflight/preflight-run";
 import { API_PREFIX, ROUTES, type Route } from "./routes";
@@ -88,6 +89,7 @@ export const RESPONSE_SCHEMAS = {
   ManagerRecord: v.object({ record: v.record(v.string(), v.unknown()) }),
   LeadHistory: LeadHistorySchema,
   ChangesPage: ChangesPageSchema,
+  Velocity: VelocitySchema,
 };
 
 function responseComponents(): Record<string, object> {
@@ -119,7 +121,7 @@ const TAGS = {
   Audits: ["startAudit", "listAudits", "getAudit"],
   Records: ["countRecords", "listRecords", "getRecord", "explainRecord", "getLeadHistory", "listChanges"],
   Preflight: ["startPreflight", "getPreflight"],
-  Insights: ["getFunnel", "getQuality"],
+  Insights: ["getFunnel", "getQuality", "getVelocity"],
   Notifications: ["listNotifications"],
   Managers: ["listManagers", "linkManager", "unlinkManager"],
   Analytics: ["listAnalyticsConnections", "getManagerFigures", "listManagerRecords", "getManagerRecord"],
@@ -168,6 +170,7 @@ function responsesOf(route: Route): Record<string, unknown> {
     countRecords: { description: "Stored records per collection, as counted at the end of the last run", content: content(ref("RecordCounts")) },
     getLeadHistory: { description: "The lead's transitions in time order (none for a lead never stored)", content: content(ref("LeadHistory")) },
     listChanges: { description: "The changes committed after the cursor, oldest first, and the cursor to read on from", content: content(ref("ChangesPage")) },
+    getVelocity: { description: "Per pipeline and month: each stage's entries, conversion to the next stage and to won, median and 90th-percentile time in stage; the open leads waiting longest", content: content(ref("Velocity")) },
     listManagers: { description: "The connection's source users with their links and a summary of the last 30 days", content: content(ref("ManagerList")) },
     linkManager: { description: "The source user with its link as it now is", content: content(ref("ManagerEntry")) },
     unlinkManager: { description: "The source user, unlinked by the owner", content: content(ref("ManagerEntry")) },

@@ -15,6 +15,7 @@ import { listNotifications } from "../../domain/onboarding/notification-operatio
 import { getQuality } from "../../domain/onboarding/quality-operations";
 import { getLeadHistory } from "../../domain/onboarding/lead-history-operations";
 import { listChanges } from "../../domain/onboarding/change-operations";
+import { getVelocity } from "../../domain/onboarding/velocity-analytics";
 
 import { API_PREFIX, param, type Route } from "./route";
 import { ANALYTICS_ROUTES, MANAGER_LINK_ROUTES } from "./analytics-routes";
@@ -214,6 +215,13 @@ export const ROUTES: readonly Route[] = [
     summary: "The funnel per pipeline, as computed from the canonical records at the end of the last run",
     successStatus: 200,
     handle: (deps, request) => getFunnel(deps, request.account, param(request, "id")),
+  },
+  {
+    routeKey: `GET ${CONNECTIONS}/{id}/analytics/velocity`,
+    operationId: "getVelocity",
+    summary: "Pipeline velocity from the stage history: per pipeline and month, conversion to the next stage and to won, time in stage, and the open leads waiting longest",
+    successStatus: 200,
+    handle: (deps, request) => getVelocity(deps, request.account, param(request, "id")),
   },
   {
     routeKey: `GET ${CONNECTIONS}/{id}/quality`,

@@ -83,6 +83,21 @@ describe("GET /connections/{id}/records/leads/{leadId}/history", () => {
     for (let i = 0; i < LEADS; i += 1) expect((await historyOf(`lead-${i}`)).data.length).toBe(expectedHistory(i, 3).length);
   });
 
+  test("velocity from that history equals the test's own figures: January's entries into the first stage, their conversion, the open leads waiting longest", async () => {
+    const response = await env.api.request("GET", `${CONNECTIONS_PATH}/${env.connectionId}/analytics/velocity`, { token: env.owner });
+    expect(response.status).toBe(200);
+    const [p1] = response.body.pipelines;
+    expect(p1.periods.map((period: { period: string }) => period.period)).toEqual(["2026-01", "2026-02"]);
+    // Every lead entered s-new in January (its created_at); those with i % 4 === 1 went on to s-call and to won.
+    const movers = Array.from({ length: LEADS }, (_, i) => i).filter((i) => stageAt(i, 3) === "s-won").length;
+    expect(p1.periods[0].stages[0]).toMatchObject({ stage_id: "s-new", entered: LEADS, to_next: movers, to_won: movers, conversion_to_next: movers / LEADS });
+    // Open now: the leads that never moved (in s-new since January), then those back in s-offer since the last sync's updated_at.
+    const open = Array.from({ length: LEADS }, (_, i) => i).filter((i) => stageAt(i, 3) === "s-new" || stageAt(i, 3) === "s-offer");
+    const since = (i: number) => (stageAt(i, 3) === "s-new" ? created(i) : updated(i, 3));
+    const expected = open.sort((a, b) => since(a).localeCompare(since(b))).map((i) => `lead-${i}`);
+    expect(p1.longest_waiting.map((waiting: { lead_id: string }) => waiting.lead_id)).toEqual(expected);
+  });
+
   test("a lead never stored has no transitions; an id over 1024 UTF-8 bytes is a 404; explain links to the history", async () => {
     expect((await historyOf("no-such-lead")).data).toEqual([]);
     const long = await env.api.request("GET", `${CONNECTIONS_PATH}/${env.connectionId}/records/leads/${"x".repeat(1025)}/history`, { token: env.owner });

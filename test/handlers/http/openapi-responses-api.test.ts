@@ -188,6 +188,7 @@ describe("the onboarding API's OpenAPI document", () => {
     expect((await call("GET", `${connection}/records/leads/lead-1/explain`)).body).toMatchObject({ present: true });
     expect((await call("GET", `${connection}/records/leads/no-such-lead/explain`)).body).toMatchObject({ present: false, verdict: "never-returned" });
     expect((await call("GET", `${connection}/records/leads/lead-1/history`)).body.data.length).toBeGreaterThan(0);
+    expect((await call("GET", `${connection}/analytics/velocity`)).body.pipelines.length).toBeGreaterThan(0);
     const feed = await call("GET", `${connection}/changes?limit=5`);
     expect(feed.body.data).toHaveLength(5);
     expect((await call("GET", `${connection}/changes?cursor=${encodeURIComponent(feed.body.next_cursor)}`)).status).toBe(200);
