@@ -73,7 +73,7 @@ describe("GET /connections/{id}/records/leads/{leadId}/history", () => {
     const mover = await historyOf("lead-1");
     expect(mover.data.map((t) => t["run_id"])).toEqual(runs);
     expect(mover.data.slice(1).map((t) => t["source_updated_at"])).toEqual([1, 2, 3].map((n) => updated(1, n)));
-  });
+  }, 120_000);
 
   test("a reset re-reads every lead unchanged: the re-sent identical leads record nothing", async () => {
     sync = 3;
