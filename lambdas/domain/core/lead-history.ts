@@ -101,3 +101,65 @@ export function inHistoryOrder(transitions: readonly StageTransition[]): StageTr
   const rank = (t: StageTransition) => (t.from_stage_id === null && t.source === "observed" ? 0 : 1);
   return [...transitions].sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : rank(a) - rank(b) || (a.source < b.source ? -1 : a.source > b.source ? 1 : 0)));
 }
+
+/**
+ * Default detection of a stage event (docs/history-feed-webhooks.md): its
+ * `type` names a stage (contains "stage", any case) and its value_after holds
+ * a stage id: a scalar (stored wrapped as `{ value }`) or an object with
+ * `stage_id` (else `id`). `pipeline_id` is read from the same object when it
+ * has one. value_before gives the stage it left (null: none known).
+ */
+export const STAGE_EVENT_TYPE_PATTERN = /stage/i;
+
+/** The stage an event's value names, or null. */
+function stageInValue(value: unknown): { stageId: string; pipelineId: string | null } | null {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return null;
+  const object = value as Record<string, unknown>;
+  const id = [object["stage_id"], object["value"], object["id"]].find((candidate) => (typeof candidate === "string" && candidate !== "") || typeof candidate === "number");
+  if (id === undefined) return null;
+  const pipeline = object["pipeline_id"];
+  return { stageId: String(id), pipelineId: typeof pipeline === "string" && pipeline !== "" ? pipeline : null };
+}
+
+/** The transition a canonical event reports, or null when it is not a stage event with a stage after it and a time. */
+export function reportedTransition(event: Readonly<Record<string, unknown>>, page: PageContext): StageTransition | null {
+  const type = event["type"];
+  if (typeof type !== "string" || !STAGE_EVENT_TYPE_PATTERN.test(type)) return null;
+  const after = stageInValue(event["value_after"]);
+  const at = isoOrNull(event["created_at"]);
+  const leadId = event["lead_id"];
+  const eventId = event["id"];
+  if (after === null || at === null || typeof leadId !== "string" || typeof eventId !== "string") return null;
+  const before = stageInValue(event["value_before"]);
+  return {
+    lead_id: leadId,
+    pipeline_id: after.pipelineId ?? before?.pipelineId ?? null,
+    from_stage_id: before?.stageId ?? null,
+    to_stage_id: after.stageId,
+    at,
+    source: "reported",
+    seen_at: page.committedAt,
+    source_updated_at: null,
+    run_id: page.runId,
+    event_id: eventId,
+  };
+}
+
+/**
+ * A lead's history with the source's own word preferred: an observed move
+ * that a reported one also gives (same from and to stage) is dropped, and the
+ * reported one, at the source's time, stays. An observed pipeline fills a
+ * reported move that named none.
+ */
+export function preferReported(transitions: readonly StageTransition[]): StageTransition[] {
+  const byLead = new Map<string, StageTransition[]>();
+  for (const t of transitions) byLead.set(t.lead_id, [...(byLead.get(t.lead_id) ?? []), t]);
+  return [...byLead.values()].flatMap((own) => {
+    const reported = own.filter((t) => t.source === "reported");
+    if (reported.length === 0) return own;
+    const observed = own.filter((t) => t.source === "observed");
+    const same = (a: StageTransition, b: StageTransition) => a.from_stage_id === b.from_stage_id && a.to_stage_id === b.to_stage_id;
+    const pipelineOf = (t: StageTransition) => observed.find((o) => o.to_stage_id === t.to_stage_id)?.pipeline_id ?? observed[0]?.pipeline_id ?? null;
+    return [...observed.filter((o) => !reported.some((r) => same(o, r))), ...reported.map((t) => (t.pipeline_id !== null ? t : { ...t, pipeline_id: pipelineOf(t) }))];
+  });
+}

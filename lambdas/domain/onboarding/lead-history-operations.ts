@@ -1,4 +1,4 @@
-import { inHistoryOrder, type LeadHistory } from "../core/lead-history";
+import { inHistoryOrder, preferReported, type LeadHistory } from "../core/lead-history";
 import { API_BASE_PATH } from "../core/api-paths";
 import { findConnection } from "./connection-operations";
 import type { OnboardingDeps } from "./onboarding-deps";
@@ -13,7 +13,7 @@ import { NotFoundError } from "./onboarding-errors";
 export async function getLeadHistory(deps: Pick<OnboardingDeps, "connections" | "keySpace" | "history">, account: string, id: string, leadId: string): Promise<LeadHistory> {
   await findConnection(deps, account, id);
   if (!deps.keySpace.isStorableId(leadId)) throw new NotFoundError("no such lead: ids are at most 1024 UTF-8 bytes");
-  return { lead_id: leadId, data: inHistoryOrder(await deps.history.leadTransitions(id, leadId)) };
+  return { lead_id: leadId, data: inHistoryOrder(preferReported(await deps.history.leadTransitions(id, leadId))) };
 }
 
 /** Where a lead's history is read (explain links to it). */

@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { inHistoryOrder, type StageTransition } from "../core/lead-history";
+import { inHistoryOrder, preferReported, type StageTransition } from "../core/lead-history";
 import { IsoTimeSchema } from "../core/iso-time-schema";
 import { findConnection } from "./connection-operations";
 import type { Collection } from "../core/entities";
@@ -168,5 +168,5 @@ export async function getVelocity(deps: Pick<OnboardingDeps, "connections" | "ke
     readAll(deps.records, id, "leads"),
     deps.history.allTransitions(id),
   ]);
-  return computeVelocity({ pipelines, stages, leads, transitions }, deps.clock.now());
+  return computeVelocity({ pipelines, stages, leads, transitions: preferReported(transitions) }, deps.clock.now());
 }

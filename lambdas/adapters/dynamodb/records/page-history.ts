@@ -2,7 +2,7 @@ import { hash } from "node:crypto";
 import type { AttributeValue, TransactWriteItem, Update } from "@aws-sdk/client-dynamodb";
 import { COLLECTIONS, SYNC_ENTITIES } from "../../../domain/core/entities";
 import { CHANGE_ACTIONS, CHANGE_RETENTION_SECONDS, changeActionOf, type ChangeEntry } from "../../../domain/core/change-feed";
-import { observedTransition, type StageTransition, type StoredStage } from "../../../domain/core/lead-history";
+import { observedTransition, reportedTransition, type StageTransition, type StoredStage } from "../../../domain/core/lead-history";
 import type { PageRun, RecordWrite } from "../../../domain/core/ports/record-store";
 import { ATTR, changePartitionKey, historyPartitionKey, historySortKey } from "./keys";
 import { utf8Bytes } from "../table/key-limits";
@@ -37,6 +37,7 @@ export interface RecordHistory {
 const NONE: RecordHistory = { actions: [], entered: undefined, bytes: 0 };
 
 export function recordHistory(tableName: string, connectionId: string, write: RecordWrite, run: PageRun, stored: StoredStages | undefined): RecordHistory {
+  if (write.collection === "events") return reportedHistory(tableName, connectionId, write, run);
   if (write.collection !== "leads" || stored === undefined) return NONE;
   const leadId = write.key[0]!;
   const before = stored.get(leadId);
@@ -51,9 +52,18 @@ export function recordHistory(tableName: string, connectionId: string, write: Re
   return { actions: [{ Put: { TableName: tableName, Item: item } }], entered: undefined, bytes: itemBytes(item) };
 }
 
+/** A stage event's transition (core/lead-history.ts, reportedTransition), keyed by its event id: re-sent, it lands on the same item. */
+function reportedHistory(tableName: string, connectionId: string, write: RecordWrite, run: PageRun): RecordHistory {
+  const transition = reportedTransition(write.doc, { runId: run.runId, committedAt: run.committedAt });
+  if (transition === null) return NONE;
+  const item = transitionItem(connectionId, transition);
+  return { actions: [{ Put: { TableName: tableName, Item: item } }], entered: undefined, bytes: itemBytes(item) };
+}
+
 /** A stored transition: its JSON in `body`, under its lead's prefix and time. */
 export function transitionItem(connectionId: string, transition: StageTransition): Record<string, AttributeValue> {
-  const discriminator = JSON.stringify([transition.from_stage_id, transition.to_stage_id, transition.source_updated_at, transition.event_id ?? transition.run_id]);
+  // A reported move is its event's (re-sent, the same item); an observed one its stages and time.
+  const discriminator = transition.event_id !== null ? JSON.stringify(["event", transition.event_id]) : JSON.stringify([transition.from_stage_id, transition.to_stage_id, transition.source_updated_at, transition.run_id]);
   return {
     [ATTR.pk]: { S: historyPartitionKey(connectionId, transition.lead_id) },
     [ATTR.sk]: { S: historySortKey(transition.lead_id, transition.at, transition.source === "observed" ? "o" : "r", discriminator) },
