@@ -70,15 +70,17 @@ export async function createTransactionFloor(options: {
   const plan = planPageTransactions(tableName, pageWrite("floor-plan", "plan", 2, pages[0]!));
 
   const round = async (): Promise<number[]> => {
-    // Set-up, not timed: the run the fence checks, its lock, and the leads row the progress update counts on.
-    const connectionId = `floor-${randomUUID()}`;
-    const now = new Date();
-    const runId = newRunId(now);
-    const begun = await runs.begin({ connectionId, runId, startedAt: now.toISOString(), leaseUntil: leaseUntil(now) });
-    if (!begun.started) throw new Error("the floor's run did not start");
-    await runs.entitiesMoved(connectionId, runId, { finished: [], outcome: { status: "succeeded" }, started: ["leads"] });
     const times: number[] = [];
     for (const [index, prepared] of pages.entries()) {
+      // Set-up, not timed: the run the fence checks, its lock, and the leads row the progress update counts on. A run
+      // per page: pages of one run share loss reasons, whose heads a later page writes again only through the store's
+      // refusal round (head-writes.ts), which a bare transaction does not have.
+      const connectionId = `floor-${randomUUID()}`;
+      const now = new Date();
+      const runId = newRunId(now);
+      const begun = await runs.begin({ connectionId, runId, startedAt: now.toISOString(), leaseUntil: leaseUntil(now) });
+      if (!begun.started) throw new Error("the floor's run did not start");
+      await runs.entitiesMoved(connectionId, runId, { finished: [], outcome: { status: "succeeded" }, started: ["leads"] });
       // Planned outside the timing: planning is the service's in-process work, not the store's.
       const transactions = planPageTransactions(tableName, pageWrite(connectionId, runId, index + 2, prepared));
       const started = performance.now();
