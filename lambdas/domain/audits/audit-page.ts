@@ -43,6 +43,7 @@ export async function auditPage(deps: AuditPageDeps, connection: SourceConnectio
     records: plan.writes,
     lastPage: !fetched.hasMore,
     run: { ...pageProgress(input, fetched), audit: { healed: plan.healed, ahead: plan.ahead, sampleIds: plan.sampleIds } },
+    stageEventType: input.stageEventType?.() ?? null,
   });
   logCommitted(deps.logger, input, fetched, input.watermark, { healed: plan.healed, ahead_of_watermark: plan.ahead });
   return { ...pageResult(fetched, input.watermark), healed: plan.healed };

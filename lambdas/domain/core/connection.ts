@@ -3,6 +3,7 @@ import { IsoTimeSchema } from "./iso-time-schema";
 import { MAX_RATE_LIMIT } from "./limits";
 import { FreshnessHoursSchema } from "./freshness";
 import { IdleDaysSchema } from "./idle-days";
+import { StageEventTypeSchema } from "./stage-event-type";
 
 /*
  * The connection's shapes, one schema each: the TypeScript types come from
@@ -46,5 +47,7 @@ export const StoredConnectionSchema = v.object({
   audit_schedule: v.optional(v.string()),
   /** Days after which an open lead with no task, call or event is idle (a coaching signal); absent: DEFAULT_IDLE_DAYS. */
   idle_days: v.optional(IdleDaysSchema),
+  /** The /events type that records stage moves (./stage-event-type.ts); absent: the default detection. */
+  stage_event_type: v.optional(StageEventTypeSchema),
 });
 export type StoredConnection = v.InferOutput<typeof StoredConnectionSchema>;

@@ -1,5 +1,6 @@
 import * as v from "valibot";
 import { IsoTimeSchema } from "./iso-time-schema";
+import { isStageEventType } from "./stage-event-type";
 
 /*
  * A lead's stage history (docs/history-feed-webhooks.md). The spec keeps only
@@ -102,14 +103,14 @@ export function inHistoryOrder(transitions: readonly StageTransition[]): StageTr
   return [...transitions].sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : rank(a) - rank(b) || (a.source < b.source ? -1 : a.source > b.source ? 1 : 0)));
 }
 
-/**
- * Default detection of a stage event (docs/history-feed-webhooks.md): its
- * `type` names a stage (contains "stage", any case) and its value_after holds
- * a stage id: a scalar (stored wrapped as `{ value }`) or an object with
- * `stage_id` (else `id`). `pipeline_id` is read from the same object when it
- * has one. value_before gives the stage it left (null: none known).
+/*
+ * A stage event (docs/history-feed-webhooks.md): its `type` is the one the
+ * connection names (./stage-event-type.ts; unset: a type containing "stage",
+ * any case) and its value_after holds a stage id: a scalar (stored wrapped as
+ * `{ value }`) or an object with `stage_id` (else `id`). `pipeline_id` is read
+ * from the same object when it has one. value_before gives the stage it left
+ * (null: none known).
  */
-export const STAGE_EVENT_TYPE_PATTERN = /stage/i;
 
 /** The stage an event's value names, or null. */
 function stageInValue(value: unknown): { stageId: string; pipelineId: string | null } | null {
@@ -121,10 +122,9 @@ function stageInValue(value: unknown): { stageId: string; pipelineId: string | n
   return { stageId: String(id), pipelineId: typeof pipeline === "string" && pipeline !== "" ? pipeline : null };
 }
 
-/** The transition a canonical event reports, or null when it is not a stage event with a stage after it and a time. */
-export function reportedTransition(event: Readonly<Record<string, unknown>>, page: PageContext): StageTransition | null {
-  const type = event["type"];
-  if (typeof type !== "string" || !STAGE_EVENT_TYPE_PATTERN.test(type)) return null;
+/** The transition a canonical event reports, or null when it is not a stage event (under the connection's setting, null: unset) with a stage after it and a time. */
+export function reportedTransition(event: Readonly<Record<string, unknown>>, page: PageContext, stageEventType: string | null): StageTransition | null {
+  if (!isStageEventType(event["type"], stageEventType)) return null;
   const after = stageInValue(event["value_after"]);
   const at = isoOrNull(event["created_at"]);
   const leadId = event["lead_id"];

@@ -44,6 +44,8 @@ export interface PageInput<E extends SyncEntity = SyncEntity> {
   readonly run: { readonly runId: string; readonly leaseUntil: string; /** Now, as the page task's clock reads it: the commit's time. */ readonly committedAt: string };
   /** Sample ids the run already holds per finding rule for this entity (none on its page 1). */
   readonly findingSamples?: SampledSoFar;
+  /** The connection's setting naming the /events type that records stage moves, as the page's request read the connection (asked at the commit); absent or null: the default detection. */
+  readonly stageEventType?: () => string | null;
 }
 
 /** What the page task needs back from a page, a sync's or an audit's. */

@@ -20,6 +20,7 @@ export async function ingestPage(deps: FetchPageDeps, connection: SourceConnecti
     lastPage: !fetched.hasMore,
     listing: { hasMore: fetched.hasMore, updatedSince: definition.incremental ? input.updatedSince : null },
     run: pageProgress(input, fetched),
+    stageEventType: input.stageEventType?.() ?? null,
   });
   logCommitted(deps.logger, input, fetched, watermark);
   return pageResult(fetched, watermark);

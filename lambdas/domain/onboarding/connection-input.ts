@@ -7,6 +7,7 @@ import { AuditScheduleSchema } from "../core/audit-schedule";
 import { MAX_CONNECTION_NAME_LENGTH } from "../core/connection";
 import { LINE_OF_TEXT } from "../core/portable-patterns";
 import { IdleDaysSchema } from "../core/idle-days";
+import { StageEventTypeSchema } from "../core/stage-event-type";
 
 export { MAX_RATE_LIMIT };
 /** Longest accepted source token; anything longer is not a Bearer token anyone issues. */
@@ -78,6 +79,7 @@ export const CreateConnectionSchema = v.object({
   trigger_sync: v.optional(v.boolean("must be a boolean")),
   audit_schedule: v.optional(AuditScheduleSchema),
   idle_days: v.optional(IdleDaysSchema),
+  stage_event_type: v.optional(v.nullable(StageEventTypeSchema)),
 });
 export type CreateConnectionInput = v.InferInput<typeof CreateConnectionSchema>;
 export type CreateConnectionOutput = v.InferOutput<typeof CreateConnectionSchema>;
@@ -93,10 +95,11 @@ export const UpdateConnectionSchema = v.pipe(
     freshness_hours: v.optional(v.nullable(freshnessHours)),
     audit_schedule: v.optional(AuditScheduleSchema),
     idle_days: v.optional(v.nullable(IdleDaysSchema)),
+    stage_event_type: v.optional(v.nullable(StageEventTypeSchema)),
   }),
   v.check(
     (body) => Object.values(body).some((value) => value !== undefined),
-    "must contain at least one of base_url, token, rate_limit, sync_since, freshness_hours, audit_schedule, name, idle_days",
+    "must contain at least one of base_url, token, rate_limit, sync_since, freshness_hours, audit_schedule, name, idle_days, stage_event_type",
   ),
 );
 export type UpdateConnectionOutput = v.InferOutput<typeof UpdateConnectionSchema>;

@@ -70,6 +70,7 @@ export async function createConnection(
     ...(input.freshness_hours === undefined ? {} : { freshness_hours: input.freshness_hours }),
     ...(input.audit_schedule === undefined ? {} : { audit_schedule: input.audit_schedule }),
     ...(input.idle_days === undefined ? {} : { idle_days: input.idle_days }),
+    ...(input.stage_event_type === undefined || input.stage_event_type === null ? {} : { stage_event_type: input.stage_event_type }),
     created_at: now.toISOString(),
     updated_at: now.toISOString(),
     token_ciphertext: await deps.cipher.encrypt(input.token, { businessAccountId: account, connectionId: id }),
@@ -118,7 +119,8 @@ export async function updateConnection(
 ): Promise<ConnectionResource> {
   const input = parseWithBaseUrl(deps, body, () => parseFields(UpdateConnectionSchema, body));
   const current = await findConnection(deps, account, id);
-  const { freshness_hours: _previous, name: _previousName, idle_days: _previousIdle, ...kept } = current;
+  const { freshness_hours: _previous, name: _previousName, idle_days: _previousIdle, stage_event_type: _previousType, ...kept } = current;
+  const stageEventType = input.stage_event_type === undefined ? current.stage_event_type : (input.stage_event_type ?? undefined);
   // null goes back to the default; absent keeps it.
   const idleDays = input.idle_days === undefined ? current.idle_days : (input.idle_days ?? undefined);
   const freshness = input.freshness_hours === undefined ? current.freshness_hours : (input.freshness_hours ?? undefined);
@@ -129,6 +131,7 @@ export async function updateConnection(
     ...(freshness === undefined ? {} : { freshness_hours: freshness }),
     ...(name === undefined ? {} : { name }),
     ...(idleDays === undefined ? {} : { idle_days: idleDays }),
+    ...(stageEventType === undefined ? {} : { stage_event_type: stageEventType }),
     ...(input.base_url === undefined ? {} : { base_url: sourceBaseUrl(deps, input.base_url) }),
     ...(input.rate_limit === undefined ? {} : { rate_limit: input.rate_limit }),
     ...(input.sync_since === undefined ? {} : { sync_since: input.sync_since }),

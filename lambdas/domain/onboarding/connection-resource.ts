@@ -6,6 +6,7 @@ import { scheduleIntervalMs } from "../sync/schedule-interval";
 import type { OnboardingDeps } from "./onboarding-deps";
 import { AuditScheduleSchema, DEFAULT_AUDIT_SCHEDULE } from "../core/audit-schedule";
 import { DEFAULT_IDLE_DAYS, IdleDaysSchema } from "../core/idle-days";
+import { StageEventTypeSchema } from "../core/stage-event-type";
 
 /** The Connection as the API returns it: every field but the token, plus the schedule as the owner sees it. Nothing else. */
 export const ConnectionResourceSchema = v.strictObject({
@@ -31,6 +32,10 @@ export const ConnectionResourceSchema = v.strictObject({
   ),
   audit_schedule: AuditScheduleSchema,
   idle_days: v.pipe(IdleDaysSchema, v.description("Days without a task, call or event after which an open lead counts as idle (a coaching signal); PATCH null goes back to the default, 14")),
+  stage_event_type: v.pipe(
+    v.nullable(StageEventTypeSchema),
+    v.description("The /events type that records stage moves, compared exactly (case included); null: any type containing \"stage\", any case. PATCH null goes back to that default"),
+  ),
 });
 export type ConnectionResource = v.InferOutput<typeof ConnectionResourceSchema>;
 
@@ -60,6 +65,7 @@ export function toConnectionResource(stored: StoredConnection, view: ConnectionV
     stale: staleEntities({ freshness: view.freshness, hours, required: REQUIRED_ENTITIES, createdAt: stored.created_at, now: view.now }).length > 0,
     audit_schedule: stored.audit_schedule ?? DEFAULT_AUDIT_SCHEDULE,
     idle_days: stored.idle_days ?? DEFAULT_IDLE_DAYS,
+    stage_event_type: stored.stage_event_type ?? null,
   };
 }
 

@@ -37,8 +37,13 @@ export const AheadPageSchema = v.object({
   entity: v.picklist(SYNC_ENTITIES),
   page: positiveInteger,
   updated_since: v.nullable(v.string()),
-  /** What the early request's own connection read said that an entity's end needs: no second read for it. */
-  connection: v.object({ sync_since: v.string(), rate_limit: positiveInteger }),
+  /** What the early request's own connection read said that an entity's end and the page's commit need: no second read for it. */
+  connection: v.object({
+    sync_since: v.string(),
+    rate_limit: positiveInteger,
+    /** The /events type that records stage moves (core/stage-event-type.ts); absent: unset. */
+    stage_event_type: v.optional(v.string()),
+  }),
   answer: v.variant("kind", [
     /** `data` is the page's records as JSON text: opaque to the state machine, whatever keys or depth the source sent. */
     v.object({ kind: v.literal("page"), data: v.string(), has_more: v.boolean() }),
@@ -142,8 +147,14 @@ export function aheadOf(
   if (answer === "not-an-answer" || answer === "not-serialisable") return { dropped: answer };
   // A source's answer always follows the request's connection read.
   if (outcome.connection === undefined) return { dropped: "not-an-answer" };
-  const { sync_since, rate_limit } = outcome.connection;
-  const ahead: AheadPage = { entity: request.entity, page: request.page, updated_since: request.updated_since, connection: { sync_since, rate_limit }, answer };
+  const { sync_since, rate_limit, stage_event_type } = outcome.connection;
+  const ahead: AheadPage = {
+    entity: request.entity,
+    page: request.page,
+    updated_since: request.updated_since,
+    connection: { sync_since, rate_limit, ...(stage_event_type === undefined ? {} : { stage_event_type }) },
+    answer,
+  };
   // The key, quotes and commas the field adds are counted with it.
   const bytes = stateBytes + Buffer.byteLength(JSON.stringify({ ahead }), "utf8");
   return bytes > AHEAD_STATE_MAX_BYTES ? { dropped: "over-budget" } : { ahead };

@@ -102,6 +102,8 @@ export async function syncPage(deps: SyncDeps, state: SyncState, segmentStartedA
     previous: cursor.previous,
     run: { runId: run.run_id, ...pageTimes(deps.clock.now()) },
     ...(cursor.finding_samples === undefined ? {} : { findingSamples: cursor.finding_samples }),
+    // The connection's setting as this page's request read it (or, for a page that came ahead, as its early request did).
+    stageEventType: () => connection?.stage_event_type ?? ahead?.connection.stage_event_type ?? null,
   };
   // The page source reads the connection and its token right before each request (page-request.ts).
   const perRequest = { baseUrl: "", token: "" };

@@ -30,6 +30,7 @@ import { ManagerFiguresListSchema } from "../../domain/analytics/manager-figures
 import { ManagerEntrySchema, ManagerListSchema, SetManagerLinkSchema } from "../../domain/analytics/manager-link-operations";
 import { MANAGER_COLLECTIONS } from "../../domain/analytics/manager-aggregates";
 import * as v from "valibot";
+import { MAX_STAGE_EVENT_TYPE_LENGTH } from "../../domain/core/stage-event-type";
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
@@ -52,6 +53,8 @@ const bodySchema = (schema: Parameters<typeof toJsonSchema>[0], options: { atLea
   const properties = rest.properties ?? {};
   if (properties["base_url"]) properties["base_url"] = { ...properties["base_url"], format: "uri", description: "Absolute http(s) URL of the source API root; trailing slash stripped; loopback, private and metadata addresses refused" };
   if (properties["sync_since"]) properties["sync_since"] = { ...properties["sync_since"], format: "date-time" };
+  // JSON Schema's maxLength counts code points, as the setting's own check does (valibot's maxLength counts UTF-16 units).
+  if (properties["stage_event_type"]) properties["stage_event_type"] = { ...properties["stage_event_type"], maxLength: MAX_STAGE_EVENT_TYPE_LENGTH, description: "The /events type that records stage moves, compared exactly (case included); null: any type containing \"stage\", any case" };
   return { ...rest, ...(options.atLeastOneField ? { minProperties: 1 } : {}) };
 };
 

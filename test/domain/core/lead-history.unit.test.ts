@@ -50,22 +50,22 @@ describe("reportedTransition and preferReported", () => {
   const event = (extra: Record<string, unknown>) => ({ id: "e1", lead_id: "l1", type: "stage_changed", value_before: { value: "s1" }, value_after: { value: "s2" }, created_at: "2026-02-01T10:00:00.000Z", ...extra });
 
   test("a type naming a stage, a stage after it and a time: a reported move at the event's time", () => {
-    expect(reportedTransition(event({}), PAGE)).toMatchObject({ lead_id: "l1", from_stage_id: "s1", to_stage_id: "s2", at: "2026-02-01T10:00:00.000Z", source: "reported", event_id: "e1", pipeline_id: null });
-    expect(reportedTransition(event({ type: "Lead STAGE moved", value_after: { stage_id: "s3", pipeline_id: "p9" }, value_before: null }), PAGE)).toMatchObject({ from_stage_id: null, to_stage_id: "s3", pipeline_id: "p9" });
-    expect(reportedTransition(event({ value_after: { value: 42 } }), PAGE)?.to_stage_id).toBe("42");
+    expect(reportedTransition(event({}), PAGE, null)).toMatchObject({ lead_id: "l1", from_stage_id: "s1", to_stage_id: "s2", at: "2026-02-01T10:00:00.000Z", source: "reported", event_id: "e1", pipeline_id: null });
+    expect(reportedTransition(event({ type: "Lead STAGE moved", value_after: { stage_id: "s3", pipeline_id: "p9" }, value_before: null }), PAGE, null)).toMatchObject({ from_stage_id: null, to_stage_id: "s3", pipeline_id: "p9" });
+    expect(reportedTransition(event({ value_after: { value: 42 } }), PAGE, null)?.to_stage_id).toBe("42");
   });
 
   test("no move: another type, no stage after, no time that parses, an array value", () => {
-    expect(reportedTransition(event({ type: "note" }), PAGE)).toBeNull();
-    expect(reportedTransition(event({ value_after: null }), PAGE)).toBeNull();
-    expect(reportedTransition(event({ created_at: null }), PAGE)).toBeNull();
-    expect(reportedTransition(event({ value_after: ["s2"] }), PAGE)).toBeNull();
+    expect(reportedTransition(event({ type: "note" }), PAGE, null)).toBeNull();
+    expect(reportedTransition(event({ value_after: null }), PAGE, null)).toBeNull();
+    expect(reportedTransition(event({ created_at: null }), PAGE, null)).toBeNull();
+    expect(reportedTransition(event({ value_after: ["s2"] }), PAGE, null)).toBeNull();
   });
 
   test("an observed move the source also reported is dropped; the reported one takes the observed pipeline when it names none", () => {
     const observed = observedTransition({ pipelineId: "p1", stageId: "s1" }, doc("s2"), "l1", PAGE)!;
     const entry = observedTransition(null, doc("s1"), "l1", PAGE)!;
-    const reported = reportedTransition(event({}), PAGE)!;
+    const reported = reportedTransition(event({}), PAGE, null)!;
     expect(preferReported([entry, observed, reported])).toEqual([entry, { ...reported, pipeline_id: "p1" }]);
   });
 });

@@ -25,7 +25,7 @@ afterAll(async () => {
   await api.close();
 });
 
-const CONNECTION_FIELDS = ["audit_schedule", "base_url", "business_account_id", "created_at", "crm_type", "freshness", "freshness_hours", "id", "idle_days", "name", "paused", "rate_limit", "schedule", "stale", "sync_since", "updated_at"];
+const CONNECTION_FIELDS = ["audit_schedule", "base_url", "business_account_id", "created_at", "crm_type", "freshness", "freshness_hours", "id", "idle_days", "name", "paused", "rate_limit", "schedule", "stage_event_type", "stale", "sync_since", "updated_at"];
 
 describe("POST /connections", () => {
   test("creates the connection: 201 with exactly the Connection fields, never the token", async () => {

@@ -90,7 +90,7 @@ describe("GET /api/v1/openapi.json", () => {
 
   test("request bodies are described from the schemas the handler validates with", () => {
     const create = doc.paths[CONNECTIONS_PATH].post.requestBody.content["application/json"].schema;
-    expect(Object.keys(create.properties).sort()).toEqual(["audit_schedule", "base_url", "freshness_hours", "idle_days", "name", "rate_limit", "sync_since", "token", "trigger_sync"]);
+    expect(Object.keys(create.properties).sort()).toEqual(["audit_schedule", "base_url", "freshness_hours", "idle_days", "name", "rate_limit", "stage_event_type", "sync_since", "token", "trigger_sync"]);
     expect([...create.required].sort()).toEqual(["base_url", "token"]);
     expect(create.properties.rate_limit).toMatchObject({ type: "integer", minimum: 1, maximum: 1000 });
     expect(create.properties.trigger_sync).toMatchObject({ type: "boolean" });
@@ -98,7 +98,7 @@ describe("GET /api/v1/openapi.json", () => {
     expect(create.properties.name).toMatchObject({ type: "string", minLength: 1, maxLength: 100 });
 
     const update = doc.paths[`${CONNECTIONS_PATH}/{id}`].patch.requestBody.content["application/json"].schema;
-    expect(Object.keys(update.properties).sort()).toEqual(["audit_schedule", "base_url", "freshness_hours", "idle_days", "name", "rate_limit", "sync_since", "token"]);
+    expect(Object.keys(update.properties).sort()).toEqual(["audit_schedule", "base_url", "freshness_hours", "idle_days", "name", "rate_limit", "stage_event_type", "sync_since", "token"]);
     expect(update.required ?? []).toEqual([]);
     const reset = doc.paths[`${CONNECTIONS_PATH}/{id}/reset`].post.requestBody;
     expect(reset.required).toBe(false);

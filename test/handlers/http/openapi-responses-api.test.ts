@@ -260,6 +260,7 @@ describe("the document's response schemas are generated from the valibot schemas
       audit_schedule: "7d",
       freshness_hours: null,
       idle_days: 14,
+      stage_event_type: null,
       freshness: Object.fromEntries(SYNC_ENTITIES.map((entity) => [entity, { data_as_of: null, watermark: null }])),
       stale: false,
     };

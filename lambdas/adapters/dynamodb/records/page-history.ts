@@ -36,8 +36,8 @@ export interface RecordHistory {
 
 const NONE: RecordHistory = { actions: [], entered: undefined, bytes: 0 };
 
-export function recordHistory(tableName: string, connectionId: string, write: RecordWrite, run: PageRun, stored: StoredStages | undefined): RecordHistory {
-  if (write.collection === "events") return reportedHistory(tableName, connectionId, write, run);
+export function recordHistory(tableName: string, connectionId: string, write: RecordWrite, run: PageRun, stored: StoredStages | undefined, stageEventType: string | null = null): RecordHistory {
+  if (write.collection === "events") return reportedHistory(tableName, connectionId, write, run, stageEventType);
   if (write.collection !== "leads" || stored === undefined) return NONE;
   const leadId = write.key[0]!;
   const before = stored.get(leadId);
@@ -53,8 +53,8 @@ export function recordHistory(tableName: string, connectionId: string, write: Re
 }
 
 /** A stage event's transition (core/lead-history.ts, reportedTransition), keyed by its event id: re-sent, it lands on the same item. */
-function reportedHistory(tableName: string, connectionId: string, write: RecordWrite, run: PageRun): RecordHistory {
-  const transition = reportedTransition(write.doc, { runId: run.runId, committedAt: run.committedAt });
+function reportedHistory(tableName: string, connectionId: string, write: RecordWrite, run: PageRun, stageEventType: string | null): RecordHistory {
+  const transition = reportedTransition(write.doc, { runId: run.runId, committedAt: run.committedAt }, stageEventType);
   if (transition === null) return NONE;
   const item = transitionItem(connectionId, transition);
   return { actions: [{ Put: { TableName: tableName, Item: item } }], entered: undefined, bytes: itemBytes(item) };

@@ -113,7 +113,7 @@ export function planPage(tableName: string, write: PageWrite, storedListing: str
   let current = fresh();
   if (listing.dropFirst) current.puts.push({ Update: dropListing(tableName, write) });
   for (const record of records) {
-    const history = recordHistory(tableName, write.connectionId, record.write, write.run, stored);
+    const history = recordHistory(tableName, write.connectionId, record.write, write.run, stored, write.stageEventType ?? null);
     const entry = changeEntry(record.write);
     const bytes = record.bytes + lineageBytes(write.run, record.write) + history.bytes + changeBytes([entry]);
     if (current.puts.length + record.items.length + history.actions.length > maxActions || current.bytes + bytes > TRANSACTION_BYTE_BUDGET) {

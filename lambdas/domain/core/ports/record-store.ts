@@ -115,6 +115,8 @@ export interface PageWrite {
    * the one it last committed and skip rewriting its records. Absent: always written.
    */
   readonly listing?: PageListing;
+  /** The connection's setting naming the /events type that records stage moves (core/stage-event-type.ts); absent or null: the default detection. */
+  readonly stageEventType?: string | null;
 }
 
 export interface PageListing {
