@@ -21,7 +21,7 @@ export interface PurgeQueue {
   due(now: Date, limit: number): Promise<PendingPurge[]>;
   /**
    * Deletes up to `maxItems` more items of the connection's data (records and
-   * their parts, stages, loss reasons, watermarks, run summaries and lock,
+   * their parts, stages, loss reasons, watermarks, stage transitions, change items, run summaries and lock,
    * rate-limit log, preflight reports). Resumable: what is gone is gone, so the
    * next call goes on where this one stopped. A record's parts go before its head.
    */

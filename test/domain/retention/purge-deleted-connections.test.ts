@@ -84,6 +84,24 @@ async function syncedConnection(id: string, options: { readonly largeRecord: boo
   await client.send(new PutItemCommand({ TableName: tableName, Item: { pk: { S: figuresPartitionKey(id) }, sk: { S: FIGURES_SORT_KEY }, doc: { S: "{}" } } }));
 }
 
+const MOVED_LEADS = 6;
+
+/** A connection whose leads moved between two syncs (observed transitions, HIST#), one move also reported by a stage event, and the change items of every commit (CHG#). */
+async function movedLeads(id: string): Promise<void> {
+  const records = new DynamoDbRecordStore({ client, tableName });
+  const runs = new DynamoDbRunStore({ client, tableName });
+  await new DynamoDbConnectionStore({ client, tableName }).put(connection(id));
+  const at = (stage: string, updated: string) =>
+    Array.from({ length: MOVED_LEADS }, (_, i): RecordWrite => ({ collection: "leads", key: [`m${i}`], doc: { id: `m${i}`, pipeline_id: "p1", stage_id: stage, updated_at: updated } }));
+  const first = await runHoldingLock(runs, id, `run-20261120T000000000Z-${id}`);
+  await records.commitPage(first.page({ connectionId: id, records: at("s1", "2026-11-20T00:00:00.000Z") }));
+  await runs.finish(id, `run-20261120T000000000Z-${id}`, { status: "succeeded", finishedAt: "2026-11-20T00:10:00.000Z" });
+  const second = await runHoldingLock(runs, id, `run-20261121T000000000Z-${id}`);
+  await records.commitPage(second.page({ connectionId: id, records: at("s2", "2026-11-21T00:00:00.000Z") }));
+  const event = { id: "e1", lead_id: "m0", type: "stage_changed", value_before: { value: "s1" }, value_after: { value: "s2" }, created_at: "2026-11-20T12:00:00.000Z" };
+  await records.commitPage(second.page({ connectionId: id, records: [{ collection: "events", key: ["e1"], doc: event }] }, "events"));
+}
+
 /** Every item of the table that belongs to the connection, found without the purge's own key list. */
 async function itemsOf(connectionId: string): Promise<Record<string, AttributeValue>[]> {
   const items: Record<string, AttributeValue>[] = [];
@@ -255,6 +273,30 @@ describe("purge of a deleted connection's data (DynamoDB Local)", () => {
     }
     expect(await itemsOf(gone)).toEqual([]);
     expect(deleted).toBe(before.length);
+  });
+
+  test("a purge leaves no stage transition (HIST#) or change item (CHG#) of the deleted connection, and another connection's stay", async () => {
+    const gone = `conn-${randomUUID()}`;
+    const kept = `conn-${randomUUID()}`;
+    for (const id of [gone, kept]) await movedLeads(id);
+    const byKind = (items: Record<string, AttributeValue>[], prefix: string) => items.filter((item) => item["pk"]?.S?.startsWith(prefix)).length;
+    const keptBefore = await itemsOf(kept);
+    const goneBefore = await itemsOf(gone);
+    // Observed moves in more than one shard, a reported one from a stage event, and a change item per commit.
+    expect(new Set(goneBefore.filter((item) => item["pk"]?.S?.startsWith("HIST#")).map((item) => item["pk"]?.S)).size).toBeGreaterThan(1);
+    expect(byKind(goneBefore, "HIST#")).toBe(MOVED_LEADS + 1);
+    expect(byKind(goneBefore, "CHG#")).toBeGreaterThanOrEqual(3);
+    await deleteConnection(gone);
+
+    // A small budget, so that invocations stop inside the history shards and the change partition.
+    for (let invocation = 0; invocation < 100; invocation++) {
+      if ((await purgeDeletedConnections(depsAt(DUE), { maxItems: 5 })).purged.includes(gone)) break;
+    }
+    const left = await itemsOf(gone);
+    expect([byKind(left, "HIST#"), byKind(left, "CHG#"), left.length]).toEqual([0, 0, 0]);
+    const keptAfter = await itemsOf(kept);
+    expect(keptAfter).toHaveLength(keptBefore.length);
+    expect([byKind(keptAfter, "HIST#"), byKind(keptAfter, "CHG#")]).toEqual([byKind(keptBefore, "HIST#"), byKind(keptBefore, "CHG#")]);
   });
 
   test("a purge never deletes the data of a connection that exists (its delete failed after queueing the purge)", async () => {

@@ -9,7 +9,7 @@ import { figuresPartitionKey } from "../figures/figures-keys";
 import { rateLimitPartitionKey } from "../rate-limit/rate-limit-keys";
 import type { PendingPurge, PurgeQueue, PurgeStep } from "../../../domain/retention/purge-queue";
 import { runLockPartitionKey, runPartitionKey } from "../runs/run-item/run-keys";
-import { ATTR, legacyRecordPartitionKey, partPartitionKey, recordShardPartitionKeys, watermarkPartitionKey } from "../records/keys";
+import { ATTR, changePartitionKey, historyShardPartitionKeys, legacyRecordPartitionKey, partPartitionKey, recordShardPartitionKeys, watermarkPartitionKey } from "../records/keys";
 import { PURGE_ATTR, PURGE_PARTITION_KEY, duePurgeSortKeyBound, purgeSortKey } from "./purge-keys";
 import { linkPartitionKey, snapshotPartitionKey } from "../managers/manager-keys";
 
@@ -101,7 +101,7 @@ export class DynamoDbPurgeQueue extends DynamoDbTableAdapter implements PurgeQue
 
   /**
    * Every partition that holds the connection's data: its records (with their parts) in every shard and in the
-   * unsharded layout of earlier releases, then the small ones. An empty partition costs one Query per invocation.
+   * unsharded layout of earlier releases, its leads' transitions (one per shard) and its change items, then the small ones. An empty partition costs one Query per invocation.
    * Each audit's returned ids (AUDITSEEN#<connection>#<audit>) go before the run partition, which names the audits.
    */
   private async *partitionsOf(connectionId: string): AsyncGenerator<{ pk: string; collection?: (typeof COLLECTIONS)[number] }> {
@@ -110,6 +110,9 @@ export class DynamoDbPurgeQueue extends DynamoDbTableAdapter implements PurgeQue
       yield { pk: legacyRecordPartitionKey(connectionId, collection), collection };
     }
     yield { pk: watermarkPartitionKey(connectionId) };
+    // Stage history and the change feed (docs/history-feed-webhooks.md): the change items' TTL would take a month.
+    for (const pk of historyShardPartitionKeys(connectionId)) yield { pk };
+    yield { pk: changePartitionKey(connectionId) };
     for (const auditId of await this.auditIds(connectionId)) yield { pk: returnedPartitionKey(connectionId, auditId) };
     yield { pk: runPartitionKey(connectionId) };
     yield { pk: runLockPartitionKey(connectionId) };
