@@ -145,6 +145,7 @@ export function createInstrumentedSync(options: InstrumentedSyncOptions) {
     getFreshness: (connectionId) => store.getFreshness(connectionId),
     getUserIds: (connectionId) => store.getUserIds(connectionId),
     listRecords: (connectionId, collection, listOptions) => store.listRecords(connectionId, collection, listOptions),
+    readLeadStages: (connectionId, leadIds) => store.readLeadStages(connectionId, leadIds),
     async commitPage(write) {
       const page = current;
       const started = performance.now();

@@ -47,6 +47,9 @@ export interface StoredStage {
   readonly stageId: string | null;
 }
 
+/** Where each lead of a page stood before it (by lead id); null: not stored (first sight). */
+export type LeadStages = ReadonlyMap<string, StoredStage | null>;
+
 /** What the page commits with a lead besides the lead itself. */
 export interface PageContext {
   readonly runId: string;

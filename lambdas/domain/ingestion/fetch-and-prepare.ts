@@ -1,6 +1,8 @@
 import type { SyncEntity } from "../core/entities";
 import { PaginationError } from "../core/errors";
-import { MAX_PAGES_PER_ENTITY } from "../core/limits";
+import { MAX_PAGES_PER_ENTITY, TEXT_LIMITS } from "../core/limits";
+import { codePointLength, isWellFormedText } from "../core/characters";
+import type { LeadStages } from "../core/lead-history";
 import type { Logger } from "../core/ports/logger";
 import type { PageFinding, PageRun, RecordStore, StageKinds } from "../core/ports/record-store";
 import type { SourceClient, SourceConnection } from "../core/ports/source-client";
@@ -68,10 +70,12 @@ export interface FetchedPage {
   readonly prepared: PreparedPage;
   /** The page's findings to count, with the samples the run holds after it. */
   readonly findings: { readonly findings: readonly PageFinding[]; readonly sampled: SampledSoFar };
+  /** The stored stage of the page's leads, read while it was validated (leadStagesAhead); absent: the commit reads them. */
+  readonly leadStages?: Promise<LeadStages | undefined>;
 }
 
 /** Fetches one page and prepares it, all or nothing: the page cap, the request, validation, paging rules, won/lost, findings. */
-export async function fetchAndPrepare(deps: FetchPageDeps, connection: SourceConnection, input: PageInput): Promise<FetchedPage> {
+export async function fetchAndPrepare(deps: FetchPageDeps, connection: SourceConnection, input: PageInput, options: { readonly readLeadStages?: boolean } = {}): Promise<FetchedPage> {
   if (input.page > MAX_PAGES_PER_ENTITY) {
     throw new PaginationError(`more than ${MAX_PAGES_PER_ENTITY} pages of ${input.entity}; the source's has_more never ended`, { rule: pageCap.id });
   }
@@ -87,6 +91,7 @@ export async function fetchAndPrepare(deps: FetchPageDeps, connection: SourceCon
     ...(definition.incremental && input.updatedSince !== null ? { updatedSince: input.updatedSince } : {}),
   });
 
+  const leadStages = options.readLeadStages === true ? leadStagesAhead(deps.store, input, sourcePage) : undefined;
   const stageKinds: StageKinds = kindsRead !== null && sourcePage.data.length > 0 ? await kindsRead : new Map();
   const userIds = usersRead !== null && sourcePage.data.length > 0 ? await usersRead : null;
   const prepared = preparePage({
@@ -99,7 +104,25 @@ export async function fetchAndPrepare(deps: FetchPageDeps, connection: SourceCon
     // A compared timestamp past the page's clock plus the allowance is stored, but never moves the watermark.
     latestTrusted: latestTrusted(new Date(input.run.committedAt)),
   });
-  return { definition, hasMore: sourcePage.hasMore, prepared, findings: pageFindings(prepared.findings, input.findingSamples ?? {}) };
+  return { definition, hasMore: sourcePage.hasMore, prepared, findings: pageFindings(prepared.findings, input.findingSamples ?? {}), ...(leadStages === undefined ? {} : { leadStages }) };
+}
+
+/**
+ * The read of the page's leads' stored stages (their stage transitions), started as soon as the page's ids are known
+ * so that it runs while the page is validated and planned, not before its commit. Only for a leads page that will
+ * write records: one that is not a whole listing (page 1 without a next page may be the listing already stored,
+ * which writes nothing, so an idle run reads nothing more). Raw ids that could not be keys leave it to the commit;
+ * a failed read resolves undefined, and the commit reads again.
+ */
+function leadStagesAhead(store: RecordStore, input: PageInput, page: { readonly data: readonly unknown[]; readonly hasMore: boolean }): Promise<LeadStages | undefined> | undefined {
+  if (input.entity !== "leads" || (input.page === 1 && !page.hasMore)) return undefined;
+  const ids = page.data.map((record) => (typeof record === "object" && record !== null ? (record as Record<string, unknown>)["id"] : undefined));
+  if (ids.length === 0 || !ids.every((id): id is string => typeof id === "string" && id !== "" && codePointLength(id) <= TEXT_LIMITS.id && isWellFormedText(id))) return undefined;
+  try {
+    return store.readLeadStages(input.connectionId, ids).catch(() => undefined);
+  } catch {
+    return undefined;
+  }
 }
 
 /** The run's part of a page's commit, a sync's or an audit's: its fence, lease and progress. */

@@ -8,10 +8,12 @@ import type { SourceConnection } from "../core/ports/source-client";
  * audit's page is ../audits/audit-page.ts.
  */
 export async function ingestPage(deps: FetchPageDeps, connection: SourceConnection, input: PageInput): Promise<PageResult> {
-  const fetched = await fetchAndPrepare(deps, connection, input);
+  const fetched = await fetchAndPrepare(deps, connection, input, { readLeadStages: true });
   const { definition, prepared } = fetched;
   const advances = definition.incremental && prepared.maxCompared !== null && (input.watermark === null || prepared.maxCompared > input.watermark);
   const watermark = advances ? prepared.maxCompared : input.watermark;
+  // Read while the page was validated; undefined: the commit reads them itself.
+  const leadStages = await fetched.leadStages;
   // Always committed, even with nothing to write: the commit is also the run's fence, lease and progress.
   await deps.store.commitPage({
     connectionId: input.connectionId,
@@ -21,6 +23,7 @@ export async function ingestPage(deps: FetchPageDeps, connection: SourceConnecti
     listing: { hasMore: fetched.hasMore, updatedSince: definition.incremental ? input.updatedSince : null },
     run: pageProgress(input, fetched),
     stageEventType: input.stageEventType?.() ?? null,
+    ...(leadStages === undefined ? {} : { leadStages }),
   });
   logCommitted(deps.logger, input, fetched, watermark);
   return pageResult(fetched, watermark);

@@ -16,6 +16,7 @@ import { DynamoDbTableAdapter } from "../table/dynamodb-table-adapter";
 import { STAGE_KINDS, SYNC_ENTITIES, type Collection, type StageKind, type SyncEntity } from "../../../domain/core/entities";
 import { InvalidCursorError, RunSupersededError, StoredVersionNewerError, SyncSinceChangedError } from "../../../domain/core/errors";
 import type { PageWrite, RecordOrder, RecordPage, RecordStore, RecordWrite, StageKinds } from "../../../domain/core/ports/record-store";
+import type { LeadStages } from "../../../domain/core/lead-history";
 import { RecordLineageSchema, type RecordLineage, type RecordWithLineage } from "../../../domain/core/record-lineage";
 import type { Freshness } from "../../../domain/core/freshness";
 import { UNDATED_NEWEST_VALUE } from "../../../domain/core/record-newest";
@@ -35,7 +36,7 @@ import {
 } from "./keys";
 import { SORT_KEY_MAX_BYTES, utf8Bytes } from "../table/key-limits";
 import { LOCK_ACTION_INDEX, PROGRESS_ACTION_INDEX, pageWritesRecords, planPage } from "./page-transactions";
-import { readStoredStages } from "./stored-stages";
+import { readLeadStages, readStoredStages } from "./stored-stages";
 import { isRefusedHeal, retryOfRefusedHead } from "./head-writes";
 import { dropStaleParts, readRecordDoc, type PartsTable } from "./record-parts";
 import { mergeShardQueries } from "../table/sharded-query";
@@ -182,6 +183,8 @@ export class DynamoDbRecordStore extends DynamoDbTableAdapter implements RecordS
     for (const [index, input] of transactions.entries()) await this.sendFenced(write, input, index === transactions.length - 1, uncounted);
     for (const staged of plan.staged) await dropStaleParts(this.parts, staged);
   }
+
+  readLeadStages(connectionId: string, leadIds: readonly string[]): Promise<LeadStages> { return readLeadStages(this.parts, connectionId, leadIds); }
 
   /**
    * The listing hash on the entity's watermark item, read only for a page 1

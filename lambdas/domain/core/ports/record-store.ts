@@ -2,6 +2,7 @@ import type { Collection, StageKind, SyncEntity } from "../entities";
 import type { RecordWithLineage } from "../record-lineage";
 import type { Freshness } from "../freshness";
 import type { Severity } from "../severity";
+import type { LeadStages } from "../lead-history";
 
 /** A canonical record ready to store: where it goes, its key, its JSON document. */
 export interface RecordWrite {
@@ -117,6 +118,12 @@ export interface PageWrite {
   readonly listing?: PageListing;
   /** The connection's setting naming the /events type that records stage moves (core/stage-event-type.ts); absent or null: the default detection. */
   readonly stageEventType?: string | null;
+  /**
+   * The stored stage of the page's leads, read by readLeadStages while the page
+   * was validated (off the commit's critical path). Used when it holds every
+   * lead of the page; else the commit reads them itself.
+   */
+  readonly leadStages?: LeadStages;
 }
 
 export interface PageListing {
@@ -165,6 +172,12 @@ export interface RecordStore {
    * in both cases the page wrote nothing.
    */
   commitPage(write: PageWrite): Promise<void>;
+  /**
+   * Where each of these leads stands in the store now (one strong BatchGetItem
+   * per 100), for a page's stage transitions: called by the page task as soon
+   * as the page's ids are known, under the run's lock, so it is what the page replaces.
+   */
+  readLeadStages(connectionId: string, leadIds: readonly string[]): Promise<LeadStages>;
   /**
    * One stored record with its lineage, by its key (`[id]`, `[pipelineId, stageId]` for stages);
    * `{ record: null, lineage: null }` when none is stored. One strong read of its head (its parts too, when split).
