@@ -12,6 +12,7 @@ import { DynamoDbRunStore } from "./runs/dynamodb-run-store";
 import type { DynamoDbTableOptions } from "./table/dynamodb-table-adapter";
 import { DynamoDbHistoryStore } from "./history/dynamodb-history-store";
 import { DynamoDbChangeStore } from "./changes/dynamodb-change-store";
+import { DynamoDbWebhookStore } from "./webhooks/dynamodb-webhook-store";
 
 /** Every adapter on the single table, over one client. */
 export interface DynamoDbAdapters {
@@ -34,6 +35,8 @@ export interface DynamoDbAdapters {
   readonly history: DynamoDbHistoryStore;
   /** Reads the change feed the record store's page transactions write. */
   readonly changes: DynamoDbChangeStore;
+  /** The workspaces' webhook endpoints, the deliveries due and the attempts made (docs/webhooks.md). */
+  readonly webhooks: DynamoDbWebhookStore;
 }
 
 /**
@@ -57,5 +60,6 @@ export function dynamoDbAdapters(table: DynamoDbTableOptions): DynamoDbAdapters 
     recordScan: new DynamoDbRecordScan(table, records),
     history: new DynamoDbHistoryStore(table),
     changes: new DynamoDbChangeStore(table),
+    webhooks: new DynamoDbWebhookStore(table),
   };
 }

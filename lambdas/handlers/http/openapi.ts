@@ -29,6 +29,7 @@ import { AnalyticsConnectionListSchema } from "../../domain/analytics/analytics-
 import { ManagerFiguresListSchema } from "../../domain/analytics/manager-figures";
 import { ManagerEntrySchema, ManagerListSchema, SetManagerLinkSchema } from "../../domain/analytics/manager-link-operations";
 import { MANAGER_COLLECTIONS } from "../../domain/analytics/manager-aggregates";
+import { CreateWebhookSchema, DeliveryAttemptListSchema, WebhookEndpointSchema, WebhookListSchema, WebhookWithSecretSchema } from "../../domain/webhooks/webhook-endpoint";
 import * as v from "valibot";
 import { MAX_STAGE_EVENT_TYPE_LENGTH } from "../../domain/core/stage-event-type";
 
@@ -52,6 +53,7 @@ const bodySchema = (schema: Parameters<typeof toJsonSchema>[0], options: { atLea
   };
   const properties = rest.properties ?? {};
   if (properties["base_url"]) properties["base_url"] = { ...properties["base_url"], format: "uri", description: "Absolute http(s) URL of the source API root; trailing slash stripped; loopback, private and metadata addresses refused" };
+  if (properties["url"]) properties["url"] = { ...properties["url"], format: "uri", description: "Absolute https URL of the receiver (http only where loopback is allowed: the local runtime); loopback, private and metadata addresses refused" };
   if (properties["sync_since"]) properties["sync_since"] = { ...properties["sync_since"], format: "date-time" };
   // JSON Schema's maxLength counts code points, as the setting's own check does (valibot's maxLength counts UTF-16 units).
   if (properties["stage_event_type"]) properties["stage_event_type"] = { ...properties["stage_event_type"], maxLength: MAX_STAGE_EVENT_TYPE_LENGTH, description: "The /events type that records stage moves, compared exactly (case included); null: any type containing \"stage\", any case" };
@@ -93,6 +95,10 @@ export const RESPONSE_SCHEMAS = {
   LeadHistory: LeadHistorySchema,
   ChangesPage: ChangesPageSchema,
   Velocity: VelocitySchema,
+  Webhook: WebhookEndpointSchema,
+  WebhookWithSecret: WebhookWithSecretSchema,
+  WebhookList: WebhookListSchema,
+  WebhookDeliveries: DeliveryAttemptListSchema,
 };
 
 function responseComponents(): Record<string, object> {
@@ -126,6 +132,7 @@ const TAGS = {
   Preflight: ["startPreflight", "getPreflight"],
   Insights: ["getFunnel", "getQuality", "getVelocity"],
   Notifications: ["listNotifications"],
+  Webhooks: ["createWebhook", "listWebhooks", "getWebhook", "deleteWebhook", "rotateWebhookSecret", "listWebhookDeliveries"],
   Managers: ["listManagers", "linkManager", "unlinkManager"],
   Analytics: ["listAnalyticsConnections", "getManagerFigures", "listManagerRecords", "getManagerRecord"],
 } as const;
@@ -137,6 +144,7 @@ const TAG_DESCRIPTIONS: Record<keyof typeof TAGS, string> = {
   Preflight: "The conformance check of the connection's source API, run from the service",
   Insights: "Analytics and data quality over a connection's records",
   Notifications: "What the service told the workspace: runs that failed, connections gone stale",
+  Webhooks: "Signed deliveries of the workspace's events to the owner's endpoints, retried with backoff",
   Managers: "The owner's links between a connection's CRM users and the workspace's members",
   Analytics: "Per-manager figures, records and coaching signals, for every role, scoped by who asks",
 };
@@ -180,6 +188,12 @@ function responsesOf(route: Route): Record<string, unknown> {
     listAnalyticsConnections: { description: "The workspace's connections, and the caller's link on each", content: content(ref("AnalyticsConnectionList")) },
     getManagerFigures: { description: "One row per manager (a MOP: theirs) with the period's figures and coaching signals", content: content(ref("ManagerFigures")) },
     listManagerRecords: { description: "A page of one manager's records", content: content(ref("RecordsPage")) },
+    createWebhook: { description: "Created; `secret` is shown this once", content: content(ref("WebhookWithSecret")) },
+    listWebhooks: { description: "The workspace's endpoints", content: content(ref("WebhookList")) },
+    getWebhook: { description: "The endpoint", content: content(ref("Webhook")) },
+    deleteWebhook: { description: "Deleted; nothing more is sent to it" },
+    rotateWebhookSecret: { description: "The endpoint with its new `secret`, shown this once", content: content(ref("WebhookWithSecret")) },
+    listWebhookDeliveries: { description: "The last attempts, newest first", content: content(ref("WebhookDeliveries")) },
     getManagerRecord: { description: "The record, when the caller may see it", content: content(ref("ManagerRecord")) },
   };
   const errors = Object.fromEntries(
@@ -258,7 +272,9 @@ function operationOf(route: Route): Record<string, unknown> {
           ? bodySchema(ResetSyncSchema)
           : route.operationId === "linkManager"
             ? bodySchema(SetManagerLinkSchema)
-            : undefined;
+            : route.operationId === "createWebhook"
+              ? bodySchema(CreateWebhookSchema)
+              : undefined;
   const responses = responsesOf(route);
   const tag = tagOf(route.operationId);
   return {

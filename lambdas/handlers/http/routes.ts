@@ -16,12 +16,14 @@ import { getQuality } from "../../domain/onboarding/quality-operations";
 import { getLeadHistory } from "../../domain/onboarding/lead-history-operations";
 import { listChanges } from "../../domain/onboarding/change-operations";
 import { getVelocity } from "../../domain/onboarding/velocity-analytics";
+import { createWebhook, deleteWebhook, getWebhook, listDeliveries, listWebhooks, rotateWebhookSecret } from "../../domain/webhooks/webhook-operations";
 
 import { API_PREFIX, param, type Route } from "./route";
 import { ANALYTICS_ROUTES, MANAGER_LINK_ROUTES } from "./analytics-routes";
 
 export { API_PREFIX, type Route, type RouteRequest } from "./route";
 const CONNECTIONS = `${API_PREFIX}/crm/custom/connections`;
+const WEBHOOKS = `${API_PREFIX}/crm/custom/webhooks`;
 
 /**
  * Every authenticated route: the onboarding API's (the workspace owner's only,
@@ -236,6 +238,48 @@ export const ROUTES: readonly Route[] = [
     summary: "The workspace's last 100 notifications (sync run finished, audit finished, connection stale), newest first",
     successStatus: 200,
     handle: async (deps, request) => ({ data: await listNotifications(deps, request.account) }),
+  },
+  {
+    routeKey: `POST ${WEBHOOKS}`,
+    operationId: "createWebhook",
+    summary: "Register a webhook endpoint for the workspace's events; the answer shows its signing secret, this once",
+    successStatus: 201,
+    handle: (deps, request) => createWebhook(deps, request.account, parseJsonBody(request.body)),
+  },
+  {
+    routeKey: `GET ${WEBHOOKS}`,
+    operationId: "listWebhooks",
+    summary: "The workspace's webhook endpoints (never their secrets)",
+    successStatus: 200,
+    handle: async (deps, request) => ({ data: await listWebhooks(deps, request.account) }),
+  },
+  {
+    routeKey: `GET ${WEBHOOKS}/{id}`,
+    operationId: "getWebhook",
+    summary: "One webhook endpoint (never its secret)",
+    successStatus: 200,
+    handle: (deps, request) => getWebhook(deps, request.account, param(request, "id")),
+  },
+  {
+    routeKey: `DELETE ${WEBHOOKS}/{id}`,
+    operationId: "deleteWebhook",
+    summary: "Delete a webhook endpoint: nothing more is sent to it",
+    successStatus: 204,
+    handle: (deps, request) => deleteWebhook(deps, request.account, param(request, "id")),
+  },
+  {
+    routeKey: `POST ${WEBHOOKS}/{id}/rotate`,
+    operationId: "rotateWebhookSecret",
+    summary: "A new signing secret, shown this once; the old one signs nothing more",
+    successStatus: 200,
+    handle: (deps, request) => rotateWebhookSecret(deps, request.account, param(request, "id")),
+  },
+  {
+    routeKey: `GET ${WEBHOOKS}/{id}/deliveries`,
+    operationId: "listWebhookDeliveries",
+    summary: "The endpoint's last delivery attempts, newest first: event, status or error, attempt, next attempt",
+    successStatus: 200,
+    handle: async (deps, request) => ({ data: await listDeliveries(deps, request.account, param(request, "id")) }),
   },
   ...MANAGER_LINK_ROUTES,
   ...ANALYTICS_ROUTES,

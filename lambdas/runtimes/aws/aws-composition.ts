@@ -11,7 +11,9 @@ import { systemClock } from "../../domain/core/ports/clock";
 import type { ApiDeps } from "../../domain/analytics/analytics-deps";
 import { createHttpSourceClient } from "../../adapters/source-http/http-source-client";
 import { createGuardedFetch } from "../../adapters/source-http/ssrf/guarded-fetch";
-import { baseUrlPolicy } from "../../adapters/source-http/ssrf/base-url-policy";
+import { baseUrlPolicy, webhookUrlPolicy } from "../../adapters/source-http/ssrf/base-url-policy";
+import { createHttpWebhookSender } from "../../adapters/webhook-http/http-webhook-sender";
+import type { WebhookDeliveryDeps } from "../../domain/webhooks/deliver-webhooks";
 import { dynamoDbKeySpace } from "../../adapters/dynamodb/dynamodb-key-space";
 import type { StartSyncDeps, SyncDeps } from "../../domain/sync/sync-deps";
 import type { PreflightFailureDeps } from "../../domain/preflight/preflight-failure";
@@ -26,6 +28,7 @@ import {
   readConfig,
   StarterConfigSchema,
   SyncTaskConfigSchema,
+  WebhookDeliveryConfigSchema,
 } from "./aws-config";
 import { cachingDecrypts } from "../../adapters/aws/cached-token-cipher";
 import { KmsTokenCipher } from "../../adapters/aws/kms-token-cipher";
@@ -126,7 +129,7 @@ export function awsStartSyncDeps(env: Record<string, string | undefined> = proce
 
 export function awsOnboardingDeps(env: Record<string, string | undefined> = process.env): ApiDeps {
   const config = readConfig(ApiConfigSchema, env);
-  const { records, audits, runs, connections, limiter, preflights, notifications, figures, managers, history, changes } = table(config.TABLE_NAME);
+  const { records, audits, runs, connections, limiter, preflights, notifications, figures, managers, history, changes, webhooks } = table(config.TABLE_NAME);
   return {
     records,
     figures,
@@ -147,6 +150,8 @@ export function awsOnboardingDeps(env: Record<string, string | undefined> = proc
     baseUrls: baseUrlPolicy({ allowLoopback: config.ALLOW_LOOPBACK_SOURCES }),
     keySpace: dynamoDbKeySpace,
     managers,
+    webhooks,
+    webhookUrls: webhookUrlPolicy({ allowLoopback: config.ALLOW_LOOPBACK_SOURCES }),
     ...(config.SYNC_SCHEDULE === undefined ? {} : { schedule: config.SYNC_SCHEDULE }),
   };
 }
@@ -177,6 +182,19 @@ export function awsPurgeDeps(env: Record<string, string | undefined> = process.e
   return {
     purges,
     connections,
+    clock,
+    logger,
+  };
+}
+
+/** The WebhookDelivery function's: the endpoints and deliveries, the secrets' key, the guarded sender. */
+export function awsWebhookDeliveryDeps(env: Record<string, string | undefined> = process.env): WebhookDeliveryDeps {
+  const config = readConfig(WebhookDeliveryConfigSchema, env);
+  return {
+    webhooks: table(config.TABLE_NAME).webhooks,
+    sender: createHttpWebhookSender({ allowLoopback: config.ALLOW_LOOPBACK_SOURCES }),
+    // A warm container decrypts each endpoint's secret once, as the page task does the token.
+    cipher: cachingDecrypts(new KmsTokenCipher({ client: kmsClient(), keyId: config.KMS_KEY_ID })),
     clock,
     logger,
   };

@@ -39,6 +39,13 @@ export const ApiConfigSchema = v.object({
   PREFLIGHT_FUNCTION_NAME: required("PREFLIGHT_FUNCTION_NAME"),
 });
 
+/** The webhooks' deliveries: the table, the key the secrets are kept under, and the SSRF setting (as the sources'). */
+export const WebhookDeliveryConfigSchema = v.object({
+  TABLE_NAME: required("TABLE_NAME"),
+  KMS_KEY_ID: required("KMS_KEY_ID"),
+  ALLOW_LOOPBACK_SOURCES: flag("ALLOW_LOOPBACK_SOURCES"),
+});
+
 /** The preflight worker: what the page task has (table, key, SSRF setting). */
 export const PreflightWorkerConfigSchema = SyncTaskConfigSchema;
 

@@ -31,6 +31,10 @@ import { createLocalDispatch, type LocalDispatch } from "./local-dispatch";
 import type { LocalOidcSettings } from "./oidc-token-verifier";
 import { InProcessManagerRefresher } from "../../adapters/local/in-process-manager-refresher";
 import { refreshManagers } from "../../domain/analytics/refresh-managers";
+import type { WebhookSender } from "../../domain/webhooks/webhook-ports";
+import { createHttpWebhookSender } from "../../adapters/webhook-http/http-webhook-sender";
+import { bothWays, LocalWebhooks } from "./local-webhooks";
+import { webhookUrlPolicy } from "../../adapters/source-http/ssrf/base-url-policy";
 
 /**
  * The local runtime's one composition root: every client, store and handler
@@ -61,6 +65,8 @@ export interface LocalSync {
   readonly managers: DynamoDbAdapters["managers"];
   /** Recomputes them after each run's end, in this process; tests wait on its `idle()`. */
   readonly managerRefresher: InProcessManagerRefresher;
+  /** The events' deliveries to the workspaces' endpoints: `sweep()` sends what is due, tests wait on `idle()`. */
+  readonly webhooks: LocalWebhooks;
   stop(): Promise<void>;
 }
 
@@ -94,6 +100,8 @@ export interface LocalSyncOptions {
   readonly fetchAhead?: boolean;
   /** Test hook (CRASH_GATES): the Task handlers announce their points and wait for the control server. */
   readonly gates?: CrashGates;
+  /** Sends the webhooks' deliveries; by default node's fetch through the SSRF guard with loopback refused. */
+  readonly webhookSender?: WebhookSender;
   /** The bench's hook: wraps the Task handlers' ports and the handlers before the engine is built (timing only). */
   readonly instrument?: {
     readonly deps?: (deps: SyncDeps) => SyncDeps;
@@ -115,12 +123,20 @@ export function createLocalSync(options: LocalSyncOptions): LocalSync {
     (job) => refreshManagers({ scan: adapters.recordScan, managers, clock, logger: options.logger }, job),
     options.logger,
   );
+  const webhooks = new LocalWebhooks({
+    webhooks: adapters.webhooks,
+    sender: options.webhookSender ?? createHttpWebhookSender({ allowLoopback: false }),
+    cipher: options.cipher,
+    clock,
+    logger: options.logger,
+  });
   const built: SyncDeps = {
     managerRefresher,
-    // The same events as in AWS: recorded as notifications, then logged instead of sent to EventBridge.
+    // The same events as in AWS: recorded as notifications, then logged instead of sent to EventBridge, and
+    // handed to the webhooks (what the EventBridge rule's target does in AWS).
     events: notifyingPublisher({
       notifications: adapters.notifications,
-      out: logEventPublisher(options.logger),
+      out: bothWays(logEventPublisher(options.logger), webhooks.publisher),
       clock,
       logger: options.logger,
     }),
@@ -157,10 +173,11 @@ export function createLocalSync(options: LocalSyncOptions): LocalSync {
     logger: options.logger,
     staleCheck: { records, events: deps.events, scheduleIntervalMs: deps.scheduleIntervalMs ?? null },
   };
-  return { deps, startDeps, engine, handlers, adapters, records, runs, connections, limiter, figures: adapters.figures, managers, managerRefresher, stop: async () => {
+  return { deps, startDeps, engine, handlers, adapters, records, runs, connections, limiter, figures: adapters.figures, managers, managerRefresher, webhooks, stop: async () => {
     await engine.stop();
-    // A refresh a run's end asked for finishes before the stores' client goes.
+    // A refresh a run's end asked for, and the webhooks' attempts, finish before the stores' client goes.
     await managerRefresher.idle();
+    await webhooks.idle();
   } };
 }
 
@@ -190,6 +207,8 @@ export interface LocalServiceOptions {
   readonly sleep?: Sleep;
   /** OIDC_ISSUER and OIDC_CLIENT_ID: the console signs in there (authorization code + PKCE) and the API accepts its tokens. */
   readonly oidc?: LocalOidcSettings;
+  /** Sends the webhooks' deliveries; by default node's fetch through the SSRF guard, loopback as for sources (tests pass one with their deadline and resolver). */
+  readonly webhookSender?: WebhookSender;
 }
 
 /**
@@ -207,7 +226,8 @@ export async function createLocalService(options: LocalServiceOptions): Promise<
   const gates = options.crashGatesUrl === undefined ? undefined : createCrashGates(options.crashGatesUrl);
   if (gates !== undefined) gateDynamoDbClient(options.client, gates);
   const source = gates === undefined ? httpSource : gateSourceClient(httpSource, gates);
-  const sync = createLocalSync({ ...options, source, ...(gates === undefined ? {} : { gates }) });
+  const webhookSender = options.webhookSender ?? createHttpWebhookSender({ allowLoopback: options.allowLoopbackSources });
+  const sync = createLocalSync({ ...options, source, webhookSender, ...(gates === undefined ? {} : { gates }) });
   const { preflights, notifications } = sync.adapters;
   const preflightLauncher = new InProcessPreflightLauncher(
     (job) =>
@@ -238,6 +258,8 @@ export async function createLocalService(options: LocalServiceOptions): Promise<
     baseUrls: baseUrlPolicy({ allowLoopback: options.allowLoopbackSources }),
     keySpace: dynamoDbKeySpace,
     managers: sync.managers,
+    webhooks: sync.adapters.webhooks,
+    webhookUrls: webhookUrlPolicy({ allowLoopback: options.allowLoopbackSources }),
     ...(options.schedule === undefined ? {} : { schedule: options.schedule }),
     ...(options.sleep === undefined ? {} : { sleep: options.sleep }),
   };

@@ -3,6 +3,7 @@ import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Logger } from "../../domain/core/ports/logger";
 import { PURGE_INTERVAL_MINUTES } from "../../domain/retention/purge-deleted-connections";
+import { WEBHOOK_SWEEP_INTERVAL_MINUTES } from "../../domain/webhooks/webhook-limits";
 import { startSync } from "../../domain/sync/start-sync";
 import { ensureTable } from "../../adapters/dynamodb/table/table-definition";
 import { AesGcmTokenCipher, loadOrCreateKeyFile } from "../../adapters/local/aes-token-cipher";
@@ -101,6 +102,13 @@ async function startOnLockedDataDir(config: LocalRuntimeConfig, logger: Logger, 
       (error) => logger.error("scheduled purge failed", { error: String(error) }),
     );
 
+    // Webhook attempts due after the first (the retries): what AWS's schedule does every minute.
+    const stopWebhooks = startLocalSchedule(
+      WEBHOOK_SWEEP_INTERVAL_MINUTES * 60_000,
+      () => service.sync.webhooks.sweep(),
+      (error) => logger.error("scheduled webhook sweep failed", { error: String(error) }),
+    );
+
     let stopping: Promise<void> | undefined;
     return {
       service,
@@ -112,6 +120,7 @@ async function startOnLockedDataDir(config: LocalRuntimeConfig, logger: Logger, 
         (stopping ??= (async () => {
           stopSchedule();
           stopPurge();
+          stopWebhooks();
           await api.close();
           await jobs.stop();
           await service.sync.stop();
