@@ -1,4 +1,5 @@
 import { DynamoDbNotificationStore } from "../../lambdas/adapters/dynamodb/notifications/dynamodb-notification-store";
+import { DynamoDbWebhookStore } from "../../lambdas/adapters/dynamodb/webhooks/dynamodb-webhook-store";
 import { notifyingPublisher } from "../../lambdas/domain/notifications/notifying-publisher";
 import { randomBytes, randomUUID } from "node:crypto";
 import { DynamoDbHistoryStore } from "../../lambdas/adapters/dynamodb/history/dynamodb-history-store";
@@ -38,7 +39,7 @@ import { crmSource } from "../support/crm-source";
 import { createTestTable, testDynamoDbClient } from "../support/dynamodb";
 import { startSourceServer, type SourceServer } from "../support/source-server";
 import { CountingMetrics } from "../../lambdas/adapters/local/counting-metrics";
-import { baseUrlPolicy } from "../../lambdas/adapters/source-http/ssrf/base-url-policy";
+import { baseUrlPolicy, webhookUrlPolicy } from "../../lambdas/adapters/source-http/ssrf/base-url-policy";
 import { dynamoDbKeySpace } from "../../lambdas/adapters/dynamodb/dynamodb-key-space";
 import { DynamoDbManagerStore } from "../../lambdas/adapters/dynamodb/managers/dynamodb-manager-store";
 import { DynamoDbRecordScan } from "../../lambdas/adapters/dynamodb/records/record-scan";
@@ -120,6 +121,7 @@ function storesOf(name: SyncFunctionName) {
     scan: new DynamoDbRecordScan({ client, tableName }, new DynamoDbRecordStore({ client, tableName })),
     history: new DynamoDbHistoryStore({ client, tableName }),
     changes: new DynamoDbChangeStore({ client, tableName }),
+    webhooks: new DynamoDbWebhookStore({ client, tableName }),
   };
 }
 
@@ -155,7 +157,7 @@ const preflightWorker = new InProcessPreflightLauncher(
 const startedByApi: SyncExecutionInput[] = [];
 function apiOf(name: "Api" | "TestConnectionApi") {
   const starter = { start: async (input: SyncExecutionInput) => (startedByApi.push(input), `exec-${input.run_id}`), isRunning: async () => false, abort: async () => undefined };
-  return makeApiHandler({ ...storesOf(name), cipher, source, starter, clock, logger, baseUrls: baseUrlPolicy({ allowLoopback: true }), keySpace: dynamoDbKeySpace, preflightLauncher: preflightWorker });
+  return makeApiHandler({ ...storesOf(name), cipher, source, starter, clock, logger, baseUrls: baseUrlPolicy({ allowLoopback: true }), webhookUrls: webhookUrlPolicy({ allowLoopback: true }), keySpace: dynamoDbKeySpace, preflightLauncher: preflightWorker });
 }
 
 const CONNECTIONS = "/api/v1/crm/custom/connections";

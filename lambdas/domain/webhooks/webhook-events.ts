@@ -1,6 +1,7 @@
 import * as v from "valibot";
 import { SUMMARY_ENTITIES } from "../core/entities";
 import { IsoTimeSchema } from "../core/iso-time-schema";
+import { RunReferenceSchema } from "../core/run-reference";
 import {
   AuditFinishedSchema,
   ConnectionStaleSchema,
@@ -21,9 +22,7 @@ const count = v.pipe(v.number(), v.integer(), v.minValue(0));
  * The change feed's cursor range joins it when the feed lands (docs/webhooks.md).
  */
 export const ChangesCommittedSchema = v.strictObject({
-  business_account_id: v.string(),
-  connection_id: v.string(),
-  run_id: v.string(),
+  ...RunReferenceSchema.entries,
   cause: v.picklist(["sync", "audit"]),
   committed_at: IsoTimeSchema,
   records: count,

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "vitest";
 import { ApiConfigSchema, ConfigurationError, readConfig, SyncTaskConfigSchema } from "../../../lambdas/runtimes/aws/aws-config";
-import { awsManagerRefreshDeps, awsOnboardingDeps, awsPreflightJobDeps, awsSyncDeps } from "../../../lambdas/runtimes/aws/aws-composition";
+import { awsManagerRefreshDeps, awsOnboardingDeps, awsPreflightJobDeps, awsSyncDeps, awsWebhookDeliveryDeps } from "../../../lambdas/runtimes/aws/aws-composition";
 
 describe("Lambda configuration", () => {
   test("is parsed once from the environment; ALLOW_LOOPBACK_SOURCES is off unless set to true", () => {
@@ -27,6 +27,11 @@ describe("Lambda configuration", () => {
     expect(() => awsSyncDeps({ ...base, FETCH_AHEAD: "off" })).toThrow(ConfigurationError);
   });
 
+  test("the webhook delivery function's deps build without calling AWS, and its config names what is missing", () => {
+    expect(() => awsWebhookDeliveryDeps({ TABLE_NAME: "t" })).toThrow(/KMS_KEY_ID is required/);
+    expect(Object.keys(awsWebhookDeliveryDeps({ TABLE_NAME: "t", KMS_KEY_ID: "k" })).sort()).toEqual(["cipher", "clock", "logger", "sender", "webhooks"]);
+  });
+
   test("a missing value fails fast, naming it", () => {
     expect(() => readConfig(ApiConfigSchema, { TABLE_NAME: "t", KMS_KEY_ID: "k" })).toThrow(ConfigurationError);
     expect(() => readConfig(ApiConfigSchema, { TABLE_NAME: "t", KMS_KEY_ID: "k" })).toThrow(/STATE_MACHINE_ARN is required/);
@@ -43,8 +48,12 @@ describe("Lambda configuration", () => {
     // The cloud setting: a base_url that reaches loopback is refused.
     expect(deps.baseUrls.check("http://127.0.0.1:8080/").ok).toBe(false);
     expect(Object.keys(deps).sort()).toEqual(
-      ["audits", "baseUrls", "changes", "cipher", "clock", "connections", "figures", "history", "keySpace", "limiter", "logger", "managers", "notifications", "preflightLauncher", "preflights", "records", "runs", "source", "starter"].sort(),
+      ["audits", "baseUrls", "changes", "cipher", "clock", "connections", "figures", "history", "keySpace", "limiter", "logger", "managers", "notifications", "preflightLauncher", "preflights", "records", "runs", "source", "starter", "webhooks", "webhookUrls"].sort(),
     );
+    // The cloud setting for webhook endpoints: https only, loopback refused.
+    expect(deps.webhookUrls.check("http://hooks.example.com/in")).toEqual({ ok: false, rule: "url must be an https URL" });
+    expect(deps.webhookUrls.check("https://127.0.0.1/in").ok).toBe(false);
+    expect(deps.webhookUrls.check("https://hooks.example.com/in")).toEqual({ ok: true, url: "https://hooks.example.com/in" });
     // The deploy's syncSchedule reaches each connection's `schedule` in AWS too (null when the variable is absent).
     const scheduled = awsOnboardingDeps({
       TABLE_NAME: "t",
