@@ -7,6 +7,7 @@ import { afterAll, beforeAll } from "vitest";
 import type { RunSummary } from "../../lambdas/domain/core/run-summary";
 import type { Clock, Sleep } from "../../lambdas/domain/core/ports/clock";
 import type { TokenCipher } from "../../lambdas/domain/core/ports/token-cipher";
+import type { WebhookSender } from "../../lambdas/domain/webhooks/webhook-ports";
 import type { SessionRole } from "../../lambdas/domain/onboarding/auth/session-claims";
 import { issueSessionToken } from "../../lambdas/runtimes/local/local-token-issuer";
 import { AesGcmTokenCipher } from "../../lambdas/adapters/local/aes-token-cipher";
@@ -40,7 +41,7 @@ export interface SharedStore {
  * shared client to its owner.
  */
 export async function createApiHarness(
-  options: { allowLoopbackSources?: boolean; timeScale?: number; shareStore?: SharedStore; schedule?: string; clock?: Clock; sleep?: Sleep } = {},
+  options: { allowLoopbackSources?: boolean; timeScale?: number; shareStore?: SharedStore; schedule?: string; clock?: Clock; sleep?: Sleep; webhookSender?: WebhookSender } = {},
 ) {
   const shared = options.shareStore;
   const client = shared?.client ?? testDynamoDbClient();
@@ -60,6 +61,7 @@ export async function createApiHarness(
     ...(options.schedule === undefined ? {} : { schedule: options.schedule }),
     ...(options.clock === undefined ? {} : { clock: options.clock }),
     ...(options.sleep === undefined ? {} : { sleep: options.sleep }),
+    ...(options.webhookSender === undefined ? {} : { webhookSender: options.webhookSender }),
   });
   const api = await service.listen(0);
   /** Every response text, to check that no secret ever appears in one. */

@@ -1,4 +1,5 @@
 import * as v from "valibot";
+import { codePointLength } from "../core/characters";
 import { IsoTimeSchema } from "../core/iso-time-schema";
 import { LINE_OF_TEXT } from "../core/portable-patterns";
 import { WEBHOOK_EVENT_TYPES } from "./webhook-events";
@@ -36,7 +37,9 @@ export const CreateWebhookSchema = v.strictObject({
       v.string("must be a string"),
       v.regex(LINE_OF_TEXT, "must be one line of text"),
       v.trim(),
-      v.maxLength(WEBHOOK_DESCRIPTION_MAX_LENGTH, `must be at most ${WEBHOOK_DESCRIPTION_MAX_LENGTH} characters`),
+      // Characters as a person counts them (code points, as JSON Schema's maxLength does), not UTF-16 units.
+      v.check((text) => codePointLength(text) <= WEBHOOK_DESCRIPTION_MAX_LENGTH, `must be at most ${WEBHOOK_DESCRIPTION_MAX_LENGTH} characters`),
+      v.metadata({ maxLength: WEBHOOK_DESCRIPTION_MAX_LENGTH }),
     ),
   ),
 });

@@ -30,6 +30,7 @@ import { ManagerFiguresListSchema } from "../../domain/analytics/manager-figures
 import { ManagerEntrySchema, ManagerListSchema, SetManagerLinkSchema } from "../../domain/analytics/manager-link-operations";
 import { MANAGER_COLLECTIONS } from "../../domain/analytics/manager-aggregates";
 import { CreateWebhookSchema, DeliveryAttemptListSchema, WebhookEndpointSchema, WebhookListSchema, WebhookWithSecretSchema } from "../../domain/webhooks/webhook-endpoint";
+import { WEBHOOK_DESCRIPTION_MAX_LENGTH } from "../../domain/webhooks/webhook-limits";
 import * as v from "valibot";
 import { MAX_STAGE_EVENT_TYPE_LENGTH } from "../../domain/core/stage-event-type";
 
@@ -54,6 +55,7 @@ const bodySchema = (schema: Parameters<typeof toJsonSchema>[0], options: { atLea
   const properties = rest.properties ?? {};
   if (properties["base_url"]) properties["base_url"] = { ...properties["base_url"], format: "uri", description: "Absolute http(s) URL of the source API root; trailing slash stripped; loopback, private and metadata addresses refused" };
   if (properties["url"]) properties["url"] = { ...properties["url"], format: "uri", description: "Absolute https URL of the receiver (http only where loopback is allowed: the local runtime); loopback, private and metadata addresses refused" };
+  if (properties["description"]) properties["description"] = { ...properties["description"], maxLength: WEBHOOK_DESCRIPTION_MAX_LENGTH };
   if (properties["sync_since"]) properties["sync_since"] = { ...properties["sync_since"], format: "date-time" };
   // JSON Schema's maxLength counts code points, as the setting's own check does (valibot's maxLength counts UTF-16 units).
   if (properties["stage_event_type"]) properties["stage_event_type"] = { ...properties["stage_event_type"], maxLength: MAX_STAGE_EVENT_TYPE_LENGTH, description: "The /events type that records stage moves, compared exactly (case included); null: any type containing \"stage\", any case" };

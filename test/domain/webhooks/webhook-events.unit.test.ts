@@ -56,7 +56,7 @@ describe("the webhook events one service event makes", () => {
     (leaking.detail as Record<string, unknown>)["token"] = "src-token-must-not-leave";
     expect(() => webhookEventsOf(leaking)).toThrow();
     const withRecord = runFinished({ records: 1 });
-    (withRecord.detail.entities[1] as Record<string, unknown>)["record"] = { id: "lead-1", name: "Ann" };
+    ((withRecord.detail as { entities: object[] }).entities[1] as Record<string, unknown>)["record"] = { id: "lead-1", name: "Ann" };
     expect(() => webhookEventsOf(withRecord)).toThrow();
   });
 });
