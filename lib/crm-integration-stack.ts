@@ -12,11 +12,12 @@ import { SyncFunctions } from "./sync-functions";
 import { SyncSchedule } from "./sync-schedule";
 import { ConnectionPurge } from "./connection-purge";
 import { SyncStateMachine } from "./sync-state-machine";
+import { WebhookDelivery } from "./webhook-delivery";
 
 /**
  * The whole service in one stack: the record table, the source-token key,
  * the sync state machine and its Task functions, the scheduled dispatcher,
- * the onboarding HTTP API, the owner's console (S3 + CloudFront, docs/console-hosting.md),
+ * the webhooks' deliveries, the onboarding HTTP API, the owner's console (S3 + CloudFront, docs/console-hosting.md),
  * the alarms and the dashboard. Configuration comes from CDK
  * context (lib/deploy-config.ts); the stack is environment-agnostic, so
  * `cdk synth` needs no AWS account.
@@ -32,6 +33,7 @@ export class CrmIntegrationStack extends Stack {
   readonly syncStateMachine: SyncStateMachine;
   readonly syncSchedule: SyncSchedule;
   readonly purge: ConnectionPurge;
+  readonly webhooks: WebhookDelivery;
   readonly api: OnboardingApi;
   readonly console: ConsoleHosting;
   readonly alarms: Alarms;
@@ -62,6 +64,7 @@ export class CrmIntegrationStack extends Stack {
       scheduleLabel: config.syncScheduleLabel,
     });
     this.purge = new ConnectionPurge(this, "Purge", { table: this.table, logRetention });
+    this.webhooks = new WebhookDelivery(this, "Webhooks", { table: this.table, tokenKey: this.tokenKey, logRetention });
     this.api = new OnboardingApi(this, "Onboarding", {
       table: this.table,
       tokenKey: this.tokenKey,
@@ -133,6 +136,7 @@ export class CrmIntegrationStack extends Stack {
       PreflightFailed: this.api.preflightFailedFunction,
       PurgeDeleted: this.purge.purger,
       ManagerRefresh: this.syncFunctions.managerRefresh,
+      WebhookDelivery: this.webhooks.function,
     };
   }
 }

@@ -26,7 +26,8 @@ export type EntryPoint =
   | "preflight-worker"
   | "preflight-failed"
   | "purge-deleted-connections"
-  | "manager-refresh";
+  | "manager-refresh"
+  | "webhook-delivery";
 
 export const entryPath = (entry: EntryPoint): string => fileURLToPath(new URL(`../lambdas/runtimes/aws/entrypoints/${entry}.ts`, import.meta.url));
 
@@ -160,4 +161,6 @@ export const FUNCTION_SIZES = {
   purge: { memorySize: 512, timeout: Duration.minutes(15) },
   /** A connection's every lead, task and call read and folded into per-manager aggregates (docs/analytics-api.md): Lambda's longest run, memory for the ids it keeps. */
   managerRefresh: { memorySize: 1024, timeout: Duration.minutes(15) },
+  /** One sweep: WEBHOOK_SWEEP_BATCH attempts, WEBHOOK_SWEEP_CONCURRENCY at once, each at most WEBHOOK_REQUEST_TIMEOUT_MS: 100 s at worst. */
+  webhookDelivery: { memorySize: 256, timeout: Duration.minutes(3) },
 } as const;

@@ -72,7 +72,8 @@ export const TABLE_ACCESS = {
    * UpdateItem of each watermark, keeping data_as_of), records.listRecords (Query,
    * TransactGetItems = GetItem; newest first, BatchGetItem of the heads the keys-only index listed),
    * runs.get / list, and startSync. The managers' routes: links and members (Query, GetItem, and
-   * transactions of Puts and Deletes), the snapshot's items (Query, GetItem).
+   * transactions of Puts and Deletes), the snapshot's items (Query, GetItem). The webhooks' routes: endpoints
+   * (PutItem, GetItem, Query, DeleteItem) and their attempts (Query).
    */
   Api: ["dynamodb:Query", "dynamodb:BatchGetItem", ...START_SYNC],
   /**
@@ -94,6 +95,12 @@ export const TABLE_ACCESS = {
    * purges.complete (DeleteItem of the pending purge). It never writes data.
    */
   PurgeDeleted: ["dynamodb:Query", "dynamodb:GetItem", "dynamodb:BatchWriteItem", "dynamodb:DeleteItem"],
+  /**
+   * The webhooks' deliveries (lambdas/domain/webhooks/deliver-webhooks.ts): webhooks.listEndpoints and due (Query),
+   * getEndpoint (GetItem), enqueue (a transaction of two conditional Puts), claim and settle (transactions of a
+   * conditional Delete and Puts).
+   */
+  WebhookDelivery: ["dynamodb:Query", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:DeleteItem"],
 } as const satisfies Record<string, readonly TableAction[]>;
 
 export type TableUser = keyof typeof TABLE_ACCESS;
