@@ -196,9 +196,11 @@ export class Alarms extends Construct {
     // Lambda: errors of the functions that never fail because of a source, throttles of all. The public OpenApi
     // function is left out of both: its every error or throttle is an API 5xx, which ApiServerErrors counts, and its
     // reserved concurrency of 5 throttles a flood on the public route on purpose. (CloudWatch takes at most 10 metrics
-    // in one alarm: both sums are at 10.) The per-manager refresh has its own errors alarm for the same reason, and
-    // its async invokes are retried by Lambda, so throttling it is harmless.
-    const quiet = Object.entries(props.functions).filter(([name]) => name !== "SyncPage" && name !== "OpenApi" && name !== "ManagerRefresh");
+    // in one alarm: both sums are at 10.) The per-manager refresh and the webhooks' deliveries have their own errors
+    // alarms for the same reason, and their async invokes are retried (by Lambda, by EventBridge, by the next
+    // minute's sweep), so throttling them is harmless.
+    const OWN_ALARM = ["ManagerRefresh", "WebhookDelivery"];
+    const quiet = Object.entries(props.functions).filter(([name]) => name !== "SyncPage" && name !== "OpenApi" && !OWN_ALARM.includes(name));
     this.add(
       "LambdaErrors",
       sum("Errors", Object.fromEntries(quiet.map(([name, fn]) => [name, fn.function.metricErrors({ period: PERIOD })]))),
@@ -210,7 +212,12 @@ export class Alarms extends Construct {
     if (refresh !== undefined) {
       this.add("ManagerRefreshErrors", refresh.function.metricErrors({ period: PERIOD }), 1, "The per-manager figures' refresh failed (its log says the connection): their figures stay as the last refresh left them");
     }
-    const throttled = Object.entries(props.functions).filter(([name]) => name !== "PurgeDeleted" && name !== "OpenApi" && name !== "ManagerRefresh");
+    const webhooks = props.functions["WebhookDelivery"];
+    if (webhooks !== undefined) {
+      // A receiver's failure is an attempt's outcome, never a function error: an error here is the store's, KMS's or a bug.
+      this.add("WebhookDeliveryErrors", webhooks.function.metricErrors({ period: PERIOD }), THRESHOLDS.lambdaErrors, "The webhooks' deliveries failed (the store or the key, not a receiver): deliveries wait, due, for the next sweep");
+    }
+    const throttled = Object.entries(props.functions).filter(([name]) => name !== "PurgeDeleted" && name !== "OpenApi" && !OWN_ALARM.includes(name));
     this.add(
       "LambdaThrottles",
       sum("Throttles", Object.fromEntries(throttled.map(([name, fn]) => [name, fn.function.metricThrottles({ period: PERIOD })]))),

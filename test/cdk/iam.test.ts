@@ -39,8 +39,8 @@ const allStatements: { role: string; statement: Statement }[] = Object.values(re
 const rolesWithAction = (action: string) => [...new Set(allStatements.filter(({ statement }) => actionsOf(statement).includes(action)).map(({ role }) => role))].sort();
 
 describe("CDK stack: IAM", () => {
-  test("kms:Decrypt only for the functions that call the source: SyncPage, the test-route function and the preflight worker", () => {
-    expect(rolesWithAction("kms:Decrypt")).toEqual([roleId(functions.SyncPage!), roleId(functions.TestConnectionApi!), roleId(functions.PreflightWorker!)].sort());
+  test("kms:Decrypt only for the functions that call the source (SyncPage, the test-route function, the preflight worker) and the one that signs webhooks", () => {
+    expect(rolesWithAction("kms:Decrypt")).toEqual([roleId(functions.SyncPage!), roleId(functions.TestConnectionApi!), roleId(functions.PreflightWorker!), roleId(functions.WebhookDelivery!)].sort());
   });
 
   test("events:PutEvents only for FinishRun (a run's or audit's end, stale at a run's end) and the Dispatcher (a paused connection turning stale), on the default event bus alone", () => {
@@ -59,7 +59,7 @@ describe("CDK stack: IAM", () => {
 
   test("both KMS grants: that one action, on the key's ARN, with the encryption-context condition", () => {
     const kms = allStatements.filter(({ statement }) => actionsOf(statement).some((action) => action.startsWith("kms:")));
-    expect(kms).toHaveLength(4);
+    expect(kms).toHaveLength(5);
     for (const { statement } of kms) {
       expect(actionsOf(statement)).toHaveLength(1);
       expect(statement.Effect).toBe("Allow");
@@ -83,7 +83,7 @@ describe("CDK stack: IAM", () => {
     }
   });
 
-  test("the token key's policy names its users: Encrypt for Api, Decrypt for SyncPage, TestConnectionApi and PreflightWorker, each with the encryption-context condition", () => {
+  test("the token key's policy names its users: Encrypt for Api, Decrypt for SyncPage, TestConnectionApi, PreflightWorker and WebhookDelivery, each with the encryption-context condition", () => {
     const key = resources[logicalId(stack.tokenKey.key)]!;
     const statements = (key.Properties.KeyPolicy.Statement as (Statement & { Principal: { AWS: unknown } })[]).filter(
       (statement) => !JSON.stringify(statement.Principal).includes(":root"),
@@ -93,8 +93,8 @@ describe("CDK stack: IAM", () => {
       statements.filter((statement) => actionsOf(statement).includes(action)).flatMap((statement) => [statement.Principal.AWS].flat());
     const roleArn = (name: string) => ({ "Fn::GetAtt": [roleId(functions[name]!), "Arn"] });
     expect(principalsOf("kms:Encrypt")).toEqual([roleArn("Api")]);
-    expect(principalsOf("kms:Decrypt")).toEqual(expect.arrayContaining([roleArn("SyncPage"), roleArn("TestConnectionApi"), roleArn("PreflightWorker")]));
-    expect(principalsOf("kms:Decrypt")).toHaveLength(3);
+    expect(principalsOf("kms:Decrypt")).toEqual(expect.arrayContaining([roleArn("SyncPage"), roleArn("TestConnectionApi"), roleArn("PreflightWorker"), roleArn("WebhookDelivery")]));
+    expect(principalsOf("kms:Decrypt")).toHaveLength(4);
     for (const statement of statements) {
       expect(actionsOf(statement)).toHaveLength(1);
       expect(statement.Condition).toEqual(CONTEXT_CONDITION);
@@ -169,15 +169,15 @@ describe("CDK stack: IAM", () => {
     });
   });
 
-  test("least privilege: DeleteItem only where the code deletes (FinishRun, Dispatcher, Api, the purge, the managers' refresh), BatchWriteItem only for the purge's deletes, BatchGetItem only for the tick's count of live runs, an audit page's read of the stored versions, the API's newest-first listing and the managers' refresh's recent events (the index projects keys only), ConditionCheckItem only for the page task's fence", () => {
+  test("least privilege: DeleteItem only where the code deletes (FinishRun, Dispatcher, Api, the purge, the managers' refresh, the webhooks' claims), BatchWriteItem only for the purge's deletes, BatchGetItem only for the tick's count of live runs, an audit page's read of the stored versions, the API's newest-first listing and the managers' refresh's recent events (the index projects keys only), ConditionCheckItem only for the page task's fence", () => {
     const holders = (action: string) => rolesWithAction(action);
     const ids = (...names: string[]) => names.map((name) => roleId(functions[name]!)).sort();
-    expect(holders("dynamodb:DeleteItem")).toEqual(ids("FinishRun", "Dispatcher", "Api", "PurgeDeleted", "ManagerRefresh"));
+    expect(holders("dynamodb:DeleteItem")).toEqual(ids("FinishRun", "Dispatcher", "Api", "PurgeDeleted", "ManagerRefresh", "WebhookDelivery"));
     expect(holders("dynamodb:BatchWriteItem")).toEqual(ids("PurgeDeleted"));
     expect(holders("dynamodb:BatchGetItem")).toEqual(ids("SyncPage", "Dispatcher", "Api", "ManagerRefresh"));
     expect(holders("dynamodb:ConditionCheckItem")).toEqual(ids("SyncPage"));
     // FinishRun reads the connection's freshness (its watermark items) at the run's end.
-    expect(holders("dynamodb:Query")).toEqual(ids("SyncPage", "FinishRun", "Dispatcher", "Api", "PurgeDeleted", "ManagerRefresh"));
+    expect(holders("dynamodb:Query")).toEqual(ids("SyncPage", "FinishRun", "Dispatcher", "Api", "PurgeDeleted", "ManagerRefresh", "WebhookDelivery"));
   });
 
   test("the public OpenAPI route's function has no table, key or state machine access: its role writes its logs and traces and nothing else", () => {

@@ -80,10 +80,10 @@ describe("CDK stack: resources", () => {
     changed.hasResourceProperties("AWS::ApiGatewayV2::Stage", { DefaultRouteSettings: { ThrottlingRateLimit: 10, ThrottlingBurstLimit: 20 } });
   });
 
-  test("the service's thirteen Lambdas: nodejs22.x on arm64, ESM bundle handler, source maps on", () => {
-    // The service's thirteen, plus aws-cdk-lib's BucketDeployment handler for the console (test/cdk/console-hosting.test.ts).
+  test("the service's fourteen Lambdas: nodejs22.x on arm64, ESM bundle handler, source maps on", () => {
+    // The service's fourteen, plus aws-cdk-lib's BucketDeployment handler for the console (test/cdk/console-hosting.test.ts).
     template.resourceCountIs("AWS::Lambda::Function", Object.keys(functions).length + 1);
-    expect(Object.keys(functions)).toHaveLength(13);
+    expect(Object.keys(functions)).toHaveLength(14);
     for (const [name, fn] of Object.entries(functions)) {
       const resource = template.toJSON().Resources[functionId(fn)];
       expect(resource, name).toBeDefined();
@@ -185,13 +185,26 @@ describe("CDK stack: resources", () => {
   });
 
   test("the EventBridge rule starts the schedule tick's state machine on the syncSchedule from context", () => {
-    // The tick's rule and the purge's.
-    template.resourceCountIs("AWS::Events::Rule", 2);
+    // The tick's rule, the purge's, and the webhooks' two (below).
+    template.resourceCountIs("AWS::Events::Rule", 4);
     template.hasResourceProperties("AWS::Events::Rule", {
       ScheduleExpression: "rate(15 minutes)",
       State: "ENABLED",
       Targets: [Match.objectLike({ Arn: { Ref: logicalId(stack.syncSchedule.stateMachine) }, RetryPolicy: { MaximumRetryAttempts: 2 } })],
     });
+  });
+
+  test("the webhooks' function runs on the service's own events (default bus, its source and three detail types) and on a one-minute sweep", () => {
+    const target = [Match.objectLike({ Arn: { Ref: logicalId(functions.WebhookDelivery!.alias) } })];
+    template.hasResourceProperties("AWS::Events::Rule", {
+      EventPattern: { source: ["crm.custom-integration"], "detail-type": ["Sync Run Finished", "Audit Finished", "Connection Stale"] },
+      State: "ENABLED",
+      Targets: [Match.objectLike({ Arn: { Ref: logicalId(functions.WebhookDelivery!.alias) }, RetryPolicy: { MaximumRetryAttempts: 2 } })],
+    });
+    template.hasResourceProperties("AWS::Events::Rule", { ScheduleExpression: "rate(1 minute)", State: "ENABLED", Targets: target });
+    const env = template.toJSON().Resources[functionId(functions.WebhookDelivery!)].Properties.Environment.Variables;
+    // No loopback endpoint in a deployment; the table, and the key the secrets are kept under.
+    expect(env).toMatchObject({ ALLOW_LOOPBACK_SOURCES: "false", TABLE_NAME: { Ref: logicalId(stack.table.table) }, KMS_KEY_ID: { "Fn::GetAtt": [logicalId(stack.tokenKey.key), "Arn"] } });
   });
 
   test("the HTTP API has exactly the routes of ROUTES plus the public API descriptions", () => {
@@ -272,6 +285,7 @@ describe("CDK stack: resources", () => {
         "DispatchInvocationsFailed",
         "LambdaErrors",
         "ManagerRefreshErrors",
+        "WebhookDeliveryErrors",
         "LambdaThrottles",
         "TableSystemErrors",
         "TableThrottles",
@@ -303,9 +317,11 @@ describe("CDK stack: resources", () => {
     expect(errorFunctions).not.toContain(functionId(functions.SyncPage!));
     // OpenApi's errors are API 5xx answers, which ApiServerErrors counts; the managers' refresh has an alarm of its own.
     expect(errorFunctions).not.toContain(functionId(functions.OpenApi!));
-    expect(errorFunctions).toHaveLength(Object.keys(functions).length - 3);
+    expect(errorFunctions).toHaveLength(Object.keys(functions).length - 4);
     const refreshErrors = alarmNamed("ManagerRefreshErrors");
     expect(JSON.stringify(refreshErrors.Dimensions)).toContain(functionId(functions.ManagerRefresh!));
+    // A receiver's failure is an attempt's outcome, not a function error: the webhooks' alarm fires on ours only.
+    expect(JSON.stringify(alarmNamed("WebhookDeliveryErrors").Dimensions)).toContain(functionId(functions.WebhookDelivery!));
   });
 
   test("alarm on executions that failed with an error of ours: a metric filter on the state machine's ExecutionFailed events, leaving out SyncRunFailed and RunSupersededError", () => {
