@@ -109,7 +109,15 @@ describe("GET /api/v1/openapi.json", () => {
       const [method = "", path = ""] = operation.split(" ");
       return doc.paths[path][method.toLowerCase()].requestBody !== undefined;
     });
-    expect(withBody.sort()).toEqual([`PATCH ${CONNECTIONS_PATH}/{id}`, `POST ${CONNECTIONS_PATH}`, `POST ${CONNECTIONS_PATH}/test`, `POST ${CONNECTIONS_PATH}/{id}/reset`, `PUT ${CONNECTIONS_PATH}/{id}/managers/{sourceUserId}`].sort());
+    expect(withBody.sort()).toEqual([`PATCH ${CONNECTIONS_PATH}/{id}`, `POST ${CONNECTIONS_PATH}`, `POST ${CONNECTIONS_PATH}/test`, `POST ${CONNECTIONS_PATH}/{id}/reset`, `PUT ${CONNECTIONS_PATH}/{id}/managers/{sourceUserId}`, "POST /api/v1/crm/custom/webhooks"].sort());
+    // A webhook endpoint: where to, which events, a description counted in code points; never a secret sent in.
+    const webhook = doc.paths["/api/v1/crm/custom/webhooks"].post.requestBody.content["application/json"].schema;
+    expect(Object.keys(webhook.properties).sort()).toEqual(["description", "event_types", "url"]);
+    expect([...webhook.required].sort()).toEqual(["event_types", "url"]);
+    expect(webhook.properties.event_types).toMatchObject({ type: "array", items: { enum: ["run.finished", "audit.finished", "connection.stale", "changes.committed"] } });
+    expect(webhook.properties.description).toMatchObject({ type: "string", maxLength: 200 });
+    expect(webhook.properties.url).toMatchObject({ type: "string", format: "uri", maxLength: 2048 });
+    expect(webhook.additionalProperties).toBe(false);
     // The test of what was typed takes what creating the connection takes to reach the source, and nothing else.
     const draft = doc.paths[`${CONNECTIONS_PATH}/test`].post.requestBody.content["application/json"].schema;
     expect(Object.keys(draft.properties).sort()).toEqual(["base_url", "rate_limit", "token"]);
@@ -130,7 +138,7 @@ describe("every documented operation is actually served", () => {
     expectFromHandler(response, routeKey);
     // The list needs nothing; the create needs a valid body; everything else needs an existing connection.
     // The notifications are the workspace's: a list, like the connections'.
-    const list = template === CONNECTIONS_PATH || template === `${CONNECTIONS_PATH}/test` || template === "/api/v1/crm/custom/notifications" || template === "/api/v1/analytics/connections";
+    const list = template === CONNECTIONS_PATH || template === `${CONNECTIONS_PATH}/test` || template === "/api/v1/crm/custom/notifications" || template === "/api/v1/analytics/connections" || template === "/api/v1/crm/custom/webhooks";
     expect(response.status, response.text).toBe(list ? (method === "GET" ? 200 : 422) : 404);
   });
 
@@ -144,11 +152,12 @@ describe("every documented operation is actually served", () => {
       const path = template.replace("{id}", id).replace("{runId}", "20260101T000000000Z-unknown").replace("{preflightId}", "20260101T000000000Z-unknown").replace("{auditId}", "audit-20260101T000000000Z-unknown").replace("{recordId}", "lead-unknown").replace("{entity}", "leads").replace("{collection}", "leads").replace("{sourceUserId}", "user-unknown");
       // The owner and ROP name the manager whose records they list.
       const query = route.operationId === "listManagerRecords" ? "?user_id=user-unknown" : "";
-      const body = method === "PATCH" ? { rate_limit: 3 } : method === "PUT" ? { user_id: "member-1" } : route.operationId === "testDraftConnection" ? { base_url: "http://127.0.0.1:9", token: "src-openapi" } : undefined;
+      const body = method === "PATCH" ? { rate_limit: 3 } : method === "PUT" ? { user_id: "member-1" } : route.operationId === "testDraftConnection" ? { base_url: "http://127.0.0.1:9", token: "src-openapi" } : route.operationId === "createWebhook" ? { url: "http://127.0.0.1:9/hooks", event_types: ["run.finished"] } : undefined;
       const response = await env.api.request(method, `${path}${query}`, { token: env.owner, ...(body === undefined ? {} : { body }) });
       expectFromHandler(response, route.routeKey);
       // Nothing synced: no source user to link, no record to show.
-      const unknown = ["getSyncRun", "getPreflight", "cancelSyncRun", "getAudit", "linkManager", "unlinkManager", "getManagerRecord"];
+      // A webhook's routes take an endpoint's id, and this is a connection's: none.
+      const unknown = ["getSyncRun", "getPreflight", "cancelSyncRun", "getAudit", "linkManager", "unlinkManager", "getManagerRecord", "getWebhook", "deleteWebhook", "rotateWebhookSecret", "listWebhookDeliveries"];
       const expected = unknown.includes(route.operationId) ? 404 : route.successStatus;
       // The sync triggerSync started may still hold the connection's lock: an audit is then refused, as documented.
       if (route.operationId === "startAudit") expect([expected, 409], `${route.routeKey}: ${response.text}`).toContain(response.status);

@@ -130,6 +130,10 @@ describe("the onboarding API's OpenAPI document", () => {
     expect((await call("POST", `${connection}/pause`)).body.paused).toBe(true);
     expect((await call("POST", `${connection}/resume`)).body.paused).toBe(false);
 
+    // A webhook endpoint before the run, so its end makes an attempt (to a port nothing listens on: a connection error).
+    const hook = await call("POST", "/api/v1/crm/custom/webhooks", { token: owner, body: { url: "http://127.0.0.1:9/hooks", event_types: ["run.finished"], description: "Ops" } });
+    expect(hook.status, hook.text).toBe(201);
+
     // A whole run: its summary holds every entity row, finished.
     const run = await call("POST", `${connection}/syncs`);
     expect(run.status).toBe(202);
@@ -197,6 +201,14 @@ describe("the onboarding API's OpenAPI document", () => {
     expect(check.status).toBe(202);
     await api.preflightLauncher.idle();
     expect((await call("GET", `${connection}/preflight/${check.body.id}`)).body.status).toBe("succeeded");
+
+    const webhook = `/api/v1/crm/custom/webhooks/${hook.body.id}`;
+    await api.sync.webhooks.idle();
+    expect((await call("GET", "/api/v1/crm/custom/webhooks")).body.data).toHaveLength(1);
+    expect((await call("GET", webhook)).body).not.toHaveProperty("secret");
+    expect((await call("GET", `${webhook}/deliveries`)).body.data.length).toBeGreaterThan(0);
+    expect((await call("POST", `${webhook}/rotate`)).body.secret).toMatch(/^whsec_/);
+    expect((await call("DELETE", webhook)).status).toBe(204);
 
     // The error responses: each status the handler gives a client's mistake, with its documented body.
     expect((await call("GET", CONNECTIONS_PATH, { token: null })).status).toBe(401);
