@@ -103,6 +103,24 @@ describe("deliveries to a receiver on loopback", () => {
     ]);
   });
 
+  test("an audit's end reaches an endpoint subscribed to audit finished, signed, with the audit's id; one that heals nothing commits no changes", async () => {
+    time = T0;
+    const hook = await workspace("acct-deliver-audit", { types: ["audit.finished", "changes.committed"] });
+    await sync(hook.owner, hook.connectionId);
+    await api.sync.webhooks.idle();
+    // The sync's own: its changes, not its end (not subscribed).
+    expect(hook.receiver.received.map((d) => JSON.parse(d.body.toString("utf8")).type)).toEqual(["changes.committed"]);
+    const audit = await api.request("POST", `${CONNECTIONS_PATH}/${hook.connectionId}/audits`, { token: hook.owner });
+    expect(audit.status, audit.text).toBe(202);
+    await api.waitForRun(hook.connectionId, audit.body.id);
+    await api.sync.webhooks.idle();
+    expect(hook.receiver.received).toHaveLength(2);
+    const delivery = hook.receiver.received[1];
+    const body = delivery!.body.toString("utf8");
+    expect(verifySignature(hook.secret, String(delivery!.headers[SIGNATURE_HEADER.toLowerCase()]), body, clock.now())).toBe(true);
+    expect(JSON.parse(body)).toMatchObject({ type: "audit.finished", data: { audit_id: audit.body.id, connection_id: hook.connectionId, healed: { missed: 0, stale: 0, changed_without_advancing: 0 } } });
+  });
+
   test("retries after a 500 follow the schedule (never before an attempt is due) and stop at the stated bound: 5 attempts, the last at 1 h", async () => {
     time = T0;
     const hook = await workspace("acct-deliver-500", { reply: () => ({ status: 500 }) });
