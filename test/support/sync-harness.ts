@@ -94,6 +94,8 @@ export async function createSyncHarness(
     ...(options.clock === undefined ? {} : { clock: options.clock }),
     ...(options.schedule === undefined ? {} : { schedule: options.schedule }),
     ...(options.runEndFigures !== true ? { instrument: { deps: ({ figures: _figures, managerRefresher: _refresher, ...deps }) => deps } } : {}),
+    // A run's own reads and writes, as in AWS, where the webhooks' deliveries are a function of their own (the API harness composes them).
+    deliverWebhooks: false,
   });
 
   async function addConnection(input: {

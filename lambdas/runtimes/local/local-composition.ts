@@ -102,6 +102,11 @@ export interface LocalSyncOptions {
   readonly gates?: CrashGates;
   /** Sends the webhooks' deliveries; by default node's fetch through the SSRF guard with loopback refused. */
   readonly webhookSender?: WebhookSender;
+  /**
+   * False: events are not handed to the webhooks. For what measures a run's own reads and writes (the sync harness):
+   * in AWS the webhooks are a function of their own, whose reads are not the run's. True when unset.
+   */
+  readonly deliverWebhooks?: boolean;
   /** The bench's hook: wraps the Task handlers' ports and the handlers before the engine is built (timing only). */
   readonly instrument?: {
     readonly deps?: (deps: SyncDeps) => SyncDeps;
@@ -136,7 +141,7 @@ export function createLocalSync(options: LocalSyncOptions): LocalSync {
     // handed to the webhooks (what the EventBridge rule's target does in AWS).
     events: notifyingPublisher({
       notifications: adapters.notifications,
-      out: bothWays(logEventPublisher(options.logger), webhooks.publisher),
+      out: options.deliverWebhooks === false ? logEventPublisher(options.logger) : bothWays(logEventPublisher(options.logger), webhooks.publisher),
       clock,
       logger: options.logger,
     }),
