@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { DynamoDbChangeStore } from "../../lambdas/adapters/dynamodb/changes/dynamodb-change-store";
 import { DynamoDbWebhookStore } from "../../lambdas/adapters/dynamodb/webhooks/dynamodb-webhook-store";
 import { AesGcmTokenCipher } from "../../lambdas/adapters/local/aes-token-cipher";
 import { createMemoryLogger } from "../../lambdas/adapters/local/json-logger";
@@ -37,7 +38,7 @@ function actionsOf(commandName: string, input: Record<string, any>): TableAction
   return [`dynamodb:${name}` as TableAction];
 }
 
-function storeOf(name: Name): DynamoDbWebhookStore {
+function storeOf(name: Name): DynamoDbWebhookStore & { readonly changes: DynamoDbChangeStore } {
   const client = testDynamoDbClient();
   clients.push(client);
   const actions = recorded.get(name) ?? new Set<TableAction>();
@@ -49,7 +50,8 @@ function storeOf(name: Name): DynamoDbWebhookStore {
     },
     { step: "initialize", name: "recordTableActions" },
   );
-  return new DynamoDbWebhookStore({ client, tableName });
+  // The change feed's reads (the cursors of changes committed) on the same recording client.
+  return Object.assign(new DynamoDbWebhookStore({ client, tableName }), { changes: new DynamoDbChangeStore({ client, tableName }) });
 }
 
 beforeAll(async () => {
@@ -66,19 +68,21 @@ afterAll(async () => {
 describe("least privilege: the webhooks' table actions", () => {
   test("the webhook routes (Api) and the WebhookDelivery function, over an event, a failed first attempt and the sweep's retry, send only what TABLE_ACCESS grants them", async () => {
     const api = { webhooks: storeOf("Api"), webhookUrls: webhookUrlPolicy({ allowLoopback: true }), cipher, clock, logger };
-    const created = await createWebhook(api, "acct-hooks-iam", { url: receiver.url, event_types: ["run.finished"] });
+    const created = await createWebhook(api, "acct-hooks-iam", { url: receiver.url, event_types: ["run.finished", "changes.committed"] });
     await listWebhooks(api, "acct-hooks-iam");
     await getWebhook(api, "acct-hooks-iam", created.id);
     await rotateWebhookSecret(api, "acct-hooks-iam", created.id);
 
-    const deliver = makeWebhookDeliveryHandler({ webhooks: storeOf("WebhookDelivery"), sender: createHttpWebhookSender({ allowLoopback: true }), cipher, clock, logger });
-    const event = runFinished({ records: 0, account: "acct-hooks-iam" });
-    expect(await deliver({ source: "crm.custom-integration", "detail-type": event.detail_type, detail: event.detail })).toEqual({ attempts: 1 });
+    const store = storeOf("WebhookDelivery");
+    const deliver = makeWebhookDeliveryHandler({ webhooks: store, changes: store.changes, sender: createHttpWebhookSender({ allowLoopback: true }), cipher, clock, logger });
+    // A run that committed records: run finished and changes committed (its cursors read from the feed); the first attempt made fails.
+    const event = runFinished({ records: 2, account: "acct-hooks-iam" });
+    expect(await deliver({ source: "crm.custom-integration", "detail-type": event.detail_type, detail: event.detail })).toEqual({ attempts: 2 });
     time += 30_000;
     expect(await deliver({ source: "aws.events", "detail-type": "Scheduled Event", detail: {} })).toEqual({ attempts: 1 });
-    expect(receiver.received).toHaveLength(2);
+    expect(receiver.received).toHaveLength(3);
 
-    expect((await listDeliveries(api, "acct-hooks-iam", created.id)).map((a) => a.outcome)).toEqual(["delivered", "retrying"]);
+    expect((await listDeliveries(api, "acct-hooks-iam", created.id)).map((a) => a.outcome).sort()).toEqual(["delivered", "delivered", "retrying"]);
     await deleteWebhook(api, "acct-hooks-iam", created.id);
 
     for (const [name, actions] of recorded) {
@@ -89,7 +93,8 @@ describe("least privilege: the webhooks' table actions", () => {
   }, 60_000);
 
   test("an event the handler does not know (another source, a detail outside its schema) is refused", async () => {
-    const deliver = makeWebhookDeliveryHandler({ webhooks: storeOf("WebhookDelivery"), sender: createHttpWebhookSender({ allowLoopback: true }), cipher, clock, logger });
+    const store = storeOf("WebhookDelivery");
+    const deliver = makeWebhookDeliveryHandler({ webhooks: store, changes: store.changes, sender: createHttpWebhookSender({ allowLoopback: true }), cipher, clock, logger });
     await expect(deliver({ source: "crm.custom-integration", "detail-type": "Sync Run Finished", detail: { token: "x" } })).rejects.toThrow();
     await expect(deliver({ source: "aws.s3", "detail-type": "Object Created", detail: {} })).rejects.toThrow();
   });

@@ -1,17 +1,19 @@
 import type { Clock } from "../core/ports/clock";
+import type { ChangeStore } from "../core/ports/change-store";
 import type { Logger } from "../core/ports/logger";
 import type { TokenCipher } from "../core/ports/token-cipher";
 import type { ServiceEvent } from "../core/service-events";
 import { nextAttemptAt, planDeliveries, type PendingDelivery } from "./webhook-delivery";
 import { secretContext, type DeliveryAttempt } from "./webhook-endpoint";
-import { webhookEventsOf } from "./webhook-events";
+import { committingRun, webhookEventsOf } from "./webhook-events";
 import { WEBHOOK_CLAIM_LEASE_MS, WEBHOOK_MAX_ATTEMPTS, WEBHOOK_SWEEP_BATCH, WEBHOOK_SWEEP_CONCURRENCY } from "./webhook-limits";
 import type { WebhookSender, WebhookStore } from "./webhook-ports";
 import { EVENT_ID_HEADER, EVENT_TYPE_HEADER, SIGNATURE_HEADER, signatureHeader } from "./webhook-signature";
 
-/** What delivering needs: the store, the guarded sender, the cipher the secrets are kept under, and time. */
+/** What delivering needs: the store, the change feed's cursors, the guarded sender, the cipher the secrets are kept under, and time. */
 export interface WebhookDeliveryDeps {
   readonly webhooks: WebhookStore;
+  readonly changes: Pick<ChangeStore, "runRange">;
   readonly sender: WebhookSender;
   readonly cipher: TokenCipher;
   readonly clock: Clock;
@@ -22,10 +24,12 @@ export interface WebhookDeliveryDeps {
  * An event the service sent (the EventBridge rule's target in AWS, the local publisher's) becomes one delivery per
  * subscribed endpoint of its workspace, kept due in the store; answers the new ones (a repeat makes none).
  */
-export async function enqueueEvent(deps: Pick<WebhookDeliveryDeps, "webhooks" | "clock">, event: ServiceEvent): Promise<PendingDelivery[]> {
-  const payloads = webhookEventsOf(event);
+export async function enqueueEvent(deps: Pick<WebhookDeliveryDeps, "webhooks" | "changes" | "clock">, event: ServiceEvent): Promise<PendingDelivery[]> {
   const endpoints = await deps.webhooks.listEndpoints(event.detail.business_account_id);
   if (endpoints.length === 0) return [];
+  // The feed is read only for an endpoint that wants the changes, and only when the event has a run.
+  const run = endpoints.some((endpoint) => endpoint.event_types.includes("changes.committed")) ? committingRun(event) : null;
+  const payloads = webhookEventsOf(event, run === null ? null : await deps.changes.runRange(run.connectionId, run.runId));
   return deps.webhooks.enqueue(planDeliveries(payloads, endpoints, deps.clock.now()));
 }
 

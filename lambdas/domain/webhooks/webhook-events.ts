@@ -18,8 +18,9 @@ const count = v.pipe(v.number(), v.integer(), v.minValue(0));
 
 /**
  * What a run or an audit committed, in counts only: never a record, never a token. Sent after a sync run that wrote
- * records (per entity) or an audit that healed some (entities empty: an audit reports its heals by cause).
- * The change feed's cursor range joins it when the feed lands (docs/webhooks.md).
+ * records (per entity) or an audit that healed some (entities empty: an audit reports its heals by cause), with
+ * the change feed's cursors around its commits (docs/webhooks.md): `cursor_from` reads them, `cursor_to` what
+ * came after them; both null when the feed keeps none of them.
  */
 export const ChangesCommittedSchema = v.strictObject({
   ...RunReferenceSchema.entries,
@@ -27,7 +28,12 @@ export const ChangesCommittedSchema = v.strictObject({
   committed_at: IsoTimeSchema,
   records: count,
   entities: v.array(v.strictObject({ entity: v.picklist(SUMMARY_ENTITIES), records: count })),
+  cursor_from: v.nullable(v.string()),
+  cursor_to: v.nullable(v.string()),
 });
+
+/** The change feed's cursors around one run's commits (ChangeStore.runRange). */
+export type CursorRange = { readonly from: string; readonly to: string } | null;
 export type ChangesCommitted = v.InferOutput<typeof ChangesCommittedSchema>;
 
 /** The body of every delivery: the event's id (the same on every attempt), its type, when it happened, and its data. */
@@ -39,11 +45,19 @@ export const WebhookPayloadSchema = v.variant("type", [
 ]);
 export type WebhookPayload = v.InferOutput<typeof WebhookPayloadSchema>;
 
+/** The run (or audit) whose commits "changes committed" would report, or null for an event that has none. */
+export function committingRun(event: ServiceEvent): { readonly connectionId: string; readonly runId: string } | null {
+  if (event.detail_type === DETAIL_TYPE.syncRunFinished) return { connectionId: event.detail.connection_id, runId: event.detail.run_id };
+  if (event.detail_type === DETAIL_TYPE.auditFinished) return { connectionId: event.detail.connection_id, runId: event.detail.audit_id };
+  return null;
+}
+
 /**
  * The webhook events one service event makes: its own, and "changes committed" when it wrote anything. Every
  * payload is parsed by its strict schema, so a field that is not in it (a token, a record) never leaves.
  */
-export function webhookEventsOf(event: ServiceEvent): WebhookPayload[] {
+export function webhookEventsOf(event: ServiceEvent, range: CursorRange = null): WebhookPayload[] {
+  const cursors = { cursor_from: range?.from ?? null, cursor_to: range?.to ?? null };
   const payloads: unknown[] = [];
   switch (event.detail_type) {
     case DETAIL_TYPE.syncRunFinished: {
@@ -56,7 +70,7 @@ export function webhookEventsOf(event: ServiceEvent): WebhookPayload[] {
           id: `${detail.event_id}:changes`,
           type: "changes.committed",
           created_at: detail.finished_at,
-          data: { business_account_id: detail.business_account_id, connection_id: detail.connection_id, run_id: detail.run_id, cause: "sync", committed_at: detail.finished_at, records, entities },
+          data: { business_account_id: detail.business_account_id, connection_id: detail.connection_id, run_id: detail.run_id, cause: "sync", committed_at: detail.finished_at, records, entities, ...cursors },
         });
       }
       break;
@@ -70,7 +84,7 @@ export function webhookEventsOf(event: ServiceEvent): WebhookPayload[] {
           id: `${detail.event_id}:changes`,
           type: "changes.committed",
           created_at: detail.finished_at,
-          data: { business_account_id: detail.business_account_id, connection_id: detail.connection_id, run_id: detail.audit_id, cause: "audit", committed_at: detail.finished_at, records, entities: [] },
+          data: { business_account_id: detail.business_account_id, connection_id: detail.connection_id, run_id: detail.audit_id, cause: "audit", committed_at: detail.finished_at, records, entities: [], ...cursors },
         });
       }
       break;

@@ -190,8 +190,11 @@ export function awsPurgeDeps(env: Record<string, string | undefined> = process.e
 /** The WebhookDelivery function's: the endpoints and deliveries, the secrets' key, the guarded sender. */
 export function awsWebhookDeliveryDeps(env: Record<string, string | undefined> = process.env): WebhookDeliveryDeps {
   const config = readConfig(WebhookDeliveryConfigSchema, env);
+  const { webhooks, changes } = table(config.TABLE_NAME);
   return {
-    webhooks: table(config.TABLE_NAME).webhooks,
+    webhooks,
+    // changes.committed carries the feed's cursors around the run's commits.
+    changes,
     sender: createHttpWebhookSender({ allowLoopback: config.ALLOW_LOOPBACK_SOURCES }),
     // A warm container decrypts each endpoint's secret once, as the page task does the token.
     cipher: cachingDecrypts(new KmsTokenCipher({ client: kmsClient(), keyId: config.KMS_KEY_ID })),

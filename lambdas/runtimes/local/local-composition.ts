@@ -130,6 +130,7 @@ export function createLocalSync(options: LocalSyncOptions): LocalSync {
   );
   const webhooks = new LocalWebhooks({
     webhooks: adapters.webhooks,
+    changes: adapters.changes,
     sender: options.webhookSender ?? createHttpWebhookSender({ allowLoopback: false }),
     cipher: options.cipher,
     clock,

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "vitest";
 import type { ServiceEvent } from "../../../lambdas/domain/core/service-events";
-import { webhookEventsOf } from "../../../lambdas/domain/webhooks/webhook-events";
+import { committingRun, webhookEventsOf } from "../../../lambdas/domain/webhooks/webhook-events";
 import { runFinished } from "../../builders/service-events";
 
 const audit = (healed: { missed: number; stale: number; changed_without_advancing: number }): ServiceEvent => ({
@@ -27,8 +27,21 @@ describe("the webhook events one service event makes", () => {
       id: "run-finished:conn-1:run-1:changes",
       type: "changes.committed",
       created_at: "2026-03-01T12:00:00.000Z",
-      data: { business_account_id: "acct-1", connection_id: "conn-1", run_id: "run-1", cause: "sync", committed_at: "2026-03-01T12:00:00.000Z", records: 7, entities: [{ entity: "leads", records: 7 }] },
+      data: { business_account_id: "acct-1", connection_id: "conn-1", run_id: "run-1", cause: "sync", committed_at: "2026-03-01T12:00:00.000Z", records: 7, entities: [{ entity: "leads", records: 7 }], cursor_from: null, cursor_to: null },
     });
+  });
+
+  test("changes committed carries the change feed's cursors around the run's commits when the feed has them", () => {
+    const [, changes] = webhookEventsOf(runFinished({ records: 7 }), { from: "cursor-before", to: "cursor-after" });
+    expect(changes!.data).toMatchObject({ cursor_from: "cursor-before", cursor_to: "cursor-after" });
+    // Run finished itself carries no cursor: its schema has none.
+    expect(webhookEventsOf(runFinished({ records: 7 }), { from: "a", to: "b" })[0]!.data).not.toHaveProperty("cursor_from");
+  });
+
+  test("the run whose commits a changes committed reports: a sync's run id, an audit's id, none for a stale connection", () => {
+    expect(committingRun(runFinished({ records: 1 }))).toEqual({ connectionId: "conn-1", runId: "run-1" });
+    expect(committingRun(audit({ missed: 1, stale: 0, changed_without_advancing: 0 }))).toEqual({ connectionId: "conn-1", runId: "audit-1" });
+    expect(committingRun({ detail_type: "Connection Stale", detail: { event_id: "s", business_account_id: "a", connection_id: "c", freshness_hours: 1, detected_at: "2026-03-01T00:00:00.000Z", stale_entities: [] } })).toBeNull();
   });
 
   test("a run that committed nothing makes no changes committed (its edge: one record makes one)", () => {

@@ -78,7 +78,7 @@ async function sweepAt(at: number) {
 }
 
 describe("deliveries to a receiver on loopback", () => {
-  test("each delivery's signature verifies with the secret; run finished and changes committed (counts, no records) reach the endpoint subscribed to both", async () => {
+  test("each delivery's signature verifies with the secret; run finished and changes committed (counts and the feed's cursor range, no records) reach the endpoint subscribed to both", async () => {
     time = T0;
     const hook = await workspace("acct-deliver-ok", { types: ["run.finished", "changes.committed"] });
     const run = await sync(hook.owner, hook.connectionId);
@@ -95,12 +95,36 @@ describe("deliveries to a receiver on loopback", () => {
     const changes = bodies.find((b) => b.type === "changes.committed");
     const written = run.entities.reduce((sum: number, row: { records: number }) => sum + row.records, 0);
     expect(changes.data).toMatchObject({ connection_id: hook.connectionId, run_id: run.id, cause: "sync", records: written });
+    // Its cursors: from the first reads this run's changes (the feed's own count of them), to the last reads nothing after.
+    const fromFirst = await api.request("GET", `${CONNECTIONS_PATH}/${hook.connectionId}/changes?limit=1000&cursor=${changes.data.cursor_from}`, { token: hook.owner });
+    expect(fromFirst.status, fromFirst.text).toBe(200);
+    expect(fromFirst.body.data.length).toBeGreaterThan(0);
+    expect(fromFirst.body.data.every((change: { run_id: string }) => change.run_id === run.id)).toBe(true);
+    const wholeFeed = await api.request("GET", `${CONNECTIONS_PATH}/${hook.connectionId}/changes?limit=1000`, { token: hook.owner });
+    expect(fromFirst.body.data).toEqual(wholeFeed.body.data);
+    const after = await api.request("GET", `${CONNECTIONS_PATH}/${hook.connectionId}/changes?cursor=${changes.data.cursor_to}`, { token: hook.owner });
+    expect(after.body.data).toEqual([]);
+
     expect(bodies.find((b) => b.type === "run.finished").data).toMatchObject({ run_id: run.id, status: "succeeded" });
     const listed = await deliveries(hook.owner, hook.endpointId);
     expect(listed.map((row: Record<string, unknown>) => [row["event_type"], row["attempt"], row["status_code"], row["error"], row["outcome"], row["next_attempt_at"]]).sort()).toEqual([
       ["changes.committed", 1, 204, null, "delivered", null],
       ["run.finished", 1, 204, null, "delivered", null],
     ]);
+
+    // A second run, a minute later (the feed orders runs by their ids' time stamps), that writes a new lead besides
+    // what it re-reads: its range holds its own changes alone, and the first run's cursor_to leads to exactly them.
+    data.leads.push(leadRecord({ id: "lead-webhooks-2", name: "Another", updated_at: "2026-02-20T08:00:00Z" }));
+    time = T0 + 60_000;
+    const second = await sync(hook.owner, hook.connectionId);
+    await api.sync.webhooks.idle();
+    const secondChanges = hook.receiver.received.map((d) => JSON.parse(d.body.toString("utf8"))).find((b) => b.type === "changes.committed" && b.data.run_id === second.id);
+    const read = async (cursor: string) => (await api.request("GET", `${CONNECTIONS_PATH}/${hook.connectionId}/changes?limit=1000&cursor=${cursor}`, { token: hook.owner })).body.data;
+    const secondRun = await read(secondChanges.data.cursor_from);
+    expect(secondRun.every((change: { run_id: string }) => change.run_id === second.id)).toBe(true);
+    expect(secondRun.map((change: { entity: string; id: string }) => `${change.entity} ${change.id}`)).toContain("leads lead-webhooks-2");
+    expect(await read(changes.data.cursor_to)).toEqual(secondRun);
+    expect(await read(secondChanges.data.cursor_to)).toEqual([]);
   });
 
   test("an audit's end reaches an endpoint subscribed to audit finished, signed, with the audit's id; one that heals nothing commits no changes", async () => {

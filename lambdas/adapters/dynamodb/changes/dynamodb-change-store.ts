@@ -6,7 +6,7 @@ import { queryPages } from "../table/query-all";
 import { DynamoDbTableAdapter } from "../table/dynamodb-table-adapter";
 import { SORT_KEY_MAX_BYTES, utf8Bytes } from "../table/key-limits";
 import { ATTR, changePartitionKey } from "../records/keys";
-import { decodeChangeEntries } from "../records/page-history";
+import { decodeChangeEntries, runCommitPrefix } from "../records/page-history";
 
 type Item = Record<string, AttributeValue>;
 
@@ -57,6 +57,33 @@ export class DynamoDbChangeStore extends DynamoDbTableAdapter implements ChangeS
     }
     // Caught up: nothing committed after this position yet, so it stays good for the retention from now.
     return { entries, nextCursor: encodeCursor({ ...position, at: now.toISOString() }) };
+  }
+
+  /** The first (or last) change item of one run, by its sort key prefix: one item read. */
+  private async runEdge(connectionId: string, runId: string, first: boolean): Promise<Item | undefined> {
+    for await (const items of queryPages(this.client, {
+      TableName: this.tableName,
+      KeyConditionExpression: "#pk = :pk AND begins_with(#sk, :run)",
+      ExpressionAttributeNames: { "#pk": ATTR.pk, "#sk": ATTR.sk },
+      ExpressionAttributeValues: { ":pk": { S: changePartitionKey(connectionId) }, ":run": { S: runCommitPrefix(runId) } },
+      ScanIndexForward: first,
+      Limit: 1,
+      ConsistentRead: true,
+    })) {
+      return items[0];
+    }
+    return undefined;
+  }
+
+  async runRange(connectionId: string, runId: string): Promise<{ readonly from: string; readonly to: string } | null> {
+    const [first, last] = await Promise.all([this.runEdge(connectionId, runId, true), this.runEdge(connectionId, runId, false)]);
+    if (first === undefined || last === undefined) return null;
+    const at = (item: Item) => item[ATTR.committedAt]?.S ?? "";
+    // Before the run's first commit (no entry of it read yet), and after every entry of its last.
+    return {
+      from: encodeCursor({ s: first[ATTR.sk]?.S ?? "", n: 0, at: at(first) }),
+      to: encodeCursor({ s: last[ATTR.sk]?.S ?? "", n: parseEntries(last).length, at: at(last) }),
+    };
   }
 }
 

@@ -112,9 +112,14 @@ export function changeEntry(write: RecordWrite): ChangeEntry {
  * sync order and the page. Audit ids carry the same stamp after their prefix.
  */
 export function commitOrderKey(run: PageRun): string {
-  const stamp = /\d{8}T\d{9}Z/.exec(run.runId)?.[0] ?? "00000000T000000000Z";
   const entity = String(SYNC_ENTITIES.indexOf(run.entity)).padStart(2, "0");
-  return `${stamp}#${run.runId}#${entity}#${String(run.page).padStart(5, "0")}`;
+  return `${runCommitPrefix(run.runId)}${entity}#${String(run.page).padStart(5, "0")}`;
+}
+
+/** What every change item of one run (or audit) starts with: its commits are one range of the feed. */
+export function runCommitPrefix(runId: string): string {
+  const stamp = /\d{8}T\d{9}Z/.exec(runId)?.[0] ?? "00000000T000000000Z";
+  return `${stamp}#${runId}#`;
 }
 
 /**

@@ -17,4 +17,9 @@ export interface ChangeStore {
    * ChangesExpiredError for one older than the retention.
    */
   listChanges(connectionId: string, options: { readonly cursor: string | null; readonly limit: number; readonly now: Date }): Promise<ChangeCommitPage>;
+  /**
+   * The cursors around one run's (or audit's) commits: `from` reads them first, `to` reads what was committed after
+   * them. Null when the run committed nothing the feed keeps.
+   */
+  runRange(connectionId: string, runId: string): Promise<{ readonly from: string; readonly to: string } | null>;
 }
