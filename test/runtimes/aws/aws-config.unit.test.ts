@@ -29,7 +29,7 @@ describe("Lambda configuration", () => {
 
   test("the webhook delivery function's deps build without calling AWS, and its config names what is missing", () => {
     expect(() => awsWebhookDeliveryDeps({ TABLE_NAME: "t" })).toThrow(/KMS_KEY_ID is required/);
-    expect(Object.keys(awsWebhookDeliveryDeps({ TABLE_NAME: "t", KMS_KEY_ID: "k" })).sort()).toEqual(["cipher", "clock", "logger", "sender", "webhooks"]);
+    expect(Object.keys(awsWebhookDeliveryDeps({ TABLE_NAME: "t", KMS_KEY_ID: "k" })).sort()).toEqual(["changes", "cipher", "clock", "logger", "sender", "webhooks"]);
   });
 
   test("a missing value fails fast, naming it", () => {
