@@ -1,6 +1,6 @@
 import { defineConfig } from "vitest/config";
 import { BaseSequencer, type TestSpecification } from "vitest/node";
-import { SHORT_LIVED_JVM } from "./test/support/child-process-env";
+import { TEST_JVM } from "./test/support/child-process-env";
 
 /** What names an end-to-end test: it starts whole processes (`npm start`, Chromium, the CLI), so it is slow. */
 export const END_TO_END_SUFFIX = ".e2e.test.ts";
@@ -33,9 +33,9 @@ export default defineConfig({
     env: {
       // Node 20 here, nodejs22.x in Lambda: the SDK's Node 22 notice is noise in test output.
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true",
-      // The DynamoDB Locals a test starts in its worker (a runtime's, the bench's) live for one small sync. The
-      // suite's shared one is started by the global setup, which does not get this environment, and keeps C2.
-      JAVA_TOOL_OPTIONS: SHORT_LIVED_JVM,
+      // The DynamoDB Locals a test starts in its worker (a runtime's, the bench's); the global setup, which does not
+      // get this environment, gives the suite's shared one the same options (test/support/child-process-env.ts).
+      JAVA_TOOL_OPTIONS: TEST_JVM,
     },
   },
 });

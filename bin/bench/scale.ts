@@ -22,7 +22,8 @@ const MIN_PAGES = 90;
  * carries into the next; the reference source stays in this process.
  */
 export async function measureScale(context: BenchContext): Promise<MeasurementResult> {
-  const sizes = bySize(context, { full: [1_000, 10_000, 100_000], quick: [1_000, 10_000], smoke: [200, 300] });
+  // Smoke: one point, whose trend reads n/a (smoke figures mean nothing; a second point costs a process start).
+  const sizes = bySize(context, { full: [1_000, 10_000, 100_000], quick: [1_000, 10_000], smoke: [200] });
   const warmUpLeads = bySize(context, { full: WARM_UP_LEADS, quick: WARM_UP_LEADS, smoke: 100 });
   const minPages = bySize(context, { full: MIN_PAGES, quick: MIN_PAGES, smoke: 1 });
   const points: ScalePoint[] = [];

@@ -25,6 +25,8 @@ export interface DynamoDbLocalOptions {
   readonly dataDir?: string;
   /** Fixed port (refused when already in use); a free port is picked when absent. The endpoint is always 127.0.0.1. */
   readonly port?: number;
+  /** JVM options for this engine only (JAVA_TOOL_OPTIONS of its process); the environment's when absent. */
+  readonly jvmOptions?: string;
 }
 
 /** How long the engine may take to answer its first ListTables. */
@@ -47,7 +49,7 @@ export async function startDynamoDbLocal(options: DynamoDbLocalOptions = {}): Pr
   for (let attempt = 1; ; attempt += 1) {
     const port = options.port ?? (await pickFreePort());
     try {
-      return await launch(port, dataDir);
+      return await launch(port, dataDir, options.jvmOptions);
     } catch (error) {
       const raced = error instanceof PortInUseError && options.port === undefined && attempt < BIND_RACE_ATTEMPTS;
       if (!raced) throw error;
@@ -77,7 +79,7 @@ function javaArgs(port: number, dataDir: string | undefined): string[] {
   ];
 }
 
-async function launch(port: number, dataDir: string | undefined): Promise<DynamoDbLocal> {
+async function launch(port: number, dataDir: string | undefined, jvmOptions: string | undefined): Promise<DynamoDbLocal> {
   // Another server on the port would answer our readiness probe: refuse it up front.
   await assertPortFree(port);
   // DynamoDB Local writes dynamodb-local-metadata.json into its working directory: keep it out of the caller's.
@@ -85,7 +87,8 @@ async function launch(port: number, dataDir: string | undefined): Promise<Dynamo
   const cleanUp = () => {
     if (scratchDir !== undefined) rmSync(scratchDir, { recursive: true, force: true });
   };
-  const child = spawn("java", javaArgs(port, dataDir), { cwd: dataDir ?? scratchDir, stdio: ["ignore", "pipe", "pipe"] });
+  const env = jvmOptions === undefined ? process.env : { ...process.env, JAVA_TOOL_OPTIONS: jvmOptions };
+  const child = spawn("java", javaArgs(port, dataDir), { cwd: dataDir ?? scratchDir, env, stdio: ["ignore", "pipe", "pipe"] });
   const endpoint = `http://127.0.0.1:${port}`;
 
   let output = "";

@@ -17,7 +17,7 @@
  */
 import "./promise-with-resolvers";
 import { AsyncLocalStorage } from "node:async_hooks";
-import { parentPort, workerData } from "node:worker_threads";
+import { parentPort } from "node:worker_threads";
 import { promisify } from "node:util";
 import type { RunOptions, StateMachine as EngineStateMachine, StateMachineDefinition } from "aws-local-stepfunctions";
 import type { EngineEvent, FinalStatus, FromWorker, HandlerError, ToWorker, WorkerData } from "./protocol";
@@ -29,7 +29,8 @@ type EndMessage = Extract<FromWorker, { type: "end" }>;
 
 const port = parentPort;
 if (!port) throw new Error("engine-worker.ts must run in a worker thread (see LocalStepFunctions)");
-const data = workerData as WorkerData;
+/** What the current owner loaded (a `load` message); a thread serves one engine at a time (engine-thread.ts). */
+let data: WorkerData | undefined;
 
 /** Node clamps larger delays to 1 ms (with a warning); a scaled wait never exceeds this. */
 const TIMEOUT_MAX_MS = 2 ** 31 - 1;
@@ -58,7 +59,7 @@ const currentExecution = new AsyncLocalStorage<string>();
  * (an EngineTimer), before it starts: tests assert the waits the definition
  * asked for instead of measuring time.
  */
-function installEngineTimers(timeScale: number): void {
+function installEngineTimers(timeScale: () => number): void {
   const engineSleepFrame = /\bat sleep \([^)\n]*aws-local-stepfunctions/;
   const calledFromEngineSleep = (): boolean => {
     const limit = Error.stackTraceLimit;
@@ -74,7 +75,7 @@ function installEngineTimers(timeScale: number): void {
     if (executionId === undefined) return realSetTimeout(callback, delay, ...args);
     const requestedMs = Number(delay ?? 0);
     const wait = calledFromEngineSleep();
-    const scaledMs = wait ? Math.min(TIMEOUT_MAX_MS, Math.max(0, requestedMs * timeScale)) : requestedMs;
+    const scaledMs = wait ? Math.min(TIMEOUT_MAX_MS, Math.max(0, requestedMs * timeScale())) : requestedMs;
     post({ type: "timer", executionId, timer: { kind: wait ? "wait" : "deadline", requestedMs, scaledMs } });
     return realSetTimeout(callback, scaledMs, ...args);
   };
@@ -84,22 +85,15 @@ function installEngineTimers(timeScale: number): void {
   globalThis.setTimeout = engineSetTimeout as unknown as typeof globalThis.setTimeout;
 }
 
-installEngineTimers(data.timeScale);
+installEngineTimers(() => data?.timeScale ?? 1);
 
 // After the polyfill and the timer patch: the engine is loaded only now. No
 // top-level await: under tsx this module is compiled to CommonJS (see
 // LocalStepFunctions' workerEntry).
 type Engine = typeof import("aws-local-stepfunctions");
-const loaded: Promise<{ engine: Engine; machine: EngineStateMachine }> = import("aws-local-stepfunctions").then(
-  (engine) => ({
-    engine,
-    machine: new engine.StateMachine(data.definition as StateMachineDefinition, {
-      // LocalStepFunctions validated the (substituted) definition already, with asl-validator 4.
-      validationOptions: { noValidate: true },
-    }),
-  }),
-);
-const stateMachineName = data.stateMachineArn.split(":").pop() ?? "local";
+const engineLoaded: Promise<Engine> = import("aws-local-stepfunctions");
+/** The current owner's state machine, built by its `load` message. */
+let machine: EngineStateMachine | undefined;
 
 interface RunningExecution {
   execution?: Execution;
@@ -146,7 +140,7 @@ function endedExecutionError(executionId: string): Error {
 
 function taskHandlers(executionId: string): TaskHandlers {
   const handlers: TaskHandlers = {};
-  for (const stateName of data.taskStates) {
+  for (const stateName of data!.taskStates) {
     handlers[stateName] = (input) =>
       new Promise((resolve, reject) => {
         const running = executions.get(executionId);
@@ -174,18 +168,21 @@ function outcome(engine: Engine, error: unknown): Omit<EndMessage, "type" | "exe
   return { status: "FAILED", error: "States.Runtime", cause: String(failure) };
 }
 
-function startExecution({ engine, machine }: Ready, executionId: string, input: unknown): void {
+function startExecution(engine: Engine, executionId: string, input: unknown): void {
+  if (machine === undefined || data === undefined) throw new Error("engine-worker: start before load");
+  const { stateMachineArn } = data;
+  const stateMachine = machine;
   // Registered before run(): the engine calls the first Task handler synchronously.
   const running: RunningExecution = { ended: false };
   executions.set(executionId, running);
   let execution: Execution;
   try {
     execution = currentExecution.run(executionId, () =>
-      machine.run(input as JsonInput, {
+      stateMachine.run(input as JsonInput, {
         overrides: { taskResourceLocalHandlers: taskHandlers(executionId) },
         context: {
           Execution: { Id: executionId, Name: executionId.split(":").pop() ?? executionId },
-          StateMachine: { Id: data.stateMachineArn, Name: stateMachineName },
+          StateMachine: { Id: stateMachineArn, Name: stateMachineArn.split(":").pop() ?? "local" },
         },
       }),
     );
@@ -219,12 +216,18 @@ function startExecution({ engine, machine }: Ready, executionId: string, input: 
     });
 }
 
-type Ready = Awaited<typeof loaded>;
-
-function handle(message: ToWorker, ready: Ready): void {
+function handle(message: ToWorker, engine: Engine): void {
   switch (message.type) {
+    case "load":
+      // A thread is handed on only once every execution of its previous owner has ended (engine-thread.ts).
+      if (executions.size > 0) throw new Error("engine-worker: load while executions run");
+      pendingCalls.clear();
+      data = message.data;
+      // LocalStepFunctions validated the (substituted) definition already, with asl-validator 4.
+      machine = new engine.StateMachine(data.definition as StateMachineDefinition, { validationOptions: { noValidate: true } });
+      break;
     case "start":
-      startExecution(ready, message.executionId, message.input);
+      startExecution(engine, message.executionId, message.input);
       break;
     case "abort": {
       const running = executions.get(message.executionId);
@@ -248,10 +251,10 @@ function handle(message: ToWorker, ready: Ready): void {
 // Messages are handled in arrival order, the first ones once the engine has loaded.
 // A failed load (or a bug in handle) rejects the queue: an unhandled rejection, which ends the
 // worker with an "error" event, on which the main thread fails every execution.
-let queue = loaded;
+let queue = engineLoaded;
 port.on("message", (message: ToWorker) => {
-  queue = queue.then((ready) => {
-    handle(message, ready);
-    return ready;
+  queue = queue.then((engine) => {
+    handle(message, engine);
+    return engine;
   });
 });

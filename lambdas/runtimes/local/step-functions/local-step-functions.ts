@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Worker } from "node:worker_threads";
 import type { RunStarter } from "../../../domain/core/ports/run-starter";
-import { startEngineThread } from "./engine-thread";
+import { acquireEngineThread, releaseEngineThread } from "./engine-thread";
 import {
   ExecutionHistory,
   type ExecutionRecord,
@@ -214,9 +214,13 @@ export class LocalStepFunctions implements RunStarter {
       new Promise((resolve) => (timer = setTimeout(resolve, STOP_GRACE_MS))),
     ]);
     clearTimeout(timer);
+    // Handed on only when every execution ended by itself and no handler call is left; else it may still talk.
+    const clean = running.every((record) => record.status !== "RUNNING" && record.tasksRunning === 0);
     for (const record of running) this.end(record, { status: "ABORTED" });
     this.worker = undefined;
-    await worker?.terminate();
+    if (worker === undefined) return;
+    if (clean && [...this.executions.all()].every((record) => record.tasksRunning === 0)) await releaseEngineThread(worker);
+    else await worker.terminate();
   }
 
   private end(record: ExecutionRecord, result: LocalExecutionResult): void {
@@ -233,7 +237,7 @@ export class LocalStepFunctions implements RunStarter {
 
   private ensureWorker(): Worker {
     if (this.worker) return this.worker;
-    const worker = startEngineThread(this.workerData);
+    const worker = acquireEngineThread();
     worker.unref();
     worker.on("message", (message: FromWorker) => this.onMessage(worker, message));
     const failAll = (error: string, cause: string) => {
@@ -245,6 +249,7 @@ export class LocalStepFunctions implements RunStarter {
     worker.on("error", (error) => failAll("LocalStepFunctions.WorkerError", error.stack ?? error.message));
     worker.on("exit", (code) => failAll("LocalStepFunctions.WorkerExited", `The engine worker exited with code ${code}`));
     this.worker = worker;
+    this.send(worker, { type: "load", data: this.workerData });
     return worker;
   }
 

@@ -28,6 +28,7 @@ export interface HandlerError {
 }
 
 export type ToWorker =
+  | { readonly type: "load"; readonly data: WorkerData }
   | { readonly type: "start"; readonly executionId: string; readonly input: unknown }
   | { readonly type: "abort"; readonly executionId: string }
   | { readonly type: "taskResult"; readonly callId: number; readonly ok: true; readonly output: unknown }

@@ -30,10 +30,27 @@ type AslValidator = (definition: unknown, options: { checkArn: boolean; checkPat
 // asl-validator 4 is CommonJS (`module.exports = function validator(...)`) and ships no type declarations.
 const aslValidator = createRequire(import.meta.url)("asl-validator") as AslValidator;
 
+/**
+ * Answers by definition text: asl-validator compiles its JSON schema on every call (about 0.1 s of CPU), and a
+ * process builds engines for the same few definitions again and again (each local service, each test harness).
+ */
+const answers = new Map<string, DefinitionValidation>();
+const ANSWERS_KEPT = 64;
+
 export function validateDefinition(definition: unknown, options: ValidateDefinitionOptions = {}): DefinitionValidation {
   if (typeof definition !== "object" || definition === null || Array.isArray(definition)) {
     return { valid: false, errors: ["The definition must be a JSON object"] };
   }
+  const key = JSON.stringify([options.checkArn ?? true, options.checkPaths ?? true, definition]);
+  const known = answers.get(key);
+  if (known !== undefined) return { valid: known.valid, errors: [...known.errors] };
+  const answer = validateOnce(definition, options);
+  if (answers.size >= ANSWERS_KEPT) answers.clear();
+  answers.set(key, answer);
+  return { valid: answer.valid, errors: [...answer.errors] };
+}
+
+function validateOnce(definition: object, options: ValidateDefinitionOptions): DefinitionValidation {
   // The validator writes a default QueryLanguage into every state: give it a copy.
   const copy: unknown = structuredClone(definition);
   const result = aslValidator(copy, { checkArn: options.checkArn ?? true, checkPaths: options.checkPaths ?? true });
