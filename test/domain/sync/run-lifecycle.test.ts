@@ -90,10 +90,13 @@ describe("a run that dies", () => {
     const connection = await harness.addConnection({ baseUrl: source.server.baseUrl, token: TOKEN });
     let killed = false;
     const kill = gate();
+    // Fetched ahead, page 3's request can arrive while page 2 still commits: the kill waits for that commit.
+    const page2 = harness.pageCommitted("leads", 2);
     source.fault = async (request) => {
       // Kill the execution while page 3 of /leads is being fetched: pages 1-2 are committed.
       if (request.path === "/leads" && request.query.get("page") === "3" && !killed) {
         killed = true;
+        await page2;
         const [run] = await harness.runs.list(connection.id);
         await harness.engine.abort(executionOf(run!.id));
         kill.open();
