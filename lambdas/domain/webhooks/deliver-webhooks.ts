@@ -3,6 +3,7 @@ import type { ChangeStore } from "../core/ports/change-store";
 import type { Logger } from "../core/ports/logger";
 import type { TokenCipher } from "../core/ports/token-cipher";
 import type { ServiceEvent } from "../core/service-events";
+import { attemptFailure } from "./attempt-failure";
 import { nextAttemptAt, planDeliveries, type PendingDelivery } from "./webhook-delivery";
 import { secretContext, type DeliveryAttempt } from "./webhook-endpoint";
 import { committingRun, webhookEventsOf } from "./webhook-events";
@@ -93,6 +94,7 @@ export async function attemptDelivery(deps: WebhookDeliveryDeps, delivery: Pendi
     attempted_at: now.toISOString(),
     status_code: outcome.kind === "response" ? outcome.status : null,
     error: outcome.kind === "failed" ? outcome.error.name : null,
+    failure: attemptFailure(outcome),
     outcome: delivered ? "delivered" : next === null ? "failed" : "retrying",
     next_attempt_at: next?.toISOString() ?? null,
   };

@@ -71,6 +71,8 @@ export const DeliveryAttemptSchema = v.object({
   status_code: v.nullable(v.number()),
   /** The failure's class: WebhookTimeoutError, WebhookConnectionError, WebhookAddressRefusedError; null on a response. */
   error: v.nullable(v.string()),
+  /** Why the attempt failed, for the owner: a rule of the catalog (webhook.answers, webhook.address-public), what happened and the fix; null when delivered. */
+  failure: v.nullable(v.object({ rule: v.string(), detail: v.string(), fix: v.string() })),
   outcome: v.picklist(["delivered", "retrying", "failed"]),
   next_attempt_at: v.nullable(IsoTimeSchema),
 });

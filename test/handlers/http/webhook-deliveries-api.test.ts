@@ -189,9 +189,9 @@ describe("deliveries to a receiver on loopback", () => {
     expect(await sweepAt(T0 + 48 * 3_600_000)).toEqual([]);
     expect(hook.receiver.received).toHaveLength(5);
     const listed = await deliveries(hook.owner, hook.endpointId);
-    expect(listed.map((row: Record<string, unknown>) => [row["attempt"], row["status_code"], row["error"], row["outcome"]])).toEqual([
-      [5, null, "WebhookTimeoutError", "failed"],
-      ...[4, 3, 2, 1].map((attempt) => [attempt, null, "WebhookTimeoutError", "retrying"]),
+    expect(listed.map((row: Record<string, any>) => [row["attempt"], row["status_code"], row["error"], row["failure"]?.rule, row["outcome"]])).toEqual([
+      [5, null, "WebhookTimeoutError", "webhook.answers", "failed"],
+      ...[4, 3, 2, 1].map((attempt) => [attempt, null, "WebhookTimeoutError", "webhook.answers", "retrying"]),
     ]);
   });
 
@@ -204,9 +204,9 @@ describe("deliveries to a receiver on loopback", () => {
     expect(await sweepAt(T0 + 48 * 3_600_000)).toEqual([]);
     expect(hook.receiver.received).toHaveLength(2);
     expect(hook.receiver.received[0]!.body.equals(hook.receiver.received[1]!.body)).toBe(true);
-    expect((await deliveries(hook.owner, hook.endpointId)).map((row: Record<string, unknown>) => [row["attempt"], row["status_code"], row["outcome"]])).toEqual([
-      [2, 200, "delivered"],
-      [1, 503, "retrying"],
+    expect((await deliveries(hook.owner, hook.endpointId)).map((row: Record<string, any>) => [row["attempt"], row["status_code"], row["failure"]?.rule ?? null, row["outcome"]])).toEqual([
+      [2, 200, null, "delivered"],
+      [1, 503, "webhook.answers", "retrying"],
     ]);
   });
 
@@ -216,8 +216,8 @@ describe("deliveries to a receiver on loopback", () => {
     await sync(hook.owner, hook.connectionId);
     await api.sync.webhooks.idle();
     expect(await sweepAt(T0 + 48 * 3_600_000)).toEqual([]);
-    expect((await deliveries(hook.owner, hook.endpointId)).map((row: Record<string, unknown>) => [row["attempt"], row["status_code"], row["error"], row["outcome"], row["next_attempt_at"]])).toEqual([
-      [1, null, "WebhookAddressRefusedError", "failed", null],
+    expect((await deliveries(hook.owner, hook.endpointId)).map((row: Record<string, any>) => [row["attempt"], row["status_code"], row["error"], row["failure"]?.rule, row["outcome"], row["next_attempt_at"]])).toEqual([
+      [1, null, "WebhookAddressRefusedError", "webhook.address-public", "failed", null],
     ]);
   });
 

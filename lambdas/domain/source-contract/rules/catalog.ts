@@ -11,6 +11,7 @@ import { QUERY_RULES } from "./query-rules";
 import { rateDeclared, rateRetriesExhausted, rateRetryAfter } from "./rate-rules";
 import { RECORD_RULES, SYNC_ONLY_RECORD_RULES } from "./record-rules";
 import { referenceStage, referenceUser } from "./reference-rules";
+import { WEBHOOK_RULES } from "./webhook-rules";
 
 /** Every rule the conformance kit checks, in report order. */
 export const KIT_RULES: readonly RuleInfo[] = [
@@ -45,9 +46,9 @@ export const KIT_RULES: readonly RuleInfo[] = [
 /**
  * The one list of rule ids: the kit's, then those only a sync can see (silent
  * rules its records hit, then why an entity failed), then the service's check's
- * own (its time limit). Run findings, failed entity rows, record lineage, the
+ * own (its time limit), then the owner's webhook receiver's. Run findings, failed entity rows, record lineage, the
  * quality route and the service's check name rules by these ids.
  */
-export const ALL_RULES: readonly RuleInfo[] = [...KIT_RULES, ...SYNC_ONLY_RECORD_RULES, ...SYNC_FAILURE_RULES, preflightTimeLimit];
+export const ALL_RULES: readonly RuleInfo[] = [...KIT_RULES, ...SYNC_ONLY_RECORD_RULES, ...SYNC_FAILURE_RULES, preflightTimeLimit, ...WEBHOOK_RULES];
 
 export const RULES_BY_ID: ReadonlyMap<string, RuleInfo> = new Map(ALL_RULES.map((r) => [r.id, r]));

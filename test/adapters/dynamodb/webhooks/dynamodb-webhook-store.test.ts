@@ -28,6 +28,7 @@ const attempt = (d: PendingDelivery, at: string): DeliveryAttempt => ({
   attempted_at: at,
   status_code: 500,
   error: null,
+  failure: { rule: "webhook.answers", detail: "the endpoint answered 500, not a 2xx status", fix: "Answer each delivery with a 2xx status." },
   outcome: "retrying",
   next_attempt_at: null,
 });
