@@ -4,6 +4,7 @@ import { h } from "./dom";
 import { amount, percent, type Funnel, type PipelineFunnel } from "./funnel-api";
 import { funnelChart } from "./funnel-chart";
 import { timeOf } from "./time";
+import { readVelocity, velocityPart, type VelocityRead } from "./velocity-part";
 
 const KIND_WORDS: Readonly<Record<string, string>> = { open: "open", won: "won", lost: "lost" };
 const nameOf = (pipeline: PipelineFunnel) => pipeline.name ?? pipeline.id;
@@ -45,10 +46,13 @@ function lossPart(pipeline: PipelineFunnel): Node {
   );
 }
 
-/** The parts of a pipeline's card, in order. Stage history and pipeline velocity (a later issue) join here as parts. */
-const PIPELINE_PARTS: readonly ((pipeline: PipelineFunnel) => Node)[] = [stagesPart, outcomesPart, lossPart];
+/** The parts of a pipeline's card, in order: the funnel from current stages, then the velocity from stage history. */
+const PIPELINE_PARTS: readonly ((pipeline: PipelineFunnel, velocity: VelocityRead) => Node)[] = [stagesPart, outcomesPart, lossPart, velocityPart];
 
-/** The funnel per pipeline, as the sync keeps it (GET .../analytics/funnel, computed at the end of the last run). */
+/**
+ * The funnel per pipeline, as the sync keeps it (GET .../analytics/funnel, computed at the end of the last run), and
+ * each pipeline's velocity (GET .../analytics/velocity, read once for the whole view, alongside the funnel).
+ */
 export async function funnelView(outlet: HTMLElement, id: string): Promise<void> {
   const status = h("p", { role: "status", "aria-live": "polite" }, "Loading the funnel…");
   const cards = h("div");
@@ -63,6 +67,7 @@ export async function funnelView(outlet: HTMLElement, id: string): Promise<void>
     ),
     cards,
   );
+  const velocity = readVelocity(id);
   let funnel: Funnel;
   try {
     funnel = await api<Funnel>("GET", `${connectionPath(id)}/analytics/funnel`);
@@ -77,7 +82,7 @@ export async function funnelView(outlet: HTMLElement, id: string): Promise<void>
   );
   cards.replaceChildren(
     ...funnel.pipelines.map((pipeline) =>
-      h("section", { class: "card", "aria-label": `Pipeline ${nameOf(pipeline)}`, "data-pipeline": pipeline.id }, h("h2", null, nameOf(pipeline)), PIPELINE_PARTS.map((part) => part(pipeline))),
+      h("section", { class: "card", "aria-label": `Pipeline ${nameOf(pipeline)}`, "data-pipeline": pipeline.id }, h("h2", null, nameOf(pipeline)), PIPELINE_PARTS.map((part) => part(pipeline, velocity))),
     ),
   );
 }

@@ -42,7 +42,7 @@ export const ROUTE_TABLE: readonly { readonly pattern: string; readonly view: Vi
   { pattern: "connections/:id/runs/:runId", view: inFrame("runs", (frame, { params }) => runView(frame.body, frame.connection.id, params["runId"]!)) },
   { pattern: "connections/:id/data", view: inFrame("data", (frame) => dataSection(frame), false) },
   { pattern: "connections/:id/records/:entity", view: inFrame("data", (frame, { params }) => recordsView(frame.body, frame.connection.id, params["entity"]!)) },
-  // The funnel: stage history and velocity (a later issue) join it as sections of its own view.
+  // The funnel: each pipeline's card holds its velocity from stage history too (funnel-view.ts).
   { pattern: "connections/:id/funnel", view: inFrame("data", (frame) => funnelView(frame.body, frame.connection.id)) },
   { pattern: "connections/:id/quality", view: inFrame("data", (frame) => qualityView(frame.body, frame.connection.id)) },
   { pattern: "connections/:id/explain", view: inFrame("data", (frame) => explainView(frame.body, frame.connection.id, null)) },

@@ -1,6 +1,8 @@
-import type { Page } from "playwright-core";
+import type { Page, Request } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RULES_BY_ID } from "../../lambdas/domain/source-contract/rules/catalog";
+import { monthInWords, timeInWords, type Velocity } from "../../console/src/velocity-api";
+import { MOVING_LEADS, movingEntriesPerMonth, movingLeadName, movingLeadsCrm } from "../builders/moving-leads-crm";
 import { contactRecord, leadRecord, pipelineRecord, stageRecord, userRecord, type RawRecord } from "../builders/source-records";
 import { crmSource, type CrmData } from "../support/crm-source";
 import { runSettled } from "../support/run-settled";
@@ -64,6 +66,9 @@ describe("owner's console: the connection page an owner reads at a glance (issue
   let harness: ConsoleHarness;
   let healthy: SourceServer;
   let broken: SourceServer;
+  let moving: SourceServer;
+  /** Which sync the moving CRM is at: its leads change stages from one to the next. */
+  let movingSync = 0;
   let owner: Page;
   let problems: ReturnType<typeof watchPageProblems>;
   const ids = { healthy: "", broken: "" };
@@ -82,6 +87,7 @@ describe("owner's console: the connection page an owner reads at a glance (issue
     harness = await startConsoleHarness();
     healthy = await startSourceServer(crmSource(() => DATA, { token: TOKEN }));
     broken = await startSourceServer(crmSource(() => BROKEN, { token: TOKEN }));
+    moving = await startSourceServer(crmSource(() => movingLeadsCrm(movingSync), { token: TOKEN }));
     callApi = await harness.ownerApi("acme");
     ids.healthy = await createAndSync("Sales CRM", healthy);
     ids.broken = await createAndSync("Broken CRM", broken);
@@ -93,6 +99,7 @@ describe("owner's console: the connection page an owner reads at a glance (issue
   afterAll(async () => {
     await healthy?.close();
     await broken?.close();
+    await moving?.close();
     await harness?.close();
   });
 
@@ -332,6 +339,74 @@ describe("owner's console: the connection page an owner reads at a glance (issue
     await expectAccessible(owner, "funnel");
     await expectOwnerWords(owner, "funnel");
     await shot(owner, "funnel");
+  });
+
+  it("the funnel shows each pipeline's velocity as the velocity figures answer, read once: per stage of the month chosen the entries, on to the next stage, reached won, the median and 9-in-10 time in words; the open leads waiting longest by name; accessible at 360 px", async () => {
+    movingSync = 0;
+    const id = await createAndSync("Moving CRM", moving);
+    for (movingSync = 1; movingSync <= 2; movingSync += 1) {
+      const run = await callApi("POST", `/connections/${id}/syncs`);
+      expect((await runSettled(harness.service.sync.engine, harness.service.sync.runs, id, run.body["id"] as string)).status).toBe("succeeded");
+    }
+    const answer = (await callApi("GET", `/connections/${id}/analytics/velocity`)).body as Velocity;
+    const own = answer.pipelines.find((row) => row.pipeline_id === "mv-pipeline")!;
+    // The answer itself holds the source's moves: every lead entered New in January, each move in February.
+    expect(Object.fromEntries(own.periods.map((row) => [row.period, row.stages.reduce((sum, stage) => sum + stage.entered, 0)]))).toEqual(movingEntriesPerMonth(2));
+    const stageNames = new Map([["mv-new", "New"], ["mv-qualified", "Qualified"], ["mv-proposal", "Proposal"], ["mv-won", "Won"], ["mv-lost", "Lost"]]);
+    const share = (value: number | null) => (value === null ? "—" : `${Math.round(value * 100)}%`);
+    const expectedRows = (period: string) =>
+      own.periods.find((row) => row.period === period)!.stages.map((stage) => [
+        stage.stage_id,
+        stageNames.get(stage.stage_id),
+        String(stage.entered),
+        share(stage.conversion_to_next),
+        share(stage.conversion_to_won),
+        timeInWords(stage.median_seconds_in_stage),
+        timeInWords(stage.p90_seconds_in_stage),
+      ]);
+
+    const velocityReads: string[] = [];
+    const countVelocityReads = (request: Request) => void (request.url().endsWith("/analytics/velocity") && velocityReads.push(request.url()));
+    owner.on("request", countVelocityReads);
+    await owner.goto(`${base(id)}/funnel`);
+    const part = owner.getByRole("region", { name: "How fast leads of Moves move" });
+    const table = part.locator("table.velocity-table");
+    await table.waitFor();
+    const rows = () => table.locator("tbody tr").evaluateAll((trs) => trs.map((tr) => [tr.getAttribute("data-stage"), ...[...tr.querySelectorAll("th, td")].map((cell) => cell.textContent)]));
+    // The latest month with entries first; the picker offers every month, newest first.
+    const latest = own.periods[own.periods.length - 1]!.period;
+    expect(await part.getByLabel("Month leads entered the stage").inputValue()).toBe(latest);
+    expect(await part.locator("option").allTextContents()).toEqual(own.periods.map((row) => monthInWords(row.period)).reverse());
+    expect(await rows()).toEqual(expectedRows(latest));
+    expect(await rows()).toContainEqual(expect.arrayContaining(["not enough data"]));
+    await part.getByLabel("Month leads entered the stage").selectOption(own.periods[0]!.period);
+    await table.locator("caption", { hasText: monthInWords(own.periods[0]!.period) }).waitFor();
+    expect(await rows()).toEqual(expectedRows(own.periods[0]!.period));
+    // The open leads waiting longest, by name, longest first, each waiting as long as the page's own reading says.
+    const asOf = (await part.locator('[data-test="velocity-as-of"] time').getAttribute("datetime"))!;
+    const waiting = await part.locator("tr[data-lead]").evaluateAll((trs) =>
+      trs.map((tr) => [tr.getAttribute("data-lead"), ...[...tr.querySelectorAll("th, td")].map((cell) => cell.querySelector("time")?.getAttribute("datetime") ?? cell.textContent)]),
+    );
+    expect(waiting).toEqual(
+      own.longest_waiting.map((row) => [
+        row.lead_id,
+        movingLeadName(Number(row.lead_id.slice("mv-lead-".length))),
+        stageNames.get(row.stage_id),
+        new Date(row.since).toISOString(),
+        timeInWords((Date.parse(asOf) - Date.parse(row.since)) / 1000),
+      ]),
+    );
+    expect(waiting.length).toBeGreaterThan(0);
+    expect(waiting.length).toBeLessThanOrEqual(MOVING_LEADS);
+    expect(velocityReads).toHaveLength(1);
+    owner.off("request", countVelocityReads);
+    await expectAccessible(owner, "funnel with velocity");
+    await expectOwnerWords(owner, "funnel with velocity");
+    await owner.setViewportSize({ width: 360, height: 800 });
+    expect(await owner.evaluate<number>("document.documentElement.scrollWidth")).toBeLessThanOrEqual(360);
+    await expectAccessible(owner, "funnel with velocity at 360 px");
+    await owner.setViewportSize({ width: 1280, height: 800 });
+    expect(problems.take()).toEqual([]);
   });
 
   it("the runs chart is readable with one run: drawn, and its table holds that one run", async () => {
