@@ -31,7 +31,8 @@ const updated = (lead: number, sync: number) => {
   return last === 0 ? `2026-01-${String(1 + lead).padStart(2, "0")}T09:00:00.000Z` : `2026-02-${String(1 + 5 * last).padStart(2, "0")}T${String(lead).padStart(2, "0")}:00:00.000Z`;
 };
 
-export const movingLeadName = (lead: number) => `Moving deal ${lead}`;
+/** Lead 4 has no name (the spec allows null: the console shows its id); lead 8's is the longest allowed, 255 characters without a space. */
+export const movingLeadName = (lead: number): string | null => (lead === 4 ? null : lead === 8 ? "W".repeat(255) : `Moving deal ${lead}`);
 
 /** The CRM as it stands at sync n, its leads in updated_at order (as an incremental listing sends them). */
 export function movingLeadsCrm(sync: number): CrmData {
