@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { createMemoryLogger } from "../../lambdas/adapters/local/json-logger";
 import { readLocalRuntimeConfig } from "../../lambdas/runtimes/local/local-runtime-config";
 import { startLocalRuntime, type LocalRuntime } from "../../lambdas/runtimes/local/local-runtime";
-import { issueSessionToken } from "../../lambdas/runtimes/local/local-token-issuer";
+import { runtimeApi } from "./runtime-api";
 import { bySize, type BenchContext, type MeasurementResult } from "./bench-env";
 import { TINY_OTHERS } from "./page-overhead";
 import { startProcessProbe } from "./process-probe";
@@ -95,16 +95,7 @@ export async function measureLatency(context: BenchContext): Promise<Measurement
 
 /** One full sync through the runtime's API; pages per second as the source saw them, commit time as the process sent it. */
 async function syncOnce(runtime: LocalRuntime, source: SourceProcess, rate: number): Promise<RunFigure> {
-  const token = await issueSessionToken({ key: runtime.service.signingKey, account: "bench-latency", role: "owner" });
-  const api = async (method: string, path: string, body?: unknown) => {
-    const response = await fetch(`${runtime.url}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    if (!response.ok) throw new Error(`${method} ${path} answered ${response.status}: ${await response.text()}`);
-    return (await response.json()) as Record<string, unknown>;
-  };
+  const api = await runtimeApi(runtime, "bench-latency");
   const created = await api("POST", CONNECTIONS, { base_url: source.url, token: source.token, rate_limit: rate, sync_since: "2020-01-01T00:00:00Z" });
   const id = String(created["id"]);
   const before = (await source.requests()).length;

@@ -6,7 +6,7 @@ import { performance } from "node:perf_hooks";
 import type { Logger } from "../../lambdas/domain/core/ports/logger";
 import { readLocalRuntimeConfig } from "../../lambdas/runtimes/local/local-runtime-config";
 import { startLocalRuntime, type LocalRuntime } from "../../lambdas/runtimes/local/local-runtime";
-import { issueSessionToken } from "../../lambdas/runtimes/local/local-token-issuer";
+import { runtimeApi } from "./runtime-api";
 import { createJsonLogger } from "../../lambdas/adapters/local/json-logger";
 import { benchClient, bySize, dropTable, freshTable, type BenchContext, type MeasurementResult } from "./bench-env";
 import { createInstrumentedSync } from "./instrumented-sync";
@@ -115,16 +115,7 @@ interface RunFigures {
 }
 
 async function productRun(runtime: LocalRuntime, source: Awaited<ReturnType<typeof startSourceProcess>>, probe: ProcessProbe, log: TimedLog): Promise<RunFigures> {
-  const token = await issueSessionToken({ key: runtime.service.signingKey, account: "bench-account", role: "owner" });
-  const api = async (method: string, path: string, body?: unknown) => {
-    const response = await fetch(`${runtime.url}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    if (!response.ok) throw new Error(`${method} ${path} answered ${response.status}: ${await response.text()}`);
-    return (await response.json()) as Record<string, unknown>;
-  };
+  const api = await runtimeApi(runtime, "bench-account");
   const created = await api("POST", CONNECTIONS, { base_url: source.url, token: source.token, rate_limit: PRODUCT_RATE, sync_since: "2020-01-01T00:00:00Z" });
   const connectionId = String(created["id"]);
   const before = (await source.requests()).length;

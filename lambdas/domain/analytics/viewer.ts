@@ -1,28 +1,13 @@
-import type { Collection } from "../core/entities";
+import { readAllRecords } from "../records/read-all-records";
 import type { StoredConnection } from "../core/connection";
 import { OWNER_ROLE, type Session } from "../onboarding/auth/session-claims";
 import type { OnboardingDeps } from "../onboarding/onboarding-deps";
 import type { ApiDeps } from "./analytics-deps";
 import { linkOfMember, normalisedEmail, resolveLinks, type LinkableUser, type LinkKind, type SourceUserLink } from "./member-links";
 
-/** Records per read when a small collection (users) is read whole. */
-const READ_PAGE = 1000;
-
-/** Every stored record of a small collection (users: tens to low hundreds), page by page. */
-export async function readAll(deps: Pick<OnboardingDeps, "records">, connectionId: string, collection: Collection): Promise<Record<string, unknown>[]> {
-  const all: Record<string, unknown>[] = [];
-  let cursor: string | null = null;
-  do {
-    const page = await deps.records.listRecords(connectionId, collection, { limit: READ_PAGE, cursor });
-    all.push(...page.records);
-    cursor = page.nextCursor;
-  } while (cursor !== null);
-  return all;
-}
-
 /** The stored /users of a connection, as links read them. */
 export async function linkableUsers(deps: Pick<OnboardingDeps, "records">, connectionId: string): Promise<(LinkableUser & { readonly doc: Record<string, unknown> })[]> {
-  return (await readAll(deps, connectionId, "users")).flatMap((doc) =>
+  return (await readAllRecords(deps.records, connectionId, "users")).flatMap((doc) =>
     typeof doc["id"] === "string"
       ? [{ id: doc["id"], email: typeof doc["email"] === "string" ? doc["email"] : null, is_active: doc["is_active"] !== false, doc }]
       : [],

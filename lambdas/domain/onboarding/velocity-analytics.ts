@@ -2,20 +2,8 @@ import * as v from "valibot";
 import { inHistoryOrder, preferReported, type StageTransition } from "../core/lead-history";
 import { IsoTimeSchema } from "../core/iso-time-schema";
 import { findConnection } from "./connection-operations";
-import type { Collection } from "../core/entities";
+import { readAllRecords } from "../records/read-all-records";
 import type { OnboardingDeps } from "./onboarding-deps";
-
-/** Every stored record of a collection, page by page (the velocity is a full read, as the funnel's refresh is). */
-async function readAll(records: OnboardingDeps["records"], connectionId: string, collection: Collection): Promise<Record<string, unknown>[]> {
-  const all: Record<string, unknown>[] = [];
-  let cursor: string | null = null;
-  do {
-    const page = await records.listRecords(connectionId, collection, { limit: 1000, cursor });
-    all.push(...page.records);
-    cursor = page.nextCursor;
-  } while (cursor !== null);
-  return all;
-}
 
 /** Open leads listed per stage as the longest waiting. */
 export const LONGEST_WAITING = 5;
@@ -163,9 +151,9 @@ function isOpenIn(lead: Doc | undefined, pipelineId: string, stageId: string): b
 export async function getVelocity(deps: Pick<OnboardingDeps, "connections" | "keySpace" | "records" | "history" | "clock">, account: string, id: string): Promise<Velocity> {
   await findConnection(deps, account, id);
   const [pipelines, stages, leads, transitions] = await Promise.all([
-    readAll(deps.records, id, "pipelines"),
-    readAll(deps.records, id, "stages"),
-    readAll(deps.records, id, "leads"),
+    readAllRecords(deps.records, id, "pipelines"),
+    readAllRecords(deps.records, id, "stages"),
+    readAllRecords(deps.records, id, "leads"),
     deps.history.allTransitions(id),
   ]);
   return computeVelocity({ pipelines, stages, leads, transitions: preferReported(transitions) }, deps.clock.now());
