@@ -1,9 +1,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startReferenceSource } from "./reference-source/start-reference-source";
 import { readLocalRuntimeConfig, StartupError } from "../lambdas/runtimes/local/local-runtime-config";
-import { startLocalRuntime, type LocalRuntime } from "../lambdas/runtimes/local/local-runtime";
+import type { LocalRuntime } from "../lambdas/runtimes/local/local-runtime";
 import { createJsonLogger } from "../lambdas/adapters/local/json-logger";
 import { issueSessionToken } from "../lambdas/runtimes/local/local-token-issuer";
 import type { RunSummary } from "../lambdas/domain/core/run-summary";
@@ -47,6 +46,11 @@ async function main(args: readonly string[]): Promise<number> {
     process.stderr.write(`unknown argument ${args[0]}\n\n${DEMO_USAGE}`);
     return 2;
   }
+  // The service and the reference source load only now: --help and a wrong argument answer without loading them.
+  const [{ startReferenceSource }, { startLocalRuntime }] = await Promise.all([
+    import("./reference-source/start-reference-source"),
+    import("../lambdas/runtimes/local/local-runtime"),
+  ]);
   const keepData = process.env["DATA_DIR"] !== undefined;
   const dataDir = process.env["DATA_DIR"] ?? mkdtempSync(join(tmpdir(), "crm-demo-"));
   const events: Array<Record<string, unknown>> = [];
