@@ -50,11 +50,11 @@ export function synthesize(context?: Record<string, unknown>, options: { bundle?
 let defaultSynthesis: Synthesized | undefined;
 
 /** The app and stack, not yet synthesized (a second synth of an app returns the first one's assembly). */
-export function build(context: Record<string, unknown> = TEST_CONTEXT, options: { bundle?: boolean; outdir?: string } = {}) {
+export function build(context: Record<string, unknown> = TEST_CONTEXT, options: { bundle?: boolean; outdir?: string; validate?: boolean } = {}) {
   const app = new App({
-    // CDK's built-in CloudFormation check (a WebAssembly engine, about 4 s of CPU per process and per synth) only
-    // prints what it finds; cfn-lint checks the template in test/cdk/cfn-lint.e2e.test.ts, and `cdk synth` keeps it.
-    builtinCloudFormationValidation: false,
+    // CDK's built-in CloudFormation check (a WebAssembly engine: seconds of CPU per process and per synth) runs in
+    // one test, test/cdk/builtin-validation.test.ts; `cdk synth` always runs it, and cfn-lint checks the template too.
+    builtinCloudFormationValidation: options.validate === true,
     context: { ...FEATURE_FLAGS, consoleBuildDir: CONSOLE_BUILD_FIXTURE, ...context, ...(options.bundle === true ? {} : { "aws:cdk:bundling-stacks": [] }) },
     ...(options.outdir === undefined ? {} : { outdir: options.outdir }),
   });
