@@ -37,7 +37,8 @@ const PRODUCT_RATE = 100;
  */
 export async function measureProduct(context: BenchContext): Promise<MeasurementResult> {
   const rounds = bySize(context, { full: 2, quick: 1, smoke: 1 });
-  const sizes = bySize<Readonly<Record<string, number>>>(context, { full: {}, quick: {}, smoke: { ...TINY_OTHERS, leads: 300 } });
+  // Smoke: two leads pages (the runtime fetches ahead only within an entity), one page of each other entity.
+  const sizes = bySize<Readonly<Record<string, number>>>(context, { full: {}, quick: {}, smoke: { ...TINY_OTHERS, leads: 150 } });
   const source = await startSourceProcess(sizes);
   const probe = startProcessProbe({ sourceOrigin: source.url });
   const dataDir = await mkdtemp(join(tmpdir(), "bench-product-"));

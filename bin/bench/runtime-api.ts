@@ -2,7 +2,7 @@ import type { LocalRuntime } from "../../lambdas/runtimes/local/local-runtime";
 import { issueSessionToken } from "../../lambdas/runtimes/local/local-token-issuer";
 
 /** The onboarding API of a runtime the bench started, as an owner of `account`: JSON in and out, any non-2xx thrown. */
-export async function runtimeApi(runtime: LocalRuntime, account: string): Promise<(method: string, path: string, body?: unknown) => Promise<Record<string, unknown>>> {
+export async function runtimeApi(runtime: Pick<LocalRuntime, "service" | "url">, account: string): Promise<(method: string, path: string, body?: unknown) => Promise<Record<string, unknown>>> {
   const token = await issueSessionToken({ key: runtime.service.signingKey, account, role: "owner" });
   return async (method, path, body) => {
     const response = await fetch(`${runtime.url}${path}`, {
