@@ -1,3 +1,4 @@
+import { resolve } from "node:path";
 import { build } from "esbuild";
 
 /** One import: `from` (a file of the repo) imports `to` (a repo file, or a package name when external). */
@@ -17,7 +18,7 @@ const ENTRY = "<stdin>";
  */
 export async function importGraph(entryPoints: readonly string[]): Promise<ImportEdge[]> {
   const result = await build({
-    stdin: { contents: entryPoints.map((file) => `import ${JSON.stringify(`./${file}`)};`).join("\n"), resolveDir: process.cwd(), sourcefile: ENTRY },
+    stdin: { contents: entryPoints.map((file) => `import ${JSON.stringify(resolve(file))};`).join("\n"), resolveDir: process.cwd(), sourcefile: ENTRY },
     bundle: true,
     write: false,
     metafile: true,
