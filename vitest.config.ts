@@ -27,8 +27,8 @@ export default defineConfig({
     hookTimeout: 60_000,
     pool: "forks",
     // Three workers on the 2 cores, each keeping its module graph between files: the run waits on child processes,
-    // the browser, timers and sockets part of the time, and a third worker fills it (a whole run on these machines:
-    // 406 s with two, 356 s with three, 377 s with four).
+    // the browser, timers and sockets part of the time, and a third worker fills it (two, three and four workers
+    // measured in the commit that set three).
     maxWorkers: 3,
     isolate: false,
     sequence: { sequencer: EndToEndFirst },
