@@ -37,6 +37,7 @@ import { contactRecord, leadRecord, pipelineRecord, stageRecord, userRecord } fr
 import { encryptedConnection } from "../builders/stored-connections";
 import { crmSource } from "../support/crm-source";
 import { createTestTable, testDynamoDbClient } from "../support/dynamodb";
+import { recordingClient } from "./recorded-table-actions";
 import { startSourceServer, type SourceServer } from "../support/source-server";
 import { CountingMetrics } from "../../lambdas/adapters/local/counting-metrics";
 import { baseUrlPolicy, webhookUrlPolicy } from "../../lambdas/adapters/source-http/ssrf/base-url-policy";
@@ -55,17 +56,6 @@ import type { ManagerRefresher } from "../../lambdas/domain/core/ports/manager-r
  * over by the schedule tick. Step Functions itself is the boundary: the run
  * starter is a stub.
  */
-
-/** The IAM action(s) a command needs; transactions by the item actions inside them. */
-function actionsOf(commandName: string, input: Record<string, any>): TableAction[] {
-  const name = commandName.replace(/Command$/, "");
-  if (name === "TransactWriteItems") {
-    const kinds: Record<string, TableAction> = { Put: "dynamodb:PutItem", Update: "dynamodb:UpdateItem", Delete: "dynamodb:DeleteItem", ConditionCheck: "dynamodb:ConditionCheckItem" };
-    return (input.TransactItems as Record<string, unknown>[]).flatMap((item) => Object.keys(item).map((kind) => kinds[kind]!));
-  }
-  if (name === "TransactGetItems") return ["dynamodb:GetItem"];
-  return [`dynamodb:${name}` as TableAction];
-}
 
 type SyncFunctionName =
   | "BeginRun"
@@ -96,17 +86,8 @@ const source = createHttpSourceClient({ timeoutMs: 2_000 });
 
 /** One function's stores, on its own recording client. */
 function storesOf(name: SyncFunctionName) {
-  const client = testDynamoDbClient();
+  const client = recordingClient(recorded, name);
   clients.push(client);
-  const actions = recorded.get(name) ?? new Set<TableAction>();
-  recorded.set(name, actions);
-  client.middlewareStack.add(
-    (next, context) => async (args) => {
-      for (const action of actionsOf(context.commandName as string, args.input as Record<string, any>)) actions.add(action);
-      return next(args);
-    },
-    { step: "initialize", name: "recordTableActions" },
-  );
   return {
     records: new DynamoDbRecordStore({ client, tableName }),
     runs: new DynamoDbRunStore({ client, tableName }),

@@ -12,6 +12,7 @@ import { makeWebhookDeliveryHandler } from "../../lambdas/handlers/webhooks/webh
 import { TABLE_ACCESS, type TableAction } from "../../lib/table-access";
 import { runFinished } from "../builders/service-events";
 import { createTestTable, testDynamoDbClient } from "../support/dynamodb";
+import { recordingClient } from "./recorded-table-actions";
 import { startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver";
 
 /**
@@ -29,27 +30,9 @@ const clock = { now: () => new Date(time) };
 const cipher = new AesGcmTokenCipher(randomBytes(32));
 const logger = createMemoryLogger();
 
-function actionsOf(commandName: string, input: Record<string, any>): TableAction[] {
-  const name = commandName.replace(/Command$/, "");
-  if (name === "TransactWriteItems") {
-    const kinds: Record<string, TableAction> = { Put: "dynamodb:PutItem", Update: "dynamodb:UpdateItem", Delete: "dynamodb:DeleteItem", ConditionCheck: "dynamodb:ConditionCheckItem" };
-    return (input.TransactItems as Record<string, unknown>[]).flatMap((item) => Object.keys(item).map((kind) => kinds[kind]!));
-  }
-  return [`dynamodb:${name}` as TableAction];
-}
-
 function storeOf(name: Name): DynamoDbWebhookStore & { readonly changes: DynamoDbChangeStore } {
-  const client = testDynamoDbClient();
+  const client = recordingClient(recorded, name);
   clients.push(client);
-  const actions = recorded.get(name) ?? new Set<TableAction>();
-  recorded.set(name, actions);
-  client.middlewareStack.add(
-    (next, context) => async (args) => {
-      for (const action of actionsOf(context.commandName as string, args.input as Record<string, any>)) actions.add(action);
-      return next(args);
-    },
-    { step: "initialize", name: "recordTableActions" },
-  );
   // The change feed's reads (the cursors of changes committed) on the same recording client.
   return Object.assign(new DynamoDbWebhookStore({ client, tableName }), { changes: new DynamoDbChangeStore({ client, tableName }) });
 }
