@@ -115,6 +115,13 @@ export class SourceRedirectError extends SyncError {
   readonly retryable = false;
 }
 
+/**
+ * The errors a request to the source ends in, one a way its answer can go
+ * wrong (the spec's status table, a time-out, a body that breaks the envelope):
+ * what a request made ahead hands on to the page's task (fetch-ahead.ts).
+ */
+export const SOURCE_REQUEST_ERRORS = [SourceAuthError, SourceNotImplementedError, SourceThrottledError, SourceTransientError, SourceHardError, SourceRedirectError] as const;
+
 /** A record of the page breaks a rule of the spec; the page writes nothing. */
 export class PageValidationError extends SyncError {
   override readonly name = "PageValidationError";

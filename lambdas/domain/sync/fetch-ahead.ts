@@ -1,15 +1,6 @@
 import * as v from "valibot";
 import { SYNC_ENTITIES } from "../core/entities";
-import {
-  SourceAuthError,
-  SourceHardError,
-  SourceNotImplementedError,
-  SourceRedirectError,
-  SourceThrottledError,
-  SourceTransientError,
-  SyncError,
-  errorNameOf,
-} from "../core/errors";
+import { SOURCE_REQUEST_ERRORS, SourceThrottledError, SourceTransientError, SyncError, errorNameOf, type SyncErrorOptions } from "../core/errors";
 import { AHEAD_STATE_MAX_BYTES } from "../core/limits";
 import type { StoredConnection } from "../core/connection";
 import type { SourcePage } from "../core/ports/source-client";
@@ -27,7 +18,7 @@ import type { SourcePage } from "../core/ports/source-client";
 const positiveInteger = v.pipe(v.number(), v.integer(), v.minValue(1));
 
 /** The source errors an early request can end in: the next task meets them as its own request's. */
-const HANDED_ERRORS = [SourceAuthError, SourceNotImplementedError, SourceThrottledError, SourceTransientError, SourceHardError, SourceRedirectError] as const;
+const HANDED_ERRORS = SOURCE_REQUEST_ERRORS;
 type HandedError = (typeof HANDED_ERRORS)[number];
 /** Each by its stable name, the one the state carries (and the state machine's ErrorEquals know). */
 const HANDED_BY_NAME = new Map<string, HandedError>(HANDED_ERRORS.map((errorClass) => [errorNameOf(errorClass), errorClass]));
@@ -79,7 +70,7 @@ export function answerOf(ahead: AheadPage): SourcePage {
   const errorClass = HANDED_BY_NAME.get(answer.name)!;
   if (errorClass === SourceThrottledError) throw new SourceThrottledError(answer.detail, answer.retry_after_seconds ?? 1, options);
   if (errorClass === SourceTransientError) throw new SourceTransientError(answer.detail, { ...options, sourceDown: answer.source_down ?? false });
-  throw new (errorClass as typeof SourceAuthError)(answer.detail, options);
+  throw new (errorClass as new (detail: string, options: SyncErrorOptions) => SyncError)(answer.detail, options);
 }
 
 /** Whether the ahead's answer is an error the state machine's Retry block retries (a 5xx, a time-out). */

@@ -2,6 +2,7 @@ import { describe, expect, test } from "vitest";
 import {
   ConnectionNotFoundError,
   RateLimitSlotsStaleError,
+  SOURCE_REQUEST_ERRORS,
   SourceAuthError,
   SourceHardError,
   SourceNotImplementedError,
@@ -45,7 +46,7 @@ describe("an early page's answer in the state", () => {
     expect(ahead.connection).toEqual({ sync_since: connection.sync_since, rate_limit: 7 });
   });
 
-  test.each([
+  const sourceErrors = [
     ["401", new SourceAuthError("the source refused the token (401): invalid token", { httpStatus: 401 })],
     ["404", new SourceNotImplementedError("not implemented", { httpStatus: 404 })],
     ["429", new SourceThrottledError("slow down", 17, { rule: "rate.retry-after" })],
@@ -53,7 +54,13 @@ describe("an early page's answer in the state", () => {
     ["unreachable", new SourceTransientError("connection refused", { rule: "source.reachable", sourceDown: true })],
     ["hard", new SourceHardError("not JSON", { httpStatus: 200 })],
     ["3xx", new SourceRedirectError("the source answered 302 to https://elsewhere.example", { httpStatus: 302 })],
-  ])("a source error (%s) is thrown by the page's task as its own request's: same class, detail, status, rule and its own fields", (_, error) => {
+  ] as const;
+
+  test("every error a source request ends in is handed on: the cases below cover SOURCE_REQUEST_ERRORS, each class", () => {
+    expect(new Set(sourceErrors.map(([, error]) => error.constructor))).toEqual(new Set(SOURCE_REQUEST_ERRORS));
+  });
+
+  test.each(sourceErrors)("a source error (%s) is thrown by the page's task as its own request's: same class, detail, status, rule and its own fields", (_, error) => {
     const again = thrown(() => answerOf(handed({ kind: "error", error, connection })));
     expect(again).toBeInstanceOf(error.constructor);
     expect(again).toMatchObject({ name: error.name, detail: error.detail, httpStatus: error.httpStatus, ruleId: error.ruleId });
