@@ -17,14 +17,17 @@ export function testDynamoDbClient(): DynamoDBClient {
   });
 }
 
-/** A fresh, uniquely named table of the shared definition, so test files never see each other's data. */
+/** A name no other test file's table has, so test files never see each other's data. */
+const testTableName = (): string => `test-${randomUUID()}`;
+
+/** A fresh, uniquely named table of the shared definition. */
 export async function createTestTable(client: DynamoDBClient): Promise<string> {
-  const tableName = `test-${randomUUID()}`;
+  const tableName = testTableName();
   await ensureTable(client, tableName);
   return tableName;
 }
 
-/** The table a test file works on: read its fields in a test or hook, once useTestTable's beforeAll has run. */
+/** The table a test file works on: its name and client are known at once, so a file builds its stores at its top. */
 export interface TestTable {
   readonly client: DynamoDBClient;
   readonly tableName: string;
@@ -32,24 +35,10 @@ export interface TestTable {
 
 /** A fresh table for this test file: made before its tests, its client destroyed after them. */
 export function useTestTable(): TestTable {
-  let table: TestTable | undefined;
-  beforeAll(async () => {
-    const client = testDynamoDbClient();
-    table = { client, tableName: await createTestTable(client) };
-  });
-  afterAll(() => table?.client.destroy());
-  const ready = (): TestTable => {
-    if (table === undefined) throw new Error("useTestTable's table is made in beforeAll: read it in a test or a later hook");
-    return table;
-  };
-  return {
-    get client() {
-      return ready().client;
-    },
-    get tableName() {
-      return ready().tableName;
-    },
-  };
+  const table: TestTable = { client: testDynamoDbClient(), tableName: testTableName() };
+  beforeAll(() => ensureTable(table.client, table.tableName));
+  afterAll(() => table.client.destroy());
+  return table;
 }
 
 /** One item of the table as DynamoDB holds it (a consistent read), or undefined. */

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { beforeAll, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { DynamoDbAuditStore } from "../../../lambdas/adapters/dynamodb/audits/dynamodb-audit-store";
 import { StoredVersionNewerError } from "../../../lambdas/domain/core/errors";
 import type { RecordWrite } from "../../../lambdas/domain/core/ports/record-store";
@@ -10,14 +10,9 @@ import { rejectedWith } from "../../support/rejected-with";
 import { useTestTable } from "../../support/dynamodb";
 
 const table = useTestTable();
-let records: DynamoDbRecordStore;
-let audits: DynamoDbAuditStore;
-let runs: DynamoDbRunStore;
-beforeAll(() => {
-  records = new DynamoDbRecordStore(table);
-  audits = new DynamoDbAuditStore(table);
-  runs = new DynamoDbRunStore(table);
-});
+const records = new DynamoDbRecordStore(table);
+const audits = new DynamoDbAuditStore(table);
+const runs = new DynamoDbRunStore(table);
 
 const contact = (updatedAt: string, phone: string): RecordWrite => ({
   collection: "contacts",

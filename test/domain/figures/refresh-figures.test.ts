@@ -17,8 +17,8 @@ import { ManualClock } from "../../support/manual-clock";
  */
 const table = useTestTable();
 const CONNECTION = "conn-figures";
-let records: DynamoDbRecordStore;
-let figures: DynamoDbFiguresStore;
+const records = new DynamoDbRecordStore(table);
+const figures = new DynamoDbFiguresStore(table);
 let runId = "";
 
 /** The record store, counting the pages read per collection; each read moves `clock` by `msPerRead`. */
@@ -52,8 +52,6 @@ async function store(writes: RecordWrite[], moves?: SyncEntity): Promise<void> {
 }
 
 beforeAll(async () => {
-  records = new DynamoDbRecordStore(table);
-  figures = new DynamoDbFiguresStore(table);
   const now = new Date();
   runId = newRunId(now);
   await new DynamoDbRunStore(table).begin({ connectionId: CONNECTION, runId, startedAt: now.toISOString(), leaseUntil: new Date(now.getTime() + 3_600_000).toISOString() });

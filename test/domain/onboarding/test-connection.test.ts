@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { closedPort } from "../../support/closed-port";
-import { beforeAll, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { DynamoDbConnectionStore } from "../../../lambdas/adapters/dynamodb/connections/dynamodb-connection-store";
 import { RateLimitSlotsStaleError, StoreUnavailableError, type SyncError } from "../../../lambdas/domain/core/errors";
 import type { RateLimiter } from "../../../lambdas/domain/core/ports/rate-limiter";
@@ -29,7 +29,7 @@ const serve = useSourceServers("each");
 const cipher = new AesGcmTokenCipher(randomBytes(32));
 const ACCOUNT = "acct-test-call";
 const TOKEN = "tok-test-call-secret";
-let connections: DynamoDbConnectionStore;
+const connections = new DynamoDbConnectionStore(table);
 
 /** A connection of ACCOUNT's to `baseUrl`. */
 async function connectionTo(id: string, baseUrl: string): Promise<string> {
@@ -51,9 +51,6 @@ function busyLimiter(times: number, busy: () => SyncError): RateLimiter & { read
   };
 }
 
-beforeAll(() => {
-  connections = new DynamoDbConnectionStore(table);
-});
 
 const BUSY = {
   StoreUnavailableError: () => new StoreUnavailableError("ThrottlingException: the table is throttled"),

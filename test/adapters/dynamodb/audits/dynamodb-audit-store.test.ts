@@ -1,15 +1,12 @@
 import { randomUUID } from "node:crypto";
 import { PutItemCommand } from "@aws-sdk/client-dynamodb";
-import { beforeAll, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { AUDIT_ATTR, returnedPartitionKey, returnedSortKey } from "../../../../lambdas/adapters/dynamodb/audits/audit-keys";
 import { DynamoDbAuditStore } from "../../../../lambdas/adapters/dynamodb/audits/dynamodb-audit-store";
 import { useTestTable } from "../../../support/dynamodb";
 
 const table = useTestTable();
-let audits: DynamoDbAuditStore;
-beforeAll(() => {
-  audits = new DynamoDbAuditStore(table);
-});
+const audits = new DynamoDbAuditStore(table);
 
 const AT = "2026-05-01T00:00:00.000Z";
 const WATERMARK = "2026-04-30T00:00:00.000Z";

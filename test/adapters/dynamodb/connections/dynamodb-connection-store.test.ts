@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { GetItemCommand, PutItemCommand, QueryCommand } from "@aws-sdk/client-dynamodb";
-import { beforeAll, describe, expect, test, vi } from "vitest";
+import { describe, expect, test, vi } from "vitest";
 import type { StoredConnection } from "../../../../lambdas/domain/core/connection";
 import {
   CONNECTION_PARTITION_KEY,
@@ -11,11 +11,8 @@ import { DynamoDbConnectionStore } from "../../../../lambdas/adapters/dynamodb/c
 import { createTestTable, useTestTable } from "../../../support/dynamodb";
 
 const table = useTestTable();
-let store: DynamoDbConnectionStore;
+const store = new DynamoDbConnectionStore(table);
 
-beforeAll(() => {
-  store = new DynamoDbConnectionStore(table);
-});
 
 const newAccount = () => `acct-${randomUUID()}`;
 

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { beforeAll, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import type { PageWrite, RecordWrite } from "../../../../lambdas/domain/core/ports/record-store";
 import { DynamoDbRecordStore } from "../../../../lambdas/adapters/dynamodb/records/dynamodb-record-store";
 import { DynamoDbRunStore } from "../../../../lambdas/adapters/dynamodb/runs/dynamodb-run-store";
@@ -17,14 +17,11 @@ import { clientFailingTransactions } from "../../../support/failing-transactions
  */
 
 const table = useTestTable();
-let store: DynamoDbRecordStore;
-beforeAll(() => {
-  store = new DynamoDbRecordStore(table);
-});
-const runStore = () => new DynamoDbRunStore(table);
+const store = new DynamoDbRecordStore(table);
+const runStore = new DynamoDbRunStore(table);
 const newConnection = () => `conn-${randomUUID()}`;
 const row = async (connectionId: string, runId: string, entity: string) =>
-  (await runStore().get(connectionId, runId))!.entities.find((progress) => progress.entity === entity);
+  (await runStore.get(connectionId, runId))!.entities.find((progress) => progress.entity === entity);
 const lead = (id: string, name = `Lead ${id}`): RecordWrite => ({ collection: "leads", key: [id], doc: { id, name, price: 1, is_deleted: false } });
 const lossReason = (id: string): RecordWrite => ({ collection: "loss_reasons", key: [id], doc: { id, text: `reason ${id}` } });
 const stage = (id: string): RecordWrite => ({ collection: "stages", key: ["p1", id], doc: { id, pipeline_id: "p1", kind: "open" } });
@@ -40,7 +37,7 @@ function counted(write: PageWrite, entity = write.run.entity): PageWrite {
 describe("records counts distinct records written by the run", () => {
   test("records counts distinct records: a record on two pages of one run counts once; its lineage counts both pages' writes", async () => {
     const connectionId = newConnection();
-    const run = await runHoldingLock(runStore(), connectionId);
+    const run = await runHoldingLock(runStore, connectionId);
     await store.commitPage(counted(run.page({ connectionId, records: [lead("l1"), lead("l2")] }, "leads")));
     await store.commitPage(counted(run.page({ connectionId, records: [lead("l2", "moved"), lead("l3")] }, "leads")));
     await store.commitPage(counted(run.page({ connectionId, records: [lead("l1", "again"), lead("l2", "again")] }, "leads")));
@@ -53,7 +50,7 @@ describe("records counts distinct records written by the run", () => {
 
   test("records counts distinct records: a page replayed after it committed, and one replayed after a crash between its transactions, count each record once", async () => {
     const connectionId = newConnection();
-    const run = await runHoldingLock(runStore(), connectionId);
+    const run = await runHoldingLock(runStore, connectionId);
     const range = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => lead(`l${String(from + i).padStart(3, "0")}`));
     const first = counted(run.page({ connectionId, records: range(0, 100) }, "leads"));
     await store.commitPage(first);
@@ -75,7 +72,7 @@ describe("records counts distinct records written by the run", () => {
 
   test("records counts distinct records: a pipelines page that repeats a pipeline counts it and its stages once", async () => {
     const connectionId = newConnection();
-    const run = await runHoldingLock(runStore(), connectionId);
+    const run = await runHoldingLock(runStore, connectionId);
     await store.commitPage(counted(run.page({ connectionId, records: [pipeline("p1"), stage("s1"), stage("s2")] }, "pipelines")));
     await store.commitPage(counted(run.page({ connectionId, records: [pipeline("p1"), stage("s1"), stage("s2"), pipeline("p2"), stage("s3")] }, "pipelines")));
     expect(await row(connectionId, run.runId, "pipelines")).toMatchObject({ pages: 2, records: 2 });
@@ -84,10 +81,10 @@ describe("records counts distinct records written by the run", () => {
 
   test("records counts distinct records: the next run counts every record it writes again", async () => {
     const connectionId = newConnection();
-    const first = await runHoldingLock(runStore(), connectionId, `run-a-${connectionId}`);
+    const first = await runHoldingLock(runStore, connectionId, `run-a-${connectionId}`);
     await store.commitPage(counted(first.page({ connectionId, records: [lead("l1"), lead("l2")] }, "leads")));
-    await runStore().finish(connectionId, first.runId, { status: "succeeded", finishedAt: "2026-01-01T00:10:00.000Z" });
-    const second = await runHoldingLock(runStore(), connectionId, `run-b-${connectionId}`);
+    await runStore.finish(connectionId, first.runId, { status: "succeeded", finishedAt: "2026-01-01T00:10:00.000Z" });
+    const second = await runHoldingLock(runStore, connectionId, `run-b-${connectionId}`);
     await store.commitPage(counted(second.page({ connectionId, records: [lead("l1"), lead("l2")] }, "leads")));
     expect(await row(connectionId, second.runId, "leads")).toMatchObject({ pages: 1, records: 2 });
     expect((await store.getRecord(connectionId, "leads", ["l1"])).lineage).toMatchObject({ writes: 2, first_seen: { run_id: first.runId }, last_written: { run_id: second.runId } });

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { paginateQuery, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { beforeAll, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import type { PageWrite, RecordWrite } from "../../../../lambdas/domain/core/ports/record-store";
 import { DynamoDbAuditStore } from "../../../../lambdas/adapters/dynamodb/audits/dynamodb-audit-store";
 import { DynamoDbRecordStore } from "../../../../lambdas/adapters/dynamodb/records/dynamodb-record-store";
@@ -19,10 +19,7 @@ import { clientFailingTransactions } from "../../../support/failing-transactions
  */
 
 const table = useTestTable();
-let store: DynamoDbRecordStore;
-beforeAll(() => {
-  store = new DynamoDbRecordStore(table);
-});
+const store = new DynamoDbRecordStore(table);
 
 const fenced = fencedPages(() => new DynamoDbRunStore(table));
 const newConnection = () => `conn-${randomUUID()}`;

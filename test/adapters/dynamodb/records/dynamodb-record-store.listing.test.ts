@@ -16,13 +16,11 @@ import { clientFailingTransactions } from "../../../support/failing-transactions
  * reset, a replay. Each run here is a real run holding the connection's lock; each page its next page number.
  */
 const table = useTestTable();
-let store: DynamoDbRecordStore;
-let runs: DynamoDbRunStore;
+const store = new DynamoDbRecordStore(table);
+const runs = new DynamoDbRunStore(table);
 let reader: DynamoDBClient;
 
 beforeAll(() => {
-  store = new DynamoDbRecordStore(table);
-  runs = new DynamoDbRunStore(table);
   reader = testDynamoDbClient();
   return () => reader.destroy();
 });

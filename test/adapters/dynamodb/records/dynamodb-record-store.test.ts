@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { GetItemCommand, TransactWriteItemsCommand, paginateQuery, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { beforeAll, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import type { Collection } from "../../../../lambdas/domain/core/entities";
 import { RunSupersededError, SyncSinceChangedError } from "../../../../lambdas/domain/core/errors";
 import type { PageFinding, PageWrite, RecordWrite } from "../../../../lambdas/domain/core/ports/record-store";
@@ -14,11 +14,8 @@ import { testDynamoDbClient, useTestTable } from "../../../support/dynamodb";
 import { clientFailingTransactions } from "../../../support/failing-transactions";
 
 const table = useTestTable();
-let store: DynamoDbRecordStore;
+const store = new DynamoDbRecordStore(table);
 
-beforeAll(() => {
-  store = new DynamoDbRecordStore(table);
-});
 
 const newConnection = () => `conn-${randomUUID()}`;
 

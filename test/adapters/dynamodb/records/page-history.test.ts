@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { beforeAll, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import type { PageWrite, RecordWrite } from "../../../../lambdas/domain/core/ports/record-store";
 import { DynamoDbRecordStore } from "../../../../lambdas/adapters/dynamodb/records/dynamodb-record-store";
 import { DynamoDbRunStore } from "../../../../lambdas/adapters/dynamodb/runs/dynamodb-run-store";
@@ -12,14 +12,9 @@ import { PAGE_COMMITTED_AT, runHoldingLock } from "../../../builders/page-runs";
 import { useTestTable } from "../../../support/dynamodb";
 
 const table = useTestTable();
-let records: DynamoDbRecordStore;
-let history: DynamoDbHistoryStore;
-let changes: DynamoDbChangeStore;
-beforeAll(() => {
-  records = new DynamoDbRecordStore(table);
-  history = new DynamoDbHistoryStore(table);
-  changes = new DynamoDbChangeStore(table);
-});
+const records = new DynamoDbRecordStore(table);
+const history = new DynamoDbHistoryStore(table);
+const changes = new DynamoDbChangeStore(table);
 
 const NOW = new Date("2026-01-02T00:00:00.000Z");
 const lead = (id: string, stage: string | null, updatedAt: string, extra: Record<string, unknown> = {}): RecordWrite => ({

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { PutItemCommand, TransactWriteItemsCommand } from "@aws-sdk/client-dynamodb";
-import { beforeAll, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import type { PageWrite, RecordWrite } from "../../../../lambdas/domain/core/ports/record-store";
 import { DynamoDbRecordStore } from "../../../../lambdas/adapters/dynamodb/records/dynamodb-record-store";
 import { DynamoDbRunStore } from "../../../../lambdas/adapters/dynamodb/runs/dynamodb-run-store";
@@ -15,13 +15,9 @@ import { useTestTable } from "../../../support/dynamodb";
  * stays exact across retried and replayed pages.
  */
 const table = useTestTable();
-let store: DynamoDbRecordStore;
-let runs: DynamoDbRunStore;
+const store = new DynamoDbRecordStore(table);
+const runs = new DynamoDbRunStore(table);
 
-beforeAll(() => {
-  store = new DynamoDbRecordStore(table);
-  runs = new DynamoDbRunStore(table);
-});
 
 const newConnection = () => `conn-${randomUUID()}`;
 const T1 = "2026-02-01T10:00:00.000Z";

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { GetItemCommand, PutItemCommand, paginateScan, type AttributeValue } from "@aws-sdk/client-dynamodb";
-import { beforeAll, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { COLLECTIONS } from "../../../../lambdas/domain/core/entities";
 import { InvalidCursorError } from "../../../../lambdas/domain/core/errors";
 import type { PageWrite, RecordOrder, RecordWrite } from "../../../../lambdas/domain/core/ports/record-store";
@@ -19,10 +19,7 @@ import { withoutLineage, writtenItem } from "../../../support/planned-items";
  */
 
 const table = useTestTable();
-let store: DynamoDbRecordStore;
-beforeAll(() => {
-  store = new DynamoDbRecordStore(table);
-});
+const store = new DynamoDbRecordStore(table);
 
 /** DynamoDB's documented ceiling of one partition, in write units per second. */
 const PARTITION_WCU_PER_SECOND = 1_000;

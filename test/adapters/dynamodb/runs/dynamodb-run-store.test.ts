@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { GetItemCommand, PutItemCommand, QueryCommand } from "@aws-sdk/client-dynamodb";
-import { beforeAll, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { SUMMARY_ENTITIES } from "../../../../lambdas/domain/core/entities";
 import type { NewRun } from "../../../../lambdas/domain/core/ports/run-store";
 import type { RunWait } from "../../../../lambdas/domain/core/run-summary";
@@ -10,11 +10,8 @@ import { readItem, useTestTable } from "../../../support/dynamodb";
 import { failedWith, failure } from "../../../builders/entity-failures";
 
 const table = useTestTable();
-let store: DynamoDbRunStore;
+const store = new DynamoDbRunStore(table);
 
-beforeAll(() => {
-  store = new DynamoDbRunStore(table);
-});
 
 const newConnection = () => `conn-${randomUUID()}`;
 

@@ -1,17 +1,14 @@
 import { randomUUID } from "node:crypto";
 import { UpdateItemCommand } from "@aws-sdk/client-dynamodb";
-import { beforeAll, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { TTL_ATTRIBUTE } from "../../../../lib/record-table";
 import { DynamoDbRunStore } from "../../../../lambdas/adapters/dynamodb/runs/dynamodb-run-store";
 import { LOCK_SORT_KEY, RUN_ATTR, RUN_RETENTION_DAYS, runLockPartitionKey, runPartitionKey, runSortKey } from "../../../../lambdas/adapters/dynamodb/runs/run-item/run-keys";
 import { readItem, useTestTable } from "../../../support/dynamodb";
 
 const table = useTestTable();
-let store: DynamoDbRunStore;
+const store = new DynamoDbRunStore(table);
 
-beforeAll(() => {
-  store = new DynamoDbRunStore(table);
-});
 
 const STARTED_AT = "2026-11-21T16:18:00.123Z";
 const STARTED_S = Math.floor(Date.parse(STARTED_AT) / 1000);

@@ -5,7 +5,7 @@ import type { DeliveryAttempt } from "../../../../lambdas/domain/webhooks/webhoo
 import { useTestTable } from "../../../support/dynamodb";
 
 const table = useTestTable();
-const store = () => new DynamoDbWebhookStore({ client: table.client, tableName: table.tableName });
+const store = new DynamoDbWebhookStore(table);
 const T = "2026-03-01T12:00:00.000Z";
 
 const delivery = (id: string, due_at: string, account = "acct-store"): PendingDelivery => ({
@@ -35,7 +35,7 @@ const attempt = (d: PendingDelivery, at: string): DeliveryAttempt => ({
 
 describe("the webhook store on DynamoDB Local", () => {
   test("a delivery is enqueued once: the same id again adds nothing", async () => {
-    const s = store();
+    const s = store;
     expect(await s.enqueue([delivery("d-once", T)])).toHaveLength(1);
     expect(await s.enqueue([delivery("d-once", T), delivery("d-once-2", T)])).toEqual([delivery("d-once-2", T)]);
     const due = await s.due(new Date(T), 100);
@@ -44,7 +44,7 @@ describe("the webhook store on DynamoDB Local", () => {
   });
 
   test("due lists what is due at now, earliest first: a delivery due one millisecond later is not", async () => {
-    const s = store();
+    const s = store;
     await s.enqueue([delivery("d-late", "2026-03-01T12:00:00.001Z"), delivery("d-now", T), delivery("d-early", "2026-03-01T11:00:00.000Z")]);
     expect((await s.due(new Date(T), 100)).map((d) => d.id)).toEqual(["d-early", "d-now"]);
     expect((await s.due(new Date(T), 1)).map((d) => d.id)).toEqual(["d-early"]);
@@ -52,10 +52,10 @@ describe("the webhook store on DynamoDB Local", () => {
   });
 
   test("two processes claiming one due delivery at once: exactly one gets it, with one attempt more and due at its lease", async () => {
-    const s = store();
+    const s = store;
     const [d] = await s.enqueue([delivery("d-race", "2026-03-01T10:00:00.000Z")]);
     const lease = new Date("2026-03-01T12:01:00.000Z");
-    const claims = await Promise.all([s.claim(d!, lease), store().claim(d!, lease)]);
+    const claims = await Promise.all([s.claim(d!, lease), store.claim(d!, lease)]);
     const won = claims.filter((c) => c !== null);
     expect(won).toEqual([{ ...d, attempts: 1, due_at: lease.toISOString() }]);
     expect((await s.due(new Date("2026-03-01T12:00:59.999Z"), 100)).map((x) => x.id)).not.toContain("d-race");
@@ -63,7 +63,7 @@ describe("the webhook store on DynamoDB Local", () => {
   });
 
   test("settle keeps the attempt's row and the next due time; settled without a next, the delivery is no longer due", async () => {
-    const s = store();
+    const s = store;
     const [d] = await s.enqueue([delivery("d-settle", "2026-03-01T09:00:00.000Z")]);
     const claimed = (await s.claim(d!, new Date("2026-03-01T09:01:00.000Z")))!;
     await s.settle(claimed, attempt(claimed, "2026-03-01T09:00:00.000Z"), new Date("2026-03-01T09:00:30.000Z"));
@@ -75,7 +75,7 @@ describe("the webhook store on DynamoDB Local", () => {
   });
 
   test("endpoints and attempts are the workspace's: another workspace lists none and gets null", async () => {
-    const s = store();
+    const s = store;
     await s.putEndpoint({ id: "ep-tenant", business_account_id: "acct-a", url: "https://h.example/in", event_types: ["run.finished"], secret_ciphertext: "c", created_at: T, updated_at: T });
     expect(await s.getEndpoint("acct-b", "ep-tenant")).toBeNull();
     expect(await s.listEndpoints("acct-b")).toEqual([]);
