@@ -59,6 +59,17 @@ export function envelope(data: readonly unknown[], hasMore = false): { data: rea
   return { data, has_more: hasMore };
 }
 
+/** Pages listed per path: page N is the Nth list; has_more while a next one exists. */
+export type ServedPages = Readonly<Record<string, readonly (readonly unknown[])[]>>;
+
+/** The reply to `request` from `pages`: the page its `page` asks for (empty past the last); a path with none listed, 404 (not implemented). */
+export function servedPage(pages: ServedPages, { path, query }: SourceRequest): SourceReply {
+  const served = pages[path];
+  if (!served) return { status: 404, json: { error: "not implemented" } };
+  const page = Number(query.get("page"));
+  return { json: envelope(served[page - 1] ?? [], page < served.length) };
+}
+
 export async function startSourceServer(handler: SourceHandler): Promise<SourceServer> {
   const requests: RecordedRequest[] = [];
   const server = createServer((req, res) => {

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";
+import { beforeAll, beforeEach, describe, expect, test } from "vitest";
 import { randomUUID } from "node:crypto";
 import type { SyncEntity } from "../../../lambdas/domain/core/entities";
 import { PageValidationError, PaginationError } from "../../../lambdas/domain/core/errors";
@@ -11,40 +11,32 @@ import { DynamoDbRunStore } from "../../../lambdas/adapters/dynamodb/runs/dynamo
 import { DynamoDbRecordStore } from "../../../lambdas/adapters/dynamodb/records/dynamodb-record-store";
 import { FAR_LEASE, runHoldingLock } from "../../builders/page-runs";
 import { leadRecord, pipelineRecord, stageRecord, taskRecord, userRecord } from "../../builders/source-records";
-import { createTestTable, testDynamoDbClient } from "../../support/dynamodb";
-import { envelope, startSourceServer, type SourceServer } from "../../support/source-server";
+import { useTestTable } from "../../support/dynamodb";
+import { servedPage, type SourceServer } from "../../support/source-server";
+import { useSourceServers } from "../../support/source-servers";
 
 const TOKEN = "src-token-7f3a9c1e";
 /** path -> page number -> records served; has_more is true while a next page exists. */
 let pages: Record<string, unknown[][]> = {};
 let server: SourceServer;
-let store: DynamoDbRecordStore;
+const table = useTestTable();
+const serve = useSourceServers("all");
+const store = new DynamoDbRecordStore(table);
+const runs = new DynamoDbRunStore(table);
 const logger = createMemoryLogger();
 const source = createHttpSourceClient();
-const client = testDynamoDbClient();
 let connectionId: string;
 
 const RUN_ID = "run-ingest";
 /** The page task's clock when each page commits: after every record's timestamp here, as a live CRM's clock is. */
 const PAGE_NOW = "2026-06-01T00:00:00.000Z";
-let runs: DynamoDbRunStore;
 
 beforeAll(async () => {
-  const tableName = await createTestTable(client);
-  store = new DynamoDbRecordStore({ client, tableName });
-  runs = new DynamoDbRunStore({ client, tableName });
-  server = await startSourceServer(({ path, query, headers }) => {
+  server = await serve((request) => {
     // Like a careless source, echo the credential it rejected.
-    if (headers.authorization !== `Bearer ${TOKEN}`) return { status: 401, json: { error: `bad token: ${headers.authorization}` } };
-    const served = pages[path];
-    if (!served) return { status: 404, json: { error: "not implemented" } };
-    const page = Number(query.get("page"));
-    return { json: envelope(served[page - 1] ?? [], page < served.length) };
+    if (request.headers.authorization !== `Bearer ${TOKEN}`) return { status: 401, json: { error: `bad token: ${request.headers.authorization}` } };
+    return servedPage(pages, request);
   });
-});
-afterAll(async () => {
-  await server.close();
-  client.destroy();
 });
 beforeEach(async () => {
   pages = {};

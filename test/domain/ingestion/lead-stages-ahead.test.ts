@@ -1,6 +1,5 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";
+import { beforeAll, beforeEach, describe, expect, test } from "vitest";
 import { randomUUID } from "node:crypto";
-import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { PageValidationError } from "../../../lambdas/domain/core/errors";
 import type { PageWrite, RecordStore } from "../../../lambdas/domain/core/ports/record-store";
 import { ingestPage } from "../../../lambdas/domain/ingestion/ingest-page";
@@ -12,8 +11,9 @@ import { DynamoDbRecordStore } from "../../../lambdas/adapters/dynamodb/records/
 import { DynamoDbHistoryStore } from "../../../lambdas/adapters/dynamodb/history/dynamodb-history-store";
 import { FAR_LEASE, runHoldingLock } from "../../builders/page-runs";
 import { leadRecord } from "../../builders/source-records";
-import { createTestTable, testDynamoDbClient } from "../../support/dynamodb";
-import { envelope, startSourceServer, type SourceServer } from "../../support/source-server";
+import { useTestTable } from "../../support/dynamodb";
+import { servedPage, type SourceServer } from "../../support/source-server";
+import { useSourceServers } from "../../support/source-servers";
 import { rejectedWith } from "../../support/rejected-with";
 
 /*
@@ -29,47 +29,37 @@ const PAGE_NOW = "2026-06-01T00:00:00.000Z";
 /** path -> pages served; has_more while a next page exists. */
 let pages: Record<string, unknown[][]> = {};
 let server: SourceServer;
-let client: DynamoDBClient;
-let tableName: string;
+const table = useTestTable();
+const serve = useSourceServers("all");
 let connectionId: string;
 /** DynamoDB commands sent, by name, since the test began; a name listed in `failNext` fails once. */
 const sent: string[] = [];
 const failNext = new Set<string>();
 const calls: string[] = [];
+table.client.middlewareStack.add(
+  (next, context) => async (args) => {
+    const name = context.commandName ?? "";
+    sent.push(name);
+    if (failNext.delete(name)) throw Object.assign(new Error("throttled"), { name: "ProvisionedThroughputExceededException" });
+    return next(args);
+  },
+  { step: "initialize" },
+);
 
 beforeAll(async () => {
-  client = testDynamoDbClient();
-  client.middlewareStack.add(
-    (next, context) => async (args) => {
-      const name = context.commandName ?? "";
-      sent.push(name);
-      if (failNext.delete(name)) throw Object.assign(new Error("throttled"), { name: "ProvisionedThroughputExceededException" });
-      return next(args);
-    },
-    { step: "initialize" },
-  );
-  tableName = await createTestTable(client);
-  server = await startSourceServer(({ path, query }) => {
-    const served = pages[path] ?? [];
-    const page = Number(query.get("page"));
-    return { json: envelope(served[page - 1] ?? [], page < served.length) };
-  });
-});
-afterAll(async () => {
-  await server.close();
-  client.destroy();
+  server = await serve((request) => servedPage(pages, request));
 });
 beforeEach(async () => {
   pages = {};
   connectionId = `conn-${randomUUID()}`;
-  await runHoldingLock(new DynamoDbRunStore({ client, tableName }), connectionId, "run-ahead");
+  await runHoldingLock(new DynamoDbRunStore(table), connectionId, "run-ahead");
   sent.length = 0;
   calls.length = 0;
 });
 
 /** The real store, with the order of its two calls a page makes noted. */
 function recordingStore(): RecordStore {
-  const store = new DynamoDbRecordStore({ client, tableName });
+  const store = new DynamoDbRecordStore(table);
   return Object.assign(Object.create(store) as RecordStore, {
     readLeadStages: (id: string, ids: readonly string[]) => {
       calls.push("readLeadStages");
@@ -93,7 +83,7 @@ const input = (page: number, runId = "run-ahead"): PageInput => ({
 });
 const ingest = (page: number) => ingestPage({ source: createHttpSourceClient(), store: recordingStore(), logger: createMemoryLogger() }, { baseUrl: server.baseUrl, token: TOKEN }, input(page));
 const leads = (stage: string, updated: string) => Array.from({ length: 5 }, (_, i) => leadRecord({ id: `L${i}`, pipeline_id: "p1", stage_id: stage, updated_at: updated }));
-const moves = async () => (await new DynamoDbHistoryStore({ client, tableName }).allTransitions(connectionId)).filter((t) => t.from_stage_id !== null).map((t) => `${t.lead_id}:${t.from_stage_id}>${t.to_stage_id}`).sort();
+const moves = async () => (await new DynamoDbHistoryStore(table).allTransitions(connectionId)).filter((t) => t.from_stage_id !== null).map((t) => `${t.lead_id}:${t.from_stage_id}>${t.to_stage_id}`).sort();
 
 describe("the leads' stored stages are read ahead of the commit", () => {
   test("a leads page that is not a whole listing reads its leads' stages once, before its commit, which reads none again; the moves are recorded", async () => {
