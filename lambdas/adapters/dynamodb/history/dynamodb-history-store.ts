@@ -2,7 +2,7 @@ import { GetItemCommand, type AttributeValue } from "@aws-sdk/client-dynamodb";
 import * as v from "valibot";
 import { StageTransitionSchema, type StageTransition } from "../../../domain/core/lead-history";
 import type { HistoryStore } from "../../../domain/core/ports/history-store";
-import { queryAll } from "../table/query-all";
+import { partitionQuery, queryAll } from "../table/query-all";
 import { DynamoDbTableAdapter } from "../table/dynamodb-table-adapter";
 import { ATTR, historyLeadPrefix, historyPartitionKey, historyShardPartitionKeys, recordPartitionKey, recordShardPartitionKeys, recordSortKey } from "../records/keys";
 import { enteredTransition } from "../records/page-history";
@@ -52,14 +52,7 @@ export class DynamoDbHistoryStore extends DynamoDbTableAdapter implements Histor
   }
 
   private queryPartition(pk: string, attributes: readonly string[]): Promise<Item[]> {
-    const names = Object.fromEntries(attributes.map((name, index) => [`#a${index}`, name]));
-    return queryAll(this.client, {
-      TableName: this.tableName,
-      KeyConditionExpression: "#pk = :pk",
-      ProjectionExpression: Object.keys(names).join(", "),
-      ExpressionAttributeNames: { "#pk": ATTR.pk, ...names },
-      ExpressionAttributeValues: { ":pk": { S: pk } },
-    });
+    return queryAll(this.client, partitionQuery(this.tableName, pk, attributes));
   }
 }
 

@@ -9,7 +9,7 @@ import {
   type TransactWriteItem,
   type TransactWriteItemsCommandInput,
 } from "@aws-sdk/client-dynamodb";
-import { queryAll } from "../table/query-all";
+import { partitionQuery, queryAll } from "../table/query-all";
 import { unmarshall } from "@aws-sdk/util-dynamodb";
 import * as v from "valibot";
 import { DynamoDbTableAdapter } from "../table/dynamodb-table-adapter";
@@ -153,15 +153,7 @@ export class DynamoDbRecordStore extends DynamoDbTableAdapter implements RecordS
 
   /** The `attributes` of every item in one record shard, read whole. */
   private async headItems(pk: string, attributes: readonly string[]): Promise<Record<string, AttributeValue>[]> {
-    const names = Object.fromEntries(attributes.map((name, index) => [`#a${index}`, name]));
-    return queryAll(this.client, {
-      TableName: this.tableName,
-      KeyConditionExpression: "#pk = :pk",
-      ProjectionExpression: Object.keys(names).join(", "),
-      ExpressionAttributeNames: { "#pk": ATTR.pk, ...names },
-      ExpressionAttributeValues: { ":pk": { S: pk } },
-      ConsistentRead: true,
-    });
+    return queryAll(this.client, partitionQuery(this.tableName, pk, attributes, { consistentRead: true }));
   }
 
   /**

@@ -1,4 +1,5 @@
 import { QueryCommand, type AttributeValue, type DynamoDBClient, type QueryCommandInput, type QueryCommandOutput } from "@aws-sdk/client-dynamodb";
+import { RECORD_TABLE } from "./table-definition";
 
 type Item = Record<string, AttributeValue>;
 
@@ -43,4 +44,17 @@ export async function queryAll(client: Pick<DynamoDBClient, "send">, query: Page
     if (limit !== undefined && items.length >= limit) break;
   }
   return items;
+}
+
+/** A Query of every item of one partition, reading only `attributes` (each behind a placeholder, so a reserved word is safe). */
+export function partitionQuery(tableName: string, pk: string, attributes: readonly string[], options: { readonly consistentRead?: boolean } = {}): PagedQuery {
+  const names = Object.fromEntries(attributes.map((name, index) => [`#a${index}`, name]));
+  return {
+    TableName: tableName,
+    KeyConditionExpression: "#pk = :pk",
+    ProjectionExpression: Object.keys(names).join(", "),
+    ExpressionAttributeNames: { "#pk": RECORD_TABLE.partitionKey.name, ...names },
+    ExpressionAttributeValues: { ":pk": { S: pk } },
+    ...(options.consistentRead === true ? { ConsistentRead: true } : {}),
+  };
 }
