@@ -2,9 +2,8 @@ import * as v from "valibot";
 import { COLLECTIONS, type Collection } from "../core/entities";
 import { HealCauseSchema } from "../core/audit-summary";
 import { AUDIT_ENTITIES, type AuditEntity } from "../core/run-mode";
-import { findConnection } from "./connection-operations";
+import { findRecordAddress, type RecordRef } from "./record-operations";
 import type { OnboardingDeps } from "./onboarding-deps";
-import { InvalidFieldError, NotFoundError } from "./onboarding-errors";
 import type { RecordTrace } from "../core/ports/audit-store";
 import { isPastPresent, latestTrusted } from "../core/present-bound";
 import { leadHistoryPath } from "./lead-history-operations";
@@ -55,25 +54,9 @@ const WATERMARKED: ReadonlySet<Collection> = new Set(["contacts", "leads", "task
  * a 200 with present false, never a bare 404; an unknown collection or an id
  * over the key limit is a 404 as on the other record routes.
  */
-export async function explainRecord(
-  deps: Pick<OnboardingDeps, "connections" | "keySpace" | "audits" | "runs" | "clock">,
-  account: string,
-  id: string,
-  collection: string,
-  recordId: string,
-  query: Readonly<Record<string, string | undefined>>,
-): Promise<Explanation> {
-  await findConnection(deps, account, id);
-  if (!(COLLECTIONS as readonly string[]).includes(collection)) throw new NotFoundError(`no record collection ${collection}; one of ${COLLECTIONS.join(", ")}`);
-  if (!deps.keySpace.isStorableId(recordId)) throw new NotFoundError("no such record: ids are at most 1024 UTF-8 bytes");
-  const name = collection as Collection;
-  let key: readonly [string] | readonly [string, string] = [recordId];
-  if (name === "stages") {
-    const pipelineId = query["pipeline_id"];
-    if (pipelineId === undefined || pipelineId === "") throw new InvalidFieldError("pipeline_id", "is required for a stage (stages are keyed by pipeline and stage)");
-    if (!deps.keySpace.isStorableId(pipelineId)) throw new NotFoundError("no such pipeline");
-    key = [pipelineId, recordId];
-  }
+export async function explainRecord(deps: Pick<OnboardingDeps, "connections" | "keySpace" | "audits" | "runs" | "clock">, ref: RecordRef): Promise<Explanation> {
+  const { connectionId: id, recordId } = ref;
+  const { collection: name, key } = await findRecordAddress(deps, ref);
   const [trace, [lastAudit]] = await Promise.all([deps.audits.recordTrace(id, name, key), deps.runs.listAudits(id, { limit: 1 })]);
   const last = lastAudit === undefined ? null : { id: lastAudit.id, status: lastAudit.status, started_at: lastAudit.started_at, finished_at: lastAudit.finished_at };
   const ahead = last === null ? null : await aheadOfStore(deps, id, last.id, name, recordId, trace);

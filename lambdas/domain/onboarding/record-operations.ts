@@ -53,23 +53,26 @@ export interface RecordAddress {
   readonly key: RecordWrite["key"];
 }
 
+/** The record a route names: the caller's workspace, the connection, …/records/{entity}/{recordId} and its query string. */
+export interface RecordRef {
+  readonly account: string;
+  readonly connectionId: string;
+  readonly entity: string;
+  readonly recordId: string;
+  /** `?pipeline_id=` names a stage's pipeline. */
+  readonly query: Readonly<Record<string, string | undefined>>;
+}
+
 /**
- * The record a path names (…/records/{entity}/{recordId}, `?pipeline_id=` for
- * a stage), after the connection is found in the caller's workspace.
- * NotFoundError for an unknown collection and for an id (or pipeline id) over
- * the key limit, which names nothing that can be stored, as on the other
- * routes; InvalidFieldError for a stage without its pipeline_id. Shared by
- * every route on one record.
+ * The record a route names (a stage by its pipeline too), after the connection
+ * is found in the caller's workspace. NotFoundError for an unknown collection
+ * and for an id (or pipeline id) over the key limit, which names nothing that
+ * can be stored, as on the other routes; InvalidFieldError for a stage without
+ * its pipeline_id. Shared by every route on one record.
  */
-export async function findRecordAddress(
-  deps: OnboardingDeps,
-  account: string,
-  id: string,
-  entity: string,
-  recordId: string,
-  query: Record<string, string | undefined>,
-): Promise<RecordAddress> {
-  await findConnection(deps, account, id);
+export async function findRecordAddress(deps: Pick<OnboardingDeps, "connections" | "keySpace">, ref: RecordRef): Promise<RecordAddress> {
+  const { account, connectionId, entity, recordId, query } = ref;
+  await findConnection(deps, account, connectionId);
   const collection = requireCollection(entity);
   if (!deps.keySpace.isStorableId(recordId)) throw new NotFoundError(`no ${collection} record ${recordId.slice(0, 40)}...: too long to be an id`);
   if (collection !== "stages") return { collection, key: [recordId] };
@@ -82,16 +85,9 @@ export async function findRecordAddress(
 }
 
 /** One stored record with its lineage; `{ record: null, lineage: null }` when none is stored under that id. */
-export async function getRecord(
-  deps: OnboardingDeps,
-  account: string,
-  id: string,
-  entity: string,
-  recordId: string,
-  query: Record<string, string | undefined>,
-): Promise<RecordWithLineage> {
-  const { collection, key } = await findRecordAddress(deps, account, id, entity, recordId, query);
-  return deps.records.getRecord(id, collection, key);
+export async function getRecord(deps: OnboardingDeps, ref: RecordRef): Promise<RecordWithLineage> {
+  const { collection, key } = await findRecordAddress(deps, ref);
+  return deps.records.getRecord(ref.connectionId, collection, key);
 }
 
 /** Exactly what was ingested for one collection, in the canonical shape. */

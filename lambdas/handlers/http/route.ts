@@ -1,6 +1,7 @@
 import { API_BASE_PATH } from "../../domain/core/api-paths";
 import type { Session } from "../../domain/onboarding/auth/session-claims";
 import type { ApiDeps } from "../../domain/analytics/analytics-deps";
+import type { RecordRef } from "../../domain/onboarding/record-operations";
 
 export const API_PREFIX = API_BASE_PATH;
 
@@ -31,3 +32,12 @@ export interface Route {
 }
 
 export const param = (request: RouteRequest, name: string): string => request.path[name] ?? "";
+
+/** The record a `…/{id}/records/{entity}/{recordId}` route names. */
+export const recordRef = (request: RouteRequest): RecordRef => ({
+  account: request.account,
+  connectionId: param(request, "id"),
+  entity: param(request, "entity"),
+  recordId: param(request, "recordId"),
+  query: request.query,
+});

@@ -18,7 +18,7 @@ import { listChanges } from "../../domain/onboarding/change-operations";
 import { getVelocity } from "../../domain/onboarding/velocity-analytics";
 import { createWebhook, deleteWebhook, getWebhook, listDeliveries, listWebhooks, rotateWebhookSecret } from "../../domain/webhooks/webhook-operations";
 
-import { API_PREFIX, param, type Route } from "./route";
+import { API_PREFIX, param, recordRef, type Route } from "./route";
 import { ANALYTICS_ROUTES, MANAGER_LINK_ROUTES } from "./analytics-routes";
 
 export { API_PREFIX, type Route, type RouteRequest } from "./route";
@@ -145,7 +145,7 @@ export const ROUTES: readonly Route[] = [
     summary: "One stored record and its lineage: which run and page first saw and last wrote it (a stage also takes ?pipeline_id=)",
     successStatus: 200,
     handle: (deps, request) =>
-      getRecord(deps, request.account, param(request, "id"), param(request, "entity"), param(request, "recordId"), request.query),
+      getRecord(deps, recordRef(request)),
   },
   {
     routeKey: `GET ${CONNECTIONS}/{id}/records/{entity}/{recordId}/explain`,
@@ -153,7 +153,7 @@ export const ROUTES: readonly Route[] = [
     summary: "Why a record is what the store holds, or why it is missing: a verdict and a sentence for a person",
     successStatus: 200,
     handle: (deps, request) =>
-      explainRecord(deps, request.account, param(request, "id"), param(request, "entity"), param(request, "recordId"), request.query),
+      explainRecord(deps, recordRef(request)),
   },
   {
     routeKey: `GET ${CONNECTIONS}/{id}/records/leads/{leadId}/history`,

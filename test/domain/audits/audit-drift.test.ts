@@ -307,7 +307,7 @@ describe("an audit after the source drifted", () => {
 
 describe("explain after the audit", () => {
   const explain = (collection: string, id: string, on: StoredConnection = connection) =>
-    explainRecord({ connections: harness.connections, audits: harness.deps.audits, runs: harness.runs, keySpace: dynamoDbKeySpace, clock }, on.business_account_id, on.id, collection, id, {});
+    explainRecord({ connections: harness.connections, audits: harness.deps.audits, runs: harness.runs, keySpace: dynamoDbKeySpace, clock }, { account: on.business_account_id, connectionId: on.id, entity: collection, recordId: id, query: {} });
 
   test("explain says healed-by-audit for a late commit, with the cause and its updated_at against the watermark at the time", async () => {
     const late = await explain("leads", drifted.lateLeads[0]!);

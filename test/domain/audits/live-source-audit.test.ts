@@ -46,7 +46,7 @@ let leadsBeforeB: Set<string>;
 const row = (summary: AuditSummary, entity: AuditEntity) => summary.entities.find((each) => each.entity === entity)!;
 const changedIn = (entity: "contacts" | "leads" | "tasks" | "events", ...names: ("A" | "B" | "C" | "D")[]) => new Set(names.flatMap((name) => rounds[name]![entity]));
 const explain = (collection: string, id: string) =>
-  explainRecord({ connections: harness.connections, audits: harness.deps.audits, runs: harness.runs, keySpace: dynamoDbKeySpace, clock }, connection.business_account_id, connection.id, collection, id, {});
+  explainRecord({ connections: harness.connections, audits: harness.deps.audits, runs: harness.runs, keySpace: dynamoDbKeySpace, clock }, { account: connection.business_account_id, connectionId: connection.id, entity: collection, recordId: id, query: {} });
 
 async function watermarks(): Promise<Record<AuditEntity, string | null>> {
   return Object.fromEntries(await Promise.all(AUDIT_ENTITIES.map(async (entity) => [entity, await harness.records.getWatermark(connection.id, entity)]))) as Record<AuditEntity, string | null>;

@@ -106,7 +106,7 @@ describe("a record of any size is stored whole: task text is never cut, up to th
   async function syncTask(text: string) {
     source.data = { ...smallCrm(), tasks: [taskRecord({ id: "t-big", lead_id: "l1", text, updated_at: minuteStamp(5) })] };
     const { connection, summary } = await syncNew();
-    const explained = await explainRecord({ connections: harness.connections, audits: harness.deps.audits, runs: harness.runs, keySpace: dynamoDbKeySpace, clock: harness.deps.clock }, "acct-1", connection.id, "tasks", "t-big", {});
+    const explained = await explainRecord({ connections: harness.connections, audits: harness.deps.audits, runs: harness.runs, keySpace: dynamoDbKeySpace, clock: harness.deps.clock }, { account: "acct-1", connectionId: connection.id, entity: "tasks", recordId: "t-big", query: {} });
     return { connection, summary, explained, stored: (await harness.records.getRecord(connection.id, "tasks", ["t-big"])).record };
   }
 

@@ -77,7 +77,7 @@ describe("the watermark never passes the present", () => {
       expect(Date.parse(since)).toBeLessThanOrEqual(clock.lastReading + CLOCK_SKEW_ALLOWANCE_SECONDS * 1000);
     }
 
-    const explained = await explainRecord({ connections: harness.connections, audits: harness.deps.audits, runs: harness.runs, keySpace: dynamoDbKeySpace, clock }, connection.business_account_id, connection.id, "leads", "lead-placeholder", {});
+    const explained = await explainRecord({ connections: harness.connections, audits: harness.deps.audits, runs: harness.runs, keySpace: dynamoDbKeySpace, clock }, { account: connection.business_account_id, connectionId: connection.id, entity: "leads", recordId: "lead-placeholder", query: {} });
     expect(explained).toMatchObject({ present: true, verdict: "updated-at-future", findings: ["record.updated-at-future"] });
     expect(explained.detail).toContain("later than the present");
   });
