@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach } from "vitest";
 import { crmSource, type CrmData } from "./crm-source";
+import { gate } from "./gate";
 import { startSourceServer, type SourceReply, type SourceRequest, type SourceServer } from "./source-server";
 
 /** Answers a request first when it returns a reply (it may also hold the request at a gate); undefined lets the source answer. */
@@ -40,4 +41,24 @@ export function useScriptedCrmSource(token: string, freshData: () => CrmData): S
     if (server !== undefined) server.requests.length = 0;
   });
   return script;
+}
+
+/**
+ * Holds the first request for `page` of `path` until `release()` (later ones
+ * pass); `arrived` opens when it has come in. It is the source's fault until
+ * the test sets another.
+ */
+export function holdFirstRequest(source: ScriptedCrmSource, path: string, page: number): { readonly arrived: Promise<void>; release(): void } {
+  const arrived = gate();
+  const released = gate();
+  let held = false;
+  source.fault = async (request) => {
+    if (request.path === path && request.query.get("page") === String(page) && !held) {
+      held = true;
+      arrived.open();
+      await released.opened;
+    }
+    return undefined;
+  };
+  return { arrived: arrived.opened, release: () => released.open() };
 }

@@ -5,7 +5,7 @@ import { startSync } from "../../../lambdas/domain/sync/start-sync";
 import { nestedArraysJson } from "../../builders/hostile-records";
 import { leadRecord, pipelineRecord, userRecord } from "../../builders/source-records";
 import { gate } from "../../support/gate";
-import { useScriptedCrmSource } from "../../support/scripted-crm-source";
+import { holdFirstRequest, useScriptedCrmSource } from "../../support/scripted-crm-source";
 import { createSyncHarness, entityRow, type SyncHarness } from "../../support/sync-harness";
 
 /**
@@ -108,25 +108,15 @@ describe("fetch ahead, commit in order", () => {
 
   test("a cancel between the early fetch and its commit writes nothing more: page 2 fetched ahead is never committed", async () => {
     const connection = await harness.addConnection({ baseUrl: source.server.baseUrl, token: TOKEN });
-    const arrived = gate();
-    const release = gate();
-    let held = false;
-    source.fault = async (request) => {
-      if (request.path === "/leads" && request.query.get("page") === "2" && !held) {
-        held = true;
-        arrived.open();
-        await release.opened;
-      }
-      return undefined;
-    };
+    const held = holdFirstRequest(source, "/leads", 2);
     const page1 = harness.pageCommitted("leads", 1);
     const { runId } = await startSync(harness.startDeps, connection);
-    await Promise.all([arrived.opened, page1]);
+    await Promise.all([held.arrived, page1]);
     const watermark = await harness.records.getWatermark(connection.id, "leads");
     // The owner's cancel as cancelRun makes it, with the segment left running (an Express execution cannot be stopped).
     await endUnfinishedEntities(harness.runs, await harness.runs.get(connection.id, runId), { status: "cancelled" });
     await harness.runs.finish(connection.id, runId, { status: "cancelled", finishedAt: new Date().toISOString() });
-    release.open();
+    held.release();
 
     expect((await harness.waitForRun(connection.id, runId)).status).toBe("cancelled");
     expect(await harness.listAll(connection.id, "leads")).toHaveLength(100);

@@ -16,7 +16,7 @@ import { leadRecord, pipelineRecord, userRecord } from "../../builders/source-re
 import { crmSource } from "../../support/crm-source";
 import { gate } from "../../support/gate";
 import { runSettled } from "../../support/run-settled";
-import { useScriptedCrmSource } from "../../support/scripted-crm-source";
+import { holdFirstRequest, useScriptedCrmSource } from "../../support/scripted-crm-source";
 import { createSyncHarness, entityRow, type SyncHarness } from "../../support/sync-harness";
 
 /**
@@ -39,19 +39,9 @@ const source = useScriptedCrmSource(TOKEN, () => ({ pipelines: [pipelineRecord()
  * leaves while page 1 commits).
  */
 function holdLeadsPage2() {
-  const arrived = gate();
-  const release = gate();
   const page1 = harness.pageCommitted("leads", 1);
-  let held = false;
-  source.fault = async (request) => {
-    if (request.path === "/leads" && request.query.get("page") === "2" && !held) {
-      held = true;
-      arrived.open();
-      await release.opened;
-    }
-    return undefined;
-  };
-  return { reached: Promise.all([arrived.opened, page1]).then(() => undefined), release: () => release.open() };
+  const held = holdFirstRequest(source, "/leads", 2);
+  return { reached: Promise.all([held.arrived, page1]).then(() => undefined), release: held.release };
 }
 
 const executionsByRun = new Map<string, string>();
