@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { dynamoDbKeySpace } from "../../../lambdas/adapters/dynamodb/dynamodb-key-space";
 import { SOURCE_MAX_RESPONSE_BYTES } from "../../../lambdas/domain/core/limits";
 import { explainRecord } from "../../../lambdas/domain/onboarding/explain-record";
@@ -11,7 +11,7 @@ import { minuteStamp, smallContacts, smallCrm } from "../../builders/small-crm";
 import { contactRecord, leadRecord, taskRecord } from "../../builders/source-records";
 import { envelope } from "../../support/source-server";
 import { useScriptedCrmSource } from "../../support/scripted-crm-source";
-import { createSyncHarness, entityRow, type SyncHarness } from "../../support/sync-harness";
+import { entityRow, useSyncHarness } from "../../support/sync-harness";
 
 /**
  * Hostile input on the real path: a loopback source, the HTTP client, the
@@ -22,14 +22,7 @@ import { createSyncHarness, entityRow, type SyncHarness } from "../../support/sy
 
 const TOKEN = "hostile-input-token-5d1c";
 const source = useScriptedCrmSource(TOKEN, smallCrm);
-let harness: SyncHarness;
-
-beforeAll(async () => {
-  harness = await createSyncHarness();
-});
-afterAll(async () => {
-  await harness.close();
-});
+const harness = useSyncHarness();
 
 /** A 200 whose body is exactly this text or these bytes, for one path; the scripted source answers the rest. */
 function rawPage(path: string, body: string | Uint8Array): void {
@@ -37,8 +30,8 @@ function rawPage(path: string, body: string | Uint8Array): void {
 }
 
 async function syncNew() {
-  const connection = await harness.addConnection({ baseUrl: source.server.baseUrl, token: TOKEN });
-  return { connection, summary: await harness.sync(connection) };
+  const connection = await harness().addConnection({ baseUrl: source.server.baseUrl, token: TOKEN });
+  return { connection, summary: await harness().sync(connection) };
 }
 
 describe("record.depth: a record nested deeper than the limit fails its page, naming record, field and rule", () => {
@@ -51,9 +44,9 @@ describe("record.depth: a record nested deeper than the limit fails its page, na
     expect(entityRow(summary, "contacts")?.error).toContain(`record c-deep, field custom_fields, rule record.depth: ${DEPTH_RULE}`);
     expect(entityRow(summary, "contacts")?.failure).toMatchObject({ rule: "record.depth", record_id: "c-deep", field: "custom_fields" });
     expect(summary.entities.filter((row) => row.status === "failed").map((row) => row.entity)).toEqual(["contacts"]);
-    const failed = harness.logger.lines.filter((line) => line["message"] === "entity failed" && line["connection_id"] === connection.id);
+    const failed = harness().logger.lines.filter((line) => line["message"] === "entity failed" && line["connection_id"] === connection.id);
     expect(failed).toMatchObject([{ entity: "contacts", error_class: "PageValidationError", fault: "customer" }]);
-    expect(JSON.stringify(harness.logger.lines)).not.toContain("Maximum call stack");
+    expect(JSON.stringify(harness().logger.lines)).not.toContain("Maximum call stack");
   });
 
   test(`record.depth: at the limit (${DEPTH_EDGES.accepted} levels) the contact is stored whole; one level more (${DEPTH_EDGES.refused}) fails its page`, async () => {
@@ -61,13 +54,13 @@ describe("record.depth: a record nested deeper than the limit fails its page, na
     source.data = { ...smallCrm(), contacts: [contactRecord({ id: "c-edge", updated_at: minuteStamp(1), custom_fields: atLimit })] };
     const first = await syncNew();
     expect(entityRow(first.summary, "contacts")).toMatchObject({ status: "succeeded", records: 1 });
-    expect((await harness.records.getRecord(first.connection.id, "contacts", ["c-edge"])).record?.["custom_fields"]).toEqual(atLimit);
+    expect((await harness().records.getRecord(first.connection.id, "contacts", ["c-edge"])).record?.["custom_fields"]).toEqual(atLimit);
 
     source.data = { ...smallCrm(), contacts: [contactRecord({ id: "c-over", updated_at: minuteStamp(1), custom_fields: customFieldsOfDepth(DEPTH_EDGES.refused) })] };
     const second = await syncNew();
     expect(entityRow(second.summary, "contacts")).toMatchObject({ status: "failed" });
     expect(entityRow(second.summary, "contacts")?.error).toContain(`record c-over, field custom_fields, rule record.depth: ${DEPTH_RULE}`);
-    expect((await harness.records.getRecord(second.connection.id, "contacts", ["c-over"])).record).toBeNull();
+    expect((await harness().records.getRecord(second.connection.id, "contacts", ["c-over"])).record).toBeNull();
   });
 });
 
@@ -77,7 +70,7 @@ describe("record.id-unicode and envelope.utf8: ids are the exact strings the sou
     source.data = { ...smallCrm(), contacts: ids.map((id, i) => contactRecord({ id, updated_at: minuteStamp(i) })) };
     const { connection, summary } = await syncNew();
     expect(entityRow(summary, "contacts")).toMatchObject({ status: "succeeded", records: 4 });
-    expect((await harness.listAll(connection.id, "contacts")).map((record) => record["id"]).sort()).toEqual([...ids].sort());
+    expect((await harness().listAll(connection.id, "contacts")).map((record) => record["id"]).sort()).toEqual([...ids].sort());
   });
 
   test("record.id-unicode: ids that differ only in a lone surrogate (a\\ud800, a\\udc00) fail their page with the rule; nothing is merged", async () => {
@@ -86,7 +79,7 @@ describe("record.id-unicode and envelope.utf8: ids are the exact strings the sou
     expect(entityRow(summary, "contacts")).toMatchObject({ status: "failed", records: 0 });
     expect(entityRow(summary, "contacts")?.error).toContain(`record a\\ud800, field id, rule record.id-unicode: ${ID_TEXT_RULE}`);
     expect(entityRow(summary, "contacts")?.failure).toMatchObject({ rule: "record.id-unicode", field: "id" });
-    expect(await harness.listAll(connection.id, "contacts")).toEqual([]);
+    expect(await harness().listAll(connection.id, "contacts")).toEqual([]);
   });
 
   test("envelope.utf8: ids that differ only in bytes that are not UTF-8 fail their page, naming the byte and where it is; nothing is merged", async () => {
@@ -98,7 +91,7 @@ describe("record.id-unicode and envelope.utf8: ids are the exact strings the sou
     expect(entityRow(summary, "contacts")).toMatchObject({ status: "failed", records: 0 });
     expect(entityRow(summary, "contacts")?.error).toContain(`response body is not UTF-8: byte 0xFF at offset ${head.length + 8}, after "{\\"data\\":[{\\"id\\":\\"a"; send JSON encoded as UTF-8`);
     expect(entityRow(summary, "contacts")?.failure).toMatchObject({ rule: "envelope.utf8", record_id: null, field: null });
-    expect(await harness.listAll(connection.id, "contacts")).toEqual([]);
+    expect(await harness().listAll(connection.id, "contacts")).toEqual([]);
   });
 });
 
@@ -106,8 +99,8 @@ describe("a record of any size is stored whole: task text is never cut, up to th
   async function syncTask(text: string) {
     source.data = { ...smallCrm(), tasks: [taskRecord({ id: "t-big", lead_id: "l1", text, updated_at: minuteStamp(5) })] };
     const { connection, summary } = await syncNew();
-    const explained = await explainRecord({ connections: harness.connections, audits: harness.deps.audits, runs: harness.runs, keySpace: dynamoDbKeySpace, clock: harness.deps.clock }, { account: "acct-1", connectionId: connection.id, entity: "tasks", recordId: "t-big", query: {} });
-    return { connection, summary, explained, stored: (await harness.records.getRecord(connection.id, "tasks", ["t-big"])).record };
+    const explained = await explainRecord({ connections: harness().connections, audits: harness().deps.audits, runs: harness().runs, keySpace: dynamoDbKeySpace, clock: harness().deps.clock }, { account: "acct-1", connectionId: connection.id, entity: "tasks", recordId: "t-big", query: {} });
+    return { connection, summary, explained, stored: (await harness().records.getRecord(connection.id, "tasks", ["t-big"])).record };
   }
 
   test("a record is stored whole at any size: a task of 4 MB of text syncs, is stored exactly, and explain calls it current", async () => {
@@ -116,7 +109,7 @@ describe("a record of any size is stored whole: task text is never cut, up to th
     expect(entityRow(summary, "tasks")).toMatchObject({ status: "succeeded", records: 1 });
     expect(stored?.["text"] === text).toBe(true);
     expect(explained).toMatchObject({ present: true, verdict: "current" });
-    expect(await harness.records.getWatermark(connection.id, "tasks")).toBe(minuteStamp(5));
+    expect(await harness().records.getWatermark(connection.id, "tasks")).toBe(minuteStamp(5));
   });
 
   test("a record is stored whole at any size: a task whose body is exactly the 16 MiB the service reads is stored whole", async () => {
@@ -142,9 +135,9 @@ describe("lead.price whole part exact: price keeps its whole part exactly, and r
     };
     const { connection, summary } = await syncNew();
     expect(entityRow(summary, "leads")).toMatchObject({ status: "succeeded", records: 2 });
-    expect((await harness.records.getRecord(connection.id, "leads", ["l1"])).record?.["price"]).toBe(huge);
-    expect((await harness.records.getRecord(connection.id, "leads", ["l2"])).record?.["price"]).toBe(1000);
-    const funnel = computeFunnel(await readFunnelInput(harness.records, connection.id), new Date(Date.UTC(2026, 5, 1)));
+    expect((await harness().records.getRecord(connection.id, "leads", ["l1"])).record?.["price"]).toBe(huge);
+    expect((await harness().records.getRecord(connection.id, "leads", ["l2"])).record?.["price"]).toBe(1000);
+    const funnel = computeFunnel(await readFunnelInput(harness().records, connection.id), new Date(Date.UTC(2026, 5, 1)));
     expect(funnel.pipelines[0]?.revenue_won).toBe("123456789012345678902234");
   });
 
@@ -153,7 +146,7 @@ describe("lead.price whole part exact: price keeps its whole part exactly, and r
     rawPage("/leads", `{"data":[${lead}],"has_more":false}`);
     const { connection, summary } = await syncNew();
     expect(entityRow(summary, "leads")).toMatchObject({ status: "succeeded", records: 1 });
-    expect((await harness.records.getRecord(connection.id, "leads", ["l-num"])).record?.["price"]).toBe("123456789012345685803008");
+    expect((await harness().records.getRecord(connection.id, "leads", ["l-num"])).record?.["price"]).toBe("123456789012345685803008");
   });
 });
 
@@ -161,8 +154,8 @@ describe("a short token never garbles ordinary words: what the source says reach
   test("a short token never garbles ordinary words: a one-character token is hidden in the failure detail, every other e kept", async () => {
     source.fault = (request) =>
       request.headers.authorization === "Bearer e" ? { status: 403, json: { error: `the source refused the token e: it cannot read ${request.path}` } } : undefined;
-    const connection = await harness.addConnection({ baseUrl: source.server.baseUrl, token: "e" });
-    const summary = await harness.sync(connection);
+    const connection = await harness().addConnection({ baseUrl: source.server.baseUrl, token: "e" });
+    const summary = await harness().sync(connection);
     expect(entityRow(summary, "pipelines")).toMatchObject({ status: "failed" });
     expect(entityRow(summary, "pipelines")?.error).toContain("the source refused the token [redacted]: it cannot read /pipelines");
     expect(entityRow(summary, "users")?.error).toContain("the source refused the token [redacted]: it cannot read /users");
@@ -183,15 +176,15 @@ describe("records counts distinct records: a run summary counts each record it w
     contactsOnTwoPagesWithOneRepeated();
     const { connection, summary } = await syncNew();
     expect(entityRow(summary, "contacts")).toMatchObject({ status: "succeeded", pages: 2, records: 150 });
-    expect(await harness.listAll(connection.id, "contacts")).toHaveLength(150);
-    expect((await harness.records.getRecord(connection.id, "contacts", ["c99"])).lineage).toMatchObject({ writes: 2, first_seen: { page: 1 }, last_written: { page: 2 } });
+    expect(await harness().listAll(connection.id, "contacts")).toHaveLength(150);
+    expect((await harness().records.getRecord(connection.id, "contacts", ["c99"])).lineage).toMatchObject({ writes: 2, first_seen: { page: 1 }, last_written: { page: 2 } });
   });
 
   test("records counts distinct records: a page whose commit reply is lost is replayed by the state machine and counts nothing twice", async () => {
     contactsOnTwoPagesWithOneRepeated();
     let lost = 0;
     // The reply to the transaction that counts contacts' page 2 is lost once, after DynamoDB committed it.
-    harness.client.middlewareStack.add(
+    harness().client.middlewareStack.add(
       (next, context) => async (args) => {
         const out = await next(args);
         const input = args.input as { TransactItems?: { Update?: { ExpressionAttributeNames?: Record<string, string>; ExpressionAttributeValues?: Record<string, { N?: string }> } }[] };
@@ -209,7 +202,7 @@ describe("records counts distinct records: a run summary counts each record it w
       expect(lost).toBe(1);
       expect(entityRow(summary, "contacts")).toMatchObject({ status: "succeeded", pages: 2, records: 150 });
     } finally {
-      harness.client.middlewareStack.remove("loseOneReply");
+      harness().client.middlewareStack.remove("loseOneReply");
     }
   });
 });

@@ -1,5 +1,5 @@
 import type { GetItemCommandInput } from "@aws-sdk/client-dynamodb";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { DynamoDbConnectionStore } from "../../../lambdas/adapters/dynamodb/connections/dynamodb-connection-store";
 import { CONNECTION_ATTR, CONNECTION_PARTITION_KEY } from "../../../lambdas/adapters/dynamodb/connections/connection-keys";
 import type { ConnectionStore } from "../../../lambdas/domain/core/ports/connection-store";
@@ -14,7 +14,7 @@ import { gate } from "../../support/gate";
 import { LaggingConnectionStore } from "../../support/lagging-connection-store";
 import { runSettled } from "../../support/run-settled";
 import { useScriptedCrmSource } from "../../support/scripted-crm-source";
-import { createSyncHarness, entityRow, type SyncHarness } from "../../support/sync-harness";
+import { entityRow, useSyncHarness } from "../../support/sync-harness";
 
 /**
  * The page task's connection read (lambdas/domain/sync/page-connection.ts): eventually
@@ -27,27 +27,20 @@ import { createSyncHarness, entityRow, type SyncHarness } from "../../support/sy
 const OLD_TOKEN = "page-connection-old-token-1f0a";
 const TOKEN = "page-connection-token-77c2";
 const bearer = (token: string) => `Bearer ${token}`;
-let harness: SyncHarness;
+const harness = useSyncHarness();
 
 const stamp = (minute: number) => new Date(Date.UTC(2026, 3, 1, 0, minute)).toISOString();
 const leads = (count: number) => Array.from({ length: count }, (_, i) => leadRecord({ id: `l${i}`, updated_at: stamp(i) }));
 // The source takes only TOKEN (OLD_TOKEN was rotated away: 401). Leads span two pages.
 const source = useScriptedCrmSource(TOKEN, () => ({ pipelines: [pipelineRecord()], users: [userRecord()], contacts: [], leads: leads(150) }));
 
-beforeAll(async () => {
-  harness = await createSyncHarness();
-});
-afterAll(async () => {
-  await harness.close();
-});
-
 /** Runs a sync of `connection` on its own engine whose Task handlers use `connections`; the summary once it has settled. */
 async function syncWith(connections: ConnectionStore, connection: StoredConnection): Promise<RunSummary> {
-  const deps = { ...harness.deps, connections };
+  const deps = { ...harness().deps, connections };
   const engine = new LocalSyncEngine({ handlers: makeSyncHandlers(deps), timeScale: 0.01 });
   try {
-    const { runId } = await startSync({ ...harness.startDeps, connections, starter: engine }, connection);
-    return await runSettled(engine, harness.runs, connection.id, runId);
+    const { runId } = await startSync({ ...harness().startDeps, connections, starter: engine }, connection);
+    return await runSettled(engine, harness().runs, connection.id, runId);
   } finally {
     await engine.stop();
   }
@@ -67,7 +60,7 @@ function recordingConnectionStore() {
     },
     { step: "initialize", name: "recordConnectionReads" },
   );
-  return { store: new DynamoDbConnectionStore({ client, tableName: harness.tableName }), reads, close: () => client.destroy() };
+  return { store: new DynamoDbConnectionStore({ client, tableName: harness().tableName }), reads, close: () => client.destroy() };
 }
 
 const sourceRequests = () =>
@@ -75,14 +68,14 @@ const sourceRequests = () =>
 
 describe("the page task's connection read, at the page's start", () => {
   test("the page task reads the connection eventually consistent: ConsistentRead is not true on any page's read, only on the run's start", async () => {
-    const connection = await harness.addConnection({ baseUrl: source.server.baseUrl, token: TOKEN });
+    const connection = await harness().addConnection({ baseUrl: source.server.baseUrl, token: TOKEN });
     const recording = recordingConnectionStore();
-    const retriedBefore = harness.metrics.sum("PageRetries");
+    const retriedBefore = harness().metrics.sum("PageRetries");
     try {
       const summary = await syncWith(recording.store, connection);
       expect(summary.status).toBe("succeeded");
       // A page task the state machine retried (a store slow enough to stale the limiter's slots, on a loaded machine) reads again.
-      const retried = harness.metrics.sum("PageRetries") - retriedBefore;
+      const retried = harness().metrics.sum("PageRetries") - retriedBefore;
       const reads = recording.reads.filter((read) => read.sk?.endsWith(`#${connection.id}`));
       const pages = source.server.requests.length;
       expect(pages).toBeGreaterThan(5);
@@ -97,10 +90,10 @@ describe("the page task's connection read, at the page's start", () => {
   });
 
   test("a 401 after a rotation whose read was stale retries the page with the new token: the run succeeds, every old-token request is followed by the same page with the new one", async () => {
-    const connection = await harness.addConnection({ baseUrl: source.server.baseUrl, token: TOKEN });
-    const before = { ...connection, token_ciphertext: await harness.cipher.encrypt(OLD_TOKEN, { businessAccountId: connection.business_account_id, connectionId: connection.id }) };
+    const connection = await harness().addConnection({ baseUrl: source.server.baseUrl, token: TOKEN });
+    const before = { ...connection, token_ciphertext: await harness().cipher.encrypt(OLD_TOKEN, { businessAccountId: connection.business_account_id, connectionId: connection.id }) };
     // Every eventually consistent read still sees the connection from before the rotation.
-    const lagging = new LaggingConnectionStore({ client: harness.client, tableName: harness.tableName }, before);
+    const lagging = new LaggingConnectionStore({ client: harness().client, tableName: harness().tableName }, before);
 
     const summary = await syncWith(lagging, connection);
 
@@ -110,24 +103,24 @@ describe("the page task's connection read, at the page's start", () => {
     const old = requests.flatMap((request, i) => (request.authorization === bearer(OLD_TOKEN) ? [i] : []));
     expect(old).toHaveLength(lagging.staleReads);
     for (const i of old) expect(requests[i + 1]).toEqual({ ...requests[i], authorization: bearer(TOKEN) });
-    expect(await harness.listAll(connection.id, "leads")).toHaveLength(150);
+    expect(await harness().listAll(connection.id, "leads")).toHaveLength(150);
   });
 
   test("a stale \"missing\" does not stop the run: a page whose eventually consistent read finds no connection confirms it with a strong read and goes on", async () => {
-    const connection = await harness.addConnection({ baseUrl: source.server.baseUrl, token: TOKEN });
+    const connection = await harness().addConnection({ baseUrl: source.server.baseUrl, token: TOKEN });
     // A replica that has not seen the connection yet (e.g. one created just before its first sync).
-    const lagging = new LaggingConnectionStore({ client: harness.client, tableName: harness.tableName }, null);
+    const lagging = new LaggingConnectionStore({ client: harness().client, tableName: harness().tableName }, null);
 
     const summary = await syncWith(lagging, connection);
 
     expect(summary.status).toBe("succeeded");
     expect(lagging.staleReads).toBeGreaterThan(5);
     expect(entityRow(summary, "leads")).toMatchObject({ status: "succeeded" });
-    expect(await harness.listAll(connection.id, "leads")).toHaveLength(150);
+    expect(await harness().listAll(connection.id, "leads")).toHaveLength(150);
   });
 
   test("a deleted connection still stops the run at its next page: that page's eventually consistent read finds nothing, a strong read confirms it, and no request is sent for it", async () => {
-    const connection = await harness.addConnection({ baseUrl: source.server.baseUrl, token: TOKEN });
+    const connection = await harness().addConnection({ baseUrl: source.server.baseUrl, token: TOKEN });
     const recording = recordingConnectionStore();
     const reached = gate();
     const release = gate();
@@ -141,7 +134,7 @@ describe("the page task's connection read, at the page's start", () => {
     try {
       const run = syncWith(recording.store, connection);
       await reached.opened;
-      await harness.connections.delete(connection.business_account_id, connection.id);
+      await harness().connections.delete(connection.business_account_id, connection.id);
       const deletedAt = recording.reads.length;
       release.open();
       const summary = await run;
@@ -162,8 +155,8 @@ describe("the page task's connection read, at the page's start", () => {
   });
 
   test("a real 401 (the token was not rotated) still stops every entity after one request", async () => {
-    const connection = await harness.addConnection({ baseUrl: source.server.baseUrl, token: OLD_TOKEN });
-    const summary = await syncWith(new DynamoDbConnectionStore({ client: harness.client, tableName: harness.tableName }), connection);
+    const connection = await harness().addConnection({ baseUrl: source.server.baseUrl, token: OLD_TOKEN });
+    const summary = await syncWith(new DynamoDbConnectionStore({ client: harness().client, tableName: harness().tableName }), connection);
 
     expect(summary.status).toBe("failed");
     expect([...new Set(summary.entities.map((row) => `${row.status}: ${row.error}`))]).toEqual(["failed: the source refused the token (401): invalid token"]);

@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { beforeAll, describe, expect, test } from "vitest";
 import { SYNC_DEFINITION_PATH } from "../../../statemachine/sync-definition";
 import { serviceCompletes } from "../../../lambdas/domain/source-contract/rules/failure-rules";
 import { MAX_RETRY_AFTER_SECONDS } from "../../../lambdas/domain/core/limits";
@@ -17,7 +17,7 @@ import { crmSource } from "../../support/crm-source";
 import { gate } from "../../support/gate";
 import { runSettled } from "../../support/run-settled";
 import { holdFirstRequest, useScriptedCrmSource } from "../../support/scripted-crm-source";
-import { createSyncHarness, entityRow, type SyncHarness } from "../../support/sync-harness";
+import { entityRow, useSyncHarness } from "../../support/sync-harness";
 
 /**
  * The rules that keep one connection to one run, and a run's writes exact:
@@ -27,7 +27,7 @@ import { createSyncHarness, entityRow, type SyncHarness } from "../../support/sy
 
 const TOKEN = "run-safety-token-5be1";
 const DAY_MS = 24 * 3_600_000;
-let harness: SyncHarness;
+const harness = useSyncHarness();
 
 const stamp = (minute: number) => new Date(Date.UTC(2026, 3, 1, 0, minute)).toISOString();
 const leads = (count: number) => Array.from({ length: count }, (_, i) => leadRecord({ id: `l${i}`, updated_at: stamp(i) }));
@@ -39,24 +39,21 @@ const source = useScriptedCrmSource(TOKEN, () => ({ pipelines: [pipelineRecord()
  * leaves while page 1 commits).
  */
 function holdLeadsPage2() {
-  const page1 = harness.pageCommitted("leads", 1);
+  const page1 = harness().pageCommitted("leads", 1);
   const held = holdFirstRequest(source, "/leads", 2);
   return { reached: Promise.all([held.arrived, page1]).then(() => undefined), release: held.release };
 }
 
 const executionsByRun = new Map<string, string>();
 
-beforeAll(async () => {
-  harness = await createSyncHarness();
-  const start = harness.engine.start.bind(harness.engine);
-  harness.engine.start = async (input) => {
+beforeAll(() => {
+  const { engine } = harness();
+  const start = engine.start.bind(engine);
+  engine.start = async (input) => {
     const ref = await start(input);
     executionsByRun.set((input as { run_id: string }).run_id, ref);
     return ref;
   };
-});
-afterAll(async () => {
-  await harness.close();
 });
 
 /** startSync's deps with a clock a day ahead: every lease taken so far has passed. */
@@ -67,48 +64,48 @@ function aDayLater(deps: StartSyncDeps): StartSyncDeps {
 describe("never two runs of one connection", () => {
   test("a long wait is not death: a run whose execution still runs is never taken over, even after its lease has passed", async () => {
     const held = holdLeadsPage2();
-    const connection = await harness.addConnection({ baseUrl: source.server.baseUrl, token: TOKEN });
-    const first = await startSync(harness.startDeps, connection);
+    const connection = await harness().addConnection({ baseUrl: source.server.baseUrl, token: TOKEN });
+    const first = await startSync(harness().startDeps, connection);
     await held.reached;
 
-    const later = aDayLater(harness.startDeps);
+    const later = aDayLater(harness().startDeps);
     expect(await startSync(later, connection)).toEqual({ runId: first.runId, started: false });
     // Nor by the schedule tick's claim (ClaimRuns): the connection's run goes on.
     expect(await claimDispatchedRuns(later, [{ business_account_id: connection.business_account_id, connection_id: connection.id }])).toEqual({ runs: [] });
 
     held.release();
-    expect((await harness.waitForRun(connection.id, first.runId)).status).toBe("succeeded");
-    expect(await harness.runs.list(connection.id)).toHaveLength(1);
+    expect((await harness().waitForRun(connection.id, first.runId)).status).toBe("succeeded");
+    expect(await harness().runs.list(connection.id)).toHaveLength(1);
   });
 
   test("a run that lost its connection's lock writes nothing: its page is refused and its execution ends", async () => {
     const held = holdLeadsPage2();
-    const connection = await harness.addConnection({ baseUrl: source.server.baseUrl, token: TOKEN });
-    const first = await startSync(harness.startDeps, connection);
+    const connection = await harness().addConnection({ baseUrl: source.server.baseUrl, token: TOKEN });
+    const first = await startSync(harness().startDeps, connection);
     await held.reached;
-    const watermark = await harness.records.getWatermark(connection.id, "leads");
+    const watermark = await harness().records.getWatermark(connection.id, "leads");
 
     // Another run takes the lock (as startSync does with a run it judged dead) and reports the old one failed.
     const now = new Date();
     const taker = newRunId(now);
-    const begun = await harness.runs.begin(
+    const begun = await harness().runs.begin(
       { connectionId: connection.id, runId: taker, startedAt: now.toISOString(), leaseUntil: new Date(now.getTime() + DAY_MS).toISOString() },
       { replacing: first.runId },
     );
     expect(begun.started).toBe(true);
-    await harness.runs.finish(connection.id, first.runId, { status: "failed", finishedAt: now.toISOString() });
-    const reported = await harness.runs.get(connection.id, first.runId);
+    await harness().runs.finish(connection.id, first.runId, { status: "failed", finishedAt: now.toISOString() });
+    const reported = await harness().runs.get(connection.id, first.runId);
 
     held.release();
-    const result = await harness.engine.result(executionsByRun.get(first.runId)!);
+    const result = await harness().engine.result(executionsByRun.get(first.runId)!);
     expect(result).toMatchObject({ status: "FAILED", error: "RunSupersededError" });
-    expect(await harness.listAll(connection.id, "leads")).toHaveLength(100);
-    expect(await harness.records.getWatermark(connection.id, "leads")).toBe(watermark);
-    expect(await harness.runs.get(connection.id, first.runId)).toEqual(reported);
+    expect(await harness().listAll(connection.id, "leads")).toHaveLength(100);
+    expect(await harness().records.getWatermark(connection.id, "leads")).toBe(watermark);
+    expect(await harness().runs.get(connection.id, first.runId)).toEqual(reported);
   });
 
   test("a run continuing in a fresh execution is not taken for dead while the next execution starts", async () => {
-    const connection = await harness.addConnection({ baseUrl: source.server.baseUrl, token: TOKEN });
+    const connection = await harness().addConnection({ baseUrl: source.server.baseUrl, token: TOKEN });
     // An engine whose ContinueAsNew only captures the next execution's input: the old execution ends
     // before the next one has begun, the window in which the lock must not read as dead.
     const pending = gate<{ Input: unknown; Name: string }>();
@@ -119,7 +116,7 @@ describe("never two runs of one connection", () => {
       pending.open(input as { Input: unknown; Name: string });
       return { ExecutionArn: "local:not-started-yet" };
     });
-    const deps: StartSyncDeps = { ...harness.startDeps, starter: engine };
+    const deps: StartSyncDeps = { ...harness().startDeps, starter: engine };
     try {
       const first = await startSync(deps, connection);
       const next = await pending.opened;
@@ -129,9 +126,9 @@ describe("never two runs of one connection", () => {
       expect(await startSync(deps, connection)).toEqual({ runId: first.runId, started: false });
 
       await engine.start(next.Input, { name: next.Name });
-      const summary = await runSettled(engine, harness.runs, connection.id, first.runId);
+      const summary = await runSettled(engine, harness().runs, connection.id, first.runId);
       expect(summary.status).toBe("succeeded");
-      expect(await harness.listAll(connection.id, "leads")).toHaveLength(150);
+      expect(await harness().listAll(connection.id, "leads")).toHaveLength(150);
     } finally {
       await engine.stop();
     }
@@ -140,13 +137,13 @@ describe("never two runs of one connection", () => {
 
 describe("counts", () => {
   test("a page task retried after it committed counts its page once", async () => {
-    const connection = await harness.addConnection({ baseUrl: source.server.baseUrl, token: TOKEN });
+    const connection = await harness().addConnection({ baseUrl: source.server.baseUrl, token: TOKEN });
     // The page task commits leads page 2, then its reply is lost (a Lambda timeout after the commit): retried.
     let lost = false;
     const engine = engineWith({
       SyncPage: async (input) => {
         const state = input as SyncState;
-        const out = await makeSyncHandlers(harness.deps).SyncPage(input);
+        const out = await makeSyncHandlers(harness().deps).SyncPage(input);
         if (state.cursor?.entity === "leads" && state.cursor.page === 2 && !lost) {
           lost = true;
           throw new StoreUnavailableError("the reply of a committed page task was lost");
@@ -155,13 +152,13 @@ describe("counts", () => {
       },
     });
     try {
-      const { runId } = await startSync({ ...harness.startDeps, starter: engine }, connection);
-      const summary = await runSettled(engine, harness.runs, connection.id, runId);
+      const { runId } = await startSync({ ...harness().startDeps, starter: engine }, connection);
+      const summary = await runSettled(engine, harness().runs, connection.id, runId);
       expect(lost).toBe(true);
       expect(entityRow(summary, "leads")).toMatchObject({ status: "succeeded", pages: 2, records: 150 });
       // Page 2 came ahead in the task's input, so its retry commits the same answer without asking again.
       expect(source.server.requests.filter((request) => request.path === "/leads")).toHaveLength(2);
-      expect(await harness.listAll(connection.id, "leads")).toHaveLength(150);
+      expect(await harness().listAll(connection.id, "leads")).toHaveLength(150);
     } finally {
       await engine.stop();
     }
@@ -173,7 +170,7 @@ describe("a segment that fails through every retry", () => {
   // its cursor after a wait in the Standard parent, and its Catch fails the entities with the error: never the run.
   const busyOn = (entity: string, segment?: number) => {
     const counted = { tries: 0 };
-    const deps = segment === undefined ? harness.deps : { ...harness.deps, pageTasksPerSegment: segment };
+    const deps = segment === undefined ? harness().deps : { ...harness().deps, pageTasksPerSegment: segment };
     const handlers = makeSyncHandlers(deps);
     const engine = new LocalSyncEngine({
       handlers: {
@@ -193,11 +190,11 @@ describe("a segment that fails through every retry", () => {
   const runPagesRetries = (JSON.parse(readFileSync(SYNC_DEFINITION_PATH, "utf8")) as { States: Record<string, { Retry: Array<{ MaxAttempts: number }> }> }).States["RunPages"]!.Retry[0]!.MaxAttempts;
 
   test("a later segment that fails through every retry (our own store busy on every try of one page) fails that entity (PageLoopFailed: a failure of ours, service.completes), and the run goes on to the next", async () => {
-    const connection = await harness.addConnection({ baseUrl: source.server.baseUrl, token: TOKEN });
+    const connection = await harness().addConnection({ baseUrl: source.server.baseUrl, token: TOKEN });
     const { engine, counted } = busyOn("tasks", 2);
     try {
-      const { runId } = await startSync({ ...harness.startDeps, starter: engine }, connection);
-      const summary = await runSettled(engine, harness.runs, connection.id, runId);
+      const { runId } = await startSync({ ...harness().startDeps, starter: engine }, connection);
+      const summary = await runSettled(engine, harness().runs, connection.id, runId);
       // Every try of the segment: its first attempt and the child's 8 retries, once and once per RunPages retry.
       expect(counted.tries).toBe((1 + 8) * (1 + runPagesRetries));
       expect(entityRow(summary, "tasks")).toMatchObject({ status: "failed" });
@@ -209,25 +206,25 @@ describe("a segment that fails through every retry", () => {
       expect(entityRow(summary, "leads")).toMatchObject({ status: "succeeded", records: 150 });
       // tasks is optional: the run succeeds, and its lock is released.
       expect(summary.status).toBe("succeeded");
-      expect(await harness.runs.lock(connection.id)).toBeNull();
+      expect(await harness().runs.lock(connection.id)).toBeNull();
     } finally {
       await engine.stop();
     }
   }, 120_000);
 
   test("a fresh run's first segment that fails through every retry fails every unfinished entity (PageLoopFailed: service.completes) and finishes the run, its lock released", async () => {
-    const connection = await harness.addConnection({ baseUrl: source.server.baseUrl, token: TOKEN });
+    const connection = await harness().addConnection({ baseUrl: source.server.baseUrl, token: TOKEN });
     const { engine } = busyOn("tasks");
     try {
-      const { runId } = await startSync({ ...harness.startDeps, starter: engine }, connection);
-      const summary = await runSettled(engine, harness.runs, connection.id, runId);
+      const { runId } = await startSync({ ...harness().startDeps, starter: engine }, connection);
+      const summary = await runSettled(engine, harness().runs, connection.id, runId);
       for (const entity of ["tasks", "calls", "events"]) {
         expect(entityRow(summary, entity), entity).toMatchObject({ status: "failed" });
         expect(entityRow(summary, entity)!.failure, entity).toMatchObject({ rule: serviceCompletes.id });
       }
       expect(entityRow(summary, "leads")).toMatchObject({ status: "succeeded", records: 150 });
       expect(summary.status).toBe("succeeded");
-      expect(await harness.runs.lock(connection.id)).toBeNull();
+      expect(await harness().runs.lock(connection.id)).toBeNull();
     } finally {
       await engine.stop();
     }
@@ -237,8 +234,8 @@ describe("a segment that fails through every retry", () => {
 describe("Retry-After", () => {
   test(`a Retry-After above ${MAX_RETRY_AFTER_SECONDS} s fails the entity at once with a clear detail`, async () => {
     source.fault = (request) => (request.path === "/leads" ? { status: 429, headers: { "retry-after": "3600" }, json: { error: "slow down" } } : undefined);
-    const connection = await harness.addConnection({ baseUrl: source.server.baseUrl, token: TOKEN });
-    const summary = await harness.sync(connection);
+    const connection = await harness().addConnection({ baseUrl: source.server.baseUrl, token: TOKEN });
+    const summary = await harness().sync(connection);
 
     expect(source.server.requests.filter((request) => request.path === "/leads")).toHaveLength(1);
     const row = entityRow(summary, "leads")!;
@@ -254,23 +251,23 @@ describe("Retry-After", () => {
 describe("sync_since changed under a running run", () => {
   test("the run writes no watermark back: it stops, and the next run reads every entity from the new date", async () => {
     const held = holdLeadsPage2();
-    const connection = await harness.addConnection({ baseUrl: source.server.baseUrl, token: TOKEN });
-    const first = await startSync(harness.startDeps, connection);
+    const connection = await harness().addConnection({ baseUrl: source.server.baseUrl, token: TOKEN });
+    const first = await startSync(harness().startDeps, connection);
     await held.reached;
-    expect(await harness.records.getWatermark(connection.id, "leads")).not.toBeNull();
+    expect(await harness().records.getWatermark(connection.id, "leads")).not.toBeNull();
 
     // What PATCH does with a new sync_since.
-    await harness.records.resetWatermarks(connection.id);
+    await harness().records.resetWatermarks(connection.id);
     held.release();
-    const summary = await harness.waitForRun(connection.id, first.runId);
+    const summary = await harness().waitForRun(connection.id, first.runId);
 
     expect(summary.status).toBe("failed");
     expect(entityRow(summary, "leads")?.error).toContain("sync_since was changed");
     for (const entity of ["contacts", "leads", "tasks", "calls", "events"] as const) {
-      expect(await harness.records.getWatermark(connection.id, entity), entity).toBeNull();
+      expect(await harness().records.getWatermark(connection.id, entity), entity).toBeNull();
     }
     source.server.requests.length = 0;
-    const next = await harness.sync(connection);
+    const next = await harness().sync(connection);
     expect(next.status).toBe("succeeded");
     const since = source.server.requests.find((request) => request.path === "/leads")?.query["updated_since"];
     expect(since).toBe(`${connection.sync_since.slice(0, 19)}+00:00`);
@@ -283,7 +280,7 @@ function engineWith(
   pageTasksPerExecution?: number,
   continueAsNew?: (proceed: TaskHandler) => TaskHandler,
 ): LocalSyncEngine {
-  const deps = pageTasksPerExecution === undefined ? harness.deps : { ...harness.deps, pageTasksPerExecution };
+  const deps = pageTasksPerExecution === undefined ? harness().deps : { ...harness().deps, pageTasksPerExecution };
   return new LocalSyncEngine({
     handlers: { ...makeSyncHandlers(deps), ...overrides },
     timeScale: 0.01,
@@ -293,18 +290,18 @@ function engineWith(
 
 describe("a restart of the local runtime", () => {
   test("a lock caught handing over to a fresh execution (no execution known) is taken over at once when the caller knows every earlier execution is gone", async () => {
-    const connection = await harness.addConnection({ baseUrl: source.server.baseUrl, token: TOKEN });
+    const connection = await harness().addConnection({ baseUrl: source.server.baseUrl, token: TOKEN });
     const now = new Date();
     const handingOver = newRunId(now);
-    await harness.runs.begin({ connectionId: connection.id, runId: handingOver, startedAt: now.toISOString(), leaseUntil: new Date(now.getTime() + DAY_MS).toISOString() });
-    await harness.runs.handOver(connection.id, handingOver, new Date(now.getTime() + DAY_MS).toISOString());
+    await harness().runs.begin({ connectionId: connection.id, runId: handingOver, startedAt: now.toISOString(), leaseUntil: new Date(now.getTime() + DAY_MS).toISOString() });
+    await harness().runs.handOver(connection.id, handingOver, new Date(now.getTime() + DAY_MS).toISOString());
 
     // Anyone else keeps away while the lease lasts: the next execution may be about to record itself.
-    expect(await startSync(harness.startDeps, connection)).toEqual({ runId: handingOver, started: false });
-    const resumed = await startSync(harness.startDeps, connection, { earlierExecutionsGone: true });
+    expect(await startSync(harness().startDeps, connection)).toEqual({ runId: handingOver, started: false });
+    const resumed = await startSync(harness().startDeps, connection, { earlierExecutionsGone: true });
     expect(resumed.started).toBe(true);
-    expect((await harness.waitForRun(connection.id, resumed.runId)).status).toBe("succeeded");
-    expect((await harness.runs.get(connection.id, handingOver))?.status).toBe("failed");
+    expect((await harness().waitForRun(connection.id, resumed.runId)).status).toBe("succeeded");
+    expect((await harness().runs.get(connection.id, handingOver))?.status).toBe("failed");
   });
 });
 
@@ -312,28 +309,28 @@ describe("a changed rate_limit", () => {
   test("a PATCHed rate_limit applies from the page after the one whose connection read first sees it (the slot is taken while the connection is read)", async () => {
     source.data = { ...source.data, leads: leads(350) };
     const held = holdLeadsPage2();
-    const connection = await harness.addConnection({ baseUrl: source.server.baseUrl, token: TOKEN, rateLimit: 1000 });
-    const real = harness.limiter.acquire.bind(harness.limiter);
+    const connection = await harness().addConnection({ baseUrl: source.server.baseUrl, token: TOKEN, rateLimit: 1000 });
+    const real = harness().limiter.acquire.bind(harness().limiter);
     const rates: number[] = [];
     // The rate each request's slot is taken at; a stale slot replaced for the same request (at the same rate) is not a new one.
-    harness.limiter.acquire = async (connectionId, rate, options) => {
+    harness().limiter.acquire = async (connectionId, rate, options) => {
       if (connectionId === connection.id && options?.replacing === undefined) rates.push(rate);
       return real(connectionId, rate, options);
     };
     try {
-      const { runId } = await startSync(harness.startDeps, connection);
+      const { runId } = await startSync(harness().startDeps, connection);
       await held.reached;
       const before = rates.length;
       // Page 2 has its connection and slot already (read and reserved while page 1 committed); the new rate is
       // read while page 2 commits, for page 3, whose slot is reserved in that same moment at the old rate.
-      await harness.connections.put({ ...connection, rate_limit: 7, updated_at: new Date().toISOString() });
+      await harness().connections.put({ ...connection, rate_limit: 7, updated_at: new Date().toISOString() });
       held.release();
-      expect((await harness.waitForRun(connection.id, runId)).status).toBe("succeeded");
+      expect((await harness().waitForRun(connection.id, runId)).status).toBe("succeeded");
       // Page 3 takes its slot at the rate page 2 read (1000) while it reads 7; every slot after that is at 7.
       expect(rates.slice(before)).toEqual([1000, ...Array(rates.length - before - 1).fill(7)]);
       expect(rates.length - before).toBeGreaterThan(2);
     } finally {
-      harness.limiter.acquire = real;
+      harness().limiter.acquire = real;
     }
   });
 });
@@ -359,38 +356,38 @@ describe("a changed or deleted connection under a running run", () => {
   test("a rotated token is used from the next page: the page after the one in flight when it is rotated sends the new token, and no later request the old one", async () => {
     source.data = { ...source.data, leads: leads(350) };
     const held = holdLeadsPage2AndAcceptNewToken();
-    const connection = await harness.addConnection({ baseUrl: source.server.baseUrl, token: TOKEN });
-    const { runId } = await startSync(harness.startDeps, connection);
+    const connection = await harness().addConnection({ baseUrl: source.server.baseUrl, token: TOKEN });
+    const { runId } = await startSync(harness().startDeps, connection);
     await held.reached;
-    const ciphertext = await harness.cipher.encrypt(NEW_TOKEN, { businessAccountId: connection.business_account_id, connectionId: connection.id });
-    await harness.connections.put({ ...connection, token_ciphertext: ciphertext, updated_at: new Date().toISOString() });
+    const ciphertext = await harness().cipher.encrypt(NEW_TOKEN, { businessAccountId: connection.business_account_id, connectionId: connection.id });
+    await harness().connections.put({ ...connection, token_ciphertext: ciphertext, updated_at: new Date().toISOString() });
     held.release();
 
-    expect((await harness.waitForRun(connection.id, runId)).status).toBe("succeeded");
+    expect((await harness().waitForRun(connection.id, runId)).status).toBe("succeeded");
     expect(leadsRequests()).toEqual([
       { page: 1, authorization: bearer(TOKEN) },
       { page: 2, authorization: bearer(TOKEN) },
       { page: 3, authorization: bearer(NEW_TOKEN) },
       { page: 4, authorization: bearer(NEW_TOKEN) },
     ]);
-    expect(await harness.listAll(connection.id, "leads")).toHaveLength(350);
+    expect(await harness().listAll(connection.id, "leads")).toHaveLength(350);
   });
 
   test("a deleted connection stops the run at its next page: no request for it, nothing more written", async () => {
     source.data = { ...source.data, leads: leads(350) };
     const held = holdLeadsPage2();
-    const connection = await harness.addConnection({ baseUrl: source.server.baseUrl, token: TOKEN });
-    const { runId } = await startSync(harness.startDeps, connection);
+    const connection = await harness().addConnection({ baseUrl: source.server.baseUrl, token: TOKEN });
+    const { runId } = await startSync(harness().startDeps, connection);
     await held.reached;
-    await harness.connections.delete(connection.business_account_id, connection.id);
+    await harness().connections.delete(connection.business_account_id, connection.id);
     held.release();
 
-    const summary = await harness.waitForRun(connection.id, runId);
+    const summary = await harness().waitForRun(connection.id, runId);
     expect(summary.status).toBe("failed");
     expect(entityRow(summary, "leads")).toMatchObject({ status: "failed", error: expect.stringContaining("no longer exists") });
     expect(leadsRequests().map((request) => request.page)).toEqual([1, 2]);
     // Page 2 was fetched before the delete was seen and commits; nothing after it.
-    expect(await harness.listAll(connection.id, "leads")).toHaveLength(200);
+    expect(await harness().listAll(connection.id, "leads")).toHaveLength(200);
     expect(source.server.requests.filter((request) => ["/tasks", "/calls", "/events"].includes(request.path))).toEqual([]);
   });
 });

@@ -1,18 +1,11 @@
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { auditDue, auditEveryDays } from "../../../lambdas/domain/core/audit-schedule";
 import { runModeOf } from "../../../lambdas/domain/core/run-mode";
 import { claimDispatchedRun, listDispatchPage } from "../../../lambdas/domain/sync/dispatch-tick";
-import { createSyncHarness, type SyncHarness } from "../../support/sync-harness";
+import { useSyncHarness } from "../../support/sync-harness";
 
 const DAY = 86_400_000;
-let harness: SyncHarness;
-
-beforeAll(async () => {
-  harness = await createSyncHarness();
-});
-afterAll(async () => {
-  await harness.close();
-});
+const harness = useSyncHarness();
 
 describe("audit_schedule", () => {
   test("a scheduled audit is due every N days after the last one started, weekly by default, never when off", () => {
@@ -28,13 +21,13 @@ describe("audit_schedule", () => {
   });
 
   test("the schedule tick starts a due audit instead of a sync, and a sync when audits are off or not due", async () => {
-    const due = await harness.addConnection({ baseUrl: "http://127.0.0.1:9", token: "t" });
-    const offConnection = await harness.addConnection({ baseUrl: "http://127.0.0.1:9", token: "t" });
-    await harness.connections.put({ ...offConnection, audit_schedule: "off" });
+    const due = await harness().addConnection({ baseUrl: "http://127.0.0.1:9", token: "t" });
+    const offConnection = await harness().addConnection({ baseUrl: "http://127.0.0.1:9", token: "t" });
+    await harness().connections.put({ ...offConnection, audit_schedule: "off" });
     const later = new Date(Date.parse(due.created_at) + 8 * DAY);
-    const deps = { ...harness.startDeps, clock: { now: () => later } };
+    const deps = { ...harness().startDeps, clock: { now: () => later } };
 
-    const page = await listDispatchPage(harness.startDeps, null);
+    const page = await listDispatchPage(harness().startDeps, null);
     const items = page.batches.flatMap((batch) => batch.items);
     const dueItem = items.find((item) => item.connection_id === due.id)!;
     const offItem = items.find((item) => item.connection_id === offConnection.id)!;
@@ -46,8 +39,8 @@ describe("audit_schedule", () => {
     const sync = await claimDispatchedRun(deps, offItem);
     expect(sync.claimed && runModeOf(sync.run.run_id)).toBe("sync");
     // Not due again until 7 days after the last audit started.
-    const fresh = await harness.addConnection({ baseUrl: "http://127.0.0.1:9", token: "t" });
-    const notDue = await claimDispatchedRun(harness.startDeps, { business_account_id: fresh.business_account_id, connection_id: fresh.id, audit_every_days: 7, created_at: fresh.created_at });
+    const fresh = await harness().addConnection({ baseUrl: "http://127.0.0.1:9", token: "t" });
+    const notDue = await claimDispatchedRun(harness().startDeps, { business_account_id: fresh.business_account_id, connection_id: fresh.id, audit_every_days: 7, created_at: fresh.created_at });
     expect(notDue.claimed && runModeOf(notDue.run.run_id)).toBe("sync");
   });
 });
