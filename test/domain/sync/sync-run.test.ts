@@ -1,13 +1,15 @@
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { beforeAll, describe, expect, test } from "vitest";
 import { SUMMARY_ENTITIES } from "../../../lambdas/domain/core/entities";
 import { callRecord, eventRecord, taskRecord } from "../../builders/source-records";
 import { minuteStamp, smallContacts, smallCrm, smallLeads, smallPipeline } from "../../builders/small-crm";
 import { crmSource, entityOrder, type CrmData } from "../../support/crm-source";
-import { startSourceServer, type SourceServer } from "../../support/source-server";
-import { createSyncHarness, type SyncHarness } from "../../support/sync-harness";
+import type { SourceServer } from "../../support/source-server";
+import { useSourceServers } from "../../support/source-servers";
+import { useSyncHarness } from "../../support/sync-harness";
 
 const TOKEN = "sync-run-token-1b6e";
-let harness: SyncHarness;
+const harness = useSyncHarness();
+const serve = useSourceServers("all");
 let server: SourceServer;
 let data: CrmData = {};
 
@@ -26,20 +28,15 @@ function fullCrm(): CrmData {
 }
 
 beforeAll(async () => {
-  harness = await createSyncHarness();
-  server = await startSourceServer(crmSource(() => data, { token: TOKEN }));
-});
-afterAll(async () => {
-  await server.close();
-  await harness.close();
+  server = await serve(crmSource(() => data, { token: TOKEN }));
 });
 
 describe("a full run", () => {
   test("entities sync in the spec's order: pipelines (with stages), users, contacts, leads, tasks, calls, events", async () => {
     data = fullCrm();
     server.requests.length = 0;
-    const connection = await harness.addConnection({ baseUrl: server.baseUrl, token: TOKEN });
-    const summary = await harness.sync(connection);
+    const connection = await harness().addConnection({ baseUrl: server.baseUrl, token: TOKEN });
+    const summary = await harness().sync(connection);
 
     expect(entityOrder(server.requests)).toEqual(["/pipelines", "/users", "/contacts", "/leads", "/tasks", "/calls", "/events"]);
     expect(summary.status).toBe("succeeded");
@@ -56,18 +53,18 @@ describe("a full run", () => {
     ]);
     expect(summary.unresolved_won_lost).toBe(40);
     expect(summary.finished_at).not.toBeNull();
-    expect(await harness.listAll(connection.id, "contacts")).toHaveLength(250);
-    const leads = await harness.listAll(connection.id, "leads");
+    expect(await harness().listAll(connection.id, "contacts")).toHaveLength(250);
+    const leads = await harness().listAll(connection.id, "leads");
     expect(leads.filter((lead) => lead["is_won"])).toHaveLength(40);
     expect(leads.filter((lead) => lead["is_lost"])).toHaveLength(40);
   });
 
   test("structured log lines per page and per entity, and never the source token", async () => {
-    const pageLines = harness.logger.lines.filter((line) => line["message"] === "page committed");
-    const entityLines = harness.logger.lines.filter((line) => line["message"] === "entity finished");
+    const pageLines = harness().logger.lines.filter((line) => line["message"] === "page committed");
+    const entityLines = harness().logger.lines.filter((line) => line["message"] === "entity finished");
     expect(pageLines.length).toBeGreaterThanOrEqual(10);
     expect(pageLines[0]).toMatchObject({ level: "info", entity: "pipelines", page: 1 });
     expect(entityLines.map((line) => line["entity"])).toEqual(["pipelines", "users", "contacts", "leads", "tasks", "calls", "events"]);
-    expect(JSON.stringify(harness.logger.lines)).not.toContain(TOKEN);
+    expect(JSON.stringify(harness().logger.lines)).not.toContain(TOKEN);
   });
 });
