@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { afterAll, describe, expect, test } from "vitest";
 import { PREFLIGHT_SERVICE_MAX_PAGES } from "../../../lambdas/domain/preflight/preflight-job";
-import { createApiHarness, CONNECTIONS_PATH, type ApiHarness } from "../../support/api-harness";
+import { CONNECTIONS_PATH, useOwnerApi } from "../../support/api-harness";
 import { PREFLIGHT_TOKEN, startPreflightSource, type PreflightSource } from "../../support/preflight-source";
 
 /**
@@ -11,21 +11,14 @@ import { PREFLIGHT_TOKEN, startPreflightSource, type PreflightSource } from "../
  * waits on the launcher's gate (idle()), never on the clock.
  */
 
-let api: ApiHarness;
-let owner: string;
+const env = useOwnerApi("acct-preflight");
 const sources: PreflightSource[] = [];
-
-beforeAll(async () => {
-  api = await createApiHarness();
-  owner = await api.token("acct-preflight");
-});
 afterAll(async () => {
   await Promise.all(sources.map((source) => source.close()));
-  await api.close();
 });
 
-async function connectionTo(source: PreflightSource, account = owner): Promise<string> {
-  const created = await api.request("POST", CONNECTIONS_PATH, { token: account, body: { base_url: source.baseUrl, token: PREFLIGHT_TOKEN, rate_limit: 1000 } });
+async function connectionTo(source: PreflightSource, account = env.owner): Promise<string> {
+  const created = await env.api.request("POST", CONNECTIONS_PATH, { token: account, body: { base_url: source.baseUrl, token: PREFLIGHT_TOKEN, rate_limit: 1000 } });
   expect(created.status).toBe(201);
   return created.body.id as string;
 }
@@ -38,11 +31,11 @@ async function source(knobs: Parameters<typeof startPreflightSource>[0] = {}): P
 
 /** Starts a check and returns its finished report. */
 async function preflight(id: string) {
-  const started = await api.request("POST", `${CONNECTIONS_PATH}/${id}/preflight`, { token: owner });
+  const started = await env.api.request("POST", `${CONNECTIONS_PATH}/${id}/preflight`, { token: env.owner });
   expect(started.status).toBe(202);
   expect(started.body).toMatchObject({ status: "running", connection_id: id, findings: [], finished_at: null });
-  await api.preflightLauncher.idle();
-  const report = await api.request("GET", `${CONNECTIONS_PATH}/${id}/preflight/${started.body.id}`, { token: owner });
+  await env.api.preflightLauncher.idle();
+  const report = await env.api.request("GET", `${CONNECTIONS_PATH}/${id}/preflight/${started.body.id}`, { token: env.owner });
   expect(report.status).toBe(200);
   return report.body;
 }
@@ -69,9 +62,9 @@ describe("POST and GET /connections/{id}/preflight", () => {
   test("the check runs with the stored token under the connection's shared limiter: one slot per request the source saw", async () => {
     const checked = await source();
     const id = await connectionTo(checked);
-    const real = api.sync.limiter.acquire.bind(api.sync.limiter);
+    const real = env.api.sync.limiter.acquire.bind(env.api.sync.limiter);
     const slots: string[] = [];
-    api.sync.limiter.acquire = async (connectionId, rate) => {
+    env.api.sync.limiter.acquire = async (connectionId, rate) => {
       slots.push(`${connectionId}@${rate}`);
       return real(connectionId, rate);
     };
@@ -83,7 +76,7 @@ describe("POST and GET /connections/{id}/preflight", () => {
       expect(slots).toHaveLength(seen.length);
       expect(new Set(slots)).toEqual(new Set([`${id}@1000`]));
     } finally {
-      api.sync.limiter.acquire = real;
+      env.api.sync.limiter.acquire = real;
     }
   });
 
@@ -101,17 +94,17 @@ describe("POST and GET /connections/{id}/preflight", () => {
     const id = await connectionTo(await source({ status: { tasks: 400 }, errorBodyText: true }));
     const report = await preflight(id);
     expect(report.status).toBe("succeeded");
-    for (const text of api.responses) expect(text).not.toContain(PREFLIGHT_TOKEN.slice(0, 12));
+    for (const text of env.api.responses) expect(text).not.toContain(PREFLIGHT_TOKEN.slice(0, 12));
   });
 
   test("an unknown report id, an over-long one, and another workspace's connection all answer 404", async () => {
     const id = await connectionTo(await source());
-    expect((await api.request("GET", `${CONNECTIONS_PATH}/${id}/preflight/20260101T000000000Z-000000`, { token: owner })).status).toBe(404);
-    expect((await api.request("GET", `${CONNECTIONS_PATH}/${id}/preflight/${"x".repeat(1100)}`, { token: owner })).status).toBe(404);
-    const started = await api.request("POST", `${CONNECTIONS_PATH}/${id}/preflight`, { token: owner });
-    await api.preflightLauncher.idle();
-    const stranger = await api.token("acct-preflight-other");
-    expect((await api.request("GET", `${CONNECTIONS_PATH}/${id}/preflight/${started.body.id}`, { token: stranger })).status).toBe(404);
-    expect((await api.request("POST", `${CONNECTIONS_PATH}/${id}/preflight`, { token: stranger })).status).toBe(404);
+    expect((await env.api.request("GET", `${CONNECTIONS_PATH}/${id}/preflight/20260101T000000000Z-000000`, { token: env.owner })).status).toBe(404);
+    expect((await env.api.request("GET", `${CONNECTIONS_PATH}/${id}/preflight/${"x".repeat(1100)}`, { token: env.owner })).status).toBe(404);
+    const started = await env.api.request("POST", `${CONNECTIONS_PATH}/${id}/preflight`, { token: env.owner });
+    await env.api.preflightLauncher.idle();
+    const stranger = await env.api.token("acct-preflight-other");
+    expect((await env.api.request("GET", `${CONNECTIONS_PATH}/${id}/preflight/${started.body.id}`, { token: stranger })).status).toBe(404);
+    expect((await env.api.request("POST", `${CONNECTIONS_PATH}/${id}/preflight`, { token: stranger })).status).toBe(404);
   });
 });

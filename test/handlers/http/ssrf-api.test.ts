@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { pipelineRecord } from "../../builders/source-records";
 import { crmSource } from "../../support/crm-source";
-import { createApiHarness, CONNECTIONS_PATH, type ApiHarness } from "../../support/api-harness";
+import { createApiHarness, CONNECTIONS_PATH, useOwnerApi, type ApiHarness } from "../../support/api-harness";
 import { startSourceServer, type SourceServer } from "../../support/source-server";
 
 /**
@@ -46,26 +46,16 @@ function expectBaseUrlRefused(response: { status: number; body: any; text: strin
 }
 
 describe("the cloud setting (allowLoopbackSources: false)", () => {
-  let api: ApiHarness;
-  let owner: string;
-  const account = "acct-ssrf-cloud";
-
-  beforeAll(async () => {
-    api = await createApiHarness({ allowLoopbackSources: false });
-    owner = await api.token(account);
-  });
-  afterAll(async () => {
-    await api.close();
-  });
+  const env = useOwnerApi("acct-ssrf-cloud", { allowLoopbackSources: false });
 
   test.each(REFUSED)("POST refuses base_url %s: 422 naming base_url", async (baseUrl) => {
-    const response = await api.request("POST", CONNECTIONS_PATH, { token: owner, body: { base_url: baseUrl, token: SOURCE_TOKEN } });
+    const response = await env.api.request("POST", CONNECTIONS_PATH, { token: env.owner, body: { base_url: baseUrl, token: SOURCE_TOKEN } });
     expectBaseUrlRefused(response);
   });
 
   test("nothing was created by any of them", async () => {
-    expect((await api.request("GET", CONNECTIONS_PATH, { token: owner })).body).toEqual({ data: [] });
-    expect(await api.sync.connections.listAll()).toEqual([]);
+    expect((await env.api.request("GET", CONNECTIONS_PATH, { token: env.owner })).body).toEqual({ data: [] });
+    expect(await env.api.sync.connections.listAll()).toEqual([]);
   });
 
   describe("PATCH", () => {
@@ -73,7 +63,7 @@ describe("the cloud setting (allowLoopbackSources: false)", () => {
     let before: unknown;
 
     beforeAll(async () => {
-      const created = await api.request("POST", CONNECTIONS_PATH, { token: owner, body: { base_url: PUBLIC_BASE_URL, token: SOURCE_TOKEN } });
+      const created = await env.api.request("POST", CONNECTIONS_PATH, { token: env.owner, body: { base_url: PUBLIC_BASE_URL, token: SOURCE_TOKEN } });
       // A public host name is accepted: the refusals are about where the URL points, not about URLs.
       expect(created.status).toBe(201);
       expect(created.body.base_url).toBe(PUBLIC_BASE_URL);
@@ -82,45 +72,36 @@ describe("the cloud setting (allowLoopbackSources: false)", () => {
     });
 
     test.each(REFUSED)("PATCH refuses base_url %s: 422 naming base_url", async (baseUrl) => {
-      const response = await api.request("PATCH", `${CONNECTIONS_PATH}/${id}`, { token: owner, body: { base_url: baseUrl } });
+      const response = await env.api.request("PATCH", `${CONNECTIONS_PATH}/${id}`, { token: env.owner, body: { base_url: baseUrl } });
       expectBaseUrlRefused(response);
     });
 
     test("the connection still points where it did", async () => {
-      expect((await api.request("GET", `${CONNECTIONS_PATH}/${id}`, { token: owner })).body).toEqual(before);
-      expect((await api.request("GET", CONNECTIONS_PATH, { token: owner })).body.data).toHaveLength(1);
+      expect((await env.api.request("GET", `${CONNECTIONS_PATH}/${id}`, { token: env.owner })).body).toEqual(before);
+      expect((await env.api.request("GET", CONNECTIONS_PATH, { token: env.owner })).body.data).toHaveLength(1);
     });
   });
 });
 
 describe("the local default (allowLoopbackSources: true)", () => {
-  let api: ApiHarness;
-  let owner: string;
-
-  beforeAll(async () => {
-    api = await createApiHarness();
-    owner = await api.token("acct-ssrf-local");
-  });
-  afterAll(async () => {
-    await api.close();
-  });
+  const env = useOwnerApi("acct-ssrf-local");
 
   test.each(["http://127.0.0.1:1", "http://localhost:1", "http://[::1]:1"])("accepts the loopback base_url %s", async (baseUrl) => {
-    const response = await api.request("POST", CONNECTIONS_PATH, { token: owner, body: { base_url: baseUrl, token: SOURCE_TOKEN } });
+    const response = await env.api.request("POST", CONNECTIONS_PATH, { token: env.owner, body: { base_url: baseUrl, token: SOURCE_TOKEN } });
     expect(response.status, response.text).toBe(201);
   });
 
   test.each(REFUSED_EVEN_LOCALLY)("still refuses %s: 422 naming base_url", async (baseUrl) => {
-    const post = await api.request("POST", CONNECTIONS_PATH, { token: owner, body: { base_url: baseUrl, token: SOURCE_TOKEN } });
+    const post = await env.api.request("POST", CONNECTIONS_PATH, { token: env.owner, body: { base_url: baseUrl, token: SOURCE_TOKEN } });
     expectBaseUrlRefused(post);
   });
 
   test("and a PATCH to them is refused too", async () => {
-    const created = await api.request("POST", CONNECTIONS_PATH, { token: owner, body: { base_url: "http://127.0.0.1:1", token: SOURCE_TOKEN } });
+    const created = await env.api.request("POST", CONNECTIONS_PATH, { token: env.owner, body: { base_url: "http://127.0.0.1:1", token: SOURCE_TOKEN } });
     for (const baseUrl of REFUSED_EVEN_LOCALLY) {
-      expectBaseUrlRefused(await api.request("PATCH", `${CONNECTIONS_PATH}/${created.body.id}`, { token: owner, body: { base_url: baseUrl } }));
+      expectBaseUrlRefused(await env.api.request("PATCH", `${CONNECTIONS_PATH}/${created.body.id}`, { token: env.owner, body: { base_url: baseUrl } }));
     }
-    expect((await api.request("GET", `${CONNECTIONS_PATH}/${created.body.id}`, { token: owner })).body.base_url).toBe("http://127.0.0.1:1");
+    expect((await env.api.request("GET", `${CONNECTIONS_PATH}/${created.body.id}`, { token: env.owner })).body.base_url).toBe("http://127.0.0.1:1");
   });
 });
 

@@ -1,30 +1,15 @@
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { createApiHarness, CONNECTIONS_PATH, type ApiHarness } from "../../support/api-harness";
-import { envelope, startSourceServer, type SourceHandler, type SourceServer } from "../../support/source-server";
+import { describe, expect, test } from "vitest";
+import { CONNECTIONS_PATH, useOwnerApi } from "../../support/api-harness";
+import { envelope } from "../../support/source-server";
+import { useSourceServers } from "../../support/source-servers";
 
 // Long enough for a 40-character prefix; '+', '/' and '=' make its URL-encoding differ from it.
 const SOURCE_TOKEN = "sk_live+4eC39HqLyjWDarjtT1zdp7dc/Qx9Zr5mN8kVb2Wq=";
-let api: ApiHarness;
-let owner: string;
-const open: SourceServer[] = [];
-
-beforeAll(async () => {
-  api = await createApiHarness();
-  owner = await api.token("acct-test-call");
-});
-afterAll(async () => {
-  await Promise.all(open.map((server) => server.close()));
-  await api.close();
-});
-
-async function serve(handler: SourceHandler): Promise<SourceServer> {
-  const server = await startSourceServer(handler);
-  open.push(server);
-  return server;
-}
+const env = useOwnerApi("acct-test-call");
+const serve = useSourceServers("all");
 
 async function connect(baseUrl: string): Promise<string> {
-  const created = await api.request("POST", CONNECTIONS_PATH, { token: owner, body: { base_url: baseUrl, token: SOURCE_TOKEN } });
+  const created = await env.api.request("POST", CONNECTIONS_PATH, { token: env.owner, body: { base_url: baseUrl, token: SOURCE_TOKEN } });
   expect(created.status).toBe(201);
   return created.body.id as string;
 }
@@ -36,7 +21,7 @@ describe("redirects: the test call and the sync report the same detail, and foll
       const target = await serve(() => ({ json: envelope([{ id: "p1" }]) }));
       const source = await serve(() => ({ status, headers: { location: `${target.baseUrl}/v2` } }));
       const id = await connect(source.baseUrl);
-      const tested = await api.request("POST", `${CONNECTIONS_PATH}/${id}/test`, { token: owner });
+      const tested = await env.api.request("POST", `${CONNECTIONS_PATH}/${id}/test`, { token: env.owner });
       expect(tested.status).toBe(200);
       expect(tested.body).toEqual({
         reachable: true,
@@ -52,9 +37,9 @@ describe("redirects: the test call and the sync report the same detail, and foll
     const target = await serve(() => ({ json: envelope([]) }));
     const source = await serve(() => ({ status: 302, headers: { location: `${target.baseUrl}/v2` } }));
     const id = await connect(source.baseUrl);
-    const started = await api.request("POST", `${CONNECTIONS_PATH}/${id}/syncs`, { token: owner });
+    const started = await env.api.request("POST", `${CONNECTIONS_PATH}/${id}/syncs`, { token: env.owner });
     expect(started.status).toBe(202);
-    const summary = await api.waitForRun(id, started.body.id as string);
+    const summary = await env.api.waitForRun(id, started.body.id as string);
     const failed = summary.entities.filter((entity) => entity.status === "failed");
     expect(failed.length).toBeGreaterThan(0);
     for (const entity of failed) {
@@ -83,11 +68,11 @@ describe("redaction: no 8+ character run of the token, its base64 or its URL-enc
   ] as const)("%s", async (_name, reply) => {
     const source = await serve(() => reply);
     const id = await connect(source.baseUrl);
-    const linesBefore = api.logger.lines.length;
-    const tested = await api.request("POST", `${CONNECTIONS_PATH}/${id}/test`, { token: owner });
+    const linesBefore = env.api.logger.lines.length;
+    const tested = await env.api.request("POST", `${CONNECTIONS_PATH}/${id}/test`, { token: env.owner });
     expect(tested.status).toBe(200);
     expect(tested.body.detail).toContain("[redacted]");
-    const logged = JSON.stringify(api.logger.lines.slice(linesBefore));
+    const logged = JSON.stringify(env.api.logger.lines.slice(linesBefore));
     for (const fragment of fragments) {
       expect(tested.text).not.toContain(fragment);
       expect(logged).not.toContain(fragment);
