@@ -1,8 +1,8 @@
 import { request as httpRequest, Agent } from "node:http";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { beforeAll, describe, expect, test } from "vitest";
 import { MAX_REQUEST_BODY_BYTES } from "../../../lambdas/runtimes/local/api-gateway-server";
 import { MAX_BASE_URL_LENGTH, MAX_TOKEN_LENGTH } from "../../../lambdas/domain/onboarding/connection-input";
-import { createApiHarness, CONNECTIONS_PATH, type ApiHarness, type ApiResponse } from "../../support/api-harness";
+import { CONNECTIONS_PATH, useOwnerApi, type ApiResponse } from "../../support/api-harness";
 
 /**
  * A client's mistake is a 4xx, never a 5xx: ids too long to be keys, fields
@@ -14,19 +14,13 @@ const BASE_URL = "http://127.0.0.1:9/api";
 const SOURCE_TOKEN = "src-bad-requests-5e1c";
 const ACCOUNT = "acct-bad-requests";
 
-let api: ApiHarness;
-let owner: string;
+const env = useOwnerApi(ACCOUNT);
 let connectionId: string;
 
 beforeAll(async () => {
-  api = await createApiHarness();
-  owner = await api.token(ACCOUNT);
-  const created = await api.request("POST", CONNECTIONS_PATH, { token: owner, body: { base_url: BASE_URL, token: SOURCE_TOKEN } });
+  const created = await env.api.request("POST", CONNECTIONS_PATH, { token: env.owner, body: { base_url: BASE_URL, token: SOURCE_TOKEN } });
   expect(created.status).toBe(201);
   connectionId = created.body.id;
-});
-afterAll(async () => {
-  await api.close();
 });
 
 const utf8Bytes = (text: string) => Buffer.byteLength(text, "utf8");
@@ -70,8 +64,8 @@ describe("an id too long to be a DynamoDB key answers 404 exactly like an unknow
     for (const [size, longId] of OVER_LONG_CONNECTION_IDS) {
       test(`${what}: a connection id of ${size} is a 404 like an unknown id`, async () => {
         const unknownId = "0a7f1f5e-0000-4000-8000-unknownid000";
-        const unknown = await api.request(method, fill(path, { id: unknownId, runId: "r1" }), { token: owner, body });
-        const response = await api.request(method, fill(path, { id: longId, runId: "r1" }), { token: owner, body });
+        const unknown = await env.api.request(method, fill(path, { id: unknownId, runId: "r1" }), { token: env.owner, body });
+        const response = await env.api.request(method, fill(path, { id: longId, runId: "r1" }), { token: env.owner, body });
         expectNotFoundLikeUnknown(response, unknown, unknownId, longId);
       });
     }
@@ -79,18 +73,18 @@ describe("an id too long to be a DynamoDB key answers 404 exactly like an unknow
 
   test("GET one sync: a run id of 1025 bytes on a real connection is a 404 like an unknown run id", async () => {
     const path = `${CONNECTIONS_PATH}/${connectionId}/syncs/`;
-    const unknown = await api.request("GET", `${path}20990101T000000000Z-unknwn`, { token: owner });
+    const unknown = await env.api.request("GET", `${path}20990101T000000000Z-unknwn`, { token: env.owner });
     for (const longRunId of ["r".repeat(SORT_KEY_LIMIT + 1), "é".repeat(513)]) {
-      const response = await api.request("GET", `${path}${encodeURIComponent(longRunId)}`, { token: owner });
+      const response = await env.api.request("GET", `${path}${encodeURIComponent(longRunId)}`, { token: env.owner });
       expectNotFoundLikeUnknown(response, unknown, "20990101T000000000Z-unknwn", longRunId);
     }
   });
 
   test("at the limit the store is asked and answers 404: a run id of exactly 1024 bytes, a connection id whose key is exactly 1024 bytes", async () => {
-    const runAtLimit = await api.request("GET", `${CONNECTIONS_PATH}/${connectionId}/syncs/${"r".repeat(SORT_KEY_LIMIT)}`, { token: owner });
+    const runAtLimit = await env.api.request("GET", `${CONNECTIONS_PATH}/${connectionId}/syncs/${"r".repeat(SORT_KEY_LIMIT)}`, { token: env.owner });
     expect(runAtLimit.status, runAtLimit.text.slice(0, 200)).toBe(404);
     const idAtLimit = "k".repeat(SORT_KEY_LIMIT - ACCOUNT_KEY_PREFIX_BYTES);
-    const connectionAtLimit = await api.request("GET", `${CONNECTIONS_PATH}/${idAtLimit}`, { token: owner });
+    const connectionAtLimit = await env.api.request("GET", `${CONNECTIONS_PATH}/${idAtLimit}`, { token: env.owner });
     expect(connectionAtLimit.status, connectionAtLimit.text.slice(0, 200)).toBe(404);
   });
 });
@@ -108,27 +102,27 @@ describe("base_url and token have a maximum length: 422 above it naming the fiel
 
   test("base_url: 2048 characters is accepted, 2049 and 600 KB are a 422 on POST", async () => {
     expect(MAX_BASE_URL_LENGTH).toBe(2048);
-    const atLimit = await api.request("POST", CONNECTIONS_PATH, { token: owner, body: { base_url: urlOfLength(2048), token: SOURCE_TOKEN } });
+    const atLimit = await env.api.request("POST", CONNECTIONS_PATH, { token: env.owner, body: { base_url: urlOfLength(2048), token: SOURCE_TOKEN } });
     expect(atLimit.status, atLimit.text.slice(0, 300)).toBe(201);
     for (const length of [2049, 600_000]) {
-      const response = await api.request("POST", CONNECTIONS_PATH, { token: owner, body: { base_url: urlOfLength(length), token: SOURCE_TOKEN } });
+      const response = await env.api.request("POST", CONNECTIONS_PATH, { token: env.owner, body: { base_url: urlOfLength(length), token: SOURCE_TOKEN } });
       expectInvalidField(response, "base_url", /must be at most 2048 characters/);
     }
   });
 
   test("base_url of 600 KB on PATCH: a 422, and the connection keeps its base_url", async () => {
-    const response = await api.request("PATCH", `${CONNECTIONS_PATH}/${connectionId}`, { token: owner, body: { base_url: urlOfLength(600_000) } });
+    const response = await env.api.request("PATCH", `${CONNECTIONS_PATH}/${connectionId}`, { token: env.owner, body: { base_url: urlOfLength(600_000) } });
     expectInvalidField(response, "base_url", /must be at most 2048 characters/);
-    const after = await api.request("GET", `${CONNECTIONS_PATH}/${connectionId}`, { token: owner });
+    const after = await env.api.request("GET", `${CONNECTIONS_PATH}/${connectionId}`, { token: env.owner });
     expect(after.body.base_url).toBe(BASE_URL);
   });
 
   test("token: 4097 characters and 600 KB are a 422 on POST and PATCH", async () => {
     expect(MAX_TOKEN_LENGTH).toBe(4096);
     for (const length of [4097, 600_000]) {
-      const posted = await api.request("POST", CONNECTIONS_PATH, { token: owner, body: { base_url: BASE_URL, token: "t".repeat(length) } });
+      const posted = await env.api.request("POST", CONNECTIONS_PATH, { token: env.owner, body: { base_url: BASE_URL, token: "t".repeat(length) } });
       expectInvalidField(posted, "token", /must be at most 4096 characters/);
-      const patched = await api.request("PATCH", `${CONNECTIONS_PATH}/${connectionId}`, { token: owner, body: { token: "t".repeat(length) } });
+      const patched = await env.api.request("PATCH", `${CONNECTIONS_PATH}/${connectionId}`, { token: env.owner, body: { token: "t".repeat(length) } });
       expectInvalidField(patched, "token", /must be at most 4096 characters/);
     }
   });
@@ -140,7 +134,7 @@ function rawRequest(
   path: string,
   options: { headers?: Record<string, string>; body?: string | Buffer; agent?: Agent } = {},
 ): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string }> {
-  const { hostname, port } = new URL(api.url);
+  const { hostname, port } = new URL(env.api.url);
   return new Promise((resolve, reject) => {
     const request = httpRequest({ host: hostname, port, method, path, headers: options.headers, agent: options.agent ?? false }, (response) => {
       let text = "";
@@ -166,13 +160,13 @@ describe("a malformed percent-escape in a path is a 400 from the local server, n
     test(`${bad}: 400 on every route with a path parameter, with and without a session token`, async () => {
       for (const path of paths(bad).map((p) => p.replace("{id}", connectionId))) {
         for (const method of ["GET", "PATCH", "DELETE", "POST"]) {
-          for (const headers of [{ authorization: `Bearer ${owner}` }, {}] as Array<Record<string, string>>) {
+          for (const headers of [{ authorization: `Bearer ${env.owner}` }, {}] as Array<Record<string, string>>) {
             const response = await rawRequest(method, path, { headers });
             // A method with no route at this path is API Gateway's 404; any route that matches must be a 400.
             expect([400, 404], `${method} ${path}`).toContain(response.status);
           }
         }
-        const get = await rawRequest("GET", path, { headers: { authorization: `Bearer ${owner}` } });
+        const get = await rawRequest("GET", path, { headers: { authorization: `Bearer ${env.owner}` } });
         expect(get.status, path).toBe(400);
         expect(JSON.parse(get.text)).toEqual({ message: "Bad Request" });
       }
@@ -180,12 +174,12 @@ describe("a malformed percent-escape in a path is a 400 from the local server, n
   }
 
   test("the server still answers afterwards", async () => {
-    expect((await api.request("GET", `${CONNECTIONS_PATH}/${connectionId}`, { token: owner })).status).toBe(200);
+    expect((await env.api.request("GET", `${CONNECTIONS_PATH}/${connectionId}`, { token: env.owner })).status).toBe(200);
   });
 });
 
 describe("odd requests of every kind get a 4xx (or are served), never a 5xx", () => {
-  const auth = () => ({ authorization: `Bearer ${owner}` });
+  const auth = () => ({ authorization: `Bearer ${env.owner}` });
 
   test("a body over 1 MiB is a 413 that closes the connection: the next request on a kept-alive connection is answered", async () => {
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
@@ -203,11 +197,11 @@ describe("odd requests of every kind get a 4xx (or are served), never a 5xx", ()
 
   test("deeply nested JSON: 400k levels as a field's value is that field's 422; as the body, a 400", async () => {
     const nested = `${"[".repeat(400_000)}${"]".repeat(400_000)}`;
-    const asField = await api.request("POST", CONNECTIONS_PATH, { token: owner, rawBody: `{"base_url":"${BASE_URL}","token":${nested}}` });
+    const asField = await env.api.request("POST", CONNECTIONS_PATH, { token: env.owner, rawBody: `{"base_url":"${BASE_URL}","token":${nested}}` });
     expectInvalidField(asField, "token", /must be a string/);
-    const asBody = await api.request("POST", CONNECTIONS_PATH, { token: owner, rawBody: nested });
+    const asBody = await env.api.request("POST", CONNECTIONS_PATH, { token: env.owner, rawBody: nested });
     expect(asBody.status).toBe(400);
-    const unclosed = await api.request("PATCH", `${CONNECTIONS_PATH}/${connectionId}`, { token: owner, rawBody: "{".repeat(400_000) });
+    const unclosed = await env.api.request("PATCH", `${CONNECTIONS_PATH}/${connectionId}`, { token: env.owner, rawBody: "{".repeat(400_000) });
     expect(unclosed.status).toBe(400);
   });
 
@@ -259,8 +253,8 @@ describe("odd requests of every kind get a 4xx (or are served), never a 5xx", ()
   });
 
   test("no response above was a 5xx, and no unexpected error was logged", () => {
-    expect(api.logger.lines.filter((line) => line["level"] === "error")).toEqual([]);
-    const statuses = api.logger.lines.filter((line) => line["message"] === "api request").map((line) => line["status"] as number);
+    expect(env.api.logger.lines.filter((line) => line["level"] === "error")).toEqual([]);
+    const statuses = env.api.logger.lines.filter((line) => line["message"] === "api request").map((line) => line["status"] as number);
     expect(statuses.filter((status) => status >= 500)).toEqual([]);
   });
 });

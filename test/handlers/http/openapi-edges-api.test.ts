@@ -1,10 +1,10 @@
 import Ajv2020 from "ajv8/dist/2020";
 import * as v from "valibot";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { beforeAll, describe, expect, test } from "vitest";
 import { buildSourceApiOpenApi } from "../../../lambdas/domain/preflight/source-api-openapi";
 import { price } from "../../../lambdas/domain/records/fields/price";
 import { openApiDocument } from "../../../lambdas/handlers/http/openapi";
-import { createApiHarness, CONNECTIONS_PATH, type ApiHarness } from "../../support/api-harness";
+import { CONNECTIONS_PATH, useOwnerApi } from "../../support/api-harness";
 
 /**
  * The documents say what the API accepts and refuses: each pattern's edge values (and the empty query values) are
@@ -28,18 +28,14 @@ const EDGES: Record<string, readonly string[]> = {
   token: ["!", "~", "abc", " ", "a b", C(0x7f), C(0x20) + "x", "é", "\u00a0"],
 };
 
-let api: ApiHarness;
-let owner: string;
+const env = useOwnerApi("acct-openapi-edges");
 let id: string;
 
 beforeAll(async () => {
-  api = await createApiHarness();
-  owner = await api.token("acct-openapi-edges");
-  const created = await api.request("POST", CONNECTIONS_PATH, { token: owner, body: { base_url: "http://127.0.0.1:9", token: "edge-token" } });
+  const created = await env.api.request("POST", CONNECTIONS_PATH, { token: env.owner, body: { base_url: "http://127.0.0.1:9", token: "edge-token" } });
   expect(created.status).toBe(201);
   id = created.body.id as string;
 });
-afterAll(async () => api.close());
 
 describe("each documented pattern accepts exactly what the API accepts", () => {
   test.each(Object.keys(EDGES))("PATCH %s: the API's 200 or 422 for each edge value is what the documented schema says", async (field) => {
@@ -47,7 +43,7 @@ describe("each documented pattern accepts exactly what the API accepts", () => {
     expect(JSON.stringify(schema)).toContain('"pattern"');
     const disagreements: string[] = [];
     for (const value of EDGES[field]!) {
-      const answer = await api.request("PATCH", `${CONNECTIONS_PATH}/${id}`, { token: owner, body: { [field]: value } });
+      const answer = await env.api.request("PATCH", `${CONNECTIONS_PATH}/${id}`, { token: env.owner, body: { [field]: value } });
       expect([200, 422], `${field}=${JSON.stringify(value)}: ${answer.text}`).toContain(answer.status);
       if ((answer.status === 200) !== documented(schema)(value)) disagreements.push(`${JSON.stringify(value)}: API ${answer.status}`);
     }
@@ -56,11 +52,11 @@ describe("each documented pattern accepts exactly what the API accepts", () => {
 
   test("an empty cursor or pipeline_id is refused by the API (422) and by the document (minLength 1)", async () => {
     const records = `${CONNECTIONS_PATH}/{id}/records/{entity}`;
-    const cursor = await api.request("GET", `${CONNECTIONS_PATH}/${id}/records/leads?cursor=`, { token: owner });
+    const cursor = await env.api.request("GET", `${CONNECTIONS_PATH}/${id}/records/leads?cursor=`, { token: env.owner });
     expect(cursor.status).toBe(422);
     expect(documented(parameter(records, "get", "cursor"))("")).toBe(false);
     for (const route of ["", "/explain"]) {
-      const answer = await api.request("GET", `${CONNECTIONS_PATH}/${id}/records/stages/s1${route}?pipeline_id=`, { token: owner });
+      const answer = await env.api.request("GET", `${CONNECTIONS_PATH}/${id}/records/stages/s1${route}?pipeline_id=`, { token: env.owner });
       expect(answer.status, route).toBe(422);
       expect(documented(parameter(`${records}/{recordId}${route}`, "get", "pipeline_id"))(""), route).toBe(false);
       expect(documented(parameter(`${records}/{recordId}${route}`, "get", "pipeline_id"))("p1"), route).toBe(true);
