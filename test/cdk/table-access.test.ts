@@ -23,6 +23,7 @@ import type { PlannedDispatchPage } from "../../lambdas/domain/sync/dispatch-tic
 import { InProcessPreflightLauncher } from "../../lambdas/adapters/local/in-process-preflight-launcher";
 import { failUnfinishedPreflight } from "../../lambdas/domain/preflight/preflight-failure";
 import { runPreflightJob } from "../../lambdas/domain/preflight/preflight-job";
+import { startedPreflightRun } from "../../lambdas/domain/preflight/preflight-run";
 import { makePreflightFailedHandler } from "../../lambdas/handlers/preflight/preflight-worker-handler";
 import { DynamoDbPreflightStore } from "../../lambdas/adapters/dynamodb/preflight-runs/dynamodb-preflight-store";
 import { makeApiHandler, type ApiEvent } from "../../lambdas/handlers/http/api-handler";
@@ -353,20 +354,7 @@ describe("least privilege: the table actions the functions send", () => {
   test("the preflight worker's on-failure destination sends only the table actions TABLE_ACCESS grants it, ending a run its worker left running", async () => {
     const connection = await addConnection();
     const job = { business_account_id: connection.business_account_id, connection_id: connection.id, preflight_id: "20261121T000000000Z-left01" };
-    const startedAt = new Date().toISOString();
-    await new DynamoDbPreflightStore({ client: setup, tableName }).put({
-      id: job.preflight_id,
-      connection_id: connection.id,
-      base_url: connection.base_url,
-      status: "running",
-      started_at: startedAt,
-      finished_at: null,
-      progress: null,
-      error: null,
-      conforms: true,
-      findings: [],
-      checked: [],
-    });
+    await new DynamoDbPreflightStore({ client: setup, tableName }).put(startedPreflightRun(job.preflight_id, connection, new Date()));
     const handler = makePreflightFailedHandler({ preflights: storesOf("PreflightFailed").preflights, clock, logger });
     await handler({ requestContext: { condition: "RetriesExhausted" }, requestPayload: job, responsePayload: { errorType: "Error" } });
 

@@ -1,5 +1,5 @@
 import { failUnfinishedPreflight, PREFLIGHT_ABANDONED_AFTER_MS } from "../preflight/preflight-failure";
-import type { PreflightRun } from "../preflight/preflight-run";
+import { startedPreflightRun, type PreflightRun } from "../preflight/preflight-run";
 import { newRunId } from "../sync/run-id";
 import { findConnection } from "./connection-operations";
 import type { OnboardingDeps } from "./onboarding-deps";
@@ -13,19 +13,7 @@ import { NotFoundError, PreflightUnavailableError } from "./onboarding-errors";
 export async function startPreflight(deps: OnboardingDeps, account: string, id: string): Promise<PreflightRun> {
   const connection = await findConnection(deps, account, id);
   const now = deps.clock.now();
-  const run: PreflightRun = {
-    id: newRunId(now),
-    connection_id: id,
-    base_url: connection.base_url,
-    status: "running",
-    started_at: now.toISOString(),
-    finished_at: null,
-    progress: null,
-    error: null,
-    conforms: true,
-    findings: [],
-    checked: [],
-  };
+  const run = startedPreflightRun(newRunId(now), connection, now);
   await deps.preflights.put(run);
   try {
     await deps.preflightLauncher.launch({ business_account_id: account, connection_id: id, preflight_id: run.id });

@@ -23,6 +23,23 @@ export const PreflightRunSchema = v.object({
 });
 export type PreflightRun = v.InferOutput<typeof PreflightRunSchema>;
 
+/** A run as it starts: running, nothing checked or found yet (it conforms until a rule says otherwise). */
+export function startedPreflightRun(id: string, connection: { readonly id: string; readonly base_url: string }, startedAt: Date): PreflightRun {
+  return {
+    id,
+    connection_id: connection.id,
+    base_url: connection.base_url,
+    status: "running",
+    started_at: startedAt.toISOString(),
+    finished_at: null,
+    progress: null,
+    error: null,
+    conforms: true,
+    findings: [],
+    checked: [],
+  };
+}
+
 /** Where the service keeps its conformance runs (DynamoDB in AWS and locally). */
 export interface PreflightStore {
   /** Creates or replaces the run. */

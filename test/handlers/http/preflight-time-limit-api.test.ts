@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { PREFLIGHT_ABANDONED_AFTER_MS, PREFLIGHT_INTERNAL_ERROR, PREFLIGHT_TIME_LIMIT_MS } from "../../../lambdas/domain/preflight/preflight-failure";
-import type { PreflightRun } from "../../../lambdas/domain/preflight/preflight-run";
+import { startedPreflightRun, type PreflightRun } from "../../../lambdas/domain/preflight/preflight-run";
 import { preflightTimeLimit } from "../../../lambdas/domain/source-contract/rules/preflight-rules";
 import { createApiHarness, CONNECTIONS_PATH, type ApiHarness } from "../../support/api-harness";
 import { ManualClock } from "../../support/manual-clock";
@@ -103,19 +103,7 @@ describe("a service check that does not finish ends failed, never running", () =
   test("a run its worker left running (a process stopped mid-check): still running before the worker could have ended, failed by the time limit once read after it", async () => {
     const id = await connection();
     const now = clock.now();
-    const left: PreflightRun = {
-      id: "20261121T090000000Z-lost01",
-      connection_id: id,
-      base_url: "http://127.0.0.1:9",
-      status: "running",
-      started_at: now.toISOString(),
-      finished_at: null,
-      progress: { endpoint: "/leads", page: 3 },
-      error: null,
-      conforms: true,
-      findings: [],
-      checked: [],
-    };
+    const left: PreflightRun = { ...startedPreflightRun("20261121T090000000Z-lost01", { id, base_url: "http://127.0.0.1:9" }, now), progress: { endpoint: "/leads", page: 3 } };
     await api.onboarding.preflights.put(left);
 
     await clock.sleep(PREFLIGHT_ABANDONED_AFTER_MS - 1);
