@@ -11,6 +11,8 @@ import { CountingMetrics } from "../../lambdas/adapters/local/counting-metrics";
 import { createMemoryLogger } from "../../lambdas/adapters/local/json-logger";
 import { createHttpSourceClient } from "../../lambdas/adapters/source-http/http-source-client";
 import { startSync } from "../../lambdas/domain/sync/start-sync";
+import type { StartSyncDeps } from "../../lambdas/domain/sync/sync-deps";
+import type { LocalSyncEngine } from "../../lambdas/runtimes/local/local-sync-engine";
 import { encryptedConnection } from "../builders/stored-connections";
 import { createTestTable, testDynamoDbClient } from "./dynamodb";
 import { runSettled, runWaitSeconds } from "./run-settled";
@@ -192,6 +194,25 @@ export async function createSyncHarness(
       client.destroy();
     },
   };
+}
+
+/**
+ * Syncs `connection` on a test's own engine (Task handlers replaced, a store
+ * made busy) over the harness's stores: the summary once the run has settled;
+ * the engine is stopped either way.
+ */
+export async function syncOnEngine(
+  harness: SyncHarness,
+  engine: LocalSyncEngine,
+  connection: StoredConnection,
+  startDeps: StartSyncDeps = harness.startDeps,
+): Promise<RunSummary> {
+  try {
+    const { runId } = await startSync({ ...startDeps, starter: engine }, connection);
+    return await runSettled(engine, harness.runs, connection.id, runId);
+  } finally {
+    await engine.stop();
+  }
 }
 
 export interface SentRequest {

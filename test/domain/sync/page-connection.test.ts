@@ -7,14 +7,12 @@ import type { RunSummary } from "../../../lambdas/domain/core/run-summary";
 import type { StoredConnection } from "../../../lambdas/domain/core/connection";
 import { LocalSyncEngine } from "../../../lambdas/runtimes/local/local-sync-engine";
 import { makeSyncHandlers } from "../../../lambdas/handlers/sync/sync-handlers";
-import { startSync } from "../../../lambdas/domain/sync/start-sync";
 import { leadRecord, pipelineRecord, userRecord } from "../../builders/source-records";
 import { testDynamoDbClient } from "../../support/dynamodb";
 import { gate } from "../../support/gate";
 import { LaggingConnectionStore } from "../../support/lagging-connection-store";
-import { runSettled } from "../../support/run-settled";
 import { useScriptedCrmSource } from "../../support/scripted-crm-source";
-import { entityRow, useSyncHarness } from "../../support/sync-harness";
+import { entityRow, syncOnEngine, useSyncHarness } from "../../support/sync-harness";
 
 /**
  * The page task's connection read (lambdas/domain/sync/page-connection.ts): eventually
@@ -38,12 +36,7 @@ const source = useScriptedCrmSource(TOKEN, () => ({ pipelines: [pipelineRecord()
 async function syncWith(connections: ConnectionStore, connection: StoredConnection): Promise<RunSummary> {
   const deps = { ...harness().deps, connections };
   const engine = new LocalSyncEngine({ handlers: makeSyncHandlers(deps), timeScale: 0.01 });
-  try {
-    const { runId } = await startSync({ ...harness().startDeps, connections, starter: engine }, connection);
-    return await runSettled(engine, harness().runs, connection.id, runId);
-  } finally {
-    await engine.stop();
-  }
+  return syncOnEngine(harness(), engine, connection, { ...harness().startDeps, connections });
 }
 
 /** A connection store on the harness's table whose client records the ConsistentRead of every GetItem of a connection item. */

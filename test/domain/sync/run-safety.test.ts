@@ -17,7 +17,7 @@ import { crmSource } from "../../support/crm-source";
 import { gate } from "../../support/gate";
 import { runSettled } from "../../support/run-settled";
 import { holdFirstRequest, useScriptedCrmSource } from "../../support/scripted-crm-source";
-import { entityRow, useSyncHarness } from "../../support/sync-harness";
+import { entityRow, syncOnEngine, useSyncHarness } from "../../support/sync-harness";
 
 /**
  * The rules that keep one connection to one run, and a run's writes exact:
@@ -44,6 +44,15 @@ function holdLeadsPage2() {
   return { reached: Promise.all([held.arrived, page1]).then(() => undefined), release: held.release };
 }
 
+/** A new connection's run under way, held at its leads page 2 (page 1 committed) until `release()`. */
+async function heldRun() {
+  const held = holdLeadsPage2();
+  const connection = await harness().addConnection({ baseUrl: source.server.baseUrl, token: TOKEN });
+  const { runId } = await startSync(harness().startDeps, connection);
+  await held.reached;
+  return { connection, runId, release: held.release };
+}
+
 const executionsByRun = new Map<string, string>();
 
 beforeAll(() => {
@@ -63,26 +72,20 @@ function aDayLater(deps: StartSyncDeps): StartSyncDeps {
 
 describe("never two runs of one connection", () => {
   test("a long wait is not death: a run whose execution still runs is never taken over, even after its lease has passed", async () => {
-    const held = holdLeadsPage2();
-    const connection = await harness().addConnection({ baseUrl: source.server.baseUrl, token: TOKEN });
-    const first = await startSync(harness().startDeps, connection);
-    await held.reached;
+    const { connection, runId, release } = await heldRun();
 
     const later = aDayLater(harness().startDeps);
-    expect(await startSync(later, connection)).toEqual({ runId: first.runId, started: false });
+    expect(await startSync(later, connection)).toEqual({ runId, started: false });
     // Nor by the schedule tick's claim (ClaimRuns): the connection's run goes on.
     expect(await claimDispatchedRuns(later, [{ business_account_id: connection.business_account_id, connection_id: connection.id }])).toEqual({ runs: [] });
 
-    held.release();
-    expect((await harness().waitForRun(connection.id, first.runId)).status).toBe("succeeded");
+    release();
+    expect((await harness().waitForRun(connection.id, runId)).status).toBe("succeeded");
     expect(await harness().runs.list(connection.id)).toHaveLength(1);
   });
 
   test("a run that lost its connection's lock writes nothing: its page is refused and its execution ends", async () => {
-    const held = holdLeadsPage2();
-    const connection = await harness().addConnection({ baseUrl: source.server.baseUrl, token: TOKEN });
-    const first = await startSync(harness().startDeps, connection);
-    await held.reached;
+    const { connection, runId, release } = await heldRun();
     const watermark = await harness().records.getWatermark(connection.id, "leads");
 
     // Another run takes the lock (as startSync does with a run it judged dead) and reports the old one failed.
@@ -90,18 +93,18 @@ describe("never two runs of one connection", () => {
     const taker = newRunId(now);
     const begun = await harness().runs.begin(
       { connectionId: connection.id, runId: taker, startedAt: now.toISOString(), leaseUntil: new Date(now.getTime() + DAY_MS).toISOString() },
-      { replacing: first.runId },
+      { replacing: runId },
     );
     expect(begun.started).toBe(true);
-    await harness().runs.finish(connection.id, first.runId, { status: "failed", finishedAt: now.toISOString() });
-    const reported = await harness().runs.get(connection.id, first.runId);
+    await harness().runs.finish(connection.id, runId, { status: "failed", finishedAt: now.toISOString() });
+    const reported = await harness().runs.get(connection.id, runId);
 
-    held.release();
-    const result = await harness().engine.result(executionsByRun.get(first.runId)!);
+    release();
+    const result = await harness().engine.result(executionsByRun.get(runId)!);
     expect(result).toMatchObject({ status: "FAILED", error: "RunSupersededError" });
     expect(await harness().listAll(connection.id, "leads")).toHaveLength(100);
     expect(await harness().records.getWatermark(connection.id, "leads")).toBe(watermark);
-    expect(await harness().runs.get(connection.id, first.runId)).toEqual(reported);
+    expect(await harness().runs.get(connection.id, runId)).toEqual(reported);
   });
 
   test("a run continuing in a fresh execution is not taken for dead while the next execution starts", async () => {
@@ -151,17 +154,12 @@ describe("counts", () => {
         return out;
       },
     });
-    try {
-      const { runId } = await startSync({ ...harness().startDeps, starter: engine }, connection);
-      const summary = await runSettled(engine, harness().runs, connection.id, runId);
-      expect(lost).toBe(true);
-      expect(entityRow(summary, "leads")).toMatchObject({ status: "succeeded", pages: 2, records: 150 });
-      // Page 2 came ahead in the task's input, so its retry commits the same answer without asking again.
-      expect(source.server.requests.filter((request) => request.path === "/leads")).toHaveLength(2);
-      expect(await harness().listAll(connection.id, "leads")).toHaveLength(150);
-    } finally {
-      await engine.stop();
-    }
+    const summary = await syncOnEngine(harness(), engine, connection);
+    expect(lost).toBe(true);
+    expect(entityRow(summary, "leads")).toMatchObject({ status: "succeeded", pages: 2, records: 150 });
+    // Page 2 came ahead in the task's input, so its retry commits the same answer without asking again.
+    expect(source.server.requests.filter((request) => request.path === "/leads")).toHaveLength(2);
+    expect(await harness().listAll(connection.id, "leads")).toHaveLength(150);
   });
 });
 
@@ -192,42 +190,32 @@ describe("a segment that fails through every retry", () => {
   test("a later segment that fails through every retry (our own store busy on every try of one page) fails that entity (PageLoopFailed: a failure of ours, service.completes), and the run goes on to the next", async () => {
     const connection = await harness().addConnection({ baseUrl: source.server.baseUrl, token: TOKEN });
     const { engine, counted } = busyOn("tasks", 2);
-    try {
-      const { runId } = await startSync({ ...harness().startDeps, starter: engine }, connection);
-      const summary = await runSettled(engine, harness().runs, connection.id, runId);
-      // Every try of the segment: its first attempt and the child's 8 retries, once and once per RunPages retry.
-      expect(counted.tries).toBe((1 + 8) * (1 + runPagesRetries));
-      expect(entityRow(summary, "tasks")).toMatchObject({ status: "failed" });
-      // A segment that cannot finish inside Express's 5 minutes, or our own service busy, is ours (never the source's).
-      expect(entityRow(summary, "tasks")!.failure).toMatchObject({ rule: serviceCompletes.id });
-      expect(entityRow(summary, "calls")!.status).toBe("succeeded");
-      expect(entityRow(summary, "events")!.status).toBe("succeeded");
-      // The failed segment began in leads and finished it before it reached tasks: leads keeps its outcome.
-      expect(entityRow(summary, "leads")).toMatchObject({ status: "succeeded", records: 150 });
-      // tasks is optional: the run succeeds, and its lock is released.
-      expect(summary.status).toBe("succeeded");
-      expect(await harness().runs.lock(connection.id)).toBeNull();
-    } finally {
-      await engine.stop();
-    }
+    const summary = await syncOnEngine(harness(), engine, connection);
+    // Every try of the segment: its first attempt and the child's 8 retries, once and once per RunPages retry.
+    expect(counted.tries).toBe((1 + 8) * (1 + runPagesRetries));
+    expect(entityRow(summary, "tasks")).toMatchObject({ status: "failed" });
+    // A segment that cannot finish inside Express's 5 minutes, or our own service busy, is ours (never the source's).
+    expect(entityRow(summary, "tasks")!.failure).toMatchObject({ rule: serviceCompletes.id });
+    expect(entityRow(summary, "calls")!.status).toBe("succeeded");
+    expect(entityRow(summary, "events")!.status).toBe("succeeded");
+    // The failed segment began in leads and finished it before it reached tasks: leads keeps its outcome.
+    expect(entityRow(summary, "leads")).toMatchObject({ status: "succeeded", records: 150 });
+    // tasks is optional: the run succeeds, and its lock is released.
+    expect(summary.status).toBe("succeeded");
+    expect(await harness().runs.lock(connection.id)).toBeNull();
   }, 120_000);
 
   test("a fresh run's first segment that fails through every retry fails every unfinished entity (PageLoopFailed: service.completes) and finishes the run, its lock released", async () => {
     const connection = await harness().addConnection({ baseUrl: source.server.baseUrl, token: TOKEN });
     const { engine } = busyOn("tasks");
-    try {
-      const { runId } = await startSync({ ...harness().startDeps, starter: engine }, connection);
-      const summary = await runSettled(engine, harness().runs, connection.id, runId);
-      for (const entity of ["tasks", "calls", "events"]) {
-        expect(entityRow(summary, entity), entity).toMatchObject({ status: "failed" });
-        expect(entityRow(summary, entity)!.failure, entity).toMatchObject({ rule: serviceCompletes.id });
-      }
-      expect(entityRow(summary, "leads")).toMatchObject({ status: "succeeded", records: 150 });
-      expect(summary.status).toBe("succeeded");
-      expect(await harness().runs.lock(connection.id)).toBeNull();
-    } finally {
-      await engine.stop();
+    const summary = await syncOnEngine(harness(), engine, connection);
+    for (const entity of ["tasks", "calls", "events"]) {
+      expect(entityRow(summary, entity), entity).toMatchObject({ status: "failed" });
+      expect(entityRow(summary, entity)!.failure, entity).toMatchObject({ rule: serviceCompletes.id });
     }
+    expect(entityRow(summary, "leads")).toMatchObject({ status: "succeeded", records: 150 });
+    expect(summary.status).toBe("succeeded");
+    expect(await harness().runs.lock(connection.id)).toBeNull();
   }, 120_000);
 });
 
@@ -250,16 +238,13 @@ describe("Retry-After", () => {
 
 describe("sync_since changed under a running run", () => {
   test("the run writes no watermark back: it stops, and the next run reads every entity from the new date", async () => {
-    const held = holdLeadsPage2();
-    const connection = await harness().addConnection({ baseUrl: source.server.baseUrl, token: TOKEN });
-    const first = await startSync(harness().startDeps, connection);
-    await held.reached;
+    const { connection, runId, release } = await heldRun();
     expect(await harness().records.getWatermark(connection.id, "leads")).not.toBeNull();
 
     // What PATCH does with a new sync_since.
     await harness().records.resetWatermarks(connection.id);
-    held.release();
-    const summary = await harness().waitForRun(connection.id, first.runId);
+    release();
+    const summary = await harness().waitForRun(connection.id, runId);
 
     expect(summary.status).toBe("failed");
     expect(entityRow(summary, "leads")?.error).toContain("sync_since was changed");
@@ -375,12 +360,9 @@ describe("a changed or deleted connection under a running run", () => {
 
   test("a deleted connection stops the run at its next page: no request for it, nothing more written", async () => {
     source.data = { ...source.data, leads: leads(350) };
-    const held = holdLeadsPage2();
-    const connection = await harness().addConnection({ baseUrl: source.server.baseUrl, token: TOKEN });
-    const { runId } = await startSync(harness().startDeps, connection);
-    await held.reached;
+    const { connection, runId, release } = await heldRun();
     await harness().connections.delete(connection.business_account_id, connection.id);
-    held.release();
+    release();
 
     const summary = await harness().waitForRun(connection.id, runId);
     expect(summary.status).toBe("failed");
