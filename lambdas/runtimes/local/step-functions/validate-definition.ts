@@ -1,4 +1,5 @@
 import { createRequire } from "node:module";
+import { VALIDATOR_VERSION, answerKey, diskValidationAnswers, type ValidationAnswers } from "./validation-answers";
 
 /**
  * Amazon States Language validation with asl-validator 4 (JSON schema, JSONPath
@@ -18,6 +19,8 @@ export interface ValidateDefinitionOptions {
   readonly checkArn?: boolean;
   /** Check JSONPath syntax (default true). */
   readonly checkPaths?: boolean;
+  /** Where answers outlive the process (default: node_modules/.cache, ./validation-answers.ts). */
+  readonly answers?: ValidationAnswers;
 }
 
 interface AslValidatorResult {
@@ -31,20 +34,23 @@ type AslValidator = (definition: unknown, options: { checkArn: boolean; checkPat
 const aslValidator = createRequire(import.meta.url)("asl-validator") as AslValidator;
 
 /**
- * Answers by definition text: asl-validator compiles its JSON schema on every call (about 0.1 s of CPU), and a
- * process builds engines for the same few definitions again and again (each local service, each test harness).
+ * Answers by definition text: asl-validator compiles its JSON schema on every call, and a process builds engines
+ * for the same few definitions again and again (each local service, each test harness). Kept in memory for this
+ * process, and on disk for the next ones (./validation-answers.ts).
  */
 const answers = new Map<string, DefinitionValidation>();
 const ANSWERS_KEPT = 64;
+const diskAnswers = diskValidationAnswers();
 
 export function validateDefinition(definition: unknown, options: ValidateDefinitionOptions = {}): DefinitionValidation {
   if (typeof definition !== "object" || definition === null || Array.isArray(definition)) {
     return { valid: false, errors: ["The definition must be a JSON object"] };
   }
-  const key = JSON.stringify([options.checkArn ?? true, options.checkPaths ?? true, definition]);
-  const known = answers.get(key);
-  if (known !== undefined) return { valid: known.valid, errors: [...known.errors] };
-  const answer = validateOnce(definition, options);
+  const key = answerKey(VALIDATOR_VERSION, [options.checkArn ?? true, options.checkPaths ?? true], definition);
+  const stored = options.answers ?? diskAnswers;
+  const known = answers.get(key) ?? stored.get(key);
+  const answer = known ?? validateOnce(definition, options);
+  if (known === undefined) stored.set(key, answer);
   if (answers.size >= ANSWERS_KEPT) answers.clear();
   answers.set(key, answer);
   return { valid: answer.valid, errors: [...answer.errors] };
