@@ -1,8 +1,9 @@
 import {
+  BatchGetItemCommand,
   DescribeTableCommand,
   DynamoDBClient,
-  GetItemCommand,
   type AttributeValue,
+  type KeysAndAttributes,
   type ConsumedCapacity,
   type TransactWriteItem,
 } from "@aws-sdk/client-dynamodb";
@@ -18,7 +19,10 @@ import { ReportedCapacity } from "./reported-capacity";
  *
  * The sizes are read, not guessed: the counter reads each written key before
  * and after the command through its own client (outside the middleware), so
- * an update that grows an item is billed at its grown size. It also asks
+ * an update that grows an item is billed at its grown size. It reads them in
+ * consistent BatchGetItem calls of up to 100 keys: a 100-record page cost 200
+ * GetItem calls to count, and those were most of the suite's calls to count
+ * an idle run. It also asks
  * DynamoDB for ConsumedCapacity (TOTAL) and keeps what came back, to compare.
  */
 export interface WriteUnit {
@@ -111,6 +115,35 @@ function actionsOf(command: string, input: Record<string, unknown>): KeyedAction
   }
 }
 
+/** An action's table and key, as one string. */
+function keyId(action: KeyedAction): string {
+  return JSON.stringify([action.tableName, action.key["pk"], action.key["sk"]]);
+}
+
+/** BatchGetItem's limit on keys per call. */
+const BATCH_GET_MAX = 100;
+
+/** The items at the actions' keys (by keyId; absent when there is none), read consistently through `reader`. */
+async function itemsAt(reader: DynamoDBClient, actions: readonly KeyedAction[]): Promise<Map<string, Record<string, AttributeValue>>> {
+  const found = new Map<string, Record<string, AttributeValue>>();
+  const unique = [...new Map(actions.map((action) => [keyId(action), action])).values()];
+  for (let start = 0; start < unique.length; start += BATCH_GET_MAX) {
+    let request: Record<string, KeysAndAttributes> = {};
+    for (const action of unique.slice(start, start + BATCH_GET_MAX)) {
+      (request[action.tableName] ??= { Keys: [], ConsistentRead: true }).Keys!.push(action.key);
+    }
+    // A batch over 16 MB comes back in parts: the keys left are asked again.
+    while (Object.keys(request).length > 0) {
+      const out = await reader.send(new BatchGetItemCommand({ RequestItems: request }));
+      for (const [tableName, items] of Object.entries(out.Responses ?? {})) {
+        for (const item of items) found.set(keyId({ action: "", tableName, key: keyOf(item) }), item);
+      }
+      request = out.UnprocessedKeys ?? {};
+    }
+  }
+  return found;
+}
+
 /** The size of the index-th action's item when it is a Put (from the request), else undefined. */
 function put(command: string, input: Record<string, unknown>, index: number): number | undefined {
   if (command === "PutItemCommand") return itemSizeBytes(input["Item"] as Record<string, AttributeValue>);
@@ -175,12 +208,7 @@ export function countWriteUnits(client: DynamoDBClient, reader: DynamoDBClient, 
   const writes: WriteUnit[] = [];
   let seq = 0;
   const reported = new ReportedCapacity();
-  const itemOf = async (action: KeyedAction): Promise<Record<string, AttributeValue> | undefined> =>
-    (await reader.send(new GetItemCommand({ TableName: action.tableName, Key: action.key, ConsistentRead: true }))).Item;
-  const sizeOf = async (action: KeyedAction): Promise<number> => {
-    const item = await itemOf(action);
-    return item === undefined ? 0 : itemSizeBytes(item);
-  };
+  const sizeOf = (item: Record<string, AttributeValue> | undefined): number => (item === undefined ? 0 : itemSizeBytes(item));
   /** The item a Put writes, from the request. */
   const putItem = (command: string, input: Record<string, unknown>, index: number): Record<string, AttributeValue> | undefined => {
     if (command === "PutItemCommand") return input["Item"] as Record<string, AttributeValue>;
@@ -200,15 +228,15 @@ export function countWriteUnits(client: DynamoDBClient, reader: DynamoDBClient, 
       input["ReturnConsumedCapacity"] = "TOTAL";
       // A Put's new size is in the request; only updates and deletes (and a Put over a bigger item) need a read.
       const requestSize = (action: KeyedAction, index: number): number | undefined => put(command, input, index);
-      const before = await Promise.all(actions.map((action, index) => (requestSize(action, index) === undefined && action.action !== "ConditionCheck" ? sizeOf(action) : Promise.resolve(0))));
-      // The index writes need the whole items, before and after.
-      const itemsBefore = indexes.length === 0 ? [] : await Promise.all(actions.map((action) => (action.action === "ConditionCheck" ? undefined : itemOf(action))));
+      // The items before: an update's or delete's size, and every item's whole for the index writes.
+      const readBefore = actions.map((action, index) => action.action !== "ConditionCheck" && (indexes.length > 0 || requestSize(action, index) === undefined));
+      const itemsBefore = await itemsAt(reader, actions.filter((_, index) => readBefore[index]));
+      const before = actions.map((action, index) => (requestSize(action, index) === undefined && readBefore[index] ? sizeOf(itemsBefore.get(keyId(action))) : 0));
       const result = await next(args);
-      const after = await Promise.all(actions.map((action, index) => requestSize(action, index) ?? (action.action === "Update" ? sizeOf(action) : Promise.resolve(0))));
-      const itemsAfter =
-        indexes.length === 0
-          ? []
-          : await Promise.all(actions.map((action, index) => (action.action === "Put" ? putItem(command, input, index) : action.action === "Update" ? itemOf(action) : undefined)));
+      const updatedAfter = await itemsAt(reader, actions.filter((action) => action.action === "Update"));
+      const after = actions.map((action, index) => requestSize(action, index) ?? (action.action === "Update" ? sizeOf(updatedAfter.get(keyId(action))) : 0));
+      const itemAfter = (action: KeyedAction, index: number) =>
+        action.action === "Put" ? putItem(command, input, index) : action.action === "Update" ? updatedAfter.get(keyId(action)) : undefined;
       const transactional = command === "TransactWriteItemsCommand";
       seq += 1;
       const number = seq;
@@ -226,7 +254,7 @@ export function countWriteUnits(client: DynamoDBClient, reader: DynamoDBClient, 
         });
         if (action.action === "ConditionCheck") return;
         for (const gsi of indexes) {
-          for (const wru of indexWriteUnits(itemsBefore[index], itemsAfter[index], gsi)) {
+          for (const wru of indexWriteUnits(itemsBefore.get(keyId(action)), itemAfter(action, index), gsi)) {
             writes.push({ seq: number, command, pk: action.key["pk"]?.S ?? "", sk: action.key["sk"]?.S ?? "", action: action.action, transactional: false, wru, index: gsi.name });
           }
         }
