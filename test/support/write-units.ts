@@ -19,11 +19,10 @@ import { ReportedCapacity } from "./reported-capacity";
  *
  * The sizes are read, not guessed: the counter reads each written key before
  * and after the command through its own client (outside the middleware), so
- * an update that grows an item is billed at its grown size. It reads them in
- * consistent BatchGetItem calls of up to 100 keys: a 100-record page cost 200
- * GetItem calls to count, and those were most of the suite's calls to count
- * an idle run. It also asks
- * DynamoDB for ConsumedCapacity (TOTAL) and keeps what came back, to compare.
+ * an update that grows an item, or a put over a bigger one, is billed at the
+ * bigger size. It reads them in consistent BatchGetItem calls of up to 100
+ * keys (a GetItem per key was most of the calls an idle run's test made). It
+ * also asks DynamoDB for ConsumedCapacity (TOTAL) and keeps what came back.
  */
 export interface WriteUnit {
   /** The command's number, counted from 1 in the order sent: the actions of one transaction share it. */
@@ -226,12 +225,11 @@ export function countWriteUnits(client: DynamoDBClient, reader: DynamoDBClient, 
       const actions = actionsOf(command, input);
       if (actions.length === 0) return next(args);
       input["ReturnConsumedCapacity"] = "TOTAL";
-      // A Put's new size is in the request; only updates and deletes (and a Put over a bigger item) need a read.
+      // A Put's new size is in the request; every item's size before is read (a Put over a bigger item bills the bigger one).
       const requestSize = (action: KeyedAction, index: number): number | undefined => put(command, input, index);
-      // The items before: an update's or delete's size, and every item's whole for the index writes.
-      const readBefore = actions.map((action, index) => action.action !== "ConditionCheck" && (indexes.length > 0 || requestSize(action, index) === undefined));
-      const itemsBefore = await itemsAt(reader, actions.filter((_, index) => readBefore[index]));
-      const before = actions.map((action, index) => (requestSize(action, index) === undefined && readBefore[index] ? sizeOf(itemsBefore.get(keyId(action))) : 0));
+      const written = actions.filter((action) => action.action !== "ConditionCheck");
+      const itemsBefore = await itemsAt(reader, written);
+      const before = actions.map((action) => (action.action === "ConditionCheck" ? 0 : sizeOf(itemsBefore.get(keyId(action)))));
       const result = await next(args);
       const updatedAfter = await itemsAt(reader, actions.filter((action) => action.action === "Update"));
       const after = actions.map((action, index) => requestSize(action, index) ?? (action.action === "Update" ? sizeOf(updatedAfter.get(keyId(action))) : 0));

@@ -20,13 +20,12 @@ export interface ValidationAnswers {
   set(key: string, answer: ValidationAnswer): void;
 }
 
-const require = createRequire(import.meta.url);
-const VALIDATOR_ENTRY = require.resolve("asl-validator");
+const VALIDATOR_PACKAGE = createRequire(import.meta.url).resolve("asl-validator/package.json");
 /** The installed asl-validator's version: part of every key, so an upgrade validates everything anew. */
-export const VALIDATOR_VERSION = (JSON.parse(readFileSync(join(VALIDATOR_ENTRY.slice(0, VALIDATOR_ENTRY.lastIndexOf("/dist/")), "package.json"), "utf8")) as { version: string }).version;
+export const VALIDATOR_VERSION = (JSON.parse(readFileSync(VALIDATOR_PACKAGE, "utf8")) as { version: string }).version;
 
 /** node_modules/.cache beside the installed validator: where build tools keep what they can compute again. */
-export const DEFAULT_ANSWERS_DIR = join(VALIDATOR_ENTRY.slice(0, VALIDATOR_ENTRY.lastIndexOf("/node_modules/") + "/node_modules".length), ".cache", "asl-validation");
+export const DEFAULT_ANSWERS_DIR = join(dirname(dirname(VALIDATOR_PACKAGE)), ".cache", "asl-validation");
 
 /** The key of one validation: a hash of the validator's version, the options and the definition's text. */
 export function answerKey(validatorVersion: string, options: readonly [checkArn: boolean, checkPaths: boolean], definition: object): string {
