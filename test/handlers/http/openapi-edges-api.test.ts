@@ -62,6 +62,14 @@ describe("each documented pattern accepts exactly what the API accepts", () => {
       expect(documented(parameter(`${records}/{recordId}${route}`, "get", "pipeline_id"))("p1"), route).toBe(true);
     }
   });
+
+  test("both routes on one record refuse alike: an unknown collection and an id over 1024 UTF-8 bytes are 404, a stage without its pipeline_id is 422", async () => {
+    const overLong = encodeURIComponent("é".repeat(513));
+    for (const route of ["", "/explain"]) {
+      const status = async (path: string) => (await env.api.request("GET", `${CONNECTIONS_PATH}/${id}/records/${path}${route}`, { token: env.owner })).status;
+      expect([await status("no_such_collection/r1"), await status(`leads/${overLong}`), await status("stages/s1")], route).toEqual([404, 404, 422]);
+    }
+  });
 });
 
 describe("the source API document's patterns accept exactly what the sync accepts", () => {
