@@ -15,6 +15,7 @@ import { createLocalService } from "../../lambdas/runtimes/local/local-compositi
 import { createMemoryLogger } from "../../lambdas/adapters/local/json-logger";
 import { createTestTable, testDynamoDbClient } from "./dynamodb";
 import { runSettled } from "./run-settled";
+import { WITHOUT_RUN_END_FIGURES } from "./run-end-figures";
 import { startSourceServer, type SourceHandler, type SourceServer } from "./source-server";
 
 export interface ApiResponse {
@@ -41,7 +42,21 @@ export interface SharedStore {
  * shared client to its owner.
  */
 export async function createApiHarness(
-  options: { allowLoopbackSources?: boolean; timeScale?: number; shareStore?: SharedStore; schedule?: string; clock?: Clock; sleep?: Sleep; webhookSender?: WebhookSender } = {},
+  options: {
+    allowLoopbackSources?: boolean;
+    timeScale?: number;
+    shareStore?: SharedStore;
+    schedule?: string;
+    clock?: Clock;
+    sleep?: Sleep;
+    webhookSender?: WebhookSender;
+    /**
+     * True: a run's end keeps the figures (funnel, counts, managers) as the service does, for a file that reads them
+     * or checks every item of the table. Off by default (./run-end-figures.ts): a route test about something else
+     * does not pay for them; the console's end-to-end tests and `npm start` always compose them.
+     */
+    runEndFigures?: boolean;
+  } = {},
 ) {
   const shared = options.shareStore;
   const client = shared?.client ?? testDynamoDbClient();
@@ -62,6 +77,7 @@ export async function createApiHarness(
     ...(options.clock === undefined ? {} : { clock: options.clock }),
     ...(options.sleep === undefined ? {} : { sleep: options.sleep }),
     ...(options.webhookSender === undefined ? {} : { webhookSender: options.webhookSender }),
+    ...(options.runEndFigures === true ? {} : { instrument: WITHOUT_RUN_END_FIGURES }),
   });
   const api = await service.listen(0);
   /** Every response text, to check that no secret ever appears in one. */

@@ -7,6 +7,7 @@ import type { StoredConnection } from "../../lambdas/domain/core/connection";
 import type { TokenCipher } from "../../lambdas/domain/core/ports/token-cipher";
 import { AesGcmTokenCipher } from "../../lambdas/adapters/local/aes-token-cipher";
 import { createLocalSync } from "../../lambdas/runtimes/local/local-composition";
+import { WITHOUT_RUN_END_FIGURES } from "./run-end-figures";
 import { CountingMetrics } from "../../lambdas/adapters/local/counting-metrics";
 import { createMemoryLogger } from "../../lambdas/adapters/local/json-logger";
 import { createHttpSourceClient } from "../../lambdas/adapters/source-http/http-source-client";
@@ -57,8 +58,9 @@ export async function createSyncHarness(
     /** SCHEDULE as configured: its interval sets the default freshness_hours (unset: never stale). */
     schedule?: string;
     /**
-     * True: a run's end keeps the figures (funnel, managers) as the service does. Off by default: they are tested
-     * through the API harness, which composes the whole local service, and they cost a quarter of a sync test's time.
+     * True: a run's end keeps the figures (funnel, managers) as the service does. Off by default (./run-end-figures.ts):
+     * they are tested through the API files that read them and the console's end-to-end tests, and they cost a quarter
+     * of a sync test's time.
      */
     runEndFigures?: boolean;
   } = {},
@@ -95,7 +97,7 @@ export async function createSyncHarness(
     fetchAhead: options.fetchAhead ?? true,
     ...(options.clock === undefined ? {} : { clock: options.clock }),
     ...(options.schedule === undefined ? {} : { schedule: options.schedule }),
-    ...(options.runEndFigures !== true ? { instrument: { deps: ({ figures: _figures, managerRefresher: _refresher, ...deps }) => deps } } : {}),
+    ...(options.runEndFigures !== true ? { instrument: WITHOUT_RUN_END_FIGURES } : {}),
     // A run's own reads and writes, as in AWS, where the webhooks' deliveries are a function of their own (the API harness composes them).
     deliverWebhooks: false,
   });

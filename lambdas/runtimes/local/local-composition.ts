@@ -107,7 +107,7 @@ export interface LocalSyncOptions {
    * in AWS the webhooks are a function of their own, whose reads are not the run's. True when unset.
    */
   readonly deliverWebhooks?: boolean;
-  /** The bench's hook: wraps the Task handlers' ports and the handlers before the engine is built (timing only). */
+  /** The bench's and the tests' hook: wraps the Task handlers' ports and the handlers before the engine is built (the bench times them; the test harnesses leave out the run-end figures). */
   readonly instrument?: {
     readonly deps?: (deps: SyncDeps) => SyncDeps;
     readonly handlers?: (handlers: SyncHandlers) => SyncHandlers;
@@ -215,6 +215,8 @@ export interface LocalServiceOptions {
   readonly oidc?: LocalOidcSettings;
   /** Sends the webhooks' deliveries; by default node's fetch through the SSRF guard, loopback as for sources (tests pass one with their deadline and resolver). */
   readonly webhookSender?: WebhookSender;
+  /** The sync's hook (LocalSyncOptions.instrument): the bench times through it, the API tests leave out the run-end figures with it. */
+  readonly instrument?: LocalSyncOptions["instrument"];
 }
 
 /**

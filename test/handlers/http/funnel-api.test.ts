@@ -96,7 +96,7 @@ let current: CrmData = FUNNEL_DATA;
 
 beforeAll(async () => {
   const serve = crmSource(() => current, { token: SOURCE_TOKEN });
-  env = await startSourcedConnection("acct-funnel", serve, { token: SOURCE_TOKEN, syncSince: "2020-01-01T00:00:00Z" });
+  env = await startSourcedConnection("acct-funnel", serve, { token: SOURCE_TOKEN, syncSince: "2020-01-01T00:00:00Z" }, { runEndFigures: true });
   ({ api, owner, connectionId } = env);
 });
 afterAll(() => env.close());

@@ -22,7 +22,7 @@ const mop = (member: string, email?: string) => api.token("acct-managers", "MOP"
 const oracleRow = (userId: string | null, period: Period = MANAGERS_PERIOD) => expectedFigures(DATA, userId, period, now.at);
 
 beforeAll(async () => {
-  env = await startSourcedConnection("acct-managers", crmSource(() => DATA, { token: SOURCE_TOKEN }), { token: SOURCE_TOKEN, syncSince: "2020-01-01T00:00:00Z" }, { clock: { now: () => new Date(now.at) } });
+  env = await startSourcedConnection("acct-managers", crmSource(() => DATA, { token: SOURCE_TOKEN }), { token: SOURCE_TOKEN, syncSince: "2020-01-01T00:00:00Z" }, { clock: { now: () => new Date(now.at) }, runEndFigures: true });
   ({ api, owner } = env);
   id = env.connectionId;
   const runId = (await api.request("POST", `${CONNECTIONS_PATH}/${id}/syncs`, { token: owner })).body.id;

@@ -49,6 +49,7 @@ const leadIdsOf = async (userId: string): Promise<string[]> =>
 beforeAll(async () => {
   env = await startSourcedConnection(ACCOUNT, crmSource(() => DATA, { token: SOURCE_TOKEN, fault: (request) => fault(request) }), { token: SOURCE_TOKEN, syncSince: "2020-01-01T00:00:00Z" }, {
     clock: { now: () => new Date(MANAGERS_NOW) },
+    runEndFigures: true,
   });
   ({ api, owner } = env);
   id = env.connectionId;
