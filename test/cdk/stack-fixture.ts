@@ -1,5 +1,7 @@
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { inject } from "vitest";
 import { App, Stack, type CfnElement } from "aws-cdk-lib";
 import { Template } from "aws-cdk-lib/assertions";
 import type { IConstruct } from "constructs";
@@ -56,11 +58,18 @@ export function build(context: Record<string, unknown> = TEST_CONTEXT, options: 
     // one test, test/cdk/builtin-validation.test.ts; `cdk synth` always runs it, and cfn-lint checks the template too.
     builtinCloudFormationValidation: options.validate === true,
     context: { ...FEATURE_FLAGS, consoleBuildDir: CONSOLE_BUILD_FIXTURE, ...context, ...(options.bundle === true ? {} : { "aws:cdk:bundling-stacks": [] }) },
-    ...(options.outdir === undefined ? {} : { outdir: options.outdir }),
+    outdir: options.outdir ?? scratchOutdir(),
   });
   const stack = new CrmIntegrationStack(app, "CrmIntegration");
   return { app, stack };
 }
+
+/**
+ * Where an App without its own outdir synthesizes. CDK's default is a new folder in the system's temporary folder
+ * per App, never removed: 23 MB each (the AWS CLI layer's zip among its assets), 61 of them per `npm test`. Here
+ * each App gets its own folder in the run's scratch folder, which the run removes at its end.
+ */
+const scratchOutdir = (): string => mkdtempSync(join(inject("scratchDir"), "cdk-app-"));
 
 export const logicalId = (construct: IConstruct): string => Stack.of(construct).getLogicalId(construct.node.defaultChild as CfnElement);
 
