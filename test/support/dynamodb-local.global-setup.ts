@@ -24,7 +24,10 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const scratchDir = mkdtempSync(join(tmpdir(), "crm-test-run-"));
   project.provide("scratchDir", scratchDir);
   return async () => {
-    await dynamodb.stop();
-    rmSync(scratchDir, { recursive: true, force: true });
+    try {
+      await dynamodb.stop();
+    } finally {
+      rmSync(scratchDir, { recursive: true, force: true });
+    }
   };
 }
