@@ -102,7 +102,7 @@ export async function measureAnalytics(context: BenchContext): Promise<Measureme
       notes: [
         `${PIPELINES} pipelines of ${STAGES_PER_PIPELINE} stages; the route's budget is 200 ms at 100,000 leads (docs/onboarding-api.md), printed, never asserted.`,
         `The route: the connection's lookup and one GetItem of the figures item, ${REQUESTS} requests one after another, DynamoDB Local in memory.`,
-        "The refresh: every pipeline, stage, lead, task and call read (1,000 per query, the five collections in parallel), computed in one pass, the figures item written; in FinishRun it stops at 20 s and keeps the last figures.",
+        "The refresh: every pipeline, stage, lead, task and call read by the unordered scan (each shard's Query pages side by side, the five collections in parallel), computed in one pass, the figures item written; in FinishRun it stops at 20 s and keeps the last figures.",
       ],
     };
     context.progress("analytics: the per-manager figures' refresh and route");

@@ -98,7 +98,7 @@ function storesOf(name: SyncFunctionName) {
     purges: new DynamoDbPurgeQueue({ client, tableName }),
     notifications: new DynamoDbNotificationStore({ client, tableName }),
     audits: new DynamoDbAuditStore({ client, tableName }),
-    figures: new DynamoDbFiguresStore({ client, tableName }),
+    figures: new DynamoDbFiguresStore({ client, tableName }, new DynamoDbRecordScan({ client, tableName }, new DynamoDbRecordStore({ client, tableName }))),
     managers: new DynamoDbManagerStore({ client, tableName }),
     scan: new DynamoDbRecordScan({ client, tableName }, new DynamoDbRecordStore({ client, tableName })),
     history: new DynamoDbHistoryStore({ client, tableName }),

@@ -46,6 +46,7 @@ export interface DynamoDbAdapters {
  */
 export function dynamoDbAdapters(table: DynamoDbTableOptions): DynamoDbAdapters {
   const records = new DynamoDbRecordStore(table);
+  const recordScan = new DynamoDbRecordScan(table, records);
   return {
     records,
     runs: new DynamoDbRunStore(table),
@@ -55,9 +56,9 @@ export function dynamoDbAdapters(table: DynamoDbTableOptions): DynamoDbAdapters 
     notifications: new DynamoDbNotificationStore(table),
     preflights: new DynamoDbPreflightStore(table),
     purges: new DynamoDbPurgeQueue(table),
-    figures: new DynamoDbFiguresStore(table),
+    figures: new DynamoDbFiguresStore(table, recordScan),
     managers: new DynamoDbManagerStore(table),
-    recordScan: new DynamoDbRecordScan(table, records),
+    recordScan,
     history: new DynamoDbHistoryStore(table),
     changes: new DynamoDbChangeStore(table),
     webhooks: new DynamoDbWebhookStore(table),

@@ -1,7 +1,8 @@
 import type { Collection } from "../core/entities";
+import type { RecordScan } from "../core/ports/record-scan";
 import type { ConnectionFigures } from "./connection-figures";
 
-/** Where a connection's figures are kept (one small item), and how its stored records are counted. */
+/** Where a connection's figures are kept (one small item), and how its stored records are read and counted. */
 export interface FiguresStore {
   /** The figures last kept; null when none have been. */
   get(connectionId: string): Promise<ConnectionFigures | null>;
@@ -13,4 +14,10 @@ export interface FiguresStore {
   versions(connectionId: string): Promise<Readonly<Record<string, string>>>;
   /** How many records of the collection are stored, counted without reading their documents. */
   count(connectionId: string, collection: Collection): Promise<number>;
+  /**
+   * Every stored record of the collection, a page at a time, in no order (what the funnel is computed from): the
+   * unordered scan the per-manager refresh reads, not the key-ordered listing, which merges its shards a page of
+   * 1,000 at a time and read 100,000 leads too slowly for a run's end (docs/performance.md).
+   */
+  readonly scan: RecordScan["scan"];
 }

@@ -1,20 +1,16 @@
 import { COLLECTIONS, type Collection } from "../core/entities";
 import type { Clock } from "../core/ports/clock";
 import type { Logger } from "../core/ports/logger";
-import type { RecordStore } from "../core/ports/record-store";
 import type { ConnectionFigures } from "./connection-figures";
 import type { FiguresStore } from "./figures-store";
 import { FunnelBuilder } from "./funnel-builder";
 
 /** Longest a refresh reads before it gives up and keeps the figures it had: FinishRun waits for it, within its 30 s. */
 export const FIGURES_TIME_LIMIT_MS = 20_000;
-/** Records per read while the refresh reads a collection (the store's own maximum). */
-const READ_PAGE = 1000;
 /** What the funnel is computed from: a run that changed none of them leaves it as it is. */
 export const FUNNEL_COLLECTIONS = ["pipelines", "stages", "leads", "tasks", "calls"] as const satisfies readonly Collection[];
 
 export interface FiguresDeps {
-  readonly records: Pick<RecordStore, "listRecords">;
   readonly figures: FiguresStore;
   readonly clock: Clock;
   readonly logger: Logger;
@@ -46,7 +42,7 @@ export function changedBy(rows: readonly { readonly entity: string; readonly rec
 
 /**
  * Recomputes a connection's figures from its stored records and keeps them: the funnel when the run changed one
- * of its collections (read a page at a time, no document kept), the count of every other changed collection (a
+ * of its collections (read a page at a time in no order, no document kept), the count of every other changed collection (a
  * count, no document read); what the run did not change is carried over. With no figures kept yet, everything is
  * computed. Over FIGURES_TIME_LIMIT_MS it stops and keeps the figures it had (the next run's end tries again).
  */
@@ -117,16 +113,9 @@ async function readEach(
   add: (doc: Readonly<Record<string, unknown>>) => void,
   overTime: () => boolean,
 ): Promise<number | null> {
-  let read = 0;
-  let cursor: string | null = null;
-  do {
-    if (overTime()) return null;
-    const page = await deps.records.listRecords(connectionId, collection, { limit: READ_PAGE, cursor });
-    page.records.forEach(add);
-    read += page.records.length;
-    cursor = page.nextCursor;
-  } while (cursor !== null);
-  return read;
+  if (overTime()) return null;
+  const { records } = await deps.figures.scan(connectionId, collection, (docs) => docs.forEach(add), { stop: overTime });
+  return overTime() ? null : records;
 }
 
 function overLimit(deps: FiguresDeps, job: FiguresJob, started: Date): FiguresOutcome {

@@ -11,7 +11,7 @@ import { ServiceBusyError } from "./onboarding-errors";
  * release), whose first request computes them once and keeps them.
  */
 /** What serving the figures needs: the connection's lookup, the figures, and (once) what computes them. */
-export type FiguresRouteDeps = Pick<OnboardingDeps, "connections" | "keySpace" | "figures" | "records" | "clock" | "logger">;
+export type FiguresRouteDeps = Pick<OnboardingDeps, "connections" | "keySpace" | "figures" | "clock" | "logger">;
 
 async function figuresOf(deps: FiguresRouteDeps, account: string, id: string): Promise<ConnectionFigures> {
   await findConnection(deps, account, id);

@@ -1,10 +1,12 @@
 import { beforeAll, describe, expect, test } from "vitest";
 import { DynamoDbFiguresStore } from "../../../lambdas/adapters/dynamodb/figures/dynamodb-figures-store";
 import { DynamoDbRecordStore } from "../../../lambdas/adapters/dynamodb/records/dynamodb-record-store";
+import { DynamoDbRecordScan } from "../../../lambdas/adapters/dynamodb/records/record-scan";
 import { DynamoDbRunStore } from "../../../lambdas/adapters/dynamodb/runs/dynamodb-run-store";
 import { createMemoryLogger } from "../../../lambdas/adapters/local/json-logger";
 import type { Collection, SyncEntity } from "../../../lambdas/domain/core/entities";
-import type { RecordStore, RecordWrite } from "../../../lambdas/domain/core/ports/record-store";
+import type { RecordWrite } from "../../../lambdas/domain/core/ports/record-store";
+import type { FiguresStore } from "../../../lambdas/domain/figures/figures-store";
 import { changedBy, refreshFigures, type FiguresDeps } from "../../../lambdas/domain/figures/refresh-figures";
 import { newRunId } from "../../../lambdas/domain/sync/run-id";
 import { useTestTable } from "../../support/dynamodb";
@@ -18,24 +20,28 @@ import { ManualClock } from "../../support/manual-clock";
 const table = useTestTable();
 const CONNECTION = "conn-figures";
 const records = new DynamoDbRecordStore(table);
-const figures = new DynamoDbFiguresStore(table);
+const figures = new DynamoDbFiguresStore(table, new DynamoDbRecordScan(table, records));
 let runId = "";
 
-/** The record store, counting the pages read per collection; each read moves `clock` by `msPerRead`. */
-function countingRecords(clock: ManualClock, msPerRead = 0) {
+/** The figures store, counting the record scans per collection; each scan moves `clock` by `msPerRead` first. */
+function countingFigures(clock: ManualClock, msPerRead = 0) {
   const reads = new Map<Collection, number>();
-  const store: Pick<RecordStore, "listRecords"> = {
-    listRecords: async (connectionId, collection, options) => {
+  const store: FiguresStore = {
+    get: (connectionId) => figures.get(connectionId),
+    put: (connectionId, kept) => figures.put(connectionId, kept),
+    versions: (connectionId) => figures.versions(connectionId),
+    count: (connectionId, collection) => figures.count(connectionId, collection),
+    scan: async (connectionId, collection, visit, options) => {
       reads.set(collection, (reads.get(collection) ?? 0) + 1);
       await clock.sleep(msPerRead);
-      return records.listRecords(connectionId, collection, options);
+      return figures.scan(connectionId, collection, visit, options);
     },
   };
   return { store, reads };
 }
 
-function deps(records: Pick<RecordStore, "listRecords">, clock: ManualClock, limit?: number): FiguresDeps {
-  return { records, figures, clock, logger: createMemoryLogger(), ...(limit === undefined ? {} : { figuresTimeLimitMs: limit }) };
+function deps(store: FiguresStore, clock: ManualClock, limit?: number): FiguresDeps {
+  return { figures: store, clock, logger: createMemoryLogger(), ...(limit === undefined ? {} : { figuresTimeLimitMs: limit }) };
 }
 
 let watermarkSecond = 0;
@@ -66,7 +72,7 @@ beforeAll(async () => {
 describe("refreshFigures", () => {
   test("with no figures kept, everything is computed: the funnel and every collection's count", async () => {
     const clock = new ManualClock();
-    const outcome = await refreshFigures(deps(records, clock), { connectionId: CONNECTION, runId: "run-1", changed: new Set() });
+    const outcome = await refreshFigures(deps(figures, clock), { connectionId: CONNECTION, runId: "run-1", changed: new Set() });
     expect(outcome.status).toBe("refreshed");
     const kept = await figures.get(CONNECTION);
     expect(kept?.counts.collections).toMatchObject({ pipelines: 1, stages: 1, leads: 1, contacts: 1, users: 0, events: 0 });
@@ -77,7 +83,7 @@ describe("refreshFigures", () => {
   test("a run that changed nothing reads nothing and keeps the figures", async () => {
     const clock = new ManualClock();
     const before = await figures.get(CONNECTION);
-    const { store: counted, reads } = countingRecords(clock);
+    const { store: counted, reads } = countingFigures(clock);
     const outcome = await refreshFigures(deps(counted, clock), { connectionId: CONNECTION, runId: "run-2", changed: changedBy([{ entity: "leads", records: 0 }, { entity: "contacts", records: 0 }]) });
     expect(outcome.status).toBe("unchanged");
     expect(reads.size).toBe(0);
@@ -86,7 +92,7 @@ describe("refreshFigures", () => {
 
   test("a run that stored nothing new reads nothing: its rows name leads it re-read, but no entity's stored version moved", async () => {
     const clock = new ManualClock();
-    const { store: counted, reads } = countingRecords(clock);
+    const { store: counted, reads } = countingFigures(clock);
     const before = await figures.get(CONNECTION);
     const outcome = await refreshFigures(deps(counted, clock), { connectionId: CONNECTION, runId: "run-idle", changed: changedBy([{ entity: "leads", records: 5 }, { entity: "pipelines", records: 3 }]) });
     expect(outcome.status).toBe("unchanged");
@@ -98,7 +104,7 @@ describe("refreshFigures", () => {
     await store([{ collection: "contacts", key: ["c2"], doc: { id: "c2" } }], "contacts");
     const clock = new ManualClock();
     const before = await figures.get(CONNECTION);
-    const { store: counted, reads } = countingRecords(clock);
+    const { store: counted, reads } = countingFigures(clock);
     const outcome = await refreshFigures(deps(counted, clock), { connectionId: CONNECTION, runId: "run-3", changed: changedBy([{ entity: "contacts", records: 1 }]) });
     expect(outcome.status).toBe("refreshed");
     expect(reads.size).toBe(0);
@@ -112,7 +118,7 @@ describe("refreshFigures", () => {
     expect([...changedBy([{ entity: "leads", records: 3 }, { entity: "pipelines", records: 1 }])].sort()).toEqual(["leads", "loss_reasons", "pipelines", "stages"]);
     await store([{ collection: "leads", key: ["l2"], doc: { id: "l2", pipeline_id: "p", stage_id: "s", is_won: false, is_lost: false, is_deleted: false } }], "leads");
     const clock = new ManualClock();
-    await refreshFigures(deps(records, clock), { connectionId: CONNECTION, runId: "run-4", changed: changedBy([{ entity: "leads", records: 1 }]) });
+    await refreshFigures(deps(figures, clock), { connectionId: CONNECTION, runId: "run-4", changed: changedBy([{ entity: "leads", records: 1 }]) });
     const kept = await figures.get(CONNECTION);
     expect(kept?.funnel.pipelines[0]?.stages[0]).toMatchObject({ leads: 2, reached: 2 });
     expect(kept?.counts.collections.leads).toBe(2);
@@ -122,7 +128,7 @@ describe("refreshFigures", () => {
     const clock = new ManualClock();
     const before = await figures.get(CONNECTION);
     // Each read takes 1 s on this clock; the limit is 2 s: the funnel's reads cannot finish within it.
-    const { store: slow } = countingRecords(clock, 1_000);
+    const { store: slow } = countingFigures(clock, 1_000);
     const d = deps(slow, clock, 2_000);
     const outcome = await refreshFigures(d, { connectionId: CONNECTION, runId: "run-5", changed: "all" });
     expect(outcome.status).toBe("over-time");

@@ -3,13 +3,24 @@ import * as v from "valibot";
 import { SYNC_ENTITIES, type Collection } from "../../../domain/core/entities";
 import { ConnectionFiguresSchema, type ConnectionFigures } from "../../../domain/figures/connection-figures";
 import type { FiguresStore } from "../../../domain/figures/figures-store";
+import type { RecordScan } from "../../../domain/core/ports/record-scan";
 import { ATTR, recordShardPartitionKeys, watermarkPartitionKey, watermarkSortKey } from "../records/keys";
-import { DynamoDbTableAdapter } from "../table/dynamodb-table-adapter";
+import { DynamoDbTableAdapter, type DynamoDbTableOptions } from "../table/dynamodb-table-adapter";
 import { queryAll, queryCounts } from "../table/query-all";
 import { FIGURES_ATTR, FIGURES_SORT_KEY, figuresPartitionKey } from "./figures-keys";
 
-/** FiguresStore on the single table (key layout: ./figures-keys.ts); counts with Select COUNT over a collection's shards. */
+/**
+ * FiguresStore on the single table (key layout: ./figures-keys.ts); counts with Select COUNT over a collection's
+ * shards, and reads the records through the record scan it is given.
+ */
 export class DynamoDbFiguresStore extends DynamoDbTableAdapter implements FiguresStore {
+  readonly scan: RecordScan["scan"];
+
+  constructor(options: DynamoDbTableOptions, records: RecordScan) {
+    super(options);
+    this.scan = (connectionId, collection, visit, scanOptions) => records.scan(connectionId, collection, visit, scanOptions);
+  }
+
   async get(connectionId: string): Promise<ConnectionFigures | null> {
     const out = await this.client.send(
       new GetItemCommand({

@@ -27,7 +27,7 @@ export class DynamoDbRecordScan extends DynamoDbTableAdapter implements RecordSc
     connectionId: string,
     collection: Collection,
     visit: (docs: readonly Readonly<Record<string, unknown>>[]) => void,
-    options: { readonly since?: string } = {},
+    options: { readonly since?: string; readonly stop?: () => boolean } = {},
   ): Promise<{ records: number; bytes: number }> {
     let records = 0;
     let bytes = 0;
@@ -40,6 +40,8 @@ export class DynamoDbRecordScan extends DynamoDbTableAdapter implements RecordSc
           ExpressionAttributeValues: { ":pk": { S: pk }, ...(options.since === undefined ? {} : { ":since": { S: options.since } }) },
           ...(options.since === undefined ? { ConsistentRead: true } : { IndexName: RECORD_TABLE.newestIndex.name }),
         });
+        // Checked before each page is asked for: queryPages sends the next Query only when the loop asks again.
+        if (options.stop?.() === true) return;
         for await (const page of pages) {
           // The newest-first index lists keys only: the heads themselves come from the table.
           const items = options.since === undefined ? page : await readNewestHeads(this.client, this.tableName, page);
@@ -56,6 +58,7 @@ export class DynamoDbRecordScan extends DynamoDbTableAdapter implements RecordSc
           }
           records += docs.length;
           visit(docs);
+          if (options.stop?.() === true) return;
         }
       }),
     );
