@@ -9,6 +9,7 @@ import type { RecordWrite } from "../../../lambdas/domain/core/ports/record-stor
 import type { FiguresStore } from "../../../lambdas/domain/figures/figures-store";
 import { changedBy, refreshFigures, type FiguresDeps } from "../../../lambdas/domain/figures/refresh-figures";
 import { newRunId } from "../../../lambdas/domain/sync/run-id";
+import { FAR_LEASE, PAGE_COMMITTED_AT, runHoldingLock } from "../../builders/page-runs";
 import { useTestTable } from "../../support/dynamodb";
 import { ManualClock } from "../../support/manual-clock";
 
@@ -53,14 +54,13 @@ async function store(writes: RecordWrite[], moves?: SyncEntity): Promise<void> {
     connectionId: CONNECTION,
     records: writes,
     ...(moves === undefined ? {} : { watermark: { entity: moves, value: new Date(Date.UTC(2026, 0, 1, 0, 0, watermarkSecond)).toISOString() } }),
-    run: { runId, entity: "leads", page: watermarkSecond, records: writes.length, stages: 0, unresolvedWonLost: 0, leaseUntil: new Date(Date.now() + 3_600_000).toISOString(), committedAt: new Date().toISOString() },
+    run: { runId, entity: "leads", page: watermarkSecond, records: writes.length, stages: 0, unresolvedWonLost: 0, leaseUntil: FAR_LEASE, committedAt: PAGE_COMMITTED_AT },
   });
 }
 
 beforeAll(async () => {
-  const now = new Date();
-  runId = newRunId(now);
-  await new DynamoDbRunStore(table).begin({ connectionId: CONNECTION, runId, startedAt: now.toISOString(), leaseUntil: new Date(now.getTime() + 3_600_000).toISOString() });
+  runId = newRunId(new Date(PAGE_COMMITTED_AT));
+  await runHoldingLock(new DynamoDbRunStore(table), CONNECTION, runId);
   await store([
     { collection: "pipelines", key: ["p"], doc: { id: "p", name: "Sales", sort: 1 } },
     { collection: "stages", key: ["p", "s"], doc: { id: "s", name: "New", kind: "open", sort: 1, pipeline_id: "p" } },

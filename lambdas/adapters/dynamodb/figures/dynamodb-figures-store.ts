@@ -18,7 +18,7 @@ export class DynamoDbFiguresStore extends DynamoDbTableAdapter implements Figure
 
   constructor(options: DynamoDbTableOptions, records: RecordScan) {
     super(options);
-    this.scan = (connectionId, collection, visit, scanOptions) => records.scan(connectionId, collection, visit, scanOptions);
+    this.scan = records.scan.bind(records);
   }
 
   async get(connectionId: string): Promise<ConnectionFigures | null> {

@@ -4,6 +4,7 @@ import { describe, expect, test } from "vitest";
 import type { PageWrite, RecordWrite } from "../../../../lambdas/domain/core/ports/record-store";
 import { DynamoDbAuditStore } from "../../../../lambdas/adapters/dynamodb/audits/dynamodb-audit-store";
 import { DynamoDbRecordStore } from "../../../../lambdas/adapters/dynamodb/records/dynamodb-record-store";
+import { DynamoDbRecordScan } from "../../../../lambdas/adapters/dynamodb/records/record-scan";
 import { DynamoDbRunStore } from "../../../../lambdas/adapters/dynamodb/runs/dynamodb-run-store";
 import { partPartitionKey, stagedPartPrefix } from "../../../../lambdas/adapters/dynamodb/records/keys";
 import { planPage } from "../../../../lambdas/adapters/dynamodb/records/page-transactions";
@@ -44,6 +45,11 @@ describe("a record of any size is stored whole, and appears with its page", () =
     const listed = (await store.listRecords(connectionId, "tasks", { limit: 10 })).records;
     expect(listed.map((doc) => doc["id"]).sort()).toEqual(["t-after", "t-before", "t-big"]);
     expect(listed.find((doc) => doc["id"] === "t-big")?.["text"] === text).toBe(true);
+    // What the figures and the per-manager refresh read: the unordered scan.
+    const scanned: Readonly<Record<string, unknown>>[] = [];
+    await new DynamoDbRecordScan(table, store).scan(connectionId, "tasks", (docs) => scanned.push(...docs));
+    expect(scanned.map((doc) => doc["id"]).sort()).toEqual(["t-after", "t-before", "t-big"]);
+    expect(scanned.find((doc) => doc["id"] === "t-big")?.["text"] === text).toBe(true);
     // What an audit and explain read: the same document.
     const audits = new DynamoDbAuditStore(table);
     expect((await audits.recordTrace(connectionId, "tasks", ["t-big"])).doc?.["text"] === text).toBe(true);
