@@ -39,6 +39,13 @@ const BIND_RACE_ATTEMPTS = 3;
 /** Characters of the child's output kept for error messages. */
 const OUTPUT_TAIL_CHARS = 4_000;
 
+/**
+ * The engine's own temporary folder (java.io.tmpdir): DynamoDB Local copies its native SQLite library (900 kB) into
+ * it at every start and deletes the copy only when it exits cleanly, so a killed engine's copy stays. With a data
+ * directory it is this folder inside it, emptied at the next start; in memory, the engine's scratch folder.
+ */
+export const ENGINE_TMP_DIR = "java-tmp";
+
 const JAVA_MISSING = "DynamoDB Local needs Java 17+ on PATH";
 const BIND_FAILURE = /Failed to bind|BindException|Address already in use/i;
 
@@ -64,9 +71,10 @@ function emulatorDir(): string {
   return join(dirname(packageJson), "emulator");
 }
 
-function javaArgs(port: number, dataDir: string | undefined): string[] {
+function javaArgs(port: number, dataDir: string | undefined, tmpDir: string): string[] {
   const dir = emulatorDir();
   return [
+    `-Djava.io.tmpdir=${tmpDir}`,
     `-Djava.library.path=${join(dir, "DynamoDBLocal_lib")}`,
     "-jar",
     join(dir, "DynamoDBLocal.jar"),
@@ -79,16 +87,29 @@ function javaArgs(port: number, dataDir: string | undefined): string[] {
   ];
 }
 
+/** Where the engine runs and keeps its temporary files; `scratchDir` (in memory only) is removed when it stops. */
+function engineFolders(dataDir: string | undefined): { readonly cwd: string; readonly tmpDir: string; readonly scratchDir?: string } {
+  if (dataDir === undefined) {
+    // DynamoDB Local writes dynamodb-local-metadata.json into its working directory: keep it out of the caller's.
+    const scratchDir = mkdtempSync(join(tmpdir(), "dynamodb-local-"));
+    return { cwd: scratchDir, tmpDir: scratchDir, scratchDir };
+  }
+  const tmpDir = join(dataDir, ENGINE_TMP_DIR);
+  // What a killed engine left: one engine at a time runs on a data directory (its caller holds the directory).
+  rmSync(tmpDir, { recursive: true, force: true });
+  mkdirSync(tmpDir);
+  return { cwd: dataDir, tmpDir };
+}
+
 async function launch(port: number, dataDir: string | undefined, jvmOptions: string | undefined): Promise<DynamoDbLocal> {
   // Another server on the port would answer our readiness probe: refuse it up front.
   await assertPortFree(port);
-  // DynamoDB Local writes dynamodb-local-metadata.json into its working directory: keep it out of the caller's.
-  const scratchDir = dataDir === undefined ? mkdtempSync(join(tmpdir(), "dynamodb-local-")) : undefined;
+  const { cwd, tmpDir, scratchDir } = engineFolders(dataDir);
   const cleanUp = () => {
     if (scratchDir !== undefined) rmSync(scratchDir, { recursive: true, force: true });
   };
   const env = jvmOptions === undefined ? process.env : { ...process.env, JAVA_TOOL_OPTIONS: jvmOptions };
-  const child = spawn("java", javaArgs(port, dataDir), { cwd: dataDir ?? scratchDir, env, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn("java", javaArgs(port, dataDir, tmpDir), { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
   const endpoint = `http://127.0.0.1:${port}`;
 
   let output = "";

@@ -17,6 +17,8 @@ import { lockDataDir } from "./data-dir-lock";
 
 /** The local table; DynamoDB Local keeps it in DATA_DIR/dynamodb. */
 export const LOCAL_TABLE_NAME = "crm-integration";
+/** DynamoDB Local's folder inside DATA_DIR: its database and its temporary folder (ENGINE_TMP_DIR). */
+export const DYNAMODB_DATA_DIR = "dynamodb";
 
 export interface LocalRuntime {
   readonly service: LocalService;
@@ -37,7 +39,7 @@ export interface LocalRuntime {
  */
 export async function startLocalRuntime(config: LocalRuntimeConfig, logger: Logger): Promise<LocalRuntime> {
   const dataDir = resolve(config.DATA_DIR);
-  const dynamoDbDir = join(dataDir, "dynamodb");
+  const dynamoDbDir = join(dataDir, DYNAMODB_DATA_DIR);
   checkDataDir(dataDir, dynamoDbDir);
   await checkPortFree(config.PORT, config.HOST);
   await checkJava();

@@ -1,12 +1,14 @@
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { existsSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { COLLECTIONS, SYNC_ENTITIES, type Collection, type SyncEntity } from "../../../../lambdas/domain/core/entities";
 import type { RunSummary } from "../../../../lambdas/domain/core/run-summary";
 import { entityDefinition } from "../../../../lambdas/domain/source-contract/entity-catalog";
-import { LOCAL_TABLE_NAME } from "../../../../lambdas/runtimes/local/local-runtime";
+import { DYNAMODB_DATA_DIR, LOCAL_TABLE_NAME } from "../../../../lambdas/runtimes/local/local-runtime";
+import { ENGINE_TMP_DIR } from "../../../../lambdas/runtimes/local/dynamodb-local";
 import { issueSessionToken, loadOrCreateSigningKey } from "../../../../lambdas/runtimes/local/local-token-issuer";
 import { DynamoDbRunStore } from "../../../../lambdas/adapters/dynamodb/runs/dynamodb-run-store";
 import { DynamoDbRecordStore } from "../../../../lambdas/adapters/dynamodb/records/dynamodb-record-store";
@@ -16,6 +18,7 @@ import { CRASH_SYNC_SINCE, crashDataset, expectedCounts, expectedRecords, pagesO
 import { crmSource } from "../../../support/crm-source";
 import { freePort, startRuntimeProcess, type RuntimeProcess } from "../../../support/runtime-process";
 import { startSourceServer, type SourceServer } from "../../../support/source-server";
+import { nativeLibraryCopyOf } from "../../../support/native-library-copy";
 
 /**
  * Crash consistency, proven (issue 10; docs/crash-consistency.md). Each life
@@ -129,6 +132,8 @@ export function describeCrashCases(part: CrashPart): void {
   let control: GateControl;
   let table: ReturnType<typeof tableOf>;
   let runtime: RuntimeProcess;
+  /** The first life's DynamoDB Local's copy of its native library, read before the kill. */
+  let killedEngineCopy: string | undefined;
 
   beforeAll(async () => {
     dataDir = await mkdtemp(join(tmpdir(), "crm-crash-"));
@@ -175,6 +180,7 @@ export function describeCrashCases(part: CrashPart): void {
       }
       for (const run of held) expect(run.gate.announcement.run_id, run.crash.name).toBe(run.deadRunId);
 
+      killedEngineCopy = nativeLibraryCopyOf(runtime.javaPid());
       if (life.killJavaFirst === true) {
         await runtime.killJava();
         // The point names no run (it is the client's, below any page): the first call that finds the store gone.
@@ -205,6 +211,14 @@ export function describeCrashCases(part: CrashPart): void {
   });
 
   describe("crash consistency: SIGKILL of the whole local runtime at each point of a page", () => {
+    test("ENGINE_TMP_DIR: the killed DynamoDB Local's copy of its native library was in the data directory, not the system's temporary folder, and the restart removed it", () => {
+      const engineTmpDir = join(dataDir, DYNAMODB_DATA_DIR, ENGINE_TMP_DIR);
+      expect(killedEngineCopy, "the first life's engine maps its native library").toBeDefined();
+      expect(dirname(killedEngineCopy!)).toBe(engineTmpDir);
+      expect(existsSync(killedEngineCopy!), "left by the kill, removed by the restart").toBe(false);
+      expect(dirname(nativeLibraryCopyOf(runtime.javaPid()) ?? "")).toBe(engineTmpDir);
+    });
+
     for (const crash of life.cases) {
       test(`killed ${crash.name}: after a restart the resumed run ends with exactly the source's records, watermarks at the committed maximum, exact counts, the dead run failed, one run at a time`, async () => {
         const cut = cutShort.get(crash.name);
