@@ -91,10 +91,11 @@ export const TABLE_ACCESS = {
   PreflightFailed: ["dynamodb:GetItem", "dynamodb:PutItem"],
   /**
    * purgeDeletedConnections: purges.due and the deleted connection's partitions
-   * (Query), connections.get (GetItem), the deletes (BatchWriteItem), and
+   * (Query), connections.get (GetItem), the deletes (BatchWriteItem),
+   * purges.remember (UpdateItem of the pending purge: where it stopped) and
    * purges.complete (DeleteItem of the pending purge). It never writes data.
    */
-  PurgeDeleted: ["dynamodb:Query", "dynamodb:GetItem", "dynamodb:BatchWriteItem", "dynamodb:DeleteItem"],
+  PurgeDeleted: ["dynamodb:Query", "dynamodb:GetItem", "dynamodb:BatchWriteItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"],
   /**
    * The webhooks' deliveries (lambdas/domain/webhooks/deliver-webhooks.ts): webhooks.listEndpoints and due (Query),
    * getEndpoint (GetItem), enqueue (a transaction of two conditional Puts), claim and settle (transactions of a

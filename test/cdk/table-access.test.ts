@@ -34,6 +34,7 @@ import { TABLE_ACCESS, type TableAction } from "../../lib/table-access";
 import { DynamoDbPurgeQueue } from "../../lambdas/adapters/dynamodb/purges/dynamodb-purge-queue";
 import { DELETED_CONNECTION_PURGE_DELAY_SECONDS } from "../../lambdas/adapters/dynamodb/purges/purge-keys";
 import { makePurgeHandler } from "../../lambdas/handlers/retention/purge-handler";
+import { purgeDeletedConnections } from "../../lambdas/domain/retention/purge-deleted-connections";
 import { contactRecord, leadRecord, pipelineRecord, stageRecord, userRecord } from "../builders/source-records";
 import { encryptedConnection } from "../builders/stored-connections";
 import { crmSource } from "../support/crm-source";
@@ -374,6 +375,9 @@ describe("least privilege: the table actions the functions send", () => {
 
     const { purges, connections } = storesOf("PurgeDeleted");
     const later = { now: () => new Date(DELETED_AT + DELETED_CONNECTION_PURGE_DELAY_SECONDS * 1000) };
+    // An invocation whose budget ends first keeps where it stopped; the scheduled one finishes.
+    const cutShort = await purgeDeletedConnections({ purges, connections, clock: later, logger }, { maxItems: 5 });
+    expect(cutShort.unfinished).toContain(connection.id);
     const result = await makePurgeHandler({ purges, connections, clock: later, logger })();
 
     expect(result.purged).toContain(connection.id);

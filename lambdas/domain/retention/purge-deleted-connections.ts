@@ -58,6 +58,8 @@ export async function purgeDeletedConnections(
       await deps.purges.complete(purge);
       result.purged.push(purge.connectionId);
     } else {
+      // The next invocation goes on there instead of asking every partition it has emptied again.
+      if (step.resumeFrom !== undefined) await deps.purges.remember(purge, step.resumeFrom);
       result.unfinished.push(purge.connectionId);
     }
   }

@@ -6,6 +6,8 @@ export interface PendingPurge {
   readonly deletedAt: string;
   /** ISO-8601: the purge may run from this time on. */
   readonly notBefore: string;
+  /** Where an earlier invocation stopped (the adapter's partition key, opaque here); absent until one has. */
+  readonly resumeFrom?: string;
 }
 
 /** What deleting some of a connection's data did. */
@@ -13,6 +15,8 @@ export interface PurgeStep {
   readonly deleted: number;
   /** True when nothing of the connection is left (the pending purge itself is still there: see `complete`). */
   readonly done: boolean;
+  /** Not done: where the next call goes on (see `remember`). */
+  readonly resumeFrom?: string;
 }
 
 /** The port the purge job works through; the DynamoDB adapter is lambdas/adapters/dynamodb/purges/dynamodb-purge-queue.ts. */
@@ -22,10 +26,13 @@ export interface PurgeQueue {
   /**
    * Deletes up to `maxItems` more items of the connection's data (records and
    * their parts, stages, loss reasons, watermarks, stage transitions, change items, run summaries and lock,
-   * rate-limit log, preflight reports). Resumable: what is gone is gone, so the
-   * next call goes on where this one stopped. A record's parts go before its head.
+   * rate-limit log, preflight reports). Resumable: it starts at the purge's `resumeFrom`, and a walk that started
+   * there, past the start, ends with one more from the start; it is done only when a walk from the start found
+   * nothing left. A record's parts go before its head.
    */
   purgeSome(purge: PendingPurge, maxItems: number): Promise<PurgeStep>;
+  /** Keeps where an unfinished purge stopped, for the next invocation (nothing when the purge is no longer pending). */
+  remember(purge: PendingPurge, resumeFrom: string): Promise<void>;
   /** Removes the pending purge (its data is gone, or the connection exists after all). */
   complete(purge: PendingPurge): Promise<void>;
 }

@@ -1,4 +1,4 @@
-import { BatchWriteItemCommand, DeleteItemCommand, QueryCommand, type AttributeValue } from "@aws-sdk/client-dynamodb";
+import { BatchWriteItemCommand, ConditionalCheckFailedException, DeleteItemCommand, QueryCommand, UpdateItemCommand, type AttributeValue } from "@aws-sdk/client-dynamodb";
 import { DynamoDbTableAdapter } from "../table/dynamodb-table-adapter";
 import { queryAll } from "../table/query-all";
 import { returnedPartitionKey } from "../audits/audit-keys";
@@ -14,6 +14,7 @@ import { PURGE_ATTR, PURGE_PARTITION_KEY, duePurgeSortKeyBound, purgeSortKey } f
 import { linkPartitionKey, snapshotPartitionKey } from "../managers/manager-keys";
 
 type Item = Record<string, AttributeValue>;
+type Partition = { readonly pk: string; readonly collection?: (typeof COLLECTIONS)[number] };
 
 /** BatchWriteItem's limit on requests per call. */
 const BATCH_WRITE_MAX = 25;
@@ -35,19 +36,41 @@ export class DynamoDbPurgeQueue extends DynamoDbTableAdapter implements PurgeQue
         ConsistentRead: true,
       }),
     );
-    return (out.Items ?? []).map((item) => ({
-      connectionId: item[PURGE_ATTR.connectionId]?.S ?? "",
-      businessAccountId: item[PURGE_ATTR.businessAccountId]?.S ?? "",
-      deletedAt: item[PURGE_ATTR.deletedAt]?.S ?? "",
-      notBefore: (item[PURGE_ATTR.sk]?.S ?? "").slice(0, "0000-00-00T00:00:00.000Z".length),
-    }));
+    return (out.Items ?? []).map((item) => {
+      const resumeFrom = item[PURGE_ATTR.resumeFrom]?.S;
+      return {
+        connectionId: item[PURGE_ATTR.connectionId]?.S ?? "",
+        businessAccountId: item[PURGE_ATTR.businessAccountId]?.S ?? "",
+        deletedAt: item[PURGE_ATTR.deletedAt]?.S ?? "",
+        notBefore: (item[PURGE_ATTR.sk]?.S ?? "").slice(0, "0000-00-00T00:00:00.000Z".length),
+        ...(resumeFrom === undefined ? {} : { resumeFrom }),
+      };
+    });
   }
 
   async purgeSome(purge: PendingPurge, maxItems: number): Promise<PurgeStep> {
+    const partitions = await this.partitionsOf(purge.connectionId);
+    // Where the last invocation stopped; an unknown key (a list that changed) starts from the beginning.
+    const from = Math.max(0, partitions.findIndex((partition) => partition.pk === purge.resumeFrom));
+    // A walk resumed past the start ends with one from the start (one Query per partition, all emptied before), so
+    // that "done" means what it means for a purge done in one invocation: one walk from the start found nothing left.
+    const walks = from === 0 ? [partitions] : [partitions.slice(from), partitions];
     let deleted = 0;
-    for await (const partition of this.partitionsOf(purge.connectionId)) {
+    for (const walk of walks) {
+      const step = await this.purgeWalk(walk, purge.connectionId, maxItems - deleted);
+      deleted += step.deleted;
+      if (!step.done) return { ...step, deleted };
+    }
+    return { deleted, done: true };
+  }
+
+  /** Deletes up to `maxItems` items of the partitions in turn; not done: the partition it stopped in. */
+  private async purgeWalk(partitions: readonly Partition[], connectionId: string, maxItems: number): Promise<PurgeStep> {
+    let deleted = 0;
+    for (const partition of partitions) {
+      const stoppedHere = () => ({ deleted, done: false, resumeFrom: partition.pk });
       for (;;) {
-        if (deleted >= maxItems) return { deleted, done: false };
+        if (deleted >= maxItems) return stoppedHere();
         const items = await this.queryKeys(partition.pk, Math.min(QUERY_PAGE, maxItems - deleted));
         if (items.length === 0) break;
         const heads: Item[] = [];
@@ -60,7 +83,7 @@ export class DynamoDbPurgeQueue extends DynamoDbTableAdapter implements PurgeQue
           }
           if (partition.collection !== undefined && Number(head[ATTR.parts]?.N ?? "0") > 0) {
             // A record's parts first: a purge cut short never leaves parts whose head is gone (the head names them).
-            const parts = partPartitionKey(purge.connectionId, partition.collection, head[ATTR.sk]?.S ?? "");
+            const parts = partPartitionKey(connectionId, partition.collection, head[ATTR.sk]?.S ?? "");
             for (;;) {
               // Parts count against the budget too, with room kept for the heads to delete after them.
               const room = maxItems - deleted - heads.length - 1;
@@ -73,7 +96,7 @@ export class DynamoDbPurgeQueue extends DynamoDbTableAdapter implements PurgeQue
               if (part.length === 0) break;
               const gone = await this.deleteKeys(part);
               deleted += gone;
-              if (gone < part.length) return { deleted, done: false };
+              if (gone < part.length) return stoppedHere();
             }
             if (stopped) break;
           }
@@ -81,47 +104,64 @@ export class DynamoDbPurgeQueue extends DynamoDbTableAdapter implements PurgeQue
         }
         const gone = await this.deleteKeys(heads);
         deleted += gone;
-        if (gone < heads.length || stopped) return { deleted, done: false };
+        if (gone < heads.length || stopped) return stoppedHere();
       }
     }
     return { deleted, done: true };
   }
 
+  async remember(purge: PendingPurge, resumeFrom: string): Promise<void> {
+    try {
+      await this.client.send(
+        new UpdateItemCommand({
+          TableName: this.tableName,
+          Key: this.queueKey(purge),
+          UpdateExpression: "SET #resume = :resume",
+          // Never a new item: a purge no longer pending has nothing to remember.
+          ConditionExpression: "attribute_exists(#pk)",
+          ExpressionAttributeNames: { "#resume": PURGE_ATTR.resumeFrom, "#pk": PURGE_ATTR.pk },
+          ExpressionAttributeValues: { ":resume": { S: resumeFrom } },
+        }),
+      );
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    }
+  }
+
   async complete(purge: PendingPurge): Promise<void> {
-    await this.client.send(
-      new DeleteItemCommand({
-        TableName: this.tableName,
-        Key: {
-          [PURGE_ATTR.pk]: { S: PURGE_PARTITION_KEY },
-          [PURGE_ATTR.sk]: { S: purgeSortKey(new Date(purge.notBefore), purge.connectionId) },
-        },
-      }),
-    );
+    await this.client.send(new DeleteItemCommand({ TableName: this.tableName, Key: this.queueKey(purge) }));
+  }
+
+  private queueKey(purge: PendingPurge): Item {
+    return { [PURGE_ATTR.pk]: { S: PURGE_PARTITION_KEY }, [PURGE_ATTR.sk]: { S: purgeSortKey(new Date(purge.notBefore), purge.connectionId) } };
   }
 
   /**
    * Every partition that holds the connection's data: its records (with their parts) in every shard and in the
-   * unsharded layout of earlier releases, its leads' transitions (one per shard) and its change items, then the small ones. An empty partition costs one Query per invocation.
+   * unsharded layout of earlier releases, its leads' transitions (one per shard) and its change items, then the small ones. An empty partition costs one Query per walk.
    * Each audit's returned ids (AUDITSEEN#<connection>#<audit>) go before the run partition, which names the audits.
    */
-  private async *partitionsOf(connectionId: string): AsyncGenerator<{ pk: string; collection?: (typeof COLLECTIONS)[number] }> {
-    for (const collection of COLLECTIONS) {
-      for (const pk of recordShardPartitionKeys(connectionId, collection)) yield { pk, collection };
-      yield { pk: legacyRecordPartitionKey(connectionId, collection), collection };
-    }
-    yield { pk: watermarkPartitionKey(connectionId) };
-    // Stage history and the change feed (docs/history-feed-webhooks.md): the change items' TTL would take a month.
-    for (const pk of historyShardPartitionKeys(connectionId)) yield { pk };
-    yield { pk: changePartitionKey(connectionId) };
-    for (const auditId of await this.auditIds(connectionId)) yield { pk: returnedPartitionKey(connectionId, auditId) };
-    yield { pk: runPartitionKey(connectionId) };
-    yield { pk: runLockPartitionKey(connectionId) };
-    yield { pk: rateLimitPartitionKey(connectionId) };
-    yield { pk: preflightPartitionKey(connectionId) };
-    yield { pk: figuresPartitionKey(connectionId) };
-    // The per-manager aggregates and the owner's links (the workspace's members outlive a connection).
-    yield { pk: snapshotPartitionKey(connectionId) };
-    yield { pk: linkPartitionKey(connectionId) };
+  private async partitionsOf(connectionId: string): Promise<Partition[]> {
+    const records = COLLECTIONS.flatMap((collection): Partition[] => [
+      ...recordShardPartitionKeys(connectionId, collection).map((pk) => ({ pk, collection })),
+      { pk: legacyRecordPartitionKey(connectionId, collection), collection },
+    ]);
+    return [
+      ...records,
+      watermarkPartitionKey(connectionId),
+      // Stage history and the change feed (docs/history-feed-webhooks.md): the change items' TTL would take a month.
+      ...historyShardPartitionKeys(connectionId),
+      changePartitionKey(connectionId),
+      ...(await this.auditIds(connectionId)).map((auditId) => returnedPartitionKey(connectionId, auditId)),
+      runPartitionKey(connectionId),
+      runLockPartitionKey(connectionId),
+      rateLimitPartitionKey(connectionId),
+      preflightPartitionKey(connectionId),
+      figuresPartitionKey(connectionId),
+      // The per-manager aggregates and the owner's links (the workspace's members outlive a connection).
+      snapshotPartitionKey(connectionId),
+      linkPartitionKey(connectionId),
+    ].map((partition) => (typeof partition === "string" ? { pk: partition } : partition));
   }
 
   /** The ids of the connection's audits still in its run partition (keys only; an audit's summary outlives its returned ids). */

@@ -3,6 +3,7 @@
  * still to be deleted, all in one small partition read in due order.
  *
  *   pending purge   pk = PURGE   sk = <not before, ISO-8601 UTC>#<connectionId>
+ *                   resume_from = the partition key an earlier invocation stopped in (absent at first)
  *
  * The sort key starts with the time from which the purge may run, so "what is
  * due" is one Query with `sk <= <now>#\uffff`.
@@ -23,6 +24,7 @@ export const PURGE_ATTR = {
   connectionId: "connection_id",
   businessAccountId: "business_account_id",
   deletedAt: "deleted_at",
+  resumeFrom: "resume_from",
 } as const;
 
 export function purgeSortKey(notBefore: Date, connectionId: string): string {
