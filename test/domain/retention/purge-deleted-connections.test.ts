@@ -152,7 +152,9 @@ async function deleteConnection(id: string): Promise<void> {
 
 const DUE = DELETED_AT + DELETED_CONNECTION_PURGE_DELAY_SECONDS * 1000;
 
-describe("purge of a deleted connection's data (DynamoDB Local)", () => {
+// Each purge makes its calls one after the other: in whole-suite runs on the 2 cores, each waits for CPU, and the
+// crash loop's test took 10-23 s (alone: 4 s). Room above that, not the default 30 s.
+describe("purge of a deleted connection's data (DynamoDB Local)", { timeout: 90_000 }, () => {
   test("a deleted connection's data is kept for the purge delay, then the purge deletes all of it and nothing of another connection", async () => {
     const gone = `conn-${randomUUID()}`;
     const kept = `conn-${randomUUID()}`;
