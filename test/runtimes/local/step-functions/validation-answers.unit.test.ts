@@ -59,7 +59,9 @@ describe("asl-validator's answers on disk", () => {
     answers.set(answerKey(VALIDATOR_VERSION, DEFAULTS, planted), plantedAnswer);
     expect(validateDefinition(planted, { answers })).toEqual(plantedAnswer);
 
-    const fresh = { StartAt: "A", States: { A: { Type: "Pass", Next: "Nowhere" } } };
+    // Invalid, and unique to this test: local-step-functions.test.ts validates the same shape under other names, and a
+    // worker that ran it first would answer from its memory without writing to this store.
+    const fresh = { StartAt: "Fresh", States: { Fresh: { Type: "Pass", Next: "NowhereFresh" } } };
     const validated = validateDefinition(fresh, { answers });
     expect(validated.valid).toBe(false);
     expect(answers.get(answerKey(VALIDATOR_VERSION, DEFAULTS, fresh))).toEqual(validated);
