@@ -2,11 +2,11 @@ import { randomUUID } from "node:crypto";
 import { PutItemCommand, QueryCommand, paginateScan, type AttributeValue } from "@aws-sdk/client-dynamodb";
 import { expect } from "vitest";
 import { DynamoDbConnectionStore } from "../../../lambdas/adapters/dynamodb/connections/dynamodb-connection-store";
-import type { Logger } from "../../../lambdas/domain/core/ports/logger";
+import { createMemoryLogger } from "../../../lambdas/adapters/local/json-logger";
 import type { RecordWrite } from "../../../lambdas/domain/core/ports/record-store";
 import { preflightPartitionKey } from "../../../lambdas/adapters/dynamodb/preflight-runs/preflight-keys";
 import { FIGURES_SORT_KEY, figuresPartitionKey } from "../../../lambdas/adapters/dynamodb/figures/figures-keys";
-import { DELETED_CONNECTION_PURGE_DELAY_SECONDS, PURGE_PARTITION_KEY } from "../../../lambdas/adapters/dynamodb/purges/purge-keys";
+import { DELETED_CONNECTION_PURGE_DELAY_SECONDS, PURGE_ATTR, PURGE_PARTITION_KEY } from "../../../lambdas/adapters/dynamodb/purges/purge-keys";
 import type { PendingPurge } from "../../../lambdas/domain/retention/purge-queue";
 import { DynamoDbPurgeQueue } from "../../../lambdas/adapters/dynamodb/purges/dynamodb-purge-queue";
 import { DynamoDbRateLimiter } from "../../../lambdas/adapters/dynamodb/rate-limit/dynamodb-rate-limiter";
@@ -30,7 +30,6 @@ export const MOVED_LEADS = 6;
 /** The purge tests' world (purge-deleted-connections.test.ts, purge-resume.test.ts): deleted connections in the file's own table, and the purge's view of them. */
 export function deletedConnectionFixture(table: TestTable) {
   const { client, tableName } = table;
-  const silent: Logger = { info: () => {}, warn: () => {}, error: () => {} };
 
   const connection = (id: string) => storedConnection(id, { business_account_id: ACCOUNT });
 
@@ -78,7 +77,6 @@ export function deletedConnectionFixture(table: TestTable) {
     );
     await client.send(new PutItemCommand({ TableName: tableName, Item: { pk: { S: figuresPartitionKey(id) }, sk: { S: FIGURES_SORT_KEY }, doc: { S: "{}" } } }));
   }
-
 
   /** A connection whose leads moved between two syncs (observed transitions, HIST#), one move also reported by a stage event, and the change items of every commit (CHG#). */
   async function movedLeads(id: string): Promise<void> {
@@ -150,7 +148,7 @@ export function deletedConnectionFixture(table: TestTable) {
         ConsistentRead: true,
       }),
     );
-    return (out.Items ?? []).map((item) => item["connection_id"]?.S ?? "");
+    return (out.Items ?? []).map((item) => item[PURGE_ATTR.connectionId]?.S ?? "");
   }
 
   function depsAt(epochMs: number): PurgeDeps {
@@ -158,7 +156,7 @@ export function deletedConnectionFixture(table: TestTable) {
       purges: new DynamoDbPurgeQueue({ client, tableName }),
       connections: new DynamoDbConnectionStore({ client, tableName }),
       clock: { now: () => new Date(epochMs) },
-      logger: silent,
+      logger: createMemoryLogger(),
     };
   }
 
